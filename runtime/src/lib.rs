@@ -1,0 +1,12 @@
+//! Actforge runtime: the content model, project folders and bundles, and validation.
+//!
+//! This crate never depends on a UI toolkit; the editor depends on it, never the reverse.
+
+pub mod diagnostic;
+pub mod model;
+pub mod project;
+pub mod ron_locate;
+pub mod validate;
+
+pub use diagnostic::{Diagnostic, Position, Severity};
+pub use model::{Id, Kind, Project};

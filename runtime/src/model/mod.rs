@@ -1,0 +1,336 @@
+//! The content model: one struct per kind, typed ids, and the project that holds them.
+//!
+//! Every system (table, turns, tactics, campaign, boards) reads the same kinds; later
+//! systems extend these structs instead of adding a model of their own.
+
+mod id;
+mod manifest;
+mod node_map;
+mod systems;
+mod table;
+mod tactics;
+mod tile_map;
+mod value;
+pub mod walk;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub use id::{Id, MAX_ID_LEN, slug_problem, slugify};
+pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
+pub use node_map::{EdgeStyle, MapEdge, MapNode, NodeKind, NodeMap};
+pub use systems::{Board, Crossing, Era, Formula, Stat, StatOrder, StatValue, Synthesis, Threshold, TurnConfig};
+pub use table::{
+    Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,
+    DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, Location, PathModifier, PathOp, Requirements,
+    Rule, RuleId, RuleModifier, RuleOp, Slot, SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp,
+    Token, TokenId,
+};
+pub use tactics::{
+    EffectTarget, HitType, InterveningSpace, Limits, Region, RegionShape, Skill, SkillKind, StatEffect, StatusEffect,
+    Unit,
+};
+pub use tile_map::{Column, Corners, Faces, MAX_MAP_SIDE, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap};
+pub use value::{Colour, Expr, default_true, is_default, is_true};
+pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};
+
+/// An item of some kind: it has an id, a label and a folder in the project.
+pub trait Item:
+    Walk
+    + crate::validate::ValueChecks
+    + Serialize
+    + DeserializeOwned
+    + Clone
+    + PartialEq
+    + fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// The kind.
+    const KIND: Kind;
+    /// The item's id.
+    fn id(&self) -> &Id<Self>;
+    /// Mutable id, for renames.
+    fn id_mut(&mut self) -> &mut Id<Self>;
+    /// Display name (may be empty; the id is shown then).
+    fn label(&self) -> &str;
+    /// This kind's items in a project.
+    fn items(project: &Project) -> &Items<Self>;
+    /// This kind's items in a project, mutable.
+    fn items_mut(project: &mut Project) -> &mut Items<Self>;
+}
+
+/// The items of one kind, keyed by id.
+#[derive(Clone, PartialEq)]
+pub struct Items<T: Item>(BTreeMap<Id<T>, T>);
+
+impl<T: Item> Default for Items<T> {
+    fn default() -> Self {
+        Self(BTreeMap::new())
+    }
+}
+
+impl<T: Item> fmt::Debug for Items<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.0.iter()).finish()
+    }
+}
+
+impl<T: Item> Items<T> {
+    /// Adds or replaces the item with the same id; returns the replaced one.
+    pub fn insert(&mut self, item: T) -> Option<T> {
+        self.0.insert(item.id().clone(), item)
+    }
+    /// The item with this id.
+    pub fn get(&self, id: &str) -> Option<&T> {
+        self.0.get(id)
+    }
+    /// The item with this id, mutable. Do not change its id through this.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut T> {
+        self.0.get_mut(id)
+    }
+    /// Removes and returns the item with this id.
+    pub fn remove(&mut self, id: &str) -> Option<T> {
+        self.0.remove(id)
+    }
+    /// Whether an item has this id.
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.contains_key(id)
+    }
+    /// The items in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + DoubleEndedIterator {
+        self.0.values()
+    }
+    /// The ids in order.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = &Id<T>> {
+        self.0.keys()
+    }
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a, T: Item> IntoIterator for &'a Items<T> {
+    type Item = &'a T;
+    type IntoIter = std::collections::btree_map::Values<'a, Id<T>, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.values()
+    }
+}
+
+impl<T: Item> FromIterator<T> for Items<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut items = Self::default();
+        for item in iter {
+            items.insert(item);
+        }
+        items
+    }
+}
+
+/// Code that works on every kind's items with the item type known, e.g. loading or validating.
+pub trait KindVisitor {
+    /// Called once per kind, in [`Kind::ALL`] order.
+    fn visit<T: Item>(&mut self, items: &Items<T>);
+}
+
+/// As [`KindVisitor`], with mutable access.
+pub trait KindVisitorMut {
+    /// Called once per kind, in [`Kind::ALL`] order.
+    fn visit<T: Item>(&mut self, items: &mut Items<T>);
+}
+
+/// Declares every kind once: the `Kind` enum, the `Project` fields, the `Bundle` lists and
+/// the `Item` impls all come from this one table.
+macro_rules! kinds {
+    ($( $variant:ident: $ty:ty, $field:ident, $folder:literal, $label:literal, $plural:literal; )*) => {
+        /// A kind of item. Each kind has its own folder in a project.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum Kind {
+            $(
+                #[doc = concat!("A ", $label, ".")]
+                $variant,
+            )*
+        }
+
+        impl Kind {
+            /// Every kind, in display order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant,)*];
+
+            /// The folder of this kind's files inside a project.
+            pub fn folder(self) -> &'static str {
+                match self { $(Kind::$variant => $folder,)* }
+            }
+
+            /// Singular name for people ("Act").
+            pub fn label(self) -> &'static str {
+                match self { $(Kind::$variant => $label,)* }
+            }
+
+            /// Plural name for people ("Acts").
+            pub fn plural_label(self) -> &'static str {
+                match self { $(Kind::$variant => $plural,)* }
+            }
+
+            /// The kind whose folder is `folder`.
+            pub fn from_folder(folder: &str) -> Option<Kind> {
+                match folder { $($folder => Some(Kind::$variant),)* _ => None }
+            }
+        }
+
+        $(
+            impl Item for $ty {
+                const KIND: Kind = Kind::$variant;
+                fn id(&self) -> &Id<Self> { &self.id }
+                fn id_mut(&mut self) -> &mut Id<Self> { &mut self.id }
+                fn label(&self) -> &str { &self.label }
+                fn items(project: &Project) -> &Items<Self> { &project.$field }
+                fn items_mut(project: &mut Project) -> &mut Items<Self> { &mut project.$field }
+            }
+        )*
+
+        /// A whole project in memory: the manifest and every item, by kind.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Project {
+            /// `project.ron`.
+            pub manifest: Manifest,
+            $(
+                #[doc = concat!("The ", $plural, ".")]
+                pub $field: Items<$ty>,
+            )*
+        }
+
+        impl Project {
+            /// Calls `visitor` with each kind's items.
+            pub fn visit_kinds(&self, visitor: &mut impl KindVisitor) {
+                $( visitor.visit(&self.$field); )*
+            }
+
+            /// Calls `visitor` with each kind's items, mutable.
+            pub fn visit_kinds_mut(&mut self, visitor: &mut impl KindVisitorMut) {
+                $( visitor.visit(&mut self.$field); )*
+            }
+
+            /// Number of items of `kind`.
+            pub fn count(&self, kind: Kind) -> usize {
+                match kind { $(Kind::$variant => self.$field.len(),)* }
+            }
+
+            /// Whether an item of `kind` has this id.
+            pub fn contains(&self, kind: Kind, id: &str) -> bool {
+                match kind { $(Kind::$variant => self.$field.contains(id),)* }
+            }
+
+            /// The ids and labels of every item of `kind`, in id order.
+            pub fn entries(&self, kind: Kind) -> Vec<(&str, &str)> {
+                match kind {
+                    $(Kind::$variant => self.$field.iter().map(|item| (item.id.as_str(), item.label.as_str())).collect(),)*
+                }
+            }
+        }
+
+        /// The single-file form of a project, for other runtimes.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Bundle {
+            /// Always `"actforge-bundle"`.
+            pub format: String,
+            /// The schema version of everything below.
+            pub schema_version: u32,
+            /// The project's manifest (its own `schema_version` equals the bundle's).
+            pub project: Manifest,
+            $(
+                #[doc = concat!("The ", $plural, ", sorted by id.")]
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub $field: Vec<$ty>,
+            )*
+        }
+
+        impl Bundle {
+            /// The bundle of a project.
+            pub fn from_project(project: &Project) -> Bundle {
+                Bundle {
+                    format: BUNDLE_FORMAT.to_owned(),
+                    schema_version: project.manifest.schema_version,
+                    project: project.manifest.clone(),
+                    $( $field: project.$field.iter().cloned().collect(), )*
+                }
+            }
+
+            /// Where each item sits in its kind's list (the last one, for repeated ids).
+            pub fn positions(&self) -> std::collections::HashMap<(Kind, String), usize> {
+                let mut positions = std::collections::HashMap::new();
+                $(
+                    for (at, item) in self.$field.iter().enumerate() {
+                        positions.insert((Kind::$variant, item.id.as_str().to_owned()), at);
+                    }
+                )*
+                positions
+            }
+
+            /// Splits the bundle into a project, reporting ids that occur twice.
+            pub fn into_project(self) -> (Project, Vec<(Kind, String)>) {
+                let mut project = Project { manifest: self.project, ..Project::default() };
+                let mut duplicates = Vec::new();
+                $(
+                    for item in self.$field {
+                        if let Some(previous) = project.$field.insert(item) {
+                            duplicates.push((Kind::$variant, previous.id.as_str().to_owned()));
+                        }
+                    }
+                )*
+                (project, duplicates)
+            }
+        }
+    };
+}
+
+/// The `format` value of a bundle.
+pub const BUNDLE_FORMAT: &str = "actforge-bundle";
+
+kinds! {
+    Aspect: Aspect, aspects, "aspects", "Aspect", "Aspects";
+    Card: Card, cards, "cards", "Card", "Cards";
+    Deck: Deck, decks, "decks", "Deck", "Decks";
+    Slot: Slot, slots, "slots", "Slot", "Slots";
+    Rule: Rule, rules, "rules", "Rule", "Rules";
+    Act: Act, acts, "acts", "Act", "Acts";
+    Token: Token, tokens, "tokens", "Token", "Tokens";
+    Formula: Formula, formulas, "formulas", "Formula", "Formulas";
+    Stat: Stat, stats, "stats", "Stat", "Stats";
+    TurnConfig: TurnConfig, turn_configs, "turn_configs", "Turn config", "Turn configs";
+    Era: Era, eras, "eras", "Era", "Eras";
+    Synthesis: Synthesis, syntheses, "syntheses", "Synthesis", "Syntheses";
+    Board: Board, boards, "boards", "Board", "Boards";
+    TileMap: TileMap, tile_maps, "tile_maps", "Tile map", "Tile maps";
+    NodeMap: NodeMap, node_maps, "node_maps", "Node map", "Node maps";
+    Unit: Unit, units, "units", "Unit", "Units";
+    Skill: Skill, skills, "skills", "Skill", "Skills";
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl Project {
+    /// An empty project called `name`.
+    pub fn new(name: &str) -> Self {
+        Self { manifest: Manifest::new(name), ..Self::default() }
+    }
+
+    /// Total number of items.
+    pub fn item_count(&self) -> usize {
+        Kind::ALL.iter().map(|kind| self.count(*kind)).sum()
+    }
+}

@@ -1,0 +1,115 @@
+//! Node maps: directed acyclic graphs of nodes joined by paths
+//! (the sandbox maps of `spec/era-synthesis.md` §6).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Id;
+use super::table::RuleId;
+use super::value::{Expr, is_default};
+use super::walk::impl_walk;
+
+/// What a node is; designers may add their own kinds by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum NodeKind {
+    /// A plain node (may carry terrain affixes).
+    #[default]
+    Normal,
+    /// A home node holding a core.
+    Home,
+    /// Triggers an event.
+    Anecdote,
+    /// Enhances a card once, then becomes normal.
+    Forge,
+    /// A safe house.
+    Safehouse,
+    /// A designer-defined kind.
+    Custom(String),
+}
+
+/// How a path is drawn; dashed paths are usually locked behind a condition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EdgeStyle {
+    /// A plain path.
+    #[default]
+    Solid,
+    /// A blurred or locked path.
+    Dashed,
+}
+
+/// A node of a node map.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MapNode {
+    /// Id, unique within the map.
+    pub id: Id<MapNode>,
+    /// What the node is.
+    #[serde(skip_serializing_if = "is_default")]
+    pub kind: NodeKind,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Text shown when the node is inspected or entered.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Position in map space (x right, y down), in map units.
+    pub x: f32,
+    /// See `x`.
+    pub y: f32,
+    /// Named numbers of the node (capture cost, strength…), read by formulas.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub properties: BTreeMap<String, Expr>,
+    /// Terrain affixes, e.g. `hidden_from_patrols`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub affixes: Vec<String>,
+    /// Rules run when the player enters the node.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleId>,
+}
+impl_walk!(MapNode { properties, rules });
+
+/// A directed path between two nodes of the same map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapEdge {
+    /// Start node.
+    pub from: Id<MapNode>,
+    /// End node.
+    pub to: Id<MapNode>,
+    /// How it is drawn.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub style: EdgeStyle,
+    /// The path is usable only while this formula is non-zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlock: Option<Expr>,
+    /// What taking the path costs.
+    #[serde(default, skip_serializing_if = "Expr::is_zero")]
+    pub cost: Expr,
+}
+
+impl_walk!(MapEdge { unlock, cost });
+
+/// A node map.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NodeMap {
+    /// Unique id.
+    pub id: Id<NodeMap>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes for designers.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Where the player starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<Id<MapNode>>,
+    /// The nodes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<MapNode>,
+    /// The paths.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<MapEdge>,
+}
+impl_walk!(NodeMap { nodes, edges });

@@ -1,0 +1,342 @@
+//! Units and skills for the tactics system (`spec/srpgck.md` §b–§d).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::Id;
+use super::table::StatOp;
+use super::value::{Colour, Expr, default_true, is_default, is_true};
+use super::walk::impl_walk;
+
+/// Lower and upper limits of a unit stat; a limit stops movement past it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Lowest value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<Expr>,
+    /// Highest value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<Expr>,
+}
+
+impl_walk!(Limits { min, max });
+
+/// A unit type: a character that stands on a tile map.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Unit {
+    /// Unique id.
+    pub id: Id<Unit>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Marker colour.
+    #[serde(skip_serializing_if = "is_default")]
+    pub colour: Colour,
+    /// Picture, relative to the project folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub art: Option<String>,
+    /// Default team.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub team: String,
+    /// Base stats by name (hp, speed, ct…), each a formula evaluated with the unit as `c`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub stats: BTreeMap<String, Expr>,
+    /// Limits of stats by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: BTreeMap<String, Limits>,
+    /// Skills the unit can use.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Id<Skill>>,
+}
+impl_walk!(Unit { stats, limits, skills });
+
+/// The kind of a skill.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SkillKind {
+    /// Moves the unit to a reachable tile.
+    Move,
+    /// Targets a region and applies effects.
+    #[default]
+    Action,
+}
+
+/// Shape of a region (`spec/srpgck.md` §b.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RegionShape {
+    /// Manhattan radius in x/y with a vertical window.
+    #[default]
+    Cylinder,
+    /// Manhattan radius in x/y/z.
+    Sphere,
+    /// A straight line.
+    Line,
+    /// A knockback/shove walk.
+    LineMove,
+    /// An angular sector.
+    Cone,
+    /// Only the unit's own tile.
+    SelfOnly,
+    /// Sub-regions repeated around the unit.
+    NWay,
+    /// The union of sub-regions.
+    Compound,
+}
+
+/// How the space between the unit and a tile must be crossed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum InterveningSpace {
+    /// Anywhere in the shape.
+    #[default]
+    Pick,
+    /// A walkable path.
+    Path,
+    /// A straight line of sight.
+    Line,
+    /// A ballistic arc.
+    Arc,
+    /// Only with the line-move shape.
+    LineMove,
+}
+
+/// A region of tiles around a unit: where a skill can target, or what it affects.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Region {
+    /// Shape.
+    #[serde(skip_serializing_if = "is_default")]
+    pub shape: RegionShape,
+    /// How tiles must be reached.
+    #[serde(skip_serializing_if = "is_default")]
+    pub space: InterveningSpace,
+    /// Smallest distance.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub radius_min: Expr,
+    /// Largest distance.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub radius_max: Expr,
+    /// Smallest climb that counts as "up".
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_up_min: Expr,
+    /// Largest climb.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_up_max: Expr,
+    /// Smallest drop that counts as "down".
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_down_min: Expr,
+    /// Largest drop.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_down_max: Expr,
+    /// Direction in the x/y plane, degrees (line, cone, line-move, n-way).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub xy_direction: Expr,
+    /// Elevation, degrees.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_direction: Expr,
+    /// Cone: smallest x/y angle.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub xy_arc_min: Expr,
+    /// Cone: largest x/y angle.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub xy_arc_max: Expr,
+    /// Cone: smallest elevation angle.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_arc_min: Expr,
+    /// Cone: largest elevation angle.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub z_arc_max: Expr,
+    /// Cone: forward clip distance (0 = none).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub forward_clip_max: Expr,
+    /// Line: smallest width offset.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub line_width_min: Expr,
+    /// Line: largest width offset.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub line_width_max: Expr,
+    /// Per-tile test; non-zero keeps the tile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<Expr>,
+    /// N-way: how many copies around the unit.
+    #[serde(skip_serializing_if = "Expr::is_one")]
+    pub n_ways: Expr,
+    /// N-way and compound parts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subregions: Vec<Region>,
+    /// Height limits are measured from the start tile, not per step.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub use_absolute_dz: bool,
+    /// May pass under ceilings and over walls.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_cross_walls: bool,
+    /// May pass through enemies.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_cross_enemies: bool,
+    /// May stop on enemies.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_halt_at_enemies: bool,
+    /// May target enemies.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_target_enemies: bool,
+    /// May target friends.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_target_friends: bool,
+    /// May target the unit itself.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub can_target_self: bool,
+    /// Lower targets give more range (arcs).
+    #[serde(skip_serializing_if = "is_default")]
+    pub use_arc_range_bonus: bool,
+}
+impl_walk!(Region {
+    radius_min,
+    radius_max,
+    z_up_min,
+    z_up_max,
+    z_down_min,
+    z_down_max,
+    xy_direction,
+    z_direction,
+    xy_arc_min,
+    xy_arc_max,
+    z_arc_min,
+    z_arc_max,
+    forward_clip_max,
+    line_width_min,
+    line_width_max,
+    predicate,
+    n_ways,
+    subregions
+});
+
+impl Default for Region {
+    fn default() -> Self {
+        Self {
+            shape: RegionShape::default(),
+            space: InterveningSpace::default(),
+            radius_min: Expr::default(),
+            radius_max: Expr::default(),
+            z_up_min: Expr::default(),
+            z_up_max: Expr::default(),
+            z_down_min: Expr::default(),
+            z_down_max: Expr::default(),
+            xy_direction: Expr::default(),
+            z_direction: Expr::default(),
+            xy_arc_min: Expr::default(),
+            xy_arc_max: Expr::default(),
+            z_arc_min: Expr::default(),
+            z_arc_max: Expr::default(),
+            forward_clip_max: Expr::default(),
+            line_width_min: Expr::default(),
+            line_width_max: Expr::default(),
+            predicate: None,
+            n_ways: Expr::one(),
+            subregions: Vec::new(),
+            use_absolute_dz: true,
+            can_cross_walls: true,
+            can_cross_enemies: true,
+            can_halt_at_enemies: true,
+            can_target_enemies: true,
+            can_target_friends: true,
+            can_target_self: true,
+            use_arc_range_bonus: false,
+        }
+    }
+}
+
+/// Who a skill effect changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EffectTarget {
+    /// Each targeted unit.
+    #[default]
+    Target,
+    /// The acting unit.
+    Actor,
+}
+
+/// A status effect a skill applies for a while.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatusEffect {
+    /// Its type name (read by `exists(status.NAME)`).
+    pub name: String,
+    /// How long it lasts, in scheduler ticks.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub duration_ticks: Expr,
+    /// Passive changes to stats while it lasts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stat_effects: Vec<StatEffect>,
+}
+
+impl_walk!(StatusEffect { duration_ticks, stat_effects });
+
+/// A change to a unit stat.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatEffect {
+    /// Who is changed.
+    #[serde(skip_serializing_if = "is_default")]
+    pub target: EffectTarget,
+    /// The stat name.
+    pub stat: String,
+    /// How.
+    #[serde(skip_serializing_if = "is_default")]
+    pub op: StatOp,
+    /// By how much.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub value: Expr,
+}
+
+impl_walk!(StatEffect { value });
+
+/// One hit type's effects (e.g. normal hit, critical, miss).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HitType {
+    /// Name shown in logs.
+    pub label: String,
+    /// Stat changes applied.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stat_effects: Vec<StatEffect>,
+    /// Status effects applied to each target.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub status_effects: Vec<StatusEffect>,
+}
+
+impl_walk!(HitType { stat_effects, status_effects });
+
+/// A skill: a move or an action a unit can use.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Skill {
+    /// Unique id.
+    pub id: Id<Skill>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Move or action.
+    #[serde(skip_serializing_if = "is_default")]
+    pub kind: SkillKind,
+    /// Named parameters (read as `skill.NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Expr>,
+    /// Where the skill can be aimed.
+    pub target_region: Region,
+    /// What an aimed tile affects.
+    pub effect_region: Region,
+    /// Chooses the hit type: its value is an index into `hit_types`, clamped to the last.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub hit_type: Expr,
+    /// Effects by hit type.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hit_types: Vec<HitType>,
+}
+impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types });

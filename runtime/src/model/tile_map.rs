@@ -1,0 +1,256 @@
+//! Tile maps: stacks of tiles per (x, y) cell with ramps, insets and per-face paint
+//! (`spec/srpgck.md` §a).
+
+use serde::{Deserialize, Serialize};
+
+use super::value::{Colour, default_true, is_default, is_true};
+use super::walk::impl_walk;
+use super::{Id, Unit};
+
+/// Number of Z levels a map can use (levels `0..MAX_Z_LEVELS`).
+pub const MAX_Z_LEVELS: u16 = 256;
+
+/// Largest map side, in cells.
+pub const MAX_MAP_SIDE: u16 = 1024;
+
+/// One value per tile corner, named by grid position (x0y0 is the origin corner).
+///
+/// SRPGCK's names: `x0y0` = Front, `x1y0` = Right, `x0y1` = Left, `x1y1` = Back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Corners<T> {
+    /// Corner at (x_min, y_min).
+    pub x0y0: T,
+    /// Corner at (x_max, y_min).
+    pub x1y0: T,
+    /// Corner at (x_min, y_max).
+    pub x0y1: T,
+    /// Corner at (x_max, y_max).
+    pub x1y1: T,
+}
+
+impl<T: Copy> Corners<T> {
+    /// The same value at every corner.
+    pub const fn splat(value: T) -> Self {
+        Self { x0y0: value, x1y0: value, x0y1: value, x1y1: value }
+    }
+
+    /// The four values in the order x0y0, x1y0, x0y1, x1y1.
+    pub const fn to_array(self) -> [T; 4] {
+        [self.x0y0, self.x1y0, self.x0y1, self.x1y1]
+    }
+}
+
+/// One value per tile face.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Faces<T: Default + PartialEq> {
+    /// The face looking towards −x.
+    #[serde(skip_serializing_if = "is_default")]
+    pub neg_x: T,
+    /// The face looking towards −y.
+    #[serde(skip_serializing_if = "is_default")]
+    pub neg_y: T,
+    /// The face looking towards +x.
+    #[serde(skip_serializing_if = "is_default")]
+    pub pos_x: T,
+    /// The face looking towards +y.
+    #[serde(skip_serializing_if = "is_default")]
+    pub pos_y: T,
+    /// The bottom face (−z).
+    #[serde(skip_serializing_if = "is_default")]
+    pub bottom: T,
+    /// The top face (+z).
+    #[serde(skip_serializing_if = "is_default")]
+    pub top: T,
+}
+
+impl<T: Default + PartialEq + Copy> Faces<T> {
+    /// The same value on every face.
+    pub fn splat(value: T) -> Self {
+        Self { neg_x: value, neg_y: value, pos_x: value, pos_y: value, bottom: value, top: value }
+    }
+
+    /// The six values in the order −x, −y, +x, +y, bottom, top (SRPGCK's face order).
+    pub fn to_array(self) -> [T; 6] {
+        [self.neg_x, self.neg_y, self.pos_x, self.pos_y, self.bottom, self.top]
+    }
+}
+
+fn unit_heights() -> Corners<u8> {
+    Corners::splat(1)
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+fn is_unit_heights(heights: &Corners<u8>) -> bool {
+    *heights == unit_heights()
+}
+
+/// One tile of a column: a hexahedron from its base level up to its corner heights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tile {
+    /// Base level: the tile covers levels `z .. z + max height`.
+    pub z: u16,
+    /// Top height of each corner above `z`, in levels; unequal heights make a ramp.
+    #[serde(default = "unit_heights", skip_serializing_if = "is_unit_heights")]
+    pub heights: Corners<u8>,
+    /// Bottom raise of each corner, in levels.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub baselines: Corners<u8>,
+    /// How far each face is moved inward: a fraction of a cell (sides) or of a level
+    /// (top and bottom).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub insets: Faces<f32>,
+    /// Palette index painted on each face; none = unpainted.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub paint: Faces<Option<u16>>,
+    /// Collision only: drawn translucent in the editor, not at all in play.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub invisible: bool,
+}
+
+impl Tile {
+    /// A plain unit cube at level `z`.
+    pub fn cube(z: u16) -> Self {
+        Self {
+            z,
+            heights: unit_heights(),
+            baselines: Corners::default(),
+            insets: Faces::default(),
+            paint: Faces::default(),
+            invisible: false,
+        }
+    }
+
+    /// The highest corner height, in levels (at least 1 for valid tiles).
+    pub fn max_height(&self) -> u8 {
+        self.heights.to_array().into_iter().max().unwrap_or(1)
+    }
+
+    /// The first level above the tile: `z + max height`.
+    pub fn top_z(&self) -> u32 {
+        u32::from(self.z) + u32::from(self.max_height())
+    }
+}
+
+/// The tiles standing on one (x, y) cell, sorted by `z`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Column {
+    /// Cell x.
+    pub x: u16,
+    /// Cell y.
+    pub y: u16,
+    /// The tiles, bottom first.
+    pub tiles: Vec<Tile>,
+}
+
+/// A texture of a map's palette.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PaletteEntry {
+    /// Display name.
+    pub label: String,
+    /// PNG picture, relative to the project folder; none: a flat colour.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Colour used without a picture, and as the picture's tint.
+    pub colour: Colour,
+}
+
+/// A unit placed on the map at the start of a battle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    /// The unit type.
+    pub unit: Id<Unit>,
+    /// Its team in this battle; empty = the unit's own team.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub team: String,
+    /// Cell x.
+    pub x: u16,
+    /// Cell y.
+    pub y: u16,
+    /// Standing level; none = the top surface of the column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub z: Option<u16>,
+    /// Facing in degrees, counter-clockwise from +x.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub facing_degrees: f32,
+}
+impl_walk!(Placement { unit });
+
+/// A prop marker: scenery with no effect on pathing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Prop {
+    /// What it is.
+    pub label: String,
+    /// Cell x.
+    pub x: u16,
+    /// Cell y.
+    pub y: u16,
+    /// Level it stands on.
+    pub z: u16,
+    /// Marker colour.
+    #[serde(skip_serializing_if = "is_default")]
+    pub colour: Colour,
+}
+
+/// A 3D tile map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TileMap {
+    /// Unique id.
+    pub id: Id<TileMap>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes for designers.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Cells along x.
+    pub width: u16,
+    /// Cells along y.
+    pub depth: u16,
+    /// World length of a cell side.
+    pub cell_size: f32,
+    /// World height of one level.
+    pub level_height: f32,
+    /// Whether bottom faces are meshed.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub bottom_faces: bool,
+    /// Textures faces are painted with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub palette: Vec<PaletteEntry>,
+    /// Non-empty columns, sorted by (y, x).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<Column>,
+    /// Units at the start of a battle on this map.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<Placement>,
+    /// Scenery markers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub props: Vec<Prop>,
+}
+impl_walk!(TileMap { placements });
+
+impl Default for TileMap {
+    fn default() -> Self {
+        Self {
+            id: Id::default(),
+            label: String::new(),
+            description: String::new(),
+            width: 10,
+            depth: 10,
+            cell_size: 1.0,
+            level_height: 0.5,
+            bottom_faces: true,
+            palette: Vec::new(),
+            columns: Vec::new(),
+            placements: Vec::new(),
+            props: Vec::new(),
+        }
+    }
+}
