@@ -1,0 +1,83 @@
+//! The texts a project was loaded from, used to give diagnostics a file and a line:col.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{FieldPath, Kind, PathSegment};
+use crate::ron_locate::locate;
+
+use super::{MANIFEST_FILE, item_path};
+
+/// Where each item's text came from: files of a folder, or one bundle file.
+#[derive(Debug, Default)]
+pub struct Sources {
+    origin: Origin,
+}
+
+#[derive(Debug, Default)]
+enum Origin {
+    /// Built in memory; diagnostics carry no file.
+    #[default]
+    Memory,
+    /// A project folder: one text per file.
+    Folder { root: PathBuf, manifest: Option<String>, items: HashMap<(Kind, String), String> },
+    /// A bundle: one text, items found by their index in their kind's list.
+    Bundle { path: PathBuf, text: String, index: HashMap<(Kind, String), usize> },
+}
+
+impl Sources {
+    /// No texts: for projects built in memory.
+    pub fn memory() -> Self {
+        Self::default()
+    }
+
+    pub(super) fn folder(root: PathBuf, manifest: Option<String>, items: HashMap<(Kind, String), String>) -> Self {
+        Self { origin: Origin::Folder { root, manifest, items } }
+    }
+
+    pub(super) fn bundle(path: PathBuf, text: String, index: HashMap<(Kind, String), usize>) -> Self {
+        Self { origin: Origin::Bundle { path, text, index } }
+    }
+
+    /// The file an item lives in, when known.
+    pub fn item_file(&self, kind: Kind, id: &str) -> Option<PathBuf> {
+        match &self.origin {
+            Origin::Memory => None,
+            Origin::Folder { root, .. } => Some(root.join(item_path(kind, id))),
+            Origin::Bundle { path, .. } => Some(path.clone()),
+        }
+    }
+
+    /// Fills in the file and line:col of a diagnostic about `field` of an item, or of the
+    /// manifest when `item` is `None`.
+    pub fn place(&self, diagnostic: Diagnostic, item: Option<(Kind, &str)>, field: &FieldPath) -> Diagnostic {
+        match &self.origin {
+            Origin::Memory => diagnostic,
+            Origin::Folder { root, manifest, items } => match item {
+                None => {
+                    let at = manifest.as_deref().and_then(|text| locate(text, field));
+                    diagnostic.in_file(root.join(MANIFEST_FILE)).at(at)
+                }
+                Some((kind, id)) => {
+                    let at = items.get(&(kind, id.to_owned())).and_then(|text| locate(text, field));
+                    diagnostic.in_file(root.join(item_path(kind, id))).at(at)
+                }
+            },
+            Origin::Bundle { path, text, index } => {
+                let mut full = FieldPath::root();
+                match item {
+                    None => full.push(PathSegment::Field("project")),
+                    Some((kind, id)) => {
+                        full.push(PathSegment::Field(kind.folder()));
+                        if let Some(at) = index.get(&(kind, id.to_owned())) {
+                            full.push(PathSegment::Index(*at));
+                        }
+                    }
+                }
+                full.0.extend(field.0.iter().cloned());
+                diagnostic.in_file(path.clone()).at(locate(text, &full))
+            }
+        }
+    }
+}

@@ -1,0 +1,796 @@
+//! Validation: every cross-reference and value check of a project, as diagnostics.
+//!
+//! Validation never panics and never stops early: it reports everything it finds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::{
+    Act, ActLink, ActOp, Aspect, Board, Card, Deck, DeckModifier, Effects, Era, Expr, FieldPath, Formula,
+    FragmentCount, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region,
+    RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis, TableModifier, Test, TestOp, TileMap, Token,
+    TurnConfig, Unit, Visitor, Walk, slug_problem,
+};
+use crate::project::Sources;
+
+/// Most Z levels a single tile may span.
+const MAX_TILE_HEIGHT: u8 = 64;
+
+/// Checks `project`; `sources` places diagnostics in files, `root` (the project folder)
+/// lets art paths be checked.
+pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Vec<Diagnostic> {
+    let mut validator = Validator { project, sources, root, out: Vec::new() };
+    validator.manifest();
+    project.visit_kinds(&mut validator);
+    validator.out
+}
+
+/// Value checks of one item: what is wrong, at which field.
+pub trait ValueChecks {
+    /// Reports bad values of this item into `checks`.
+    fn check_values(&self, checks: &mut Checks<'_>);
+}
+
+/// Collects the findings about one item.
+pub struct Checks<'a> {
+    /// The project the item belongs to (for cross-item checks).
+    pub project: &'a Project,
+    /// The project folder, when known.
+    pub root: Option<&'a Path>,
+    found: Vec<(Severity, FieldPath, String)>,
+}
+
+impl Checks<'_> {
+    /// Reports an error at `path`.
+    pub fn error(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.found.push((Severity::Error, path, message.into()));
+    }
+
+    /// Reports a warning at `path`.
+    pub fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.found.push((Severity::Warning, path, message.into()));
+    }
+
+    /// A count or amount that must not be negative.
+    pub fn not_negative(&mut self, path: FieldPath, expr: &Expr, what: &str) {
+        if let Some(value) = expr.as_int().filter(|value| *value < 0) {
+            self.error(path, format!("{what} cannot be negative (it is {value})"));
+        }
+    }
+
+    /// A value that must lie in `low..=high` when it is a constant.
+    pub fn in_range(&mut self, path: FieldPath, expr: &Expr, low: i64, high: i64, what: &str) {
+        if let Some(value) = expr.as_int().filter(|value| !(low..=high).contains(value)) {
+            self.error(path, format!("{what} must be between {low} and {high} (it is {value})"));
+        }
+    }
+
+    /// An art or image path that should exist inside the project folder.
+    pub fn asset(&mut self, path: FieldPath, asset: Option<&String>) {
+        let Some(asset) = asset else { return };
+        if asset.trim().is_empty() {
+            self.error(path, "the picture path is empty; remove it or name a file");
+            return;
+        }
+        if Path::new(asset).is_absolute() || asset.split(['/', '\\']).any(|part| part == "..") {
+            self.error(path, format!("`{asset}` must be a path inside the project folder, e.g. art/kitten.png"));
+            return;
+        }
+        if let Some(root) = self.root
+            && !root.join(asset).is_file()
+        {
+            self.warning(path, format!("the picture `{asset}` does not exist in the project folder"));
+        }
+    }
+
+    /// A name that formulas read (stats, properties, parameters).
+    pub fn name(&mut self, path: FieldPath, name: &str, what: &str) {
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            self.error(
+                path,
+                format!("the {what} name `{name}` cannot be read by formulas; use letters, digits and `_`"),
+            );
+        }
+    }
+}
+
+struct Validator<'a> {
+    project: &'a Project,
+    sources: &'a Sources,
+    root: Option<&'a Path>,
+    out: Vec<Diagnostic>,
+}
+
+/// Reports dangling references.
+struct DanglingRefs<'a> {
+    project: &'a Project,
+    found: Vec<(FieldPath, String)>,
+}
+
+impl Visitor for DanglingRefs<'_> {
+    fn reference(&mut self, path: &FieldPath, target: Kind, slug: &str) {
+        if !self.project.contains(target, slug) {
+            let message = if slug.is_empty() {
+                format!("the {} reference is empty", target.label().to_lowercase())
+            } else {
+                format!("there is no {} `{slug}`", target.label().to_lowercase())
+            };
+            self.found.push((path.clone(), message));
+        }
+    }
+    fn expr(&mut self, path: &FieldPath, expr: &Expr) {
+        if expr.text().trim().is_empty() {
+            self.found.push((path.clone(), "the formula is empty; write a value such as 0".to_owned()));
+        }
+    }
+}
+
+impl Validator<'_> {
+    fn push(&mut self, item: Option<(Kind, &str)>, severity: Severity, path: &FieldPath, message: String) {
+        let mut diagnostic = Diagnostic::new(severity, message).for_field(path.to_string());
+        if let Some((kind, id)) = item {
+            diagnostic = diagnostic.for_item(kind, id);
+        }
+        self.out.push(self.sources.place(diagnostic, item, path));
+    }
+
+    fn manifest(&mut self) {
+        let manifest = &self.project.manifest;
+        let mut refs = DanglingRefs { project: self.project, found: Vec::new() };
+        manifest.walk(&mut FieldPath::root(), &mut refs);
+        for (path, message) in refs.found {
+            self.push(None, Severity::Error, &path, format!("project.ron: {message}"));
+        }
+        if manifest.name.trim().is_empty() {
+            self.push(None, Severity::Warning, &FieldPath::root().field("name"), "the project has no name".to_owned());
+        }
+        if manifest.settings.ticks_per_second == 0 {
+            self.push(
+                None,
+                Severity::Error,
+                &FieldPath::root().field("settings").field("ticks_per_second"),
+                "ticks_per_second must be at least 1".to_owned(),
+            );
+        }
+        let entry = &manifest.entry;
+        if entry.tokens.is_empty() && !entry.cards.is_empty() {
+            self.push(
+                None,
+                Severity::Warning,
+                &FieldPath::root().field("entry").field("cards"),
+                "cards start on the table but no token does; nothing can use them".to_owned(),
+            );
+        }
+    }
+}
+
+impl KindVisitor for Validator<'_> {
+    fn visit<T: Item>(&mut self, items: &Items<T>) {
+        for item in items {
+            let id = item.id().as_str();
+            let key = Some((T::KIND, id));
+            if let Some(problem) = slug_problem(id) {
+                self.push(key, Severity::Error, &FieldPath::root().field("id"), problem);
+            }
+            let mut refs = DanglingRefs { project: self.project, found: Vec::new() };
+            item.walk(&mut FieldPath::root(), &mut refs);
+            for (path, message) in refs.found {
+                self.push(key, Severity::Error, &path, message);
+            }
+            let mut checks = Checks { project: self.project, root: self.root, found: Vec::new() };
+            item.check_values(&mut checks);
+            for (severity, path, message) in checks.found {
+                self.push(key, severity, &path, message);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-kind value checks.
+
+fn check_counts(checks: &mut Checks<'_>, base: &FieldPath, list: &[FragmentCount], what: &str) {
+    for (at, entry) in list.iter().enumerate() {
+        checks.not_negative(base.clone().index(at).field("count"), &entry.count, what);
+    }
+}
+
+fn check_tests(checks: &mut Checks<'_>, base: &FieldPath, tests: &[Test]) {
+    for (at, test) in tests.iter().enumerate() {
+        let path = base.clone().index(at);
+        if test.op == TestOp::Mod && test.fragment2.is_none() && test.constant.is_zero() {
+            checks.error(path.clone().field("constant"), "`Mod` by 0 divides by zero; set a constant other than 0");
+        }
+        if test.card_test && matches!(test.op, TestOp::RandomClash) {
+            checks.warning(path.field("op"), "RandomClash compares two counts; on a card test it rolls once per card");
+        }
+    }
+}
+
+fn check_links(checks: &mut Checks<'_>, base: &FieldPath, links: &[ActLink], need_token: bool) {
+    for (at, link) in links.iter().enumerate() {
+        let path = base.clone().index(at);
+        checks.in_range(path.clone().field("chance"), &link.chance, 0, 100, "a chance in percent");
+        if need_token
+            && let Some(act) = checks.project.acts.get(link.act.as_str())
+            && act.token.is_none()
+        {
+            checks.error(
+                path.field("act"),
+                format!("the spawned act `{}` has no token, so no token can be created for it", link.act),
+            );
+        }
+    }
+}
+
+fn check_effects(checks: &mut Checks<'_>, base: &FieldPath, effects: &Effects) {
+    for (at, modifier) in effects.act_modifiers.iter().enumerate() {
+        let path = base.clone().field("act_modifiers").index(at);
+        if modifier.fragment.is_none() && modifier.op != ActOp::SetMemory {
+            checks.warning(path.field("fragment"), "this act modifier names no fragment, so it does nothing");
+        }
+    }
+    for (at, modifier) in effects.table_modifiers.iter().enumerate() {
+        let TableModifier { act, .. } = modifier;
+        if checks.project.acts.get(act.as_str()).is_some_and(|act| act.token.is_none()) {
+            checks.error(
+                base.clone().field("table_modifiers").index(at).field("act"),
+                format!("the act `{act}` has no token, so no token can be spawned for it"),
+            );
+        }
+    }
+    for (at, modifier) in effects.path_modifiers.iter().enumerate() {
+        let path = base.clone().field("path_modifiers").index(at);
+        let needs_act = matches!(modifier.op, PathOp::BranchOut | PathOp::ForceAct | PathOp::SetCallback);
+        if needs_act && modifier.act.is_none() {
+            checks.warning(
+                path.clone().field("act"),
+                format!("{:?} needs an act; without one it does nothing", modifier.op),
+            );
+        }
+        let needs_text = matches!(modifier.op, PathOp::EndGame | PathOp::Warning | PathOp::Error);
+        if needs_text && modifier.text.trim().is_empty() {
+            checks.warning(path.field("text"), format!("{:?} should say what happened in `text`", modifier.op));
+        }
+    }
+    for (at, modifier) in effects.deck_modifiers.iter().enumerate() {
+        let DeckModifier { deck, deck_from, .. } = modifier;
+        if deck.is_none() && deck_from.is_none() {
+            checks.warning(
+                base.clone().field("deck_modifiers").index(at),
+                "this deck modifier names neither `deck` nor `deck_from`, so it does nothing",
+            );
+        }
+    }
+}
+
+impl ValueChecks for Aspect {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        checks.asset(FieldPath::root().field("art"), self.art.as_ref());
+    }
+}
+
+impl ValueChecks for Card {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        checks.asset(FieldPath::root().field("art"), self.art.as_ref());
+        check_counts(checks, &FieldPath::root().field("fragments"), &self.fragments, "an initial count");
+        checks.not_negative(FieldPath::root().field("lifetime_ticks"), &self.lifetime_ticks, "a lifetime");
+        if self.decay_to.is_some() && self.lifetime_ticks.is_zero() {
+            checks.warning(
+                FieldPath::root().field("decay_to"),
+                "the card never decays by itself (lifetime_ticks is 0); only a Decay card modifier starts it",
+            );
+        }
+        for name in self.properties.keys() {
+            checks.name(FieldPath::root().field("properties"), name, "property");
+        }
+        for (at, option) in self.options.iter().enumerate() {
+            if option.label.trim().is_empty() {
+                checks.warning(FieldPath::root().field("options").index(at).field("label"), "the option has no label");
+            }
+        }
+    }
+}
+
+impl ValueChecks for Deck {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        if self.fragments.is_empty() && self.default_fragment.is_none() {
+            checks.warning(FieldPath::root().field("fragments"), "the deck is empty and has no default card");
+        }
+    }
+}
+
+impl ValueChecks for Slot {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        check_counts(checks, &root.clone().field("fragments"), &self.fragments, "a count");
+        check_counts(checks, &root.clone().field("required"), &self.required, "a required count");
+        check_counts(checks, &root.clone().field("essential"), &self.essential, "an essential count");
+        check_counts(checks, &root.clone().field("forbidden"), &self.forbidden, "a forbidden count");
+        check_tests(checks, &root.clone().field("spawn_tests"), &self.spawn_tests);
+        let filters = !self.required.is_empty() || !self.essential.is_empty() || !self.forbidden.is_empty();
+        if self.accept_all && (filters || self.card_rule.is_some()) {
+            checks.warning(
+                root.field("accept_all"),
+                "accept_all skips the required, essential, forbidden and card rule checks",
+            );
+        }
+    }
+}
+
+impl ValueChecks for Rule {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        check_tests(checks, &root.clone().field("requirements").field("tests"), &self.requirements.tests);
+        check_effects(checks, &root.clone().field("effects"), &self.effects);
+        if self.requirements.and.iter().chain(&self.requirements.or).any(|id| id == &self.id) {
+            checks.error(root.field("requirements"), "the rule requires itself, which never finishes evaluating");
+        }
+    }
+}
+
+impl ValueChecks for Act {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        if self.initial && self.token.is_none() {
+            checks.error(root.clone().field("initial"), "an initial act needs a token to start from");
+        }
+        checks.not_negative(root.clone().field("duration_ticks"), &self.duration_ticks, "a duration");
+        check_tests(checks, &root.clone().field("requirements").field("tests"), &self.requirements.tests);
+        check_counts(checks, &root.clone().field("fragments"), &self.fragments, "a count");
+        check_effects(checks, &root.clone().field("effects"), &self.effects);
+        check_links(checks, &root.clone().field("alt_acts"), &self.alt_acts, false);
+        check_links(checks, &root.clone().field("next_acts"), &self.next_acts, false);
+        check_links(checks, &root.field("spawned_acts"), &self.spawned_acts, true);
+    }
+}
+
+impl ValueChecks for Token {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        checks.asset(FieldPath::root().field("art"), self.art.as_ref());
+    }
+}
+
+impl ValueChecks for Formula {
+    fn check_values(&self, _checks: &mut Checks<'_>) {}
+}
+
+impl ValueChecks for Stat {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        if self.rounding.is_some_and(|decimals| decimals > 12) {
+            checks.error(root.clone().field("rounding"), "rounding is a number of decimals, at most 12");
+        }
+        if let (Some(low), Some(high)) =
+            (self.min.as_ref().and_then(Expr::as_int), self.max.as_ref().and_then(Expr::as_int))
+            && low > high
+        {
+            checks.error(root.clone().field("min"), format!("min ({low}) is above max ({high})"));
+        }
+        if matches!(self.value, StatValue::Computed(_)) && !self.thresholds.is_empty() {
+            checks.warning(
+                root.field("thresholds"),
+                "thresholds of a computed stat fire when its formula's value crosses them",
+            );
+        }
+    }
+}
+
+impl ValueChecks for TurnConfig {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        checks.in_range(root.clone().field("hand_limit"), &self.hand_limit, 1, 1000, "the hand limit");
+        if let Some(max) = &self.max_turns {
+            checks.in_range(root.clone().field("max_turns"), max, 1, i64::MAX, "max_turns");
+        }
+        if self.draw_deck.is_none() && self.initial_hand.is_empty() {
+            checks.warning(root.field("draw_deck"), "there is no draw deck and no initial hand: the game ends at once");
+        }
+    }
+}
+
+impl ValueChecks for Era {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        checks.in_range(
+            FieldPath::root().field("duration_turns"),
+            &self.duration_turns,
+            1,
+            i64::MAX,
+            "an era's length",
+        );
+    }
+}
+
+impl ValueChecks for Synthesis {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        if self.temperature.as_int().is_some_and(|t| t <= 0) {
+            checks.error(root.clone().field("temperature"), "the temperature must be above 0");
+        }
+        checks.in_range(root.clone().field("success_chance"), &self.success_chance, 0, 100, "a chance in percent");
+        if self.candidates.is_none() {
+            checks.warning(root.field("candidates"), "no candidate deck: the synthesis can make nothing");
+        }
+    }
+}
+
+impl ValueChecks for Board {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        for (value, field) in [(self.columns, "columns"), (self.rows, "rows")] {
+            if !(1..=64).contains(&value) {
+                checks.error(root.clone().field(field), format!("{field} must be between 1 and 64 (it is {value})"));
+            }
+        }
+        if let Some(facing) = &self.facing {
+            if facing == &self.id {
+                checks.error(root.clone().field("facing"), "a board cannot face itself");
+            } else if let Some(other) = checks.project.boards.get(facing.as_str())
+                && other.columns != self.columns
+            {
+                checks.error(
+                    root.field("facing"),
+                    format!(
+                        "`{facing}` has {} columns and this board {}; facing boards need the same number",
+                        other.columns, self.columns
+                    ),
+                );
+            }
+        }
+    }
+}
+
+impl ValueChecks for TileMap {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        check_tile_map(self, checks);
+    }
+}
+
+fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
+    let root = FieldPath::root();
+    for (value, field) in [(map.width, "width"), (map.depth, "depth")] {
+        if !(1..=MAX_MAP_SIDE).contains(&value) {
+            checks.error(
+                root.clone().field(field),
+                format!("{field} must be between 1 and {MAX_MAP_SIDE} cells (it is {value})"),
+            );
+        }
+    }
+    for (value, field) in [(map.cell_size, "cell_size"), (map.level_height, "level_height")] {
+        if !(value.is_finite() && value > 0.0) {
+            checks.error(root.clone().field(field), format!("{field} must be a positive number (it is {value})"));
+        }
+    }
+    for (at, entry) in map.palette.iter().enumerate() {
+        checks.asset(root.clone().field("palette").index(at).field("image"), entry.image.as_ref());
+    }
+    let palette_len = map.palette.len();
+    let mut seen_cells = BTreeSet::new();
+    let mut previous: Option<(u16, u16)> = None;
+    for (column_at, column) in map.columns.iter().enumerate() {
+        let column_path = root.clone().field("columns").index(column_at);
+        if column.x >= map.width || column.y >= map.depth {
+            checks.error(
+                column_path.clone(),
+                format!("the column ({}, {}) is outside the {}×{} map", column.x, column.y, map.width, map.depth),
+            );
+        }
+        if !seen_cells.insert((column.x, column.y)) {
+            checks.error(
+                column_path.clone(),
+                format!("the cell ({}, {}) has two columns; merge them", column.x, column.y),
+            );
+        }
+        if previous.is_some_and(|(x, y)| (y, x) > (column.y, column.x)) {
+            checks
+                .warning(column_path.clone(), "columns should be sorted by (y, x); saving from the editor sorts them");
+        }
+        previous = Some((column.x, column.y));
+        let mut floor = 0u32;
+        for (tile_at, tile) in column.tiles.iter().enumerate() {
+            let path = column_path.clone().field("tiles").index(tile_at);
+            let heights = tile.heights.to_array();
+            let baselines = tile.baselines.to_array();
+            if heights.iter().any(|h| *h == 0 || *h > MAX_TILE_HEIGHT) {
+                checks.error(
+                    path.clone().field("heights"),
+                    format!("corner heights must be between 1 and {MAX_TILE_HEIGHT}"),
+                );
+            }
+            if heights.iter().zip(baselines).any(|(h, b)| b >= *h) {
+                checks.error(path.clone().field("baselines"), "each corner's baseline must be below its height");
+            }
+            if tile.top_z() > u32::from(MAX_Z_LEVELS) {
+                checks.error(
+                    path.clone().field("z"),
+                    format!("the tile reaches level {}; maps have levels 0 to {}", tile.top_z(), MAX_Z_LEVELS - 1),
+                );
+            }
+            if u32::from(tile.z) < floor {
+                checks.error(
+                    path.clone().field("z"),
+                    format!("the tile at level {} overlaps the tile below it, which reaches level {floor}; tiles must be sorted and apart", tile.z),
+                );
+            }
+            floor = floor.max(tile.top_z());
+            let insets = tile.insets.to_array();
+            if insets.iter().any(|v| !(v.is_finite() && (0.0..1.0).contains(v))) {
+                checks.error(path.clone().field("insets"), "insets are fractions from 0 up to (not including) 1");
+            } else if tile.insets.neg_x + tile.insets.pos_x >= 1.0
+                || tile.insets.neg_y + tile.insets.pos_y >= 1.0
+                || tile.insets.bottom + tile.insets.top >= f32::from(tile.max_height())
+            {
+                checks.error(
+                    path.clone().field("insets"),
+                    "opposite insets overlap: together they must stay below the tile's size",
+                );
+            }
+            if let Some(index) = tile.paint.to_array().into_iter().flatten().find(|i| usize::from(*i) >= palette_len) {
+                checks.error(
+                    path.field("paint"),
+                    format!("paint index {index} is not in the palette, which has {palette_len} entries"),
+                );
+            }
+        }
+    }
+    for (at, placement) in map.placements.iter().enumerate() {
+        if placement.x >= map.width || placement.y >= map.depth {
+            checks.error(
+                root.clone().field("placements").index(at),
+                format!("({}, {}) is outside the map", placement.x, placement.y),
+            );
+        }
+    }
+    for (at, prop) in map.props.iter().enumerate() {
+        if prop.x >= map.width || prop.y >= map.depth {
+            checks.error(root.clone().field("props").index(at), format!("({}, {}) is outside the map", prop.x, prop.y));
+        }
+    }
+}
+
+impl ValueChecks for NodeMap {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        check_node_map(self, checks);
+    }
+}
+
+fn check_node_map(map: &NodeMap, checks: &mut Checks<'_>) {
+    let root = FieldPath::root();
+    let mut nodes: BTreeMap<&str, usize> = BTreeMap::new();
+    for (at, node) in map.nodes.iter().enumerate() {
+        let path = root.clone().field("nodes").index(at);
+        if let Some(problem) = slug_problem(node.id.as_str()) {
+            checks.error(path.clone().field("id"), problem);
+        }
+        if nodes.insert(node.id.as_str(), at).is_some() {
+            checks.error(path.clone().field("id"), format!("two nodes are called `{}`", node.id));
+        }
+        if !(node.x.is_finite() && node.y.is_finite()) {
+            checks.error(path.clone().field("x"), "the position must be finite numbers");
+        }
+        for name in node.properties.keys() {
+            checks.name(path.clone().field("properties"), name, "property");
+        }
+    }
+    let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let mut seen_edges = BTreeSet::new();
+    for (at, edge) in map.edges.iter().enumerate() {
+        let path = root.clone().field("edges").index(at);
+        for (end, field) in [(&edge.from, "from"), (&edge.to, "to")] {
+            if !nodes.contains_key(end.as_str()) {
+                checks.error(path.clone().field(field), format!("there is no node `{end}` in this map"));
+            }
+        }
+        if edge.from == edge.to {
+            checks.error(path.clone(), "a path cannot lead from a node to itself");
+        }
+        if !seen_edges.insert((edge.from.as_str(), edge.to.as_str())) {
+            checks.warning(path.clone(), format!("the path {} → {} is listed twice", edge.from, edge.to));
+        }
+        checks.not_negative(path.field("cost"), &edge.cost, "a path cost");
+        successors.entry(edge.from.as_str()).or_default().push(edge.to.as_str());
+    }
+    if let Some(cycle) = find_cycle(&successors) {
+        checks.error(
+            root.clone().field("edges"),
+            format!("the paths form a cycle ({}); a node map must be acyclic", cycle.join(" → ")),
+        );
+    }
+    match &map.start {
+        Some(start) if !nodes.contains_key(start.as_str()) => {
+            checks.error(root.field("start"), format!("there is no node `{start}` in this map"));
+        }
+        Some(start) => {
+            let reached = reachable_from(start.as_str(), &successors);
+            for node in &map.nodes {
+                if !reached.contains(node.id.as_str()) {
+                    let at = nodes.get(node.id.as_str()).copied().unwrap_or(0);
+                    checks.warning(
+                        root.clone().field("nodes").index(at),
+                        format!("the node `{}` cannot be reached from the start `{start}`", node.id),
+                    );
+                }
+            }
+        }
+        None if !map.nodes.is_empty() => checks.warning(root.field("start"), "the map has no start node"),
+        None => {}
+    }
+}
+
+/// A cycle in the graph, as the list of nodes along it (first repeated at the end).
+fn find_cycle<'a>(successors: &BTreeMap<&'a str, Vec<&'a str>>) -> Option<Vec<&'a str>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        OnStack,
+        Done,
+    }
+    let mut marks: BTreeMap<&str, Mark> = BTreeMap::new();
+    for &start in successors.keys() {
+        if marks.contains_key(start) {
+            continue;
+        }
+        // Iterative depth-first search: (node, next successor index); the stack is the path.
+        let mut stack: Vec<(&str, usize)> = vec![(start, 0)];
+        marks.insert(start, Mark::OnStack);
+        while let Some((node, next)) = stack.last().copied() {
+            let children = successors.get(node).map_or(&[][..], Vec::as_slice);
+            if let Some(&child) = children.get(next) {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                match marks.get(child) {
+                    Some(Mark::OnStack) => {
+                        let from = stack.iter().position(|(n, _)| *n == child).unwrap_or(0);
+                        let mut cycle: Vec<&str> = stack.iter().skip(from).map(|(n, _)| *n).collect();
+                        cycle.push(child);
+                        return Some(cycle);
+                    }
+                    Some(Mark::Done) => {}
+                    None => {
+                        marks.insert(child, Mark::OnStack);
+                        stack.push((child, 0));
+                    }
+                }
+            } else {
+                marks.insert(node, Mark::Done);
+                stack.pop();
+            }
+        }
+    }
+    None
+}
+
+fn reachable_from<'a>(start: &'a str, successors: &BTreeMap<&'a str, Vec<&'a str>>) -> BTreeSet<&'a str> {
+    let mut reached = BTreeSet::from([start]);
+    let mut queue = vec![start];
+    while let Some(node) = queue.pop() {
+        for &next in successors.get(node).map_or(&[][..], Vec::as_slice) {
+            if reached.insert(next) {
+                queue.push(next);
+            }
+        }
+    }
+    reached
+}
+
+impl ValueChecks for Unit {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        checks.asset(FieldPath::root().field("art"), self.art.as_ref());
+        for name in self.stats.keys().chain(self.limits.keys()) {
+            checks.name(FieldPath::root().field("stats"), name, "stat");
+        }
+        for name in self.limits.keys() {
+            if !self.stats.contains_key(name) {
+                checks.warning(FieldPath::root().field("limits"), format!("`{name}` has limits but no stat formula"));
+            }
+        }
+    }
+}
+
+impl ValueChecks for Skill {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        for name in self.params.keys() {
+            checks.name(root.clone().field("params"), name, "parameter");
+        }
+        check_region(checks, &root.clone().field("target_region"), &self.target_region);
+        check_region(checks, &root.clone().field("effect_region"), &self.effect_region);
+        if self.kind == SkillKind::Action && self.hit_types.is_empty() {
+            checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
+        }
+    }
+}
+
+fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
+    for (expr, field) in [
+        (&region.radius_min, "radius_min"),
+        (&region.radius_max, "radius_max"),
+        (&region.z_up_min, "z_up_min"),
+        (&region.z_up_max, "z_up_max"),
+        (&region.z_down_min, "z_down_min"),
+        (&region.z_down_max, "z_down_max"),
+        (&region.line_width_min, "line_width_min"),
+        (&region.line_width_max, "line_width_max"),
+    ] {
+        checks.not_negative(path.clone().field(field), expr, field);
+    }
+    if let (Some(low), Some(high)) = (region.radius_min.as_int(), region.radius_max.as_int())
+        && low > high
+    {
+        checks.error(path.clone().field("radius_min"), format!("radius_min ({low}) is above radius_max ({high})"));
+    }
+    checks.in_range(path.clone().field("n_ways"), &region.n_ways, 1, 360, "n_ways");
+    let takes_parts = matches!(region.shape, RegionShape::NWay | RegionShape::Compound);
+    if takes_parts && region.subregions.is_empty() {
+        checks.error(path.clone().field("subregions"), format!("a {:?} region needs subregions", region.shape));
+    } else if !takes_parts && !region.subregions.is_empty() {
+        checks.warning(path.clone().field("subregions"), "only NWay and Compound regions use subregions");
+    }
+    for (at, sub) in region.subregions.iter().enumerate() {
+        check_region(checks, &path.clone().field("subregions").index(at), sub);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ActLink, Id, MapEdge, MapNode};
+
+    fn messages(project: &Project) -> Vec<String> {
+        validate(project, &Sources::memory(), None).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn dangling_references_and_bad_ids_are_reported() {
+        let mut project = Project::new("p");
+        project.acts.insert(Act { id: Id::new("Start"), next_acts: vec![ActLink::to("nowhere")], ..Act::default() });
+        let found = messages(&project);
+        assert!(
+            found.iter().any(|m| m.contains("act `Start`, next_acts[0].act: there is no act `nowhere`")),
+            "{found:?}"
+        );
+        assert!(found.iter().any(|m| m.contains("must start with a lowercase letter")), "{found:?}");
+    }
+
+    #[test]
+    fn node_map_cycles_name_the_cycle() {
+        let mut project = Project::new("p");
+        let node = |id: &str| MapNode { id: Id::new(id), ..MapNode::default() };
+        let edge = |from: &str, to: &str| MapEdge {
+            from: Id::new(from),
+            to: Id::new(to),
+            style: crate::model::EdgeStyle::Solid,
+            unlock: None,
+            cost: Expr::default(),
+        };
+        project.node_maps.insert(NodeMap {
+            id: Id::new("map"),
+            start: Some(Id::new("a")),
+            nodes: vec![node("a"), node("b"), node("c")],
+            edges: vec![edge("a", "b"), edge("b", "c"), edge("c", "b")],
+            ..NodeMap::default()
+        });
+        let found = messages(&project);
+        assert!(found.iter().any(|m| m.contains("cycle (b → c → b)")), "{found:?}");
+    }
+
+    #[test]
+    fn tile_overlaps_and_bad_insets_are_reported() {
+        use crate::model::{Column, Tile};
+        let mut project = Project::new("p");
+        let mut inset = Tile::cube(3);
+        inset.insets.neg_x = 0.7;
+        inset.insets.pos_x = 0.5;
+        project.tile_maps.insert(TileMap {
+            id: Id::new("m"),
+            columns: vec![Column { x: 0, y: 0, tiles: vec![Tile::cube(0), Tile::cube(0), inset] }],
+            ..TileMap::default()
+        });
+        let found = messages(&project);
+        assert!(found.iter().any(|m| m.contains("columns[0].tiles[1].z: the tile at level 0 overlaps")), "{found:?}");
+        assert!(found.iter().any(|m| m.contains("columns[0].tiles[2].insets: opposite insets overlap")), "{found:?}");
+    }
+}
