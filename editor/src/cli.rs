@@ -1,0 +1,279 @@
+//! The command line: `actforge check | export | import | new | fmt`. Never opens a window.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use actforge_runtime::diagnostic::has_errors;
+use actforge_runtime::project::{
+    self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_bundle, load_folder,
+    save_folder,
+};
+use actforge_runtime::validate::validate;
+use actforge_runtime::{Diagnostic, Kind, Severity};
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Actforge: an editor and level designer for card, narrative and tactics games.
+///
+/// Without a command, opens the editor on PROJECT (default: the bundled demo project).
+#[derive(Debug, Parser)]
+#[command(name = "actforge", version, about, long_about)]
+pub struct Cli {
+    /// The command; none opens the editor.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Project folder (or bundle) to open in the editor.
+    pub project: Option<PathBuf>,
+}
+
+/// A command-line command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate a project and print `path:line:col: severity: message` lines; exits 1 on any error.
+    Check {
+        /// Project folder or bundle file.
+        project: PathBuf,
+        /// Also print warnings and notes (errors are always printed).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        warnings: bool,
+    },
+    /// Write a project as one bundle file for other runtimes.
+    Export {
+        /// Project folder (or a bundle, to convert between formats).
+        project: PathBuf,
+        /// Bundle file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Text format of the bundle.
+        #[arg(long, value_enum, default_value_t = FormatArg::Ron)]
+        format: FormatArg,
+        /// Write the bundle even when validation finds errors.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Bring other content into a project folder.
+    #[command(subcommand)]
+    Import(ImportCommand),
+    /// Create a new, empty project folder.
+    New {
+        /// Folder to create (must be new or empty); its name becomes the project name.
+        dir: PathBuf,
+    },
+    /// Rewrite every file of a project in the canonical layout (as saving does).
+    Fmt {
+        /// Project folder.
+        project: PathBuf,
+        /// Only report files that are not canonical; exit 1 if any.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// What `actforge import` can read.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Restore a project folder from a bundle (RON or JSON).
+    Bundle {
+        /// Bundle file.
+        file: PathBuf,
+        /// Folder to create (must be new or empty).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+/// Bundle text format on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// RON (the default).
+    Ron,
+    /// JSON.
+    Json,
+}
+
+impl From<FormatArg> for BundleFormat {
+    fn from(format: FormatArg) -> Self {
+        match format {
+            FormatArg::Ron => BundleFormat::Ron,
+            FormatArg::Json => BundleFormat::Json,
+        }
+    }
+}
+
+/// Exit status of a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Success (exit 0).
+    Success,
+    /// Errors in the content or the files (exit 1).
+    Failure,
+}
+
+impl Outcome {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Failure => 1,
+        }
+    }
+}
+
+/// Opens a project folder, or a bundle file.
+pub fn open_project(path: &Path) -> Result<Loaded, ProjectError> {
+    if path.is_dir() { load_folder(path) } else { load_bundle(path) }
+}
+
+/// Runs a command, writing results to `out` and problems to `err`.
+pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    match command {
+        Command::Check { project, warnings } => check(&project, warnings, out, err),
+        Command::Export { project, output, format, force } => export(&project, &output, format.into(), force, out, err),
+        Command::Import(ImportCommand::Bundle { file, output }) => match import_bundle(&file, &output) {
+            Ok((loaded, report)) => {
+                let problems = print_diagnostics(&loaded.diagnostics, true, err)?;
+                writeln!(
+                    out,
+                    "restored {} items into {} ({} files written)",
+                    loaded.project.item_count(),
+                    output.display(),
+                    report.written.len()
+                )?;
+                Ok(if problems { Outcome::Failure } else { Outcome::Success })
+            }
+            Err(error) => fail(&error, err),
+        },
+        Command::New { dir } => match create_project(&dir) {
+            Ok(created) => {
+                writeln!(out, "created project \"{}\" in {}", created.manifest.name, dir.display())?;
+                Ok(Outcome::Success)
+            }
+            Err(error) => fail(&error, err),
+        },
+        Command::Fmt { project, check } => fmt(&project, check, out, err),
+    }
+}
+
+fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    writeln!(err, "error: {error}")?;
+    Ok(Outcome::Failure)
+}
+
+/// Prints diagnostics (warnings and notes only if `warnings`); returns whether any is an error.
+fn print_diagnostics(diagnostics: &[Diagnostic], warnings: bool, err: &mut dyn Write) -> std::io::Result<bool> {
+    for diagnostic in diagnostics {
+        if warnings || diagnostic.is_error() {
+            writeln!(err, "{diagnostic}")?;
+        }
+    }
+    Ok(has_errors(diagnostics))
+}
+
+/// Loads and validates: all diagnostics, load problems first.
+fn load_and_validate(path: &Path) -> Result<(Loaded, Vec<Diagnostic>), ProjectError> {
+    let loaded = open_project(path)?;
+    let root = path.is_dir().then_some(path);
+    let mut diagnostics = loaded.diagnostics.clone();
+    diagnostics.extend(validate(&loaded.project, &loaded.sources, root));
+    Ok((loaded, diagnostics))
+}
+
+fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    let (loaded, diagnostics) = match load_and_validate(path) {
+        Ok(result) => result,
+        Err(error) => return fail(&error, err),
+    };
+    // Diagnostics are the result of `check`, so they go to stdout (one per line, grep-able).
+    let failed = print_diagnostics(&diagnostics, warnings, out)?;
+    let count = |severity| diagnostics.iter().filter(|d| d.severity == severity).count();
+    let kinds: Vec<String> = Kind::ALL
+        .iter()
+        .filter(|kind| loaded.project.count(**kind) > 0)
+        .map(|kind| {
+            let count = loaded.project.count(*kind);
+            let noun = if count == 1 { kind.label() } else { kind.plural_label() };
+            format!("{count} {}", noun.to_lowercase())
+        })
+        .collect();
+    writeln!(
+        err,
+        "{}: {} errors, {} warnings; {} items ({})",
+        path.display(),
+        count(Severity::Error),
+        count(Severity::Warning),
+        loaded.project.item_count(),
+        kinds.join(", ")
+    )?;
+    Ok(if failed { Outcome::Failure } else { Outcome::Success })
+}
+
+fn export(
+    path: &Path,
+    output: &Path,
+    format: BundleFormat,
+    force: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let (loaded, diagnostics) = match load_and_validate(path) {
+        Ok(result) => result,
+        Err(error) => return fail(&error, err),
+    };
+    let failed = print_diagnostics(&diagnostics, false, err)?;
+    if failed && !force {
+        writeln!(err, "error: not exported because of the errors above (use --force to export anyway)")?;
+        return Ok(Outcome::Failure);
+    }
+    if let Err(error) = export_bundle(&loaded.project, output, format) {
+        return fail(&error, err);
+    }
+    writeln!(out, "exported {} items to {}", loaded.project.item_count(), output.display())?;
+    Ok(Outcome::Success)
+}
+
+fn fmt(path: &Path, check_only: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    let loaded = match load_folder(path) {
+        Ok(loaded) => loaded,
+        Err(error) => return fail(&error, err),
+    };
+    let problems = print_diagnostics(&loaded.diagnostics, false, err)?;
+    if check_only {
+        let files = match project::render_files(&loaded.project) {
+            Ok(files) => files,
+            Err(error) => return fail(&error, err),
+        };
+        let mut differing = 0;
+        for (relative, text) in files {
+            let full = path.join(&relative);
+            if std::fs::read(&full).map_or(true, |old| old != text.as_bytes()) {
+                writeln!(out, "{}: not in canonical layout", full.display())?;
+                differing += 1;
+            }
+        }
+        return Ok(if differing > 0 || problems { Outcome::Failure } else { Outcome::Success });
+    }
+    match save_folder(&loaded.project, path, &loaded.protected) {
+        Ok(report) => {
+            for file in &report.written {
+                writeln!(out, "formatted {}", path.join(file).display())?;
+            }
+            for file in &report.skipped {
+                writeln!(err, "skipped {} (it did not load; fix it first)", path.join(file).display())?;
+            }
+            Ok(if problems { Outcome::Failure } else { Outcome::Success })
+        }
+        Err(error) => fail(&error, err),
+    }
+}
+
+/// Parses `args` (program name first) and runs the command; `None` means "open the editor".
+pub fn run_args<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> Result<Option<Outcome>, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::try_parse_from(args)?;
+    match cli.command {
+        Some(command) => Ok(Some(run(command, out, err).unwrap_or(Outcome::Failure))),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,50 @@
+//! The `actforge` binary: with a command it runs headless; without one it opens the editor.
+
+use std::process::ExitCode;
+
+use actforge_editor::app::{ActforgeApp, default_project_path};
+use actforge_editor::cli::{Cli, run};
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(command) = cli.command {
+        let mut out = std::io::stdout().lock();
+        let mut err = std::io::stderr().lock();
+        return match run(command, &mut out, &mut err) {
+            Ok(outcome) => ExitCode::from(outcome.code()),
+            Err(error) => {
+                // stdout/stderr closed (e.g. piped into `head`): nothing left to report to.
+                drop(error);
+                ExitCode::from(1)
+            }
+        };
+    }
+    let path = cli.project.unwrap_or_else(default_project_path);
+    match open_editor(path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: cannot open the editor window: {error}");
+            eprintln!("(the editor needs an X11 or Wayland display; the commands, e.g. `actforge check`, do not)");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn open_editor(path: std::path::PathBuf) -> eframe::Result {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Actforge")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([800.0, 500.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "Actforge",
+        options,
+        Box::new(move |creation| {
+            ActforgeApp::setup(&creation.egui_ctx);
+            Ok(Box::new(ActforgeApp::new(path)))
+        }),
+    )
+}

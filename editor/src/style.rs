@@ -1,0 +1,76 @@
+//! One icon and one accent colour per kind, used everywhere an item is shown.
+
+use actforge_runtime::{Kind, Severity};
+use egui::Color32;
+use egui_phosphor::regular as icon;
+
+/// The icon of a kind (a Phosphor glyph).
+pub fn kind_icon(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Aspect => icon::SPARKLE,
+        Kind::Card => icon::CARDS,
+        Kind::Deck => icon::STACK,
+        Kind::Slot => icon::TARGET,
+        Kind::Rule => icon::LIST_CHECKS,
+        Kind::Act => icon::SCROLL,
+        Kind::Token => icon::COIN,
+        Kind::Formula => icon::FUNCTION,
+        Kind::Stat => icon::CHART_LINE,
+        Kind::TurnConfig => icon::ARROWS_CLOCKWISE,
+        Kind::Era => icon::HOURGLASS,
+        Kind::Synthesis => icon::FLASK,
+        Kind::Board => icon::GRID_FOUR,
+        Kind::TileMap => icon::CUBE,
+        Kind::NodeMap => icon::GRAPH,
+        Kind::Unit => icon::PERSON,
+        Kind::Skill => icon::SWORD,
+    }
+}
+
+/// The accent colour of a kind.
+pub fn kind_colour(kind: Kind) -> Color32 {
+    match kind {
+        Kind::Aspect => Color32::from_rgb(0xe0, 0xb0, 0x40),
+        Kind::Card => Color32::from_rgb(0x5b, 0xa4, 0xe6),
+        Kind::Deck => Color32::from_rgb(0x4f, 0x7c, 0xc9),
+        Kind::Slot => Color32::from_rgb(0x6c, 0xc4, 0xa1),
+        Kind::Rule => Color32::from_rgb(0xc7, 0x7d, 0xd8),
+        Kind::Act => Color32::from_rgb(0xe8, 0x8a, 0x5c),
+        Kind::Token => Color32::from_rgb(0xd9, 0xc2, 0x6b),
+        Kind::Formula => Color32::from_rgb(0x8f, 0xb8, 0xff),
+        Kind::Stat => Color32::from_rgb(0x7f, 0xd1, 0x6d),
+        Kind::TurnConfig => Color32::from_rgb(0x9a, 0xa9, 0xb8),
+        Kind::Era => Color32::from_rgb(0xd4, 0x9a, 0x6a),
+        Kind::Synthesis => Color32::from_rgb(0xe0, 0x6c, 0x9f),
+        Kind::Board => Color32::from_rgb(0xa0, 0x8c, 0x70),
+        Kind::TileMap => Color32::from_rgb(0x56, 0xb6, 0xc2),
+        Kind::NodeMap => Color32::from_rgb(0x9c, 0xcc, 0x65),
+        Kind::Unit => Color32::from_rgb(0xef, 0x6f, 0x6c),
+        Kind::Skill => Color32::from_rgb(0xf0, 0x93, 0x3b),
+    }
+}
+
+/// The icon of a diagnostic severity.
+pub fn severity_icon(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => icon::X_CIRCLE,
+        Severity::Warning => icon::WARNING,
+        Severity::Info => icon::INFO,
+    }
+}
+
+/// The colour of a diagnostic severity.
+pub fn severity_colour(severity: Severity) -> Color32 {
+    match severity {
+        Severity::Error => Color32::from_rgb(0xf0, 0x5d, 0x5d),
+        Severity::Warning => Color32::from_rgb(0xf2, 0xb3, 0x3d),
+        Severity::Info => Color32::from_rgb(0x7a, 0xb8, 0xf0),
+    }
+}
+
+/// Installs the icon font next to egui's default fonts.
+pub fn install_fonts(ctx: &egui::Context) {
+    let mut fonts = egui::FontDefinitions::default();
+    egui_phosphor::add_to_fonts(&mut fonts, egui_phosphor::Variant::Regular);
+    ctx.set_fonts(fonts);
+}
