@@ -1,0 +1,165 @@
+//! The `actforge` command line end to end: check, export, import, new and fmt, run in-process
+//! through the same entry point as the binary (the editor crate also runs the real binary).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+
+use std::fs;
+use std::path::Path;
+
+use actforge_editor::cli::{Outcome, run_args};
+use actforge_tests::content;
+
+/// Runs `actforge ARGS…`; returns (outcome, stdout, stderr).
+fn actforge(args: &[&str]) -> (Outcome, String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let command_line = std::iter::once("actforge").chain(args.iter().copied());
+    let outcome = run_args(command_line, &mut out, &mut err).unwrap().expect("a command, not the editor");
+    (outcome, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn check_passes_on_the_demo_and_summarises_it() {
+    let demo = content("lighthouse");
+    let (outcome, out, err) = actforge(&["check", path(&demo)]);
+    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    assert_eq!(out, "");
+    assert!(err.contains(": 0 errors, 0 warnings;"), "{err}");
+    assert!(err.contains("acts"), "{err}");
+}
+
+#[test]
+fn check_prints_path_line_col_and_fails_on_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("broken");
+    let (outcome, ..) = actforge(&["new", path(&project)]);
+    assert_eq!(outcome, Outcome::Success);
+    fs::write(
+        project.join("acts").join("start.ron"),
+        "(\n    id: \"start\",\n    next_acts: [(act: \"missing\")],\n)\n",
+    )
+    .unwrap();
+    fs::write(project.join("cards").join("bad.ron"), "(\n    id: \"bad\",\n    label: 12,\n)\n").unwrap();
+    let (outcome, out, err) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Outcome::Failure);
+    let start = project.join("acts").join("start.ron");
+    let bad = project.join("cards").join("bad.ron");
+    assert!(
+        out.contains(&format!(
+            "{}:3:23: error: act `start`, next_acts[0].act: there is no act `missing`",
+            start.display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains(&format!("{}:3:12: error: this file is not valid RON", bad.display())), "{out}");
+    assert!(err.contains("2 errors"), "{err}");
+}
+
+#[test]
+fn export_then_import_restores_the_same_files_in_both_formats() {
+    let demo = content("lighthouse");
+    for format in ["ron", "json"] {
+        let dir = tempfile::tempdir().unwrap();
+        let bundle = dir.path().join(format!("bundle.{format}"));
+        let (outcome, out, err) = actforge(&["export", path(&demo), "-o", path(&bundle), "--format", format]);
+        assert_eq!(outcome, Outcome::Success, "{err}");
+        assert!(out.starts_with("exported "), "{out}");
+        let text = fs::read_to_string(&bundle).unwrap();
+        assert!(text.contains("schema_version"));
+        if format == "json" {
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(value["format"], "actforge-bundle");
+        }
+        let restored = dir.path().join("restored");
+        let (outcome, out, err) = actforge(&["import", "bundle", path(&bundle), "-o", path(&restored)]);
+        assert_eq!(outcome, Outcome::Success, "{err}");
+        assert!(out.contains("restored"), "{out}");
+        let (outcome, out, _) = actforge(&["fmt", "--check", path(&restored)]);
+        assert_eq!(outcome, Outcome::Success, "{out}");
+        for entry in fs::read_dir(demo.join("acts")).unwrap() {
+            let file = entry.unwrap().path();
+            let twin = restored.join("acts").join(file.file_name().unwrap());
+            assert_eq!(fs::read(&file).unwrap(), fs::read(&twin).unwrap(), "{}", file.display());
+        }
+        assert_eq!(fs::read(demo.join("project.ron")).unwrap(), fs::read(restored.join("project.ron")).unwrap());
+    }
+}
+
+#[test]
+fn import_refuses_a_folder_that_has_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("b.ron");
+    actforge(&["export", path(&content("lighthouse")), "-o", path(&bundle)]);
+    fs::write(dir.path().join("keep.txt"), "mine").unwrap();
+    let (outcome, _, err) = actforge(&["import", "bundle", path(&bundle), "-o", path(dir.path())]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("is not empty"), "{err}");
+    assert_eq!(fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn export_refuses_a_project_with_errors_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    actforge(&["new", path(&project)]);
+    fs::write(project.join("acts").join("a.ron"), "(id: \"a\", token: Some(\"nobody\"))").unwrap();
+    let bundle = dir.path().join("b.ron");
+    let (outcome, _, err) = actforge(&["export", path(&project), "-o", path(&bundle)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("there is no token `nobody`"), "{err}");
+    assert!(!bundle.exists());
+    let (outcome, ..) = actforge(&["export", path(&project), "-o", path(&bundle), "--force"]);
+    assert_eq!(outcome, Outcome::Success);
+    assert!(bundle.exists());
+}
+
+#[test]
+fn new_creates_an_empty_valid_project_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("my_game");
+    let (outcome, out, _) = actforge(&["new", path(&project)]);
+    assert_eq!(outcome, Outcome::Success);
+    assert!(out.contains("\"my_game\""), "{out}");
+    assert!(project.join("project.ron").is_file());
+    assert!(project.join("acts").is_dir());
+    let (outcome, ..) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Outcome::Success);
+    let (outcome, _, err) = actforge(&["new", path(&project)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("not empty"), "{err}");
+}
+
+#[test]
+fn fmt_rewrites_hand_written_files_in_the_canonical_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    actforge(&["new", path(&project)]);
+    let file = project.join("aspects").join("salt.ron");
+    fs::write(&file, "(id:\"salt\",label:\"Salt\")").unwrap();
+    let (outcome, out, _) = actforge(&["fmt", "--check", path(&project)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(out.contains("salt.ron: not in canonical layout"), "{out}");
+    let (outcome, ..) = actforge(&["fmt", path(&project)]);
+    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(fs::read_to_string(&file).unwrap(), "(\n    id: \"salt\",\n    label: \"Salt\",\n)\n");
+}
+
+#[test]
+fn help_is_available_for_every_command() {
+    for args in [
+        &["--help"][..],
+        &["check", "--help"],
+        &["export", "--help"],
+        &["import", "bundle", "--help"],
+        &["new", "--help"],
+        &["fmt", "--help"],
+    ] {
+        let argv = std::iter::once("actforge").chain(args.iter().copied());
+        let error = run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err();
+        assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{args:?}");
+        assert!(error.to_string().contains("Usage: actforge"), "{args:?}");
+    }
+}
