@@ -32,13 +32,16 @@ fn main() -> ExitCode {
 }
 
 fn open_editor(path: std::path::PathBuf) -> eframe::Result {
-    let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("Actforge")
-            .with_inner_size([1280.0, 800.0])
-            .with_min_inner_size([800.0, 500.0]),
-        ..Default::default()
-    };
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_title("Actforge")
+        .with_app_id("actforge")
+        .with_inner_size([1280.0, 800.0])
+        .with_min_inner_size([800.0, 500.0]);
+    // The icon is embedded, so it always decodes; a failure would only cost the icon.
+    if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../icons/actforge.png")) {
+        viewport = viewport.with_icon(icon);
+    }
+    let options = eframe::NativeOptions { viewport, ..Default::default() };
     eframe::run_native(
         "Actforge",
         options,

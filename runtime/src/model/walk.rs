@@ -173,7 +173,7 @@ pub fn walk_item<T: Walk>(item: &T, visitor: &mut dyn Visitor) {
 macro_rules! impl_walk {
     ($ty:ty { $($field:ident),* $(,)? }) => {
         impl $crate::model::walk::Walk for $ty {
-            #[allow(unused_variables)]
+            #[allow(unused_variables)] // structs without walkable fields never touch path or visitor
             fn walk(
                 &self,
                 path: &mut $crate::model::walk::FieldPath,
@@ -185,7 +185,7 @@ macro_rules! impl_walk {
                     path.pop();
                 )*
             }
-            #[allow(unused_variables)]
+            #[allow(unused_variables)] // structs without walkable fields never touch path or visitor
             fn walk_mut(
                 &mut self,
                 path: &mut $crate::model::walk::FieldPath,
