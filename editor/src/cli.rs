@@ -32,9 +32,9 @@ pub enum Command {
     Check {
         /// Project folder or bundle file.
         project: PathBuf,
-        /// Also print warnings and notes (errors are always printed).
-        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
-        warnings: bool,
+        /// Print only errors, not warnings and notes.
+        #[arg(long)]
+        errors_only: bool,
     },
     /// Write a project as one bundle file for other runtimes.
     Export {
@@ -126,7 +126,7 @@ pub fn open_project(path: &Path) -> Result<Loaded, ProjectError> {
 /// Runs a command, writing results to `out` and problems to `err`.
 pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
     match command {
-        Command::Check { project, warnings } => check(&project, warnings, out, err),
+        Command::Check { project, errors_only } => check(&project, !errors_only, out, err),
         Command::Export { project, output, format, force } => export(&project, &output, format.into(), force, out, err),
         Command::Import(ImportCommand::Bundle { file, output }) => match import_bundle(&file, &output) {
             Ok((loaded, report)) => {

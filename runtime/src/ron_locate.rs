@@ -23,6 +23,93 @@ pub fn position_of(source: &str, offset: usize) -> Position {
     Position { line, col }
 }
 
+/// One field of a top-level struct, as found by [`top_level_fields`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopField {
+    /// The field name.
+    pub name: String,
+    /// Byte range of the value.
+    pub value: std::ops::Range<usize>,
+    /// When the value is a list: the byte range of each element.
+    pub elements: Option<Vec<std::ops::Range<usize>>>,
+}
+
+/// The fields of the struct at the top of `source`, each with the byte range of its value
+/// (and of the elements of list values). `None` when the text is not a struct of
+/// `name: value` pairs (the caller then parses the whole text to report the error).
+pub fn top_level_fields(source: &str) -> Option<Vec<TopField>> {
+    let mut cursor = Cursor { text: source.as_bytes(), at: 0 };
+    cursor.skip_trivia();
+    if cursor.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+        cursor.ident()?; // an optional struct name
+    }
+    if !cursor.eat(b'(') {
+        return None;
+    }
+    let mut fields = Vec::new();
+    loop {
+        cursor.skip_trivia();
+        if cursor.eat(b')') {
+            return Some(fields);
+        }
+        let name = cursor.ident()?.to_owned();
+        if !cursor.eat(b':') {
+            return None;
+        }
+        cursor.skip_trivia();
+        let start = cursor.at;
+        let elements = if cursor.peek() == Some(b'[') { Some(cursor.list()?) } else { None };
+        if elements.is_none() {
+            cursor.skip_value();
+        }
+        if cursor.at == start {
+            return None;
+        }
+        fields.push(TopField { name, value: start..cursor.at, elements });
+        if !cursor.eat(b',') {
+            cursor.skip_trivia();
+            return cursor.eat(b')').then_some(fields);
+        }
+    }
+}
+
+/// The string value of the field `name` of the struct that starts `source`, e.g. the `id`
+/// of an item.
+pub fn field_string(source: &str, name: &str) -> Option<String> {
+    let mut cursor = Cursor { text: source.as_bytes(), at: 0 };
+    cursor.skip_trivia();
+    if cursor.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+        cursor.ident()?;
+    }
+    if !cursor.eat(b'(') {
+        return None;
+    }
+    loop {
+        let field = cursor.ident()?.to_owned();
+        if !cursor.eat(b':') {
+            return None;
+        }
+        cursor.skip_trivia();
+        if field == name {
+            return cursor.string();
+        }
+        cursor.skip_value();
+        if !cursor.eat(b',') {
+            return None;
+        }
+    }
+}
+
+/// The byte ranges of the elements of the list `[a, b, …]` that is the whole of `source`
+/// (surrounding whitespace allowed); `None` when it is not a list.
+pub fn list_elements(source: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut cursor = Cursor { text: source.as_bytes(), at: 0 };
+    cursor.skip_trivia();
+    let elements = cursor.list()?;
+    cursor.skip_trivia();
+    (cursor.at == source.len()).then_some(elements)
+}
+
 /// The byte offset of a line and column (both from 1, column in characters), if inside `source`.
 pub fn offset_of(source: &str, at: Position) -> Option<usize> {
     let mut line_start = 0;
@@ -32,6 +119,12 @@ pub fn offset_of(source: &str, at: Position) -> Option<usize> {
     let line = source.get(line_start..)?;
     let column = line.char_indices().nth(at.col.checked_sub(1)?).map(|(index, _)| index)?;
     Some(line_start + column)
+}
+
+/// Bytes that matter to [`Cursor::skip_group`]: brackets, quotes, comment starts and the `r`
+/// of raw strings.
+const fn is_structural(byte: u8) -> bool {
+    matches!(byte, b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b'\'' | b'/' | b'r')
 }
 
 struct Cursor<'a> {
@@ -175,38 +268,96 @@ impl Cursor<'_> {
                 {
                     self.at += 1;
                 }
+                let atom_end = self.at;
                 self.skip_trivia();
                 if self.peek() == Some(b'(') {
                     self.skip_group();
+                } else {
+                    self.at = atom_end;
                 }
             }
             None => {}
         }
     }
 
-    /// Skips a bracketed group, honouring nested groups and strings.
+    /// Reads a list at the cursor (`[` next), returning each element's byte range.
+    fn list(&mut self) -> Option<Vec<std::ops::Range<usize>>> {
+        if !self.eat(b'[') {
+            return None;
+        }
+        let mut elements = Vec::new();
+        loop {
+            self.skip_trivia();
+            if self.eat(b']') {
+                return Some(elements);
+            }
+            let start = self.at;
+            self.skip_value();
+            if self.at == start {
+                return None;
+            }
+            elements.push(start..self.at);
+            if !self.eat(b',') {
+                return self.eat(b']').then_some(elements);
+            }
+        }
+    }
+
+    /// Skips a bracketed group, honouring nested groups, strings and comments. A tight,
+    /// table-driven loop: bundles are split with it before their items are parsed in parallel.
     fn skip_group(&mut self) {
+        let bytes = self.text;
         let mut depth = 0usize;
-        while let Some(c) = self.peek() {
+        let mut at = self.at;
+        loop {
+            // Skip the bytes that cannot change the nesting.
+            while bytes.get(at).is_some_and(|&b| !is_structural(b)) {
+                at += 1;
+            }
+            let Some(&c) = bytes.get(at) else { break };
             match c {
-                b'(' | b'[' | b'{' => {
-                    depth += 1;
-                    self.at += 1;
-                }
+                b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => {
-                    self.at += 1;
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
+                        self.at = at + 1;
                         return;
                     }
                 }
                 b'"' | b'\'' => {
-                    self.string();
+                    at += 1;
+                    loop {
+                        while bytes.get(at).is_some_and(|&b| b != c && b != b'\\') {
+                            at += 1;
+                        }
+                        match bytes.get(at) {
+                            Some(b'\\') => at += 2,
+                            _ => break,
+                        }
+                    }
                 }
-                b'/' if matches!(self.peek_at(1), Some(b'/' | b'*')) => self.skip_trivia(),
-                _ => self.at += 1,
+                b'r' if matches!(bytes.get(at + 1), Some(b'"' | b'#'))
+                    && !at
+                        .checked_sub(1)
+                        .and_then(|before| bytes.get(before))
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') =>
+                {
+                    self.at = at;
+                    self.string();
+                    at = self.at;
+                    continue;
+                }
+                b'/' if matches!(bytes.get(at + 1), Some(b'/' | b'*')) => {
+                    self.at = at;
+                    self.skip_trivia();
+                    at = self.at;
+                    continue;
+                }
+                _ => {}
             }
+            at += 1;
         }
+        self.at = at;
     }
 
     /// Whether the cursor, just inside `(`, starts a struct body (`name:`).
@@ -358,6 +509,38 @@ mod tests {
         for source in ["", "(", "[[[", "(a: [1, 2", "\"unterminated", "(x: r#\"", "/* open", "(a: b(c: "] {
             let _ = locate(source, &path(&[PathSegment::Field("a"), PathSegment::Index(3)]));
         }
+    }
+
+    #[test]
+    fn top_level_fields_split_a_struct() {
+        let text = "Bundle( a: 1, b: [(x: \"),\")], c: Some(3) , )";
+        let fields = top_level_fields(text).unwrap();
+        let found: Vec<(&str, &str)> = fields.iter().map(|f| (f.name.as_str(), &text[f.value.clone()])).collect();
+        assert_eq!(found, vec![("a", "1"), ("b", "[(x: \"),\")]"), ("c", "Some(3)")]);
+        let elements: Vec<&str> = fields[1].elements.clone().unwrap().into_iter().map(|r| &text[r]).collect();
+        assert_eq!(elements, vec!["(x: \"),\")"]);
+        assert_eq!(fields[0].elements, None);
+        assert_eq!(top_level_fields("(a 1)"), None);
+        assert_eq!(top_level_fields("[1]"), None);
+        assert_eq!(top_level_fields("(a: 1"), None);
+    }
+
+    #[test]
+    fn list_elements_split_a_list() {
+        let text = " [ (a: \"]\"), 2 ,(b: [1, 2]), ] ";
+        let found: Vec<&str> = list_elements(text).unwrap().into_iter().map(|range| &text[range]).collect();
+        assert_eq!(found, vec!["(a: \"]\")", "2", "(b: [1, 2])"]);
+        assert_eq!(list_elements("[]").unwrap(), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(list_elements("[1, 2"), None);
+        assert_eq!(list_elements("[1] x"), None);
+    }
+
+    #[test]
+    fn field_string_reads_one_field() {
+        assert_eq!(field_string("(label: \"x\", id: \"a_b\")", "id").as_deref(), Some("a_b"));
+        assert_eq!(field_string("Act(id: \"a\")", "id").as_deref(), Some("a"));
+        assert_eq!(field_string("(label: \"x\")", "id"), None);
+        assert_eq!(field_string("(id: 3)", "id"), None);
     }
 
     #[test]

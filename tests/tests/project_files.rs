@@ -230,3 +230,33 @@ fn a_broken_bundle_is_refused_with_line_and_column() {
     assert_eq!(diagnostic.position.map(|p| p.line), Some(2), "{diagnostic}");
     assert!(matches!(parse_bundle("(name: \"not a bundle\")", Path::new("x.ron")), Err(ProjectError::Unreadable(_))));
 }
+
+#[test]
+fn a_hand_written_bundle_with_comments_and_raw_strings_loads() {
+    let text = r##"// a bundle written by hand
+(
+    format: "actforge-bundle", // the marker
+    schema_version: 1,
+    project: (schema_version: 1, name: "hand"),
+    aspects: [
+        /* a comment with ) and ] inside */
+        (id: "salt", label: r#"Salt "]) the [( bracketed"#),
+        (id: "tide", description: "a \"quoted\" ), ] text"),
+    ],
+)
+"##;
+    let loaded = parse_bundle(text, Path::new("hand.ron")).unwrap();
+    assert_eq!(loaded.project.aspects.get("salt").unwrap().label, "Salt \"]) the [( bracketed");
+    assert_eq!(loaded.project.aspects.get("tide").unwrap().description, "a \"quoted\" ), ] text");
+}
+
+#[test]
+fn a_type_error_inside_one_item_of_a_bundle_is_reported_at_its_position() {
+    let project = load_folder(&content("lighthouse")).unwrap().project;
+    let text = bundle_text(&project, BundleFormat::Ron).unwrap();
+    let broken = text.replacen("duration_ticks: 100", "duration_ticks: [100]", 1);
+    let line = broken.lines().position(|line| line.contains("duration_ticks: [100]")).unwrap() + 1;
+    let error = parse_bundle(&broken, Path::new("b.ron")).unwrap_err();
+    let ProjectError::Unreadable(diagnostic) = error else { panic!("{error}") };
+    assert_eq!(diagnostic.position.map(|p| p.line), Some(line), "{diagnostic}");
+}

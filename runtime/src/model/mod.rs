@@ -81,6 +81,24 @@ impl<T: Item> fmt::Debug for Items<T> {
 }
 
 impl<T: Item> Items<T> {
+    /// The items of a list; for ids that occur more than once the last item is kept and the
+    /// id is reported.
+    pub fn from_list(list: Vec<T>) -> (Self, Vec<String>) {
+        let sorted = list.windows(2).all(|pair| matches!(pair, [a, b] if a.id() < b.id()));
+        if sorted {
+            // Bundles are written sorted: build the map in one pass.
+            return (Self(list.into_iter().map(|item| (item.id().clone(), item)).collect()), Vec::new());
+        }
+        let mut items = Self::default();
+        let mut duplicates = Vec::new();
+        for item in list {
+            if let Some(previous) = items.insert(item) {
+                duplicates.push(previous.id().as_str().to_owned());
+            }
+        }
+        (items, duplicates)
+    }
+
     /// Adds or replaces the item with the same id; returns the replaced one.
     pub fn insert(&mut self, item: T) -> Option<T> {
         self.0.insert(item.id().clone(), item)
@@ -147,6 +165,18 @@ pub trait KindVisitor {
 pub trait KindVisitorMut {
     /// Called once per kind, in [`Kind::ALL`] order.
     fn visit<T: Item>(&mut self, items: &mut Items<T>);
+}
+
+/// Code run on each kind's items of a project, in parallel.
+pub trait ParallelKindVisitor: Sync {
+    /// Called once per kind, possibly on another thread.
+    fn visit<T: Item>(&self, items: &mut Items<T>);
+}
+
+/// Code run on each kind's list of a bundle, in parallel.
+pub trait ListVisitor: Sync {
+    /// Called once per kind, possibly on another thread.
+    fn visit<T: Item>(&self, kind: Kind, list: &mut Vec<T>);
 }
 
 /// Declares every kind once: the `Kind` enum, the `Project` fields, the `Bundle` lists and
@@ -220,6 +250,14 @@ macro_rules! kinds {
                 $( visitor.visit(&mut self.$field); )*
             }
 
+            /// Calls `visitor` with each kind's items, spreading the calls over rayon's threads.
+            pub fn visit_kinds_parallel(&mut self, visitor: &impl ParallelKindVisitor) {
+                let Project { manifest: _, $($field,)* } = self;
+                rayon::scope(|scope| {
+                    $( scope.spawn(move |_| visitor.visit($field)); )*
+                });
+            }
+
             /// Number of items of `kind`.
             pub fn count(&self, kind: Kind) -> usize {
                 match kind { $(Kind::$variant => self.$field.len(),)* }
@@ -266,15 +304,12 @@ macro_rules! kinds {
                 }
             }
 
-            /// Where each item sits in its kind's list (the last one, for repeated ids).
-            pub fn positions(&self) -> std::collections::HashMap<(Kind, String), usize> {
-                let mut positions = std::collections::HashMap::new();
-                $(
-                    for (at, item) in self.$field.iter().enumerate() {
-                        positions.insert((Kind::$variant, item.id.as_str().to_owned()), at);
-                    }
-                )*
-                positions
+            /// Calls `visitor` on every kind's list, spreading the calls over rayon's threads.
+            pub fn visit_lists_parallel(&mut self, visitor: &impl ListVisitor) {
+                let Bundle { $($field,)* .. } = self;
+                rayon::scope(|scope| {
+                    $( scope.spawn(move |_| visitor.visit(Kind::$variant, $field)); )*
+                });
             }
 
             /// Splits the bundle into a project, reporting ids that occur twice.
@@ -282,11 +317,9 @@ macro_rules! kinds {
                 let mut project = Project { manifest: self.project, ..Project::default() };
                 let mut duplicates = Vec::new();
                 $(
-                    for item in self.$field {
-                        if let Some(previous) = project.$field.insert(item) {
-                            duplicates.push((Kind::$variant, previous.id.as_str().to_owned()));
-                        }
-                    }
+                    let (items, repeated) = Items::from_list(self.$field);
+                    project.$field = items;
+                    duplicates.extend(repeated.into_iter().map(|id| (Kind::$variant, id)));
                 )*
                 (project, duplicates)
             }

@@ -142,8 +142,88 @@ pub struct Column {
     pub x: u16,
     /// Cell y.
     pub y: u16,
-    /// The tiles, bottom first.
+    /// The tiles, bottom first. A plain unit cube is written as just its level
+    /// (`[0, 1, (z: 2, paint: (top: Some(1)))]`): large maps are mostly plain cubes.
+    #[serde(with = "compact_tiles")]
     pub tiles: Vec<Tile>,
+}
+
+/// Tiles written as a level number when they are plain cubes, else as a struct.
+mod compact_tiles {
+    use std::fmt;
+
+    use serde::de::value::MapAccessDeserializer;
+    use serde::de::{self, MapAccess, SeqAccess, Visitor};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Tile;
+
+    struct Out<'a>(&'a Tile);
+
+    impl Serialize for Out<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            if *self.0 == Tile::cube(self.0.z) {
+                serializer.serialize_u16(self.0.z)
+            } else {
+                self.0.serialize(serializer)
+            }
+        }
+    }
+
+    pub fn serialize<S: Serializer>(tiles: &[Tile], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(tiles.len()))?;
+        for tile in tiles {
+            seq.serialize_element(&Out(tile))?;
+        }
+        seq.end()
+    }
+
+    struct In(Tile);
+
+    impl<'de> Deserialize<'de> for In {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct TileVisitor;
+            impl<'de> Visitor<'de> for TileVisitor {
+                type Value = In;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a level number (a plain cube) or a tile struct")
+                }
+                fn visit_u64<E: de::Error>(self, level: u64) -> Result<In, E> {
+                    u16::try_from(level)
+                        .map(|z| In(Tile::cube(z)))
+                        .map_err(|_| E::custom(format!("level {level} is too high")))
+                }
+                fn visit_i64<E: de::Error>(self, level: i64) -> Result<In, E> {
+                    u64::try_from(level)
+                        .map_err(|_| E::custom("levels cannot be negative"))
+                        .and_then(|l| self.visit_u64(l))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<In, A::Error> {
+                    Tile::deserialize(MapAccessDeserializer::new(map)).map(In)
+                }
+            }
+            deserializer.deserialize_any(TileVisitor)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Tile>, D::Error> {
+        struct ListVisitor;
+        impl<'de> Visitor<'de> for ListVisitor {
+            type Value = Vec<Tile>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of tiles")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Tile>, A::Error> {
+                let mut tiles = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(256));
+                while let Some(In(tile)) = seq.next_element()? {
+                    tiles.push(tile);
+                }
+                Ok(tiles)
+            }
+        }
+        deserializer.deserialize_seq(ListVisitor)
+    }
 }
 
 /// A texture of a map's palette.

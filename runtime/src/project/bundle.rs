@@ -1,17 +1,22 @@
 //! Single-file bundles (RON, or JSON on request) for other runtimes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Position};
-use crate::model::{BUNDLE_FORMAT, Bundle, Project, SCHEMA_VERSION};
+use crate::model::{BUNDLE_FORMAT, Bundle, Item, Items, Kind, KindVisitor, ListVisitor, Project, SCHEMA_VERSION};
+use crate::ron_locate::{TopField, top_level_fields};
+use rayon::prelude::*;
 
 use super::folder::is_new_or_empty;
-use super::ron_format::to_ron_string;
-use super::{Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, ron_error, save_folder, write_atomic};
+use super::ron_format::value_at;
+use super::{
+    Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, parse_ron, ron_error, save_folder, write_atomic,
+};
 
 /// The text format of a bundle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,16 +30,61 @@ pub enum BundleFormat {
 
 /// The bundle text of `project`.
 pub fn bundle_text(project: &Project, format: BundleFormat) -> Result<String, ProjectError> {
-    let bundle = Bundle::from_project(project);
     let serialise = |message: String| ProjectError::Serialise { what: "the bundle".to_owned(), message };
     match format {
-        BundleFormat::Ron => to_ron_string(&bundle).map_err(|error| serialise(error.to_string())),
+        BundleFormat::Ron => ron_bundle_text(project).map_err(|error| serialise(error.to_string())),
         BundleFormat::Json => {
+            let bundle = Bundle::from_project(project);
             let mut text = serde_json::to_string_pretty(&bundle).map_err(|error| serialise(error.to_string()))?;
             text.push('\n');
             Ok(text)
         }
     }
+}
+
+/// The RON bundle: the header, then each kind's list with one item per element, every item
+/// laid out like a project file (items are laid out in parallel).
+fn ron_bundle_text(project: &Project) -> Result<String, ron::Error> {
+    struct Lists {
+        parts: Vec<(Kind, Result<Vec<String>, ron::Error>)>,
+    }
+    impl KindVisitor for Lists {
+        fn visit<T: Item>(&mut self, items: &Items<T>) {
+            if items.is_empty() {
+                return;
+            }
+            let laid_out = items.iter().collect::<Vec<_>>().into_par_iter().map(|item| value_at(item, 2, 8)).collect();
+            self.parts.push((T::KIND, laid_out));
+        }
+    }
+    let mut lists = Lists { parts: Vec::new() };
+    project.visit_kinds(&mut lists);
+    let mut text = String::from("(\n");
+    let header = [
+        ("format", value_at(&BUNDLE_FORMAT, 1, 12)?),
+        ("schema_version", value_at(&project.manifest.schema_version, 1, 20)?),
+        ("project", value_at(&project.manifest, 1, 13)?),
+    ];
+    for (name, value) in header {
+        text.push_str("    ");
+        text.push_str(name);
+        text.push_str(": ");
+        text.push_str(&value);
+        text.push_str(",\n");
+    }
+    for (kind, items) in lists.parts {
+        text.push_str("    ");
+        text.push_str(kind.folder());
+        text.push_str(": [\n");
+        for item in items? {
+            text.push_str("        ");
+            text.push_str(&item);
+            text.push_str(",\n");
+        }
+        text.push_str("    ],\n");
+    }
+    text.push_str(")\n");
+    Ok(text)
 }
 
 /// Writes the bundle of `project` to `path`, atomically.
@@ -58,40 +108,112 @@ fn looks_like_json(text: &str) -> bool {
     text.trim_start().starts_with('{')
 }
 
-/// Parses bundle `text` (RON or JSON, detected) that came from `path`.
-pub fn parse_bundle(text: &str, path: &Path) -> Result<Loaded, ProjectError> {
-    let json = looks_like_json(text);
-    let not_parsed = |diagnostic: Diagnostic| ProjectError::Unreadable(Box::new(diagnostic));
-    let json_error = |error: &serde_json::Error| {
-        Diagnostic::error(format!("this bundle is not valid JSON: {error}"))
-            .in_file(path)
-            .at(Some(Position { line: error.line(), col: error.column() }))
-    };
-    let probe: BundleProbe = if json {
-        serde_json::from_str(text).map_err(|error| not_parsed(json_error(&error)))?
-    } else {
-        ron::from_str(text).map_err(|error| not_parsed(ron_error(path, text, &error)))?
-    };
-    if probe.format != BUNDLE_FORMAT {
-        return Err(not_parsed(
+/// Checks the header of a bundle: the format marker and a schema version this build reads.
+fn check_header(path: &Path, format: &str, version: u32) -> Result<(), ProjectError> {
+    if format != BUNDLE_FORMAT {
+        return Err(ProjectError::Unreadable(Box::new(
             Diagnostic::error(format!("this is not an Actforge bundle: it needs `format: \"{BUNDLE_FORMAT}\"`"))
                 .in_file(path),
-        ));
+        )));
     }
-    let version = probe.schema_version;
     if version == 0 {
-        return Err(not_parsed(Diagnostic::error("this bundle has no schema_version").in_file(path)));
+        return Err(ProjectError::Unreadable(Box::new(
+            Diagnostic::error("this bundle has no schema_version").in_file(path),
+        )));
     }
-    check_schema(path, version)?;
-    let bundle: Bundle = if json {
-        serde_json::from_str(text).map_err(|error| not_parsed(json_error(&error)))?
+    check_schema(path, version)
+}
+
+/// Parses a RON bundle. The fast path splits the top-level struct and parses each kind's
+/// list on its own thread (RON parsing is the bottleneck of large bundles); anything it does
+/// not understand falls back to one whole-text parse, which gives the exact error.
+fn parse_ron_bundle(text: &str, path: &Path) -> Result<Bundle, ProjectError> {
+    if let Some(fields) = top_level_fields(text) {
+        let header =
+            |name: &str| fields.iter().find(|field| field.name == name).and_then(|field| text.get(field.value.clone()));
+        let format: String = header("format").and_then(|value| ron::from_str(value).ok()).unwrap_or_default();
+        let version: u32 = header("schema_version").and_then(|value| ron::from_str(value).ok()).unwrap_or_default();
+        check_header(path, &format, version)?;
+        if let Some(bundle) = parse_ron_parts(text, &fields) {
+            return Ok(bundle);
+        }
+    }
+    let unreadable =
+        |error: &ron::error::SpannedError| ProjectError::Unreadable(Box::new(ron_error(path, text, error)));
+    let probe: BundleProbe = ron::from_str(text).map_err(|error| unreadable(&error))?;
+    check_header(path, &probe.format, probe.schema_version)?;
+    ron::from_str(text).map_err(|error| unreadable(&error))
+}
+
+/// The fast path of [`parse_ron`]; `None` whenever the whole-text parse should decide.
+fn parse_ron_parts(text: &str, fields: &[TopField]) -> Option<Bundle> {
+    struct ParseLists<'a> {
+        text: &'a str,
+        lists: HashMap<&'a str, &'a [std::ops::Range<usize>]>,
+        failed: AtomicBool,
+    }
+    impl ListVisitor for ParseLists<'_> {
+        fn visit<T: Item>(&self, kind: Kind, list: &mut Vec<T>) {
+            let Some(elements) = self.lists.get(kind.folder()) else { return };
+            // Items are parsed one by one across threads: one kind can hold most of the text.
+            let parsed: Option<Vec<T>> = elements
+                .par_iter()
+                .map(|range| self.text.get(range.clone()).and_then(|item| parse_ron(item).ok()))
+                .collect();
+            match parsed {
+                Some(parsed) => *list = parsed,
+                None => self.failed.store(true, Ordering::Relaxed),
+            }
+        }
+    }
+    let mut bundle = Bundle::default();
+    let mut lists = HashMap::new();
+    let mut seen = BTreeSet::new();
+    for field in fields {
+        if !seen.insert(field.name.as_str()) {
+            return None; // a repeated field: let the full parse report it
+        }
+        let value = text.get(field.value.clone())?;
+        match field.name.as_str() {
+            "format" => bundle.format = ron::from_str(value).ok()?,
+            "schema_version" => bundle.schema_version = ron::from_str(value).ok()?,
+            "project" => bundle.project = ron::from_str(value).ok()?,
+            list => {
+                Kind::from_folder(list)?;
+                lists.insert(list, field.elements.as_deref()?);
+            }
+        }
+    }
+    let visitor = ParseLists { text, lists, failed: AtomicBool::new(false) };
+    bundle.visit_lists_parallel(&visitor);
+    (!visitor.failed.load(Ordering::Relaxed)).then_some(bundle)
+}
+
+/// Parses bundle `text` (RON or JSON, detected) that came from `path`.
+pub fn parse_bundle(text: &str, path: &Path) -> Result<Loaded, ProjectError> {
+    parse_bundle_text(text.to_owned(), path)
+}
+
+/// As [`parse_bundle`], keeping `text` (as the source of diagnostics) without copying it.
+fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> {
+    let bundle = if looks_like_json(&text) {
+        let json_error = |error: &serde_json::Error| {
+            ProjectError::Unreadable(Box::new(
+                Diagnostic::error(format!("this bundle is not valid JSON: {error}"))
+                    .in_file(path)
+                    .at(Some(Position { line: error.line(), col: error.column() })),
+            ))
+        };
+        let probe: BundleProbe = serde_json::from_str(&text).map_err(|error| json_error(&error))?;
+        check_header(path, &probe.format, probe.schema_version)?;
+        serde_json::from_str(&text).map_err(|error| json_error(&error))?
     } else {
-        ron::from_str(text).map_err(|error| not_parsed(ron_error(path, text, &error)))?
+        parse_ron_bundle(&text, path)?
     };
-    let positions = bundle.positions();
+    let version = bundle.schema_version;
     let (mut project, duplicates) = bundle.into_project();
     project.manifest.schema_version = version;
-    let sources = Sources::bundle(path.to_owned(), text.to_owned(), positions);
+    let sources = Sources::bundle(path.to_owned(), text);
     let mut diagnostics: Vec<Diagnostic> = duplicates
         .into_iter()
         .map(|(kind, id)| {
@@ -115,7 +237,7 @@ pub fn load_bundle(path: &Path) -> Result<Loaded, ProjectError> {
     let text = String::from_utf8(bytes).map_err(|_| {
         ProjectError::Unreadable(Box::new(Diagnostic::error("this file is not UTF-8 text").in_file(path)))
     })?;
-    parse_bundle(&text, path)
+    parse_bundle_text(text, path)
 }
 
 /// Restores the project folder of the bundle at `bundle_path` into `out_dir`, which must be

@@ -6,6 +6,7 @@
 
 mod atomic;
 mod bundle;
+mod fast_ron;
 mod folder;
 mod migrate;
 pub mod ron_format;
@@ -124,6 +125,15 @@ fn check_schema(path: &Path, found: u32) -> Result<(), ProjectError> {
         )));
     }
     Ok(())
+}
+
+/// Parses one RON value: the fast reader first, `ron` when it gives up (`ron` decides what
+/// is valid and reports errors).
+fn parse_ron<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ron::error::SpannedError> {
+    match fast_ron::from_str(text) {
+        Some(value) => Ok(value),
+        None => ron::from_str(text),
+    }
 }
 
 /// A diagnostic for a RON parse error, at the error's line and column (moved forward over

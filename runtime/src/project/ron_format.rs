@@ -97,8 +97,22 @@ struct Layout<'a> {
     column: usize,
 }
 
-/// Lays out compact RON text.
+/// Lays out compact RON text as a whole file: the root broken, a trailing newline.
 fn layout(compact: &str) -> String {
+    let mut text = layout_at(compact, 0, 0, true);
+    text.push('\n');
+    text
+}
+
+/// `value` laid out as a value that starts at `column` of a line indented `depth` levels,
+/// with no trailing newline; for assembling big files (bundles) from parts laid out apart.
+pub fn value_at<T: Serialize>(value: &T, depth: usize, column: usize) -> Result<String, ron::Error> {
+    let compact = ron::ser::to_string(value)?;
+    Ok(layout_at(&compact, depth, column, false))
+}
+
+/// Lays out compact RON text starting at `column` of a line indented `depth` levels.
+fn layout_at(compact: &str, depth: usize, column: usize, force_break: bool) -> String {
     let tokens = tokenize(compact);
     let count = tokens.len();
     let mut close_of = vec![0; count];
@@ -132,12 +146,11 @@ fn layout(compact: &str) -> String {
             }
         }
     }
-    let mut state = Layout { tokens, close_of, flat_width, out: String::with_capacity(compact.len() * 2), column: 0 };
+    let mut state = Layout { tokens, close_of, flat_width, out: String::with_capacity(compact.len() * 2), column };
     let mut index = 0;
     while index < state.tokens.len() {
-        index = state.emit(index, 0, true);
+        index = state.emit(index, depth, force_break);
     }
-    state.out.push('\n');
     state.out
 }
 

@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{FieldPath, Kind, PathSegment};
-use crate::ron_locate::locate;
+use crate::ron_locate::{field_string, locate, top_level_fields};
 
 use super::{MANIFEST_FILE, item_path};
 
@@ -22,8 +23,9 @@ enum Origin {
     Memory,
     /// A project folder: one text per file.
     Folder { root: PathBuf, manifest: Option<String>, items: HashMap<(Kind, String), String> },
-    /// A bundle: one text, items found by their index in their kind's list.
-    Bundle { path: PathBuf, text: String, index: HashMap<(Kind, String), usize> },
+    /// A bundle: one text, items found by their index in their kind's list. The index is
+    /// built on first use: most loads place no diagnostic.
+    Bundle { path: PathBuf, text: String, index: OnceLock<HashMap<(Kind, String), usize>> },
 }
 
 impl Sources {
@@ -36,8 +38,8 @@ impl Sources {
         Self { origin: Origin::Folder { root, manifest, items } }
     }
 
-    pub(super) fn bundle(path: PathBuf, text: String, index: HashMap<(Kind, String), usize>) -> Self {
-        Self { origin: Origin::Bundle { path, text, index } }
+    pub(super) fn bundle(path: PathBuf, text: String) -> Self {
+        Self { origin: Origin::Bundle { path, text, index: OnceLock::new() } }
     }
 
     /// The file an item lives in, when known.
@@ -70,7 +72,7 @@ impl Sources {
                     None => full.push(PathSegment::Field("project")),
                     Some((kind, id)) => {
                         full.push(PathSegment::Field(kind.folder()));
-                        if let Some(at) = index.get(&(kind, id.to_owned())) {
+                        if let Some(at) = index.get_or_init(|| bundle_index(text)).get(&(kind, id.to_owned())) {
                             full.push(PathSegment::Index(*at));
                         }
                     }
@@ -80,4 +82,31 @@ impl Sources {
             }
         }
     }
+}
+
+/// Where each item sits in its kind's list of a bundle text (RON or JSON); for a repeated id,
+/// the last occurrence.
+fn bundle_index(text: &str) -> HashMap<(Kind, String), usize> {
+    let mut index = HashMap::new();
+    if text.trim_start().starts_with('{') {
+        let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(text) else { return index };
+        for (name, value) in fields {
+            let (Some(kind), serde_json::Value::Array(items)) = (Kind::from_folder(&name), value) else { continue };
+            for (at, item) in items.iter().enumerate() {
+                if let Some(id) = item.get("id").and_then(serde_json::Value::as_str) {
+                    index.insert((kind, id.to_owned()), at);
+                }
+            }
+        }
+        return index;
+    }
+    for field in top_level_fields(text).unwrap_or_default() {
+        let (Some(kind), Some(elements)) = (Kind::from_folder(&field.name), field.elements) else { continue };
+        for (at, range) in elements.into_iter().enumerate() {
+            if let Some(id) = text.get(range).and_then(|item| field_string(item, "id")) {
+                index.insert((kind, id), at);
+            }
+        }
+    }
+    index
 }
