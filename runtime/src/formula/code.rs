@@ -1,0 +1,456 @@
+// The language compares numbers exactly (`==`, `switch` keys), as the reference does.
+#![allow(clippy::float_cmp)]
+//! The evaluator: a compiled tree turned into nested closures specialised for one
+//! environment type. Leaves fuse into their parents (`c.atk * 1.5` is one closure that reads
+//! the slot and multiplies), each operator is its own closure (no second dispatch), and the
+//! environment's accessors inline; evaluation does no hashing and no allocation.
+//! (Measured against a bytecode interpreter and a tree walker: half their time.)
+
+use std::sync::Arc;
+
+use super::ast::{BinaryOp, Side};
+use super::compile::{Env, FormulaSet, Issue, Slot};
+
+/// A single-argument builtin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Unary {
+    Abs,
+    Trunc,
+    Floor,
+    Ceil,
+    Round,
+    Sqrt,
+    Clamp01,
+}
+
+/// A compiled node: names resolved, constants folded; turned into a [`Program`] to run.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Node {
+    Const(f64),
+    Value(Slot),
+    Formula(u32),
+    Neg(Box<Node>),
+    Not(Box<Node>),
+    Binary(BinaryOp, Box<Node>, Box<Node>),
+    If(Box<Node>, Box<Node>, Box<Node>),
+    Unary(Unary, Box<Node>),
+    Root(Box<Node>, Box<Node>),
+    Clamp(Box<Node>, Box<Node>, Box<Node>),
+    Min(Box<[Node]>),
+    Max(Box<[Node]>),
+    Mean(Box<[Node]>),
+    Random(Box<Node>, Box<Node>),
+    Any(Box<[Node]>),
+    Exists(Slot),
+    LookupOr(Slot, Box<Node>),
+    Cond(Box<[(Node, Node)]>, Option<Box<Node>>),
+    Switch(Box<Node>, Box<[(Node, Node)]>, Option<Box<Node>>),
+    RandomBranch(Box<[(Node, Node)]>, Option<Box<Node>>),
+    Facing(bool, Box<[Option<Node>; 8]>),
+}
+
+impl Node {
+    /// Whether the node is a pure operation (no state, no random) on constants only.
+    fn has_constant_operands(&self) -> bool {
+        let constant = |node: &Node| matches!(node, Self::Const(_));
+        match self {
+            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => constant(x),
+            Self::Binary(_, a, b) | Self::Root(a, b) => constant(a) && constant(b),
+            Self::If(c, a, b) | Self::Clamp(c, a, b) => constant(c) && constant(a) && constant(b),
+            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => nodes.iter().all(constant),
+            _ => false,
+        }
+    }
+
+    /// Folds a pure operation on constants into a constant.
+    pub(super) fn folded(self) -> Self {
+        if self.has_constant_operands() {
+            struct NoEnv;
+            impl Env for NoEnv {
+                fn value(&mut self, _: Slot) -> f64 {
+                    f64::NAN
+                }
+                fn has(&mut self, _: Slot) -> bool {
+                    false
+                }
+                fn random_bits(&mut self) -> u64 {
+                    0
+                }
+            }
+            let program = Program::<'static, NoEnv>::build(&self, &FormulaSet::default(), &mut Vec::new());
+            return Self::Const(program.eval(&mut NoEnv));
+        }
+        self
+    }
+}
+
+/// A formula ready to evaluate in environments of type `E`: build it once with
+/// [`FormulaSet::program`], evaluate it as often as needed.
+///
+/// `'e` is how long environments of type `E` may live (`E` may borrow the game state).
+pub struct Program<'e, E: ?Sized + 'e> {
+    run: Run<'e, E>,
+}
+
+/// A node's closure.
+type Run<'e, E> = Box<dyn Fn(&mut E) -> f64 + Send + Sync + 'e>;
+/// A named formula's closure, shared by every formula that references it.
+type Shared<'e, E> = Arc<dyn Fn(&mut E) -> f64 + Send + Sync + 'e>;
+
+impl<E: ?Sized> std::fmt::Debug for Program<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Program")
+    }
+}
+
+impl<'e, E: Env + ?Sized + 'e> Program<'e, E> {
+    /// The formula's value in `env`.
+    #[inline]
+    pub fn eval(&self, env: &mut E) -> f64 {
+        (self.run)(env)
+    }
+
+    /// Builds the closures of `node`; `named` caches the set's named formulas already built.
+    pub(super) fn build(node: &Node, set: &FormulaSet, named: &mut Vec<Option<Shared<'e, E>>>) -> Self {
+        Self { run: Builder { set, named }.node(node) }
+    }
+}
+
+/// Builds closures, sharing named formulas.
+struct Builder<'a, 'e, E: ?Sized + 'e> {
+    set: &'a FormulaSet,
+    named: &'a mut Vec<Option<Shared<'e, E>>>,
+}
+
+/// A closure for `a op b` with leaf operands fused. `$body` computes from `$x` and `$y`.
+macro_rules! binary {
+    ($self:ident, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        match ($a, $b) {
+            (Node::Value(a), Node::Const(k)) => {
+                let (a, $y) = (*a, *k);
+                Box::new(move |env: &mut E| {
+                    let $x = env.value(a);
+                    $body
+                })
+            }
+            (Node::Value(a), Node::Value(b)) => {
+                let (a, b) = (*a, *b);
+                Box::new(move |env: &mut E| {
+                    let $x = env.value(a);
+                    let $y = env.value(b);
+                    $body
+                })
+            }
+            (a, Node::Const(k)) => {
+                let (a, $y) = ($self.node(a), *k);
+                Box::new(move |env: &mut E| {
+                    let $x = a(env);
+                    $body
+                })
+            }
+            (a, Node::Value(b)) => {
+                let (a, b) = ($self.node(a), *b);
+                Box::new(move |env: &mut E| {
+                    let $x = a(env);
+                    let $y = env.value(b);
+                    $body
+                })
+            }
+            (Node::Const(k), b) => {
+                let ($x, b) = (*k, $self.node(b));
+                Box::new(move |env: &mut E| {
+                    let $y = b(env);
+                    $body
+                })
+            }
+            (a, b) => {
+                let (a, b) = ($self.node(a), $self.node(b));
+                Box::new(move |env: &mut E| {
+                    let $x = a(env);
+                    let $y = b(env);
+                    $body
+                })
+            }
+        }
+    }};
+}
+
+/// A closure for a function of one value.
+macro_rules! unary {
+    ($self:ident, $x:expr, |$v:ident| $body:expr) => {{
+        let x = $self.node($x);
+        Box::new(move |env: &mut E| {
+            let $v = x(env);
+            $body
+        })
+    }};
+}
+
+impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
+    fn nodes(&mut self, nodes: &[Node]) -> Box<[Run<'e, E>]> {
+        nodes.iter().map(|node| self.node(node)).collect()
+    }
+
+    fn cases(&mut self, cases: &[(Node, Node)]) -> Box<[(Run<'e, E>, Run<'e, E>)]> {
+        cases.iter().map(|(key, value)| (self.node(key), self.node(value))).collect()
+    }
+
+    /// The default branch, or a closure that reports `issue` and gives NaN.
+    fn default(&mut self, default: Option<&Node>, issue: Issue) -> Run<'e, E> {
+        match default {
+            Some(node) => self.node(node),
+            None => Box::new(move |env: &mut E| {
+                env.issue(issue);
+                f64::NAN
+            }),
+        }
+    }
+
+    fn named(&mut self, index: u32) -> Shared<'e, E> {
+        let at = index as usize;
+        if let Some(Some(shared)) = self.named.get(at) {
+            return Arc::clone(shared);
+        }
+        let shared: Shared<'e, E> = match self.set.named_node(index) {
+            // Cycles were broken when the set was built, so this recursion ends.
+            Some(node) => Arc::from(self.node(node)),
+            None => Arc::new(|_: &mut E| f64::NAN),
+        };
+        if self.named.len() <= at {
+            self.named.resize(at + 1, None);
+        }
+        if let Some(entry) = self.named.get_mut(at) {
+            *entry = Some(Arc::clone(&shared));
+        }
+        shared
+    }
+
+    #[allow(clippy::too_many_lines)] // one arm per node kind reads best in one place
+    fn node(&mut self, node: &Node) -> Run<'e, E> {
+        match node {
+            Node::Const(value) => {
+                let value = *value;
+                Box::new(move |_: &mut E| value)
+            }
+            Node::Value(slot) => {
+                let slot = *slot;
+                Box::new(move |env: &mut E| env.value(slot))
+            }
+            Node::Formula(index) => {
+                let named = self.named(*index);
+                Box::new(move |env: &mut E| named(env))
+            }
+            Node::Neg(x) => unary!(self, x, |v| -v),
+            Node::Not(x) => unary!(self, x, |v| flag(!truth(v))),
+            Node::Unary(function, x) => match function {
+                Unary::Abs => unary!(self, x, |v| v.abs()),
+                Unary::Trunc => unary!(self, x, |v| v.trunc()),
+                Unary::Floor => unary!(self, x, |v| v.floor()),
+                Unary::Ceil => unary!(self, x, |v| v.ceil()),
+                // Unity's rounding: half to even.
+                Unary::Round => unary!(self, x, |v| v.round_ties_even()),
+                Unary::Sqrt => unary!(self, x, |v| v.sqrt()),
+                Unary::Clamp01 => unary!(self, x, |v| clamp(v, 0.0, 1.0)),
+            },
+            Node::Binary(op, a, b) => {
+                let (a, b) = (&**a, &**b);
+                match op {
+                    BinaryOp::Add => binary!(self, a, b, |x, y| x + y),
+                    BinaryOp::Sub => binary!(self, a, b, |x, y| x - y),
+                    BinaryOp::Mul => binary!(self, a, b, |x, y| x * y),
+                    BinaryOp::Div => binary!(self, a, b, |x, y| x / y),
+                    // Truncates toward zero; a division by zero gives ±inf or NaN, as `/` does.
+                    BinaryOp::IntDiv => binary!(self, a, b, |x, y| (x / y).trunc()),
+                    BinaryOp::Rem => binary!(self, a, b, |x, y| x % y),
+                    BinaryOp::Pow => binary!(self, a, b, |x, y| x.powf(y)),
+                    BinaryOp::Eq => binary!(self, a, b, |x, y| flag(x == y)),
+                    BinaryOp::Ne => binary!(self, a, b, |x, y| flag(x != y)),
+                    BinaryOp::Lt => binary!(self, a, b, |x, y| flag(x < y)),
+                    BinaryOp::Le => binary!(self, a, b, |x, y| flag(x <= y)),
+                    BinaryOp::Gt => binary!(self, a, b, |x, y| flag(x > y)),
+                    BinaryOp::Ge => binary!(self, a, b, |x, y| flag(x >= y)),
+                    // Both sides are always evaluated (they may draw random numbers).
+                    BinaryOp::And => binary!(self, a, b, |x, y| flag(truth(x) & truth(y))),
+                    BinaryOp::Or => binary!(self, a, b, |x, y| flag(truth(x) | truth(y))),
+                }
+            }
+            Node::If(condition, then, otherwise) => {
+                let condition = self.node(condition);
+                if let (Node::Const(a), Node::Const(b)) = (&**then, &**otherwise) {
+                    let (a, b) = (*a, *b);
+                    return Box::new(move |env: &mut E| if truth(condition(env)) { a } else { b });
+                }
+                let (then, otherwise) = (self.node(then), self.node(otherwise));
+                Box::new(move |env: &mut E| if truth(condition(env)) { then(env) } else { otherwise(env) })
+            }
+            Node::Root(x, n) => binary!(self, &**x, &**n, |x, n| x.powf(1.0 / n)),
+            Node::Clamp(x, low, high) => {
+                let (x, low, high) = (self.node(x), self.node(low), self.node(high));
+                Box::new(move |env: &mut E| {
+                    let x = x(env);
+                    let low = low(env);
+                    clamp(x, low, high(env))
+                })
+            }
+            Node::Min(nodes) => {
+                if let [a, b] = &**nodes {
+                    return binary!(self, a, b, |x, y| min_step(x, y));
+                }
+                let nodes = self.nodes(nodes);
+                Box::new(move |env: &mut E| {
+                    nodes.iter().fold(f64::INFINITY, |result, node| min_step(result, node(env)))
+                })
+            }
+            Node::Max(nodes) => {
+                if let [a, b] = &**nodes {
+                    return binary!(self, a, b, |x, y| max_step(x, y));
+                }
+                let nodes = self.nodes(nodes);
+                Box::new(move |env: &mut E| nodes.iter().fold(f64::NAN, |result, node| max_step(result, node(env))))
+            }
+            Node::Mean(nodes) => {
+                let nodes = self.nodes(nodes);
+                let count = nodes.len() as f64;
+                Box::new(move |env: &mut E| nodes.iter().fold(0.0, |sum, node| sum + node(env)) / count)
+            }
+            Node::Random(low, high) => {
+                let (low, high) = (self.node(low), self.node(high));
+                Box::new(move |env: &mut E| {
+                    let low = low(env);
+                    let high = high(env);
+                    low + unit(env) * (high - low)
+                })
+            }
+            Node::Any(nodes) => {
+                let nodes = self.nodes(nodes);
+                Box::new(move |env: &mut E| {
+                    let at = index_below(env, nodes.len());
+                    nodes.get(at).map_or(f64::NAN, |node| node(env))
+                })
+            }
+            Node::Exists(slot) => {
+                let slot = *slot;
+                Box::new(move |env: &mut E| flag(env.has(slot)))
+            }
+            Node::LookupOr(slot, default) => {
+                let (slot, default) = (*slot, self.node(default));
+                Box::new(move |env: &mut E| if env.has(slot) { env.value(slot) } else { default(env) })
+            }
+            Node::Cond(cases, default) => {
+                let (cases, default) = (self.cases(cases), self.default(default.as_deref(), Issue::NoCondCase));
+                Box::new(move |env: &mut E| {
+                    for (condition, value) in &cases {
+                        if truth(condition(env)) {
+                            return value(env);
+                        }
+                    }
+                    default(env)
+                })
+            }
+            Node::Switch(subject, cases, default) => {
+                let subject = self.node(subject);
+                let (cases, default) = (self.cases(cases), self.default(default.as_deref(), Issue::NoSwitchCase));
+                Box::new(move |env: &mut E| {
+                    let subject = subject(env);
+                    for (key, value) in &cases {
+                        if key(env) == subject {
+                            return value(env);
+                        }
+                    }
+                    default(env)
+                })
+            }
+            Node::RandomBranch(cases, default) => {
+                let (cases, default) =
+                    (self.cases(cases), self.default(default.as_deref(), Issue::RandomWeightsTooLow));
+                Box::new(move |env: &mut E| {
+                    let roll = unit(env);
+                    let mut sum = 0.0;
+                    for (weight, value) in &cases {
+                        sum += weight(env);
+                        if sum >= roll {
+                            return value(env);
+                        }
+                    }
+                    default(env)
+                })
+            }
+            Node::Facing(targeted, cases) => {
+                let targeted = *targeted;
+                let table: Box<[Option<Run<'e, E>>]> =
+                    cases.iter().map(|case| case.as_ref().map(|node| self.node(node))).collect();
+                Box::new(move |env: &mut E| {
+                    let pick = |side: Side| table.get(side_index(side)).and_then(Option::as_ref);
+                    // Without a skill (no actor and target) there is no side: NaN, as in the reference.
+                    let chosen = env.facing(targeted).and_then(|side| {
+                        pick(side)
+                            .or_else(|| matches!(side, Side::Left | Side::Right).then(|| pick(Side::Sides)).flatten())
+                            .or_else(|| (side != Side::Away).then(|| pick(Side::Towards)).flatten())
+                            .or_else(|| pick(Side::Default))
+                    });
+                    if let Some(node) = chosen {
+                        node(env)
+                    } else {
+                        env.issue(Issue::NoFacingCase);
+                        f64::NAN
+                    }
+                })
+            }
+        }
+    }
+}
+
+/// `if x < low then low else if x > high then high else x` (NaN stays NaN).
+fn clamp(x: f64, low: f64, high: f64) -> f64 {
+    if x < low {
+        low
+    } else if x > high {
+        high
+    } else {
+        x
+    }
+}
+
+/// NaN counts as true, as in the reference (NaN != 0).
+#[inline]
+fn truth(x: f64) -> bool {
+    x != 0.0
+}
+
+#[inline]
+pub(super) fn flag(b: bool) -> f64 {
+    if b { 1.0 } else { 0.0 }
+}
+
+/// `min(a, b)` where any NaN makes the result NaN.
+#[inline]
+fn min_step(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// `max(a, b)` where NaN is ignored unless both are NaN.
+#[inline]
+fn max_step(a: f64, b: f64) -> f64 {
+    if !b.is_nan() && (a.is_nan() || b > a) { b } else { a }
+}
+
+/// A number in [0, 1], both ends included (the reference's `Random.value`).
+fn unit(env: &mut (impl Env + ?Sized)) -> f64 {
+    const MAX: f64 = ((1u64 << 53) - 1) as f64;
+    (env.random_bits() >> 11) as f64 / MAX
+}
+
+/// A uniform index below `n` (n ≥ 1).
+fn index_below(env: &mut (impl Env + ?Sized), n: usize) -> usize {
+    (((env.random_bits() >> 32) * n as u64) >> 32) as usize
+}
+
+fn side_index(side: Side) -> usize {
+    Side::ALL.iter().position(|s| *s == side).unwrap_or(0)
+}

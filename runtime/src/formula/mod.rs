@@ -1,0 +1,32 @@
+//! The formula language: the one expression language of Actforge (tests, conditions,
+//! amounts, stats, scores, path unlocks, queries).
+//!
+//! `lexer` → `parser` (Pratt, with spans) → `compile` (names resolved once to slots, constants
+//! folded) → evaluation against an [`Env`] with no hashing or allocation. `print` gives the
+//! canonical form; `names` says which names a project defines; `env` has a simple
+//! environment of fixed values for `actforge eval` and tests.
+
+pub mod ast;
+pub mod code;
+pub mod compile;
+pub mod env;
+pub mod error;
+pub mod lexer;
+pub mod names;
+pub mod parser;
+pub mod print;
+pub mod query;
+
+pub use ast::{Ast, AstKind, Lookup, Scope, Side};
+pub use code::Program;
+pub use compile::{AnyNames, Compiled, Env, FormulaSet, Issue, NameCheck, NamedError, Names, Slot};
+pub use env::ValuesEnv;
+pub use error::{FormulaError, Span};
+pub use names::ProjectNames;
+pub use parser::parse;
+pub use print::{canonical, lookup_text};
+
+/// Parses `text` and returns its canonical form.
+pub fn canonical_text(text: &str) -> Result<String, FormulaError> {
+    parse(text).map(|ast| canonical(&ast))
+}

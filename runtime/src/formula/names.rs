@@ -1,0 +1,223 @@
+//! The game-state namespace: which names formulas may read in a project.
+//!
+//! Bare names and dotted names (the `Auto` scope) read the game state. Their first part says
+//! what is read; FORMAT.md lists them all:
+//!
+//! | name | value |
+//! |---|---|
+//! | `stat.ID`, or just `ID` | the stat `ID` |
+//! | `LOCATION.card.ID`, `LOCATION.aspect.ID` | how many of a card type / an aspect are at a location: `scope`, `slots`, `heap`, `table`, `matched`, `anywhere`, `free` |
+//! | `LOCATION.cards` | how many cards are at a location |
+//! | `card.ID.PROPERTY`, `self.PROPERTY` | a card type's property; the property of the card the formula belongs to |
+//! | `turn`, `era.turn`, `era.ID` | the turn number; turns into the current era; 1 while era `ID` runs |
+//! | `node.ID.visited`, `node.ID.captured`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
+//! | `board.ID.cCOLrROW`, `board.ID.filled` | the die value in a board cell (1-based, 0 when empty); the number of filled cells |
+//! | `dice.last` | the last die rolled |
+//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.c.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
+//! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
+//!
+//! Scoped lookups read characters and skills: `c.`/`t.` stats, `skill.` parameters, and so on.
+
+use std::collections::BTreeSet;
+
+use super::ast::{Lookup, Scope};
+use super::compile::{NameCheck, Names};
+use crate::model::Project;
+
+/// The `arg.*` names a skill sets before its formulas run.
+pub const ARG_NAMES: &[&str] = &[
+    "arg.distance",
+    "arg.distance.xy",
+    "arg.mdistance",
+    "arg.mdistance.xy",
+    "arg.dx",
+    "arg.dy",
+    "arg.dz",
+    "arg.x",
+    "arg.y",
+    "arg.z",
+    "arg.pos.x",
+    "arg.pos.y",
+    "arg.pos.z",
+    "arg.sameTeam",
+    "arg.otherTeam",
+    "arg.isAlly",
+    "arg.isEnemy",
+    "arg.angle.xy",
+    "arg.currentHitType",
+];
+
+/// Stats every character has without declaring them.
+pub const PSEUDO_STATS: &[&str] =
+    &["position.x", "position.y", "position.z", "size.x", "size.y", "size.z", "isMounted", "isMounting"];
+
+/// The count locations of `LOCATION.card.ID`.
+pub const LOCATIONS: &[&str] = &["scope", "slots", "heap", "table", "matched", "anywhere", "free"];
+
+/// The names a project defines, for checking formulas at compile time.
+#[derive(Clone, Debug, Default)]
+pub struct ProjectNames {
+    stats: BTreeSet<String>,
+    cards: BTreeSet<String>,
+    aspects: BTreeSet<String>,
+    card_properties: BTreeSet<String>,
+    eras: BTreeSet<String>,
+    nodes: BTreeSet<String>,
+    node_properties: BTreeSet<String>,
+    boards: BTreeSet<String>,
+    unit_stats: BTreeSet<String>,
+    skill_params: BTreeSet<String>,
+}
+
+impl ProjectNames {
+    /// The names of `project`.
+    pub fn new(project: &Project) -> Self {
+        let ids = |ids: Vec<(&str, &str)>| ids.into_iter().map(|(id, _)| id.to_owned()).collect::<BTreeSet<_>>();
+        let mut names = Self {
+            stats: ids(project.entries(crate::Kind::Stat)),
+            cards: ids(project.entries(crate::Kind::Card)),
+            aspects: ids(project.entries(crate::Kind::Aspect)),
+            eras: ids(project.entries(crate::Kind::Era)),
+            boards: ids(project.entries(crate::Kind::Board)),
+            ..Self::default()
+        };
+        for card in &project.cards {
+            names.card_properties.extend(card.properties.keys().cloned());
+        }
+        for map in &project.node_maps {
+            for node in &map.nodes {
+                names.nodes.insert(node.id.as_str().to_owned());
+                names.node_properties.extend(node.properties.keys().cloned());
+            }
+        }
+        for unit in &project.units {
+            names.unit_stats.extend(unit.stats.keys().cloned());
+        }
+        for skill in &project.skills {
+            names.skill_params.extend(skill.params.keys().cloned());
+        }
+        names
+    }
+
+    fn known_list(set: &BTreeSet<String>) -> String {
+        let shown: Vec<&str> = set.iter().take(12).map(String::as_str).collect();
+        if shown.is_empty() {
+            "none are defined".to_owned()
+        } else if set.len() > shown.len() {
+            format!("{}, …", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    }
+
+    fn check_auto(&self, name: &str) -> NameCheck {
+        let parts: Vec<&str> = name.split('.').collect();
+        let unknown = |hint: String| NameCheck::Unknown(hint);
+        let in_set = |set: &BTreeSet<String>, id: &str, what: &str| {
+            if set.contains(id) {
+                NameCheck::Known
+            } else {
+                unknown(format!("there is no {what} `{id}` (the project has: {})", Self::known_list(set)))
+            }
+        };
+        match parts.as_slice() {
+            [stat] if self.stats.contains(*stat) => NameCheck::Known,
+            ["turn"]
+            | ["era", "turn"]
+            | ["dice", "last"]
+            | ["synth", "score" | "share"]
+            | ["synth", "a" | "b" | "c", _] => NameCheck::Known,
+            ["stat", id] => in_set(&self.stats, id, "stat"),
+            [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),
+            [location, "aspect", id] if LOCATIONS.contains(location) => in_set(&self.aspects, id, "aspect"),
+            [location, "cards"] if LOCATIONS.contains(location) => NameCheck::Known,
+            ["card", id, property] => match in_set(&self.cards, id, "card") {
+                NameCheck::Known => in_set(&self.card_properties, property, "card property"),
+                other => other,
+            },
+            ["self", property] => in_set(&self.card_properties, property, "card property"),
+            ["era", id] => in_set(&self.eras, id, "era"),
+            ["node", "current", property] => in_set(&self.node_properties, property, "node property"),
+            ["node", id, "visited" | "captured"] => in_set(&self.nodes, id, "node"),
+            ["node", id, property] => match in_set(&self.nodes, id, "node") {
+                NameCheck::Known => in_set(&self.node_properties, property, "node property"),
+                other => other,
+            },
+            ["board", id, "filled"] => in_set(&self.boards, id, "board"),
+            ["board", id, cell] if is_cell(cell) => in_set(&self.boards, id, "board"),
+            ["arg", ..] => {
+                if ARG_NAMES.contains(&name) {
+                    NameCheck::Known
+                } else {
+                    unknown(format!("skill arguments are {}", ARG_NAMES.join(", ")))
+                }
+            }
+            _ => unknown(
+                "write a stat (`gdp` or `stat.gdp`), a count (`table.card.kitten`), `turn`, or a scoped name \
+                 such as `c.hp` or `f.bonus` (see FORMAT.md, formulas)"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
+/// Whether `text` is a board cell name `cCOLrROW`.
+fn is_cell(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('c') else { return false };
+    let Some((column, row)) = rest.split_once('r') else { return false };
+    !column.is_empty()
+        && !row.is_empty()
+        && column.bytes().all(|b| b.is_ascii_digit())
+        && row.bytes().all(|b| b.is_ascii_digit())
+}
+
+impl Names for ProjectNames {
+    fn check(&self, lookup: &Lookup) -> NameCheck {
+        let name = lookup.name.as_str();
+        match &lookup.scope {
+            Scope::Auto => self.check_auto(name),
+            Scope::Actor
+            | Scope::Target
+            | Scope::ActorMount
+            | Scope::ActorMounter
+            | Scope::TargetMount
+            | Scope::TargetMounter => {
+                if self.unit_stats.contains(name) || PSEUDO_STATS.contains(&name) {
+                    NameCheck::Known
+                } else {
+                    NameCheck::Unknown(format!(
+                        "no unit has the stat `{name}` (units have: {})",
+                        Self::known_list(&self.unit_stats)
+                    ))
+                }
+            }
+            Scope::Skill => {
+                let engine_set = ARG_NAMES.contains(&name) || name == "hitType" || name == "reaction.hitType";
+                if self.skill_params.contains(name) || engine_set {
+                    NameCheck::Known
+                } else {
+                    NameCheck::Unknown(format!(
+                        "no skill has the parameter `{name}` (skills have: {})",
+                        Self::known_list(&self.skill_params)
+                    ))
+                }
+            }
+            // Equipment, items, statuses and effects come from the tactics engine at run time.
+            _ => NameCheck::Unchecked,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_cells() {
+        assert!(is_cell("c1r2"));
+        assert!(is_cell("c10r3"));
+        assert!(!is_cell("c1"));
+        assert!(!is_cell("cr2"));
+        assert!(!is_cell("x1r2"));
+    }
+}
