@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use actforge_runtime::diagnostic::has_errors;
+use actforge_runtime::formula::query::{Query, QueryError};
+use actforge_runtime::formula::{self, query};
 use actforge_runtime::project::{
     self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_bundle, load_folder,
     save_folder,
@@ -57,6 +59,29 @@ pub enum Command {
     New {
         /// Folder to create (must be new or empty); its name becomes the project name.
         dir: PathBuf,
+    },
+    /// Evaluate a formula and print its value (NaN and ±inf are printed as such).
+    ///
+    /// Example: actforge eval --set c.atk=12 --set t.def=5 -- "max(0, c.atk - t.def)"
+    Eval {
+        /// A project (folder or bundle) whose named formulas (`f.NAME`) and stats can be read.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Seed of the random draws.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give a lookup a value, e.g. `--set c.PA=7` or `--set arg.currentHitType=1`.
+        #[arg(long = "set", value_name = "NAME=NUMBER")]
+        sets: Vec<String>,
+        /// Add a named formula read as `f.NAME`, e.g. `--define dmg=c.PA*2` (NAME may contain dots).
+        #[arg(long = "define", value_name = "NAME=FORMULA")]
+        defines: Vec<String>,
+        /// Only check the syntax and print the canonical form.
+        #[arg(long)]
+        parse: bool,
+        /// The formula (put it after `--` if it starts with `-`).
+        #[arg(allow_hyphen_values = true)]
+        formula: String,
     },
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
@@ -150,6 +175,98 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             Err(error) => fail(&error, err),
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
+        Command::Eval { project, seed, sets, defines, parse, formula } => {
+            eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
+        }
+    }
+}
+
+/// The arguments of `actforge eval`.
+struct EvalArgs {
+    project: Option<PathBuf>,
+    seed: u64,
+    sets: Vec<String>,
+    defines: Vec<String>,
+    parse: bool,
+    formula: String,
+}
+
+/// A number as `eval` prints it: `NaN`, `inf`, `-inf`, or the shortest exact decimal.
+pub fn format_value(value: f64) -> String {
+    if value.is_nan() {
+        "NaN".to_owned()
+    } else if value.is_infinite() {
+        if value > 0.0 { "inf".to_owned() } else { "-inf".to_owned() }
+    } else {
+        format!("{value}")
+    }
+}
+
+fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    if args.parse {
+        return match formula::canonical_text(&args.formula) {
+            Ok(canonical) => {
+                writeln!(out, "{canonical}")?;
+                Ok(Outcome::Success)
+            }
+            Err(error) => {
+                writeln!(err, "error: {}", error.render(&args.formula))?;
+                Ok(Outcome::Failure)
+            }
+        };
+    }
+    let mut query = Query { seed: args.seed, ..Query::default() };
+    for set in &args.sets {
+        let parsed =
+            set.split_once('=').and_then(|(name, value)| Some((name.trim(), value.trim().parse::<f64>().ok()?)));
+        let Some((name, value)) = parsed else {
+            writeln!(err, "error: `--set {set}`: write NAME=NUMBER, e.g. --set c.PA=7")?;
+            return Ok(Outcome::Failure);
+        };
+        query.values.insert(name.to_owned(), value);
+    }
+    for define in &args.defines {
+        let Some((name, text)) = define.split_once('=') else {
+            writeln!(err, "error: `--define {define}`: write NAME=FORMULA, e.g. --define dmg=c.PA*2")?;
+            return Ok(Outcome::Failure);
+        };
+        let name = name.trim();
+        let valid = !name.is_empty()
+            && name.split('.').all(|part| {
+                part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+        if !valid {
+            writeln!(err, "error: `--define {define}`: NAME must be letters, digits and `_`, parts joined by `.`")?;
+            return Ok(Outcome::Failure);
+        }
+        query.defines.push((name.to_owned(), text.to_owned()));
+    }
+    let loaded = match &args.project {
+        Some(path) => match open_project(path) {
+            Ok(loaded) => Some(loaded),
+            Err(error) => return fail(&error, err),
+        },
+        None => None,
+    };
+    query.project = loaded.as_ref().map(|loaded| &loaded.project);
+    match query::evaluate(&args.formula, &query) {
+        Ok(value) => {
+            writeln!(out, "{}", format_value(value))?;
+            Ok(Outcome::Success)
+        }
+        Err(QueryError::BadName { text, error }) => {
+            writeln!(err, "error in --set {text}: {}", error.render(&text))?;
+            Ok(Outcome::Failure)
+        }
+        Err(QueryError::Named { name, text, error }) => {
+            writeln!(err, "error in f.{name}: {}", error.render(&text))?;
+            Ok(Outcome::Failure)
+        }
+        Err(QueryError::Formula { error }) => {
+            writeln!(err, "error: {}", error.render(&args.formula))?;
+            Ok(Outcome::Failure)
+        }
     }
 }
 

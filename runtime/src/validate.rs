@@ -6,6 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::formula::lexer::is_keyword;
+use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
     Act, ActLink, ActOp, Aspect, Board, Card, Deck, DeckModifier, Effects, Era, Expr, FieldPath, Formula,
     FragmentCount, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region,
@@ -20,7 +22,18 @@ const MAX_TILE_HEIGHT: u8 = 64;
 /// Checks `project`; `sources` places diagnostics in files, `root` (the project folder)
 /// lets art paths be checked.
 pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Vec<Diagnostic> {
-    let mut validator = Validator { project, sources, root, out: Vec::new() };
+    let names = ProjectNames::new(project);
+    let named: Vec<(String, String)> = project
+        .formulas
+        .iter()
+        .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
+        .collect();
+    let (formulas, named_errors) = FormulaSet::build(&named, &names);
+    let mut validator = Validator { project, sources, root, names, formulas, out: Vec::new() };
+    for NamedError { name, error } in named_errors {
+        let text = project.formulas.get(&name).map(|formula| formula.expr.text().to_owned()).unwrap_or_default();
+        validator.push_formula_error(Some((Kind::Formula, &name)), &FieldPath::root().field("expr"), &text, &error);
+    }
     validator.manifest();
     project.visit_kinds(&mut validator);
     validator.out
@@ -93,6 +106,8 @@ impl Checks<'_> {
                 path,
                 format!("the {what} name `{name}` cannot be read by formulas; use letters, digits and `_`"),
             );
+        } else if is_keyword(name) {
+            self.error(path, format!("`{name}` is a formula keyword, so formulas cannot read this {what}; rename it"));
         }
     }
 }
@@ -101,13 +116,20 @@ struct Validator<'a> {
     project: &'a Project,
     sources: &'a Sources,
     root: Option<&'a Path>,
+    names: ProjectNames,
+    /// The project's named formulas; other formulas are compiled against it.
+    formulas: FormulaSet,
     out: Vec<Diagnostic>,
 }
 
-/// Reports dangling references.
+/// Reports dangling references and formulas that do not compile.
 struct DanglingRefs<'a> {
     project: &'a Project,
     found: Vec<(FieldPath, String)>,
+    /// When set, formulas are compiled against this set with these names.
+    formulas: Option<(&'a mut FormulaSet, &'a ProjectNames)>,
+    /// Formulas that did not compile: where, their text, and why.
+    formula_errors: Vec<(FieldPath, String, FormulaError)>,
 }
 
 impl Visitor for DanglingRefs<'_> {
@@ -124,11 +146,29 @@ impl Visitor for DanglingRefs<'_> {
     fn expr(&mut self, path: &FieldPath, expr: &Expr) {
         if expr.text().trim().is_empty() {
             self.found.push((path.clone(), "the formula is empty; write a value such as 0".to_owned()));
+            return;
+        }
+        if expr.as_int().is_some() {
+            return; // a plain number always compiles
+        }
+        if let Some((set, names)) = self.formulas.as_mut()
+            && let Err(error) = set.compile(expr.text(), *names)
+        {
+            self.formula_errors.push((path.clone(), expr.text().to_owned(), error));
         }
     }
 }
 
 impl Validator<'_> {
+    /// Reports a formula that does not compile, at the offending character.
+    fn push_formula_error(&mut self, item: Option<(Kind, &str)>, path: &FieldPath, text: &str, error: &FormulaError) {
+        let mut diagnostic = Diagnostic::new(Severity::Error, error.message.clone()).for_field(path.to_string());
+        if let Some((kind, id)) = item {
+            diagnostic = diagnostic.for_item(kind, id);
+        }
+        self.out.push(self.sources.place_in_string(diagnostic, item, path, error.column(text)));
+    }
+
     fn push(&mut self, item: Option<(Kind, &str)>, severity: Severity, path: &FieldPath, message: String) {
         let mut diagnostic = Diagnostic::new(severity, message).for_field(path.to_string());
         if let Some((kind, id)) = item {
@@ -139,7 +179,8 @@ impl Validator<'_> {
 
     fn manifest(&mut self) {
         let manifest = &self.project.manifest;
-        let mut refs = DanglingRefs { project: self.project, found: Vec::new() };
+        let mut refs =
+            DanglingRefs { project: self.project, found: Vec::new(), formulas: None, formula_errors: Vec::new() };
         manifest.walk(&mut FieldPath::root(), &mut refs);
         for (path, message) in refs.found {
             self.push(None, Severity::Error, &path, format!("project.ron: {message}"));
@@ -174,11 +215,28 @@ impl KindVisitor for Validator<'_> {
             let key = Some((T::KIND, id));
             if let Some(problem) = slug_problem(id) {
                 self.push(key, Severity::Error, &FieldPath::root().field("id"), problem);
+            } else if is_keyword(id)
+                && matches!(T::KIND, Kind::Card | Kind::Aspect | Kind::Stat | Kind::Formula | Kind::Era | Kind::Board)
+            {
+                let message = format!(
+                    "`{id}` is a formula keyword, so formulas cannot name this {}; choose another id",
+                    T::KIND.label().to_lowercase()
+                );
+                let severity =
+                    if matches!(T::KIND, Kind::Stat | Kind::Formula) { Severity::Error } else { Severity::Warning };
+                self.push(key, severity, &FieldPath::root().field("id"), message);
             }
-            let mut refs = DanglingRefs { project: self.project, found: Vec::new() };
+            // A named formula's own text was compiled when the formula set was built.
+            let formulas = (T::KIND != Kind::Formula).then_some((&mut self.formulas, &self.names));
+            let mut refs =
+                DanglingRefs { project: self.project, found: Vec::new(), formulas, formula_errors: Vec::new() };
             item.walk(&mut FieldPath::root(), &mut refs);
-            for (path, message) in refs.found {
+            let DanglingRefs { found, formula_errors, .. } = refs;
+            for (path, message) in found {
                 self.push(key, Severity::Error, &path, message);
+            }
+            for (path, text, error) in formula_errors {
+                self.push_formula_error(key, &path, &text, &error);
             }
             let mut checks = Checks { project: self.project, root: self.root, found: Vec::new() };
             item.check_values(&mut checks);
@@ -564,6 +622,11 @@ fn check_node_map(map: &NodeMap, checks: &mut Checks<'_>) {
         let path = root.clone().field("nodes").index(at);
         if let Some(problem) = slug_problem(node.id.as_str()) {
             checks.error(path.clone().field("id"), problem);
+        } else if is_keyword(node.id.as_str()) || node.id.as_str() == "current" {
+            checks.error(
+                path.clone().field("id"),
+                format!("`{}` cannot be a node id: formulas read node.current and keywords specially", node.id),
+            );
         }
         if nodes.insert(node.id.as_str(), at).is_some() {
             checks.error(path.clone().field("id"), format!("two nodes are called `{}`", node.id));

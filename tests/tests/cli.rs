@@ -163,3 +163,92 @@ fn help_is_available_for_every_command() {
         assert!(error.to_string().contains("Usage: actforge"), "{args:?}");
     }
 }
+
+#[test]
+fn eval_prints_values_nan_and_infinities() {
+    for (args, expected) in [
+        (&["eval", "1 + 2 * 3"][..], "7"),
+        (&["eval", "--", "-2^2"], "4"),
+        (&["eval", "--set", "c.PA=7", "--set", "t.Zodiac=3", "c.PA * 2 + t.Zodiac"], "17"),
+        (&["eval", "--set", "arg.currentHitType=1", "arg.currentHitType + 1"], "2"),
+        (&["eval", "--set", "Element=2", "Element"], "2"),
+        (&["eval", "0/0"], "NaN"),
+        (&["eval", "1/0"], "inf"),
+        (&["eval", "--", "-1/0"], "-inf"),
+        (&["eval", "--define", "dmg=c.PA*2", "--define", "a.b=f.dmg+1", "--set", "c.PA=3", "f.a.b"], "7"),
+        (&["eval", "--seed", "5", "any(1, 1, 1)"], "1"),
+        (&["eval", "--parse", "if x:2;3*4"], "if x: 2; 3 * 4"),
+        (&["eval", "--parse", "a-(b-d)"], "a - (b - d)"),
+    ] {
+        let (outcome, out, err) = actforge(args);
+        assert_eq!(outcome, Outcome::Success, "{args:?}: {err}");
+        assert_eq!(out, format!("{expected}\n"), "{args:?}");
+    }
+    let with = |seed: &str| actforge(&["eval", "--seed", seed, "random(100)"]).1;
+    assert_eq!(with("9"), with("9"), "the same seed gives the same draw");
+    assert_ne!(with("9"), with("10"));
+}
+
+#[test]
+fn eval_reads_a_projects_formulas_and_stats() {
+    let demo = content("lighthouse");
+    let (outcome, out, err) = actforge(&["eval", "--project", path(&demo), "f.beacon_strength"]);
+    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert_eq!(out, "50\n", "hope starts at 5: clamp(5/10, 0, 1) * 100");
+    let (_, out, _) = actforge(&["eval", "--project", path(&demo), "--set", "hope=9", "f.beacon_strength + stat.oil"]);
+    assert_eq!(out, "93\n");
+}
+
+#[test]
+fn a_bad_formula_exits_1_with_the_message_and_a_caret() {
+    let (outcome, out, err) = actforge(&["eval", "max(a<b, 1)"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "error: expected `,` or `)` in `max(…)`, found `<` (put comparisons, `and` and `or` inside an argument in parentheses)\n  max(a<b, 1)\n       ^\n"
+    );
+    let (outcome, _, err) = actforge(&["eval", "x + 1"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("unknown name `x`; give it a value with --set x=NUMBER"), "{err}");
+    let (outcome, _, err) = actforge(&["eval", "--define", "a=f.b", "--define", "b=f.a", "f.a"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("cycle: f.a → f.b → f.a"), "{err}");
+    let (outcome, _, err) = actforge(&["eval", "--set", "c.PA=x", "c.PA"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("NAME=NUMBER"), "{err}");
+    let (outcome, _, _) = actforge(&["eval", "--parse", "1 +"]);
+    assert_eq!(outcome, Outcome::Failure);
+}
+
+#[test]
+fn check_reports_formula_errors_at_their_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    actforge(&["new", path(&project)]);
+    fs::write(
+        project.join("stats").join("gdp.ron"),
+        "(\n    id: \"gdp\",\n    value: Computed(\"f.tax * gdpp\"),\n)\n",
+    )
+    .unwrap();
+    fs::write(project.join("formulas").join("tax.ron"), "(\n    id: \"tax\",\n    expr: \"0.1 +\",\n)\n").unwrap();
+    fs::write(project.join("formulas").join("a.ron"), "(\n    id: \"a\",\n    expr: \"f.b\",\n)\n").unwrap();
+    fs::write(project.join("formulas").join("b.ron"), "(\n    id: \"b\",\n    expr: \"1 + f.a\",\n)\n").unwrap();
+    let (outcome, out, _) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Outcome::Failure);
+    let stat = project.join("stats").join("gdp.ron");
+    let tax = project.join("formulas").join("tax.ron");
+    let b = project.join("formulas").join("b.ron");
+    assert!(out.contains(&format!("{}:3:30: error: stat `gdp`, value: unknown name `gdpp`", stat.display())), "{out}");
+    assert!(
+        out.contains(&format!("{}:3:17: error: formula `tax`, expr: the formula ends too early", tax.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{}:3:16: error: formula `b`, expr: named formulas refer to each other in a cycle: f.a → f.b → f.a",
+            b.display()
+        )),
+        "{out}"
+    );
+}

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Position};
 use crate::model::{FieldPath, Kind, PathSegment};
-use crate::ron_locate::{field_string, locate, top_level_fields};
+use crate::ron_locate::{field_string, locate, offset_of, top_level_fields};
 
 use super::{MANIFEST_FILE, item_path};
 
@@ -49,6 +49,45 @@ impl Sources {
             Origin::Folder { root, .. } => Some(root.join(item_path(kind, id))),
             Origin::Bundle { path, .. } => Some(path.clone()),
         }
+    }
+
+    /// As [`Sources::place`], for a problem `inner_column` characters into a string value
+    /// (a formula): the column moves past the opening quote to the offending character.
+    pub fn place_in_string(
+        &self,
+        diagnostic: Diagnostic,
+        item: Option<(Kind, &str)>,
+        field: &FieldPath,
+        inner_column: usize,
+    ) -> Diagnostic {
+        let mut placed = self.place(diagnostic, item, field);
+        let text = match &self.origin {
+            Origin::Memory => None,
+            Origin::Folder { manifest, items, .. } => match item {
+                None => manifest.as_deref(),
+                Some((kind, id)) => items.get(&(kind, id.to_owned())).map(String::as_str),
+            },
+            Origin::Bundle { text, .. } => Some(text.as_str()),
+        };
+        if let (Some(text), Some(at)) = (text, placed.position) {
+            // The value may be wrapped: `Some("…")`, `Computed("…")`.
+            let rest = offset_of(text, at).and_then(|offset| text.get(offset..).map(|rest| (offset, rest)));
+            if let Some((offset, rest)) = rest {
+                let name_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(0);
+                let after_name = rest.get(name_len..).unwrap_or_default();
+                let inner = if name_len > 0 && after_name.starts_with('(') {
+                    after_name.get(1..).unwrap_or_default()
+                } else {
+                    rest
+                };
+                let skipped = rest.len() - inner.trim_start().len();
+                if inner.trim_start().starts_with('"') {
+                    let quote = crate::ron_locate::position_of(text, offset + skipped);
+                    placed.position = Some(Position { line: quote.line, col: quote.col + 1 + inner_column });
+                }
+            }
+        }
+        placed
     }
 
     /// Fills in the file and line:col of a diagnostic about `field` of an item, or of the
