@@ -50,38 +50,82 @@ pub(super) enum Node {
 }
 
 impl Node {
-    /// Whether the node is a pure operation (no state, no random) on constants only.
-    fn has_constant_operands(&self) -> bool {
-        let constant = |node: &Node| matches!(node, Self::Const(_));
-        match self {
-            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => constant(x),
-            Self::Binary(_, a, b) | Self::Root(a, b) => constant(a) && constant(b),
-            Self::If(c, a, b) | Self::Clamp(c, a, b) => constant(c) && constant(a) && constant(b),
-            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => nodes.iter().all(constant),
-            _ => false,
-        }
-    }
-
-    /// Folds a pure operation on constants into a constant.
+    /// Folds a pure operation (no state, no random) on constants into a constant, with the
+    /// same functions the closures use.
     pub(super) fn folded(self) -> Self {
-        if self.has_constant_operands() {
-            struct NoEnv;
-            impl Env for NoEnv {
-                fn value(&mut self, _: Slot) -> f64 {
-                    f64::NAN
-                }
-                fn has(&mut self, _: Slot) -> bool {
-                    false
-                }
-                fn random_bits(&mut self) -> u64 {
-                    0
-                }
+        let value = |node: &Node| match node {
+            Self::Const(value) => Some(*value),
+            _ => None,
+        };
+        let folded = match &self {
+            Self::Neg(x) => value(x).map(|x| -x),
+            Self::Not(x) => value(x).map(|x| flag(!truth(x))),
+            Self::Unary(function, x) => value(x).map(|x| function.apply(x)),
+            Self::Binary(op, a, b) => value(a).zip(value(b)).map(|(a, b)| apply(*op, a, b)),
+            Self::Root(x, n) => value(x).zip(value(n)).map(|(x, n)| root(x, n)),
+            Self::If(c, a, b) => value(c).zip(value(a)).zip(value(b)).map(|((c, a), b)| if truth(c) { a } else { b }),
+            Self::Clamp(x, low, high) => {
+                value(x).zip(value(low)).zip(value(high)).map(|((x, low), high)| clamp(x, low, high))
             }
-            let program = Program::<'static, NoEnv>::build(&self, &FormulaSet::default(), &mut Vec::new());
-            return Self::Const(program.eval(&mut NoEnv));
-        }
-        self
+            Self::Min(nodes) => {
+                nodes.iter().try_fold(f64::INFINITY, |result, node| Some(min_step(result, value(node)?)))
+            }
+            Self::Max(nodes) => nodes.iter().try_fold(f64::NAN, |result, node| Some(max_step(result, value(node)?))),
+            Self::Mean(nodes) => {
+                nodes.iter().try_fold(0.0, |sum, node| Some(sum + value(node)?)).map(|sum| sum / nodes.len() as f64)
+            }
+            _ => None,
+        };
+        folded.map_or(self, Self::Const)
     }
+}
+
+impl Unary {
+    /// The function's value at `x`.
+    #[inline]
+    fn apply(self, x: f64) -> f64 {
+        match self {
+            Self::Abs => x.abs(),
+            Self::Trunc => x.trunc(),
+            Self::Floor => x.floor(),
+            Self::Ceil => x.ceil(),
+            // Unity's rounding: half to even.
+            Self::Round => x.round_ties_even(),
+            Self::Sqrt => x.sqrt(),
+            Self::Clamp01 => clamp(x, 0.0, 1.0),
+        }
+    }
+}
+
+/// `a op b`. Called with a constant `op` inside each operator's closure, so it inlines to
+/// the one operation.
+#[inline]
+fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
+    match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::Div => a / b,
+        // Truncates toward zero; a division by zero gives ±inf or NaN, as `/` does.
+        BinaryOp::IntDiv => (a / b).trunc(),
+        BinaryOp::Rem => a % b,
+        BinaryOp::Pow => a.powf(b),
+        BinaryOp::Eq => flag(a == b),
+        BinaryOp::Ne => flag(a != b),
+        BinaryOp::Lt => flag(a < b),
+        BinaryOp::Le => flag(a <= b),
+        BinaryOp::Gt => flag(a > b),
+        BinaryOp::Ge => flag(a >= b),
+        // Both sides are always evaluated (they may draw random numbers).
+        BinaryOp::And => flag(truth(a) & truth(b)),
+        BinaryOp::Or => flag(truth(a) | truth(b)),
+    }
+}
+
+/// `root(x, n)`: the n-th root.
+#[inline]
+fn root(x: f64, n: f64) -> f64 {
+    x.powf(1.0 / n)
 }
 
 /// A formula ready to evaluate in environments of type `E`: build it once with
@@ -243,35 +287,33 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
             Node::Neg(x) => unary!(self, x, |v| -v),
             Node::Not(x) => unary!(self, x, |v| flag(!truth(v))),
             Node::Unary(function, x) => match function {
-                Unary::Abs => unary!(self, x, |v| v.abs()),
-                Unary::Trunc => unary!(self, x, |v| v.trunc()),
-                Unary::Floor => unary!(self, x, |v| v.floor()),
-                Unary::Ceil => unary!(self, x, |v| v.ceil()),
-                // Unity's rounding: half to even.
-                Unary::Round => unary!(self, x, |v| v.round_ties_even()),
-                Unary::Sqrt => unary!(self, x, |v| v.sqrt()),
-                Unary::Clamp01 => unary!(self, x, |v| clamp(v, 0.0, 1.0)),
+                Unary::Abs => unary!(self, x, |v| Unary::Abs.apply(v)),
+                Unary::Trunc => unary!(self, x, |v| Unary::Trunc.apply(v)),
+                Unary::Floor => unary!(self, x, |v| Unary::Floor.apply(v)),
+                Unary::Ceil => unary!(self, x, |v| Unary::Ceil.apply(v)),
+                Unary::Round => unary!(self, x, |v| Unary::Round.apply(v)),
+                Unary::Sqrt => unary!(self, x, |v| Unary::Sqrt.apply(v)),
+                Unary::Clamp01 => unary!(self, x, |v| Unary::Clamp01.apply(v)),
             },
             Node::Binary(op, a, b) => {
                 let (a, b) = (&**a, &**b);
+                // One closure type per operator, each with its operation inlined.
                 match op {
-                    BinaryOp::Add => binary!(self, a, b, |x, y| x + y),
-                    BinaryOp::Sub => binary!(self, a, b, |x, y| x - y),
-                    BinaryOp::Mul => binary!(self, a, b, |x, y| x * y),
-                    BinaryOp::Div => binary!(self, a, b, |x, y| x / y),
-                    // Truncates toward zero; a division by zero gives ±inf or NaN, as `/` does.
-                    BinaryOp::IntDiv => binary!(self, a, b, |x, y| (x / y).trunc()),
-                    BinaryOp::Rem => binary!(self, a, b, |x, y| x % y),
-                    BinaryOp::Pow => binary!(self, a, b, |x, y| x.powf(y)),
-                    BinaryOp::Eq => binary!(self, a, b, |x, y| flag(x == y)),
-                    BinaryOp::Ne => binary!(self, a, b, |x, y| flag(x != y)),
-                    BinaryOp::Lt => binary!(self, a, b, |x, y| flag(x < y)),
-                    BinaryOp::Le => binary!(self, a, b, |x, y| flag(x <= y)),
-                    BinaryOp::Gt => binary!(self, a, b, |x, y| flag(x > y)),
-                    BinaryOp::Ge => binary!(self, a, b, |x, y| flag(x >= y)),
-                    // Both sides are always evaluated (they may draw random numbers).
-                    BinaryOp::And => binary!(self, a, b, |x, y| flag(truth(x) & truth(y))),
-                    BinaryOp::Or => binary!(self, a, b, |x, y| flag(truth(x) | truth(y))),
+                    BinaryOp::Add => binary!(self, a, b, |x, y| apply(BinaryOp::Add, x, y)),
+                    BinaryOp::Sub => binary!(self, a, b, |x, y| apply(BinaryOp::Sub, x, y)),
+                    BinaryOp::Mul => binary!(self, a, b, |x, y| apply(BinaryOp::Mul, x, y)),
+                    BinaryOp::Div => binary!(self, a, b, |x, y| apply(BinaryOp::Div, x, y)),
+                    BinaryOp::IntDiv => binary!(self, a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
+                    BinaryOp::Rem => binary!(self, a, b, |x, y| apply(BinaryOp::Rem, x, y)),
+                    BinaryOp::Pow => binary!(self, a, b, |x, y| apply(BinaryOp::Pow, x, y)),
+                    BinaryOp::Eq => binary!(self, a, b, |x, y| apply(BinaryOp::Eq, x, y)),
+                    BinaryOp::Ne => binary!(self, a, b, |x, y| apply(BinaryOp::Ne, x, y)),
+                    BinaryOp::Lt => binary!(self, a, b, |x, y| apply(BinaryOp::Lt, x, y)),
+                    BinaryOp::Le => binary!(self, a, b, |x, y| apply(BinaryOp::Le, x, y)),
+                    BinaryOp::Gt => binary!(self, a, b, |x, y| apply(BinaryOp::Gt, x, y)),
+                    BinaryOp::Ge => binary!(self, a, b, |x, y| apply(BinaryOp::Ge, x, y)),
+                    BinaryOp::And => binary!(self, a, b, |x, y| apply(BinaryOp::And, x, y)),
+                    BinaryOp::Or => binary!(self, a, b, |x, y| apply(BinaryOp::Or, x, y)),
                 }
             }
             Node::If(condition, then, otherwise) => {
@@ -283,7 +325,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                 let (then, otherwise) = (self.node(then), self.node(otherwise));
                 Box::new(move |env: &mut E| if truth(condition(env)) { then(env) } else { otherwise(env) })
             }
-            Node::Root(x, n) => binary!(self, &**x, &**n, |x, n| x.powf(1.0 / n)),
+            Node::Root(x, n) => binary!(self, &**x, &**n, |x, n| root(x, n)),
             Node::Clamp(x, low, high) => {
                 let (x, low, high) = (self.node(x), self.node(low), self.node(high));
                 Box::new(move |env: &mut E| {
