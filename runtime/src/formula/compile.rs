@@ -257,10 +257,6 @@ impl FormulaSet {
         if let Some(index) = self.lookups.get_index_of(lookup) {
             return Slot(index as u32);
         }
-        // Room for a typical formula's names at once rather than growing by doubling.
-        if self.lookups.capacity() == 0 {
-            self.lookups.reserve(16);
-        }
         Slot(self.lookups.insert_full(lookup.clone()).0 as u32)
     }
 
@@ -384,15 +380,16 @@ impl Compiler<'_> {
         let node = match &ast.kind {
             AstKind::Number(value) => Node::Const(*value),
             AstKind::Bool(value) => Node::Const(flag(*value)),
-            AstKind::Neg(operand) => Node::Neg(Box::new(self.node(operand)?)),
-            AstKind::Not(operand) => Node::Not(Box::new(self.node(operand)?)),
+            AstKind::Neg(operand) => Node::Neg(Box::new(self.node(operand)?)).folded(),
+            AstKind::Not(operand) => Node::Not(Box::new(self.node(operand)?)).folded(),
             AstKind::Binary(op, left, right) => {
-                Node::Binary(*op, Box::new(self.node(left)?), Box::new(self.node(right)?))
+                Node::Binary(*op, Box::new(self.node(left)?), Box::new(self.node(right)?)).folded()
             }
             AstKind::If(condition, then, otherwise) => {
                 Node::If(Box::new(self.node(condition)?), Box::new(self.node(then)?), Box::new(self.node(otherwise)?))
+                    .folded()
             }
-            AstKind::Call(function, args) => self.call(*function, args, ast.span)?,
+            AstKind::Call(function, args) => self.call(*function, args, ast.span)?.folded(),
             AstKind::Exists(lookup) => match self.lookup(lookup, ast.span, true)? {
                 Node::Value(slot) => Node::Exists(slot),
                 Node::Formula(_) => Node::Const(1.0),
@@ -424,7 +421,7 @@ impl Compiler<'_> {
                 Node::Facing(*targeted, Box::new(table))
             }
         };
-        Ok(node.folded())
+        Ok(node)
     }
 
     fn boxed_node(&mut self, ast: &Ast) -> Compiling<Box<Node>> {
