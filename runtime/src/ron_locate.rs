@@ -127,6 +127,40 @@ const fn is_structural(byte: u8) -> bool {
     matches!(byte, b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b'\'' | b'/' | b'r')
 }
 
+/// The offset after the whitespace and comments (`//…`, nested `/* … */`) at `at`; the end of
+/// the text when a block comment is not closed.
+pub(crate) fn after_trivia(text: &[u8], mut at: usize) -> usize {
+    loop {
+        match (text.get(at), text.get(at + 1)) {
+            (Some(c), _) if c.is_ascii_whitespace() => at += 1,
+            (Some(b'/'), Some(b'/')) => {
+                while text.get(at).is_some_and(|c| *c != b'\n') {
+                    at += 1;
+                }
+            }
+            (Some(b'/'), Some(b'*')) => {
+                at += 2;
+                let mut depth = 1usize;
+                while depth > 0 {
+                    match (text.get(at), text.get(at + 1)) {
+                        (None, _) => return at,
+                        (Some(b'*'), Some(b'/')) => {
+                            depth -= 1;
+                            at += 2;
+                        }
+                        (Some(b'/'), Some(b'*')) => {
+                            depth += 1;
+                            at += 2;
+                        }
+                        _ => at += 1,
+                    }
+                }
+            }
+            _ => return at,
+        }
+    }
+}
+
 struct Cursor<'a> {
     text: &'a [u8],
     at: usize,
@@ -142,35 +176,7 @@ impl Cursor<'_> {
     }
 
     fn skip_trivia(&mut self) {
-        loop {
-            match (self.peek(), self.peek_at(1)) {
-                (Some(c), _) if c.is_ascii_whitespace() => self.at += 1,
-                (Some(b'/'), Some(b'/')) => {
-                    while self.peek().is_some_and(|c| c != b'\n') {
-                        self.at += 1;
-                    }
-                }
-                (Some(b'/'), Some(b'*')) => {
-                    self.at += 2;
-                    let mut depth = 1usize;
-                    while depth > 0 {
-                        match (self.peek(), self.peek_at(1)) {
-                            (None, _) => return,
-                            (Some(b'*'), Some(b'/')) => {
-                                depth -= 1;
-                                self.at += 2;
-                            }
-                            (Some(b'/'), Some(b'*')) => {
-                                depth += 1;
-                                self.at += 2;
-                            }
-                            _ => self.at += 1,
-                        }
-                    }
-                }
-                _ => return,
-            }
-        }
+        self.at = after_trivia(self.text, self.at);
     }
 
     fn eat(&mut self, byte: u8) -> bool {

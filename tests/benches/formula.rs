@@ -7,10 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing, clippy::float_cmp)] // a benchmark; results must match exactly
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 
 use actforge_runtime::formula::{AnyNames, Env, FormulaSet, Slot};
-use actforge_tests::Rng;
+use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;
 use exmex::{BinOp, Express, FlatEx, FloatOpsFactory, MakeOperators, Operator};
 
@@ -139,27 +138,11 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
-/// The mean time of a finished benchmark, in nanoseconds.
-fn mean_ns(dir: &Path, name: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(dir.join(GROUP).join(name).join("new").join("estimates.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value.pointer("/mean/point_estimate")?.as_f64()
-}
-
-fn criterion_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir).join("criterion");
-    }
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).map_or_else(|| PathBuf::from("target"), Path::to_path_buf).join("criterion")
-}
-
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     benches(&mut criterion);
     criterion.final_summary();
-    let dir = criterion_dir();
-    let get = |name| mean_ns(&dir, name);
+    let get = |name| criterion_mean_ns(GROUP, name);
     if let (Some(native), Some(ours), Some(exmex), Some(rhai), Some(compile), Some(compile_shared)) = (
         get("floor_native_closure"),
         get("actforge"),

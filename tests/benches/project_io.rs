@@ -9,11 +9,11 @@
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use actforge_runtime::model::Bundle;
 use actforge_runtime::project::{BundleFormat, bundle_text, load_bundle, load_folder, save_folder};
-use actforge_tests::synthetic_project;
+use actforge_tests::{criterion_mean_ns, synthetic_project};
 use criterion::Criterion;
 
 const ITEMS: usize = 10_000;
@@ -50,20 +50,9 @@ fn benches(c: &mut Criterion, folder: &Path, bundles: &Path) {
     group.finish();
 }
 
-/// The mean time of a finished benchmark, in milliseconds, from criterion's estimates.
-fn mean_ms(criterion_dir: &Path, name: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(criterion_dir.join(GROUP).join(name).join("new").join("estimates.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    Some(value.pointer("/mean/point_estimate")?.as_f64()? / 1e6)
-}
-
-fn criterion_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir).join("criterion");
-    }
-    // The bench runs from target/<profile>/deps/.
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).map_or_else(|| PathBuf::from("target"), Path::to_path_buf).join("criterion")
+/// The mean time of a finished benchmark, in milliseconds.
+fn mean_ms(name: &str) -> Option<f64> {
+    criterion_mean_ns(GROUP, name).map(|ns| ns / 1e6)
 }
 
 fn main() {
@@ -74,13 +63,12 @@ fn main() {
     benches(&mut criterion, folder.path(), bundles.path());
     criterion.final_summary();
 
-    let dir = criterion_dir();
-    let peer = mean_ms(&dir, "peer_serde_json_bundle_load");
+    let peer = mean_ms("peer_serde_json_bundle_load");
     println!("\nratios (mean time / peer serde_json bundle load; mean time / floor):");
     for (name, floor_ms) in
         [("folder_load", 300.0), ("bundle_load_ron", 100.0), ("bundle_load_json", 100.0), ("bundle_save_ron", 100.0)]
     {
-        if let Some(ms) = mean_ms(&dir, name) {
+        if let Some(ms) = mean_ms(name) {
             let vs_peer = peer.map_or_else(|| "n/a".to_owned(), |peer| format!("{:.2}×", ms / peer));
             println!("  {name:<18} {ms:8.1} ms   vs peer {vs_peer:>7}   vs floor {floor_ms} ms: {:.2}", ms / floor_ms);
         }

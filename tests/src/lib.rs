@@ -21,6 +21,19 @@ pub fn content(name: &str) -> PathBuf {
     repo_root().join("content").join(name)
 }
 
+/// The mean time in nanoseconds of a finished criterion benchmark `group/name`, read from
+/// criterion's estimates (benches print ratios to their peers and floors from these).
+pub fn criterion_mean_ns(group: &str, name: &str) -> Option<f64> {
+    let target = match std::env::var("CARGO_TARGET_DIR") {
+        Ok(dir) => PathBuf::from(dir),
+        // A bench runs from target/<profile>/deps/.
+        Err(_) => std::env::current_exe().ok()?.ancestors().nth(3)?.to_path_buf(),
+    };
+    let estimates = target.join("criterion").join(group).join(name).join("new").join("estimates.json");
+    let value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(estimates).ok()?).ok()?;
+    value.pointer("/mean/point_estimate")?.as_f64()
+}
+
 /// A small deterministic random source (SplitMix64): tests and benches must not depend on
 /// a crate's RNG stream staying the same across versions.
 #[derive(Clone, Debug)]

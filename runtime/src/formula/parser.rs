@@ -60,6 +60,27 @@ fn describe(kind: &TokenKind<'_>) -> String {
 }
 
 /// Reads tokens as it goes (no token list: most formulas are parsed once and dropped).
+/// Whether a token can begin a lookup (a name, or a scope such as `c`, `f`, `equip`).
+fn starts_lookup(kind: &TokenKind<'_>) -> bool {
+    matches!(
+        kind,
+        TokenKind::Ident(_)
+            | TokenKind::Keyword(
+                Keyword::F
+                    | Keyword::C
+                    | Keyword::T
+                    | Keyword::Mount
+                    | Keyword::Mounter
+                    | Keyword::Skill
+                    | Keyword::ReactedSkill
+                    | Keyword::Item
+                    | Keyword::Status
+                    | Keyword::Equip
+                    | Keyword::Effect
+            )
+    )
+}
+
 struct Parser<'a> {
     lexer: Lexer<'a>,
     current: Token<'a>,
@@ -229,20 +250,8 @@ impl<'a> Parser<'a> {
                     start,
                 ))
             }
-            TokenKind::Ident(_)
-            | TokenKind::Keyword(
-                Keyword::F
-                | Keyword::C
-                | Keyword::T
-                | Keyword::Mount
-                | Keyword::Mounter
-                | Keyword::Skill
-                | Keyword::ReactedSkill
-                | Keyword::Item
-                | Keyword::Status
-                | Keyword::Equip
-                | Keyword::Effect,
-            ) => self.lookup_value(),
+            TokenKind::Ident(_) => self.lookup_value(),
+            TokenKind::Keyword(_) if starts_lookup(&token.kind) => self.lookup_value(),
             TokenKind::Keyword(keyword) => Err(FormulaError::new(
                 format!("`{}` is a keyword and cannot be used as a value here", keyword.text()),
                 start,
@@ -390,23 +399,7 @@ impl<'a> Parser<'a> {
 
     /// The lookup argument of `exists(…)` / `lookup(…)`; an equipment search may omit its parameter.
     fn lookup_argument(&mut self, function: &str) -> Parsed<(Lookup, Span)> {
-        let starts_lookup = matches!(
-            self.peek_kind(),
-            TokenKind::Ident(_)
-                | TokenKind::Keyword(
-                    Keyword::F
-                        | Keyword::C
-                        | Keyword::T
-                        | Keyword::Mount
-                        | Keyword::Mounter
-                        | Keyword::Skill
-                        | Keyword::ReactedSkill
-                        | Keyword::Item
-                        | Keyword::Status
-                        | Keyword::Equip
-                        | Keyword::Effect
-                )
-        );
+        let starts_lookup = starts_lookup(self.peek_kind());
         if starts_lookup {
             return self.lookup();
         }

@@ -63,38 +63,7 @@ impl<'a> Reader<'a> {
 
     /// Skips whitespace and comments.
     fn skip_space(&mut self) {
-        loop {
-            match self.peek_byte() {
-                Some(b' ' | b'\n' | b'\r' | b'\t') => self.at += 1,
-                Some(b'/') => match self.text.get(self.at + 1) {
-                    Some(b'/') => {
-                        while self.peek_byte().is_some_and(|b| b != b'\n') {
-                            self.at += 1;
-                        }
-                    }
-                    Some(b'*') => {
-                        self.at += 2;
-                        let mut depth = 1;
-                        while depth > 0 {
-                            match (self.peek_byte(), self.text.get(self.at + 1)) {
-                                (None, _) => return,
-                                (Some(b'*'), Some(b'/')) => {
-                                    depth -= 1;
-                                    self.at += 2;
-                                }
-                                (Some(b'/'), Some(b'*')) => {
-                                    depth += 1;
-                                    self.at += 2;
-                                }
-                                _ => self.at += 1,
-                            }
-                        }
-                    }
-                    _ => return,
-                },
-                _ => return,
-            }
-        }
+        self.at = crate::ron_locate::after_trivia(self.text, self.at);
     }
 
     fn peek(&mut self) -> Option<u8> {
