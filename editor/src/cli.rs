@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use actforge_runtime::diagnostic::has_errors;
+use actforge_runtime::engine::script::ScriptReport;
+use actforge_runtime::engine::{Place, Session};
 use actforge_runtime::formula::query::{Query, QueryError};
 use actforge_runtime::formula::{self, query};
 use actforge_runtime::project::{
@@ -82,6 +84,19 @@ pub enum Command {
         /// The formula (put it after `--` if it starts with `-`).
         #[arg(allow_hyphen_values = true)]
         formula: String,
+    },
+    /// Play a project with a playtest script (player actions, waits, expectations); prints the
+    /// log and the final table; exits 1 when a line fails.
+    ///
+    /// Example: actforge play content/act-demo content/act-demo/playtests/first.play
+    Play {
+        /// Project folder or bundle file.
+        project: PathBuf,
+        /// The playtest script (see FORMAT.md, "Playtest scripts").
+        script: PathBuf,
+        /// Seed of the random draws (default: the project's).
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
@@ -175,10 +190,78 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             Err(error) => fail(&error, err),
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
+        Command::Play { project, script, seed } => play(&project, &script, seed, out, err),
         Command::Eval { project, seed, sets, defines, parse, formula } => {
             eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
         }
     }
+}
+
+fn play(
+    project: &Path,
+    script: &Path,
+    seed: Option<u64>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let loaded = match open_project(project) {
+        Ok(loaded) => loaded,
+        Err(error) => return fail(&error, err),
+    };
+    let text = match std::fs::read_to_string(script) {
+        Ok(text) => text,
+        Err(error) => {
+            writeln!(err, "error: {}: {error}", script.display())?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let seed = seed.unwrap_or(loaded.project.manifest.settings.seed);
+    let mut session = match Session::new(loaded.project, seed) {
+        Ok(session) => session,
+        Err(error) => {
+            print_diagnostics(&error.problems, true, err)?;
+            writeln!(err, "error: the project cannot be played until these errors are fixed")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let result = session.run_script(&text);
+    let report = match &result {
+        Ok(report) => report.clone(),
+        Err(_) => ScriptReport::default(),
+    };
+    for line in &report.log {
+        writeln!(out, "{line}")?;
+    }
+    write_table(&session, out)?;
+    match result {
+        Ok(report) => {
+            writeln!(out, "ok: {} expectation(s) held", report.expectations)?;
+            Ok(Outcome::Success)
+        }
+        Err(error) => {
+            writeln!(err, "{}:{error}", script.display())?;
+            Ok(Outcome::Failure)
+        }
+    }
+}
+
+/// The table in words: tokens with status, title and text, then where every card is.
+fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
+    let state = session.state();
+    writeln!(out, "at tick {}:", state.tick)?;
+    for (key, window) in &state.windows {
+        writeln!(
+            out,
+            "  token {} #{}: {:?} \"{}\" {:?}",
+            window.token, key.0, window.status, window.title, window.text
+        )?;
+    }
+    for (key, card) in &state.cards {
+        if !matches!(card.place, Place::InCard(_)) {
+            writeln!(out, "  card {} #{}: {}", card.card, key.0, session.describe_place(*key))?;
+        }
+    }
+    Ok(())
 }
 
 /// The arguments of `actforge eval`.

@@ -3,6 +3,7 @@
 //! This crate never depends on a UI toolkit; the editor depends on it, never the reverse.
 
 pub mod diagnostic;
+pub mod engine;
 pub mod formula;
 pub mod model;
 pub mod project;

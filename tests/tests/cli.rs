@@ -252,3 +252,21 @@ fn check_reports_formula_errors_at_their_character() {
         "{out}"
     );
 }
+
+#[test]
+fn play_runs_a_playtest_and_reports_the_failing_line() {
+    let demo = content("lighthouse");
+    let script = actforge_tests::repo_root().join("tests/playtests/lighthouse_lamp.play");
+    let (outcome, out, err) = actforge(&["play", path(&demo), path(&script)]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert!(out.contains("completed tend_the_lamp"), "{out}");
+    assert!(out.contains("card ember #"), "{out}");
+    assert!(out.contains("ok: 7 expectation(s) held"), "{out}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let failing = dir.path().join("fail.play");
+    std::fs::write(&failing, "slot lamp_oil lamp_room\nstart lamp_room\nexpect status lamp_room finished\n").unwrap();
+    let (outcome, _, err) = actforge(&["play", path(&demo), path(&failing)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("fail.play:line 3: lamp_room is running, expected finished"), "{err}");
+}

@@ -1,0 +1,340 @@
+//! The engine: a [`Session`] plays compiled content. Its whole surface is [`Session::choices`],
+//! [`Session::apply`], [`Session::advance`], [`Session::state`] and [`Session::state_hash`];
+//! the preview, scripted play, golden tests and simulation all drive it.
+//!
+//! Time is integer ticks. Every player action and every timer or decay expiry is one step,
+//! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
+
+mod content;
+mod rules;
+pub mod script;
+mod state;
+mod table;
+pub mod text;
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+
+pub use content::{Content, ContentError};
+pub use state::{
+    CardInstance, CardKey, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place, RUN_PLACE, Status,
+    TableState, TokenKey, Window,
+};
+
+use crate::model::{ActId, CardId, Project, TokenId};
+use table::Engine;
+
+/// Something the player can do.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Choice {
+    /// Put a card into an open slot place of a window.
+    Slot {
+        /// The card.
+        card: CardKey,
+        /// The window.
+        token: TokenKey,
+        /// The slot place (0–5 idle, 6 run).
+        place: usize,
+    },
+    /// Take the card out of a slot place back to the table.
+    Unslot {
+        /// The window.
+        token: TokenKey,
+        /// The slot place.
+        place: usize,
+    },
+    /// Start the act a Ready window offers.
+    Start {
+        /// The window.
+        token: TokenKey,
+    },
+    /// Take a finished window's results to the table.
+    Collect {
+        /// The window.
+        token: TokenKey,
+    },
+}
+
+/// Something that happened, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Event {
+    /// An act started running in a window.
+    ActStarted {
+        /// The window.
+        token: TokenKey,
+        /// The act.
+        act: ActId,
+    },
+    /// The alt act a running window will complete as changed.
+    AltChanged {
+        /// The window.
+        token: TokenKey,
+        /// The alt act, or none (the started act again).
+        act: Option<ActId>,
+    },
+    /// An act completed.
+    ActCompleted {
+        /// The window.
+        token: TokenKey,
+        /// The act (the alt act, if one was pending).
+        act: ActId,
+    },
+    /// A chain ended; its results wait in the lane.
+    ChainFinished {
+        /// The window.
+        token: TokenKey,
+    },
+    /// A card was created.
+    CardCreated {
+        /// The new card.
+        card: CardKey,
+        /// Its type.
+        card_type: CardId,
+    },
+    /// A card left the world.
+    CardDestroyed {
+        /// The card.
+        card: CardKey,
+        /// Its type.
+        card_type: CardId,
+    },
+    /// A card changed type.
+    CardTransformed {
+        /// The card.
+        card: CardKey,
+        /// Its old type.
+        from: CardId,
+        /// Its new type.
+        to: CardId,
+    },
+    /// A token appeared.
+    TokenCreated {
+        /// The new token.
+        token: TokenKey,
+        /// Its type.
+        token_type: TokenId,
+    },
+    /// A token dissolved.
+    TokenDissolved {
+        /// The token.
+        token: TokenKey,
+    },
+    /// Everything was reset and `act` started in a new token.
+    GameOver {
+        /// The act started.
+        act: Option<ActId>,
+    },
+    /// The game ended with an outcome (or stopped with an error message).
+    GameEnded {
+        /// The outcome or message.
+        outcome: String,
+    },
+    /// The content asked for something impossible; play goes on.
+    Warning(String),
+}
+
+/// Why a choice was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChoiceError {
+    /// The game has ended.
+    #[error("the game has ended")]
+    GameEnded,
+    /// The choice is not among [`Session::choices`].
+    #[error("not possible now: {0}")]
+    NotPossible(String),
+}
+
+/// Compiled content, state and a seeded generator: one play of a project.
+#[derive(Clone, Debug)]
+pub struct Session {
+    content: Arc<Content>,
+    state: TableState,
+    rng: Pcg64Mcg,
+}
+
+impl Session {
+    /// Compiles `project` and starts a session; content with errors is refused with the list.
+    pub fn new(project: Project, seed: u64) -> Result<Self, ContentError> {
+        Ok(Self::from_content(Arc::new(Content::compile(project)?), seed))
+    }
+
+    /// Starts a session on already compiled content: the entry tokens and cards on the table.
+    pub fn from_content(content: Arc<Content>, seed: u64) -> Self {
+        let mut session = Self { content, state: TableState::default(), rng: Pcg64Mcg::seed_from_u64(seed) };
+        let content = Arc::clone(&session.content);
+        let mut events = Vec::new();
+        let mut engine = Engine::new(&content, &mut session.state, &mut session.rng, &mut events);
+        let entry = &content.project.manifest.entry;
+        for card in &entry.cards {
+            engine.create_card(card, Place::Table);
+        }
+        for token in &entry.tokens {
+            engine.state.pending_tokens.push(state::PendingToken {
+                token: token.clone(),
+                auto_run: None,
+                memory: None,
+            });
+        }
+        engine.create_pending_tokens();
+        engine.end_step();
+        session
+    }
+
+    /// The compiled content.
+    pub fn content(&self) -> &Arc<Content> {
+        &self.content
+    }
+
+    /// The state, read-only.
+    pub fn state(&self) -> &TableState {
+        &self.state
+    }
+
+    /// A hash of the whole state and the generator: equal runs give equal hashes.
+    pub fn state_hash(&self) -> u64 {
+        let mut hasher = rustc_hash::FxHasher::default();
+        self.state.hash(&mut hasher);
+        format!("{:?}", self.rng).hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Everything the player can do now, in a stable order.
+    pub fn choices(&self) -> Vec<Choice> {
+        if self.state.outcome.is_some() {
+            return Vec::new();
+        }
+        let mut choices = Vec::new();
+        // Acceptance may evaluate rules (and draw random numbers): work on copies.
+        let mut state = self.state.clone();
+        let mut rng = self.rng.clone();
+        let mut events = Vec::new();
+        let mut engine = Engine::new(&self.content, &mut state, &mut rng, &mut events);
+        let movable: Vec<CardKey> = self
+            .state
+            .cards
+            .iter()
+            .filter(|(_, card)| card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)))
+            .map(|(key, _)| *key)
+            .collect();
+        for (token, window) in &self.state.windows {
+            match &window.status {
+                Status::Ready(_) => choices.push(Choice::Start { token: *token }),
+                Status::Finished => choices.push(Choice::Collect { token: *token }),
+                _ => {}
+            }
+            if window.status == Status::Finished {
+                continue;
+            }
+            for place in window.status_places() {
+                let Some(open) = window.places.get(place).and_then(Option::as_ref) else { continue };
+                let locked =
+                    open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
+                if open.card.is_some() && !locked {
+                    choices.push(Choice::Unslot { token: *token, place });
+                }
+                if locked {
+                    continue;
+                }
+                for card in &movable {
+                    if open.card != Some(*card) && engine.accepts(&open.slot, *card) {
+                        choices.push(Choice::Slot { card: *card, token: *token, place });
+                    }
+                }
+            }
+        }
+        choices
+    }
+
+    /// Does what the player chose; refused (and nothing changes) unless it is possible now.
+    pub fn apply(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        if self.state.outcome.is_some() {
+            return Err(ChoiceError::GameEnded);
+        }
+        if !self.choices().contains(choice) {
+            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
+        }
+        let content = Arc::clone(&self.content);
+        let mut events = Vec::new();
+        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+        match *choice {
+            Choice::Slot { card, token, place } => engine.slot_card(card, token, place),
+            Choice::Unslot { token, place } => engine.take_out_by_player(token, place),
+            Choice::Start { token } => {
+                engine.start(token);
+            }
+            Choice::Collect { token } => {
+                engine.collect(token);
+            }
+        }
+        engine.end_step();
+        Ok(events)
+    }
+
+    /// Lets `ticks` of game time pass, processing every timer and decay that expires.
+    pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
+        let content = Arc::clone(&self.content);
+        let mut events = Vec::new();
+        let target = self.state.tick.saturating_add(ticks);
+        while self.state.outcome.is_none() {
+            let now = self.state.tick;
+            let next_timer = self.state.windows.values().filter_map(|w| w.timer_end).min();
+            let next_decay = self
+                .state
+                .cards
+                .iter()
+                .filter(|(key, card)| card.decay.is_some() && !self.state.decay_paused(**key))
+                .filter_map(|(_, card)| card.decay.as_ref().map(|decay| now.saturating_add(decay.remaining)))
+                .min();
+            let next = [next_timer, next_decay].into_iter().flatten().min().filter(|at| *at <= target);
+            let Some(at) = next else { break };
+            self.pass_time(at.max(now) - now);
+            let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+            // Timers first (registry order), then decays (card order).
+            let due: Vec<TokenKey> = engine
+                .state
+                .windows
+                .iter()
+                .filter(|(_, w)| w.timer_end.is_some_and(|end| end <= at))
+                .map(|(key, _)| *key)
+                .collect();
+            for token in due {
+                engine.complete(token);
+                engine.end_step();
+            }
+            let decayed: Vec<CardKey> = engine
+                .state
+                .cards
+                .iter()
+                .filter(|(_, card)| card.decay.as_ref().is_some_and(|decay| decay.remaining == 0))
+                .map(|(key, _)| *key)
+                .collect();
+            for card in decayed {
+                engine.decay_done(card);
+                engine.end_step();
+            }
+        }
+        if self.state.outcome.is_none() {
+            let rest = target.saturating_sub(self.state.tick);
+            self.pass_time(rest);
+        }
+        events
+    }
+
+    /// Moves the clock on; running decays count down.
+    fn pass_time(&mut self, ticks: u64) {
+        let paused: Vec<CardKey> =
+            self.state.cards.keys().copied().filter(|key| self.state.decay_paused(*key)).collect();
+        for (key, card) in &mut self.state.cards {
+            if let Some(decay) = card.decay.as_mut()
+                && !paused.contains(key)
+            {
+                decay.remaining = decay.remaining.saturating_sub(ticks);
+            }
+        }
+        self.state.tick = self.state.tick.saturating_add(ticks);
+    }
+}

@@ -1,0 +1,468 @@
+//! Contexts, tests, rules and modifiers (`spec/cultistlike.md` §2.3–§2.7): counting at
+//! locations, evaluating and running rules, queueing modifiers and performing them when a
+//! context closes.
+
+use crate::formula::{Compiled, Env, FormulaError, FormulaSet, ProjectNames, Slot};
+use crate::model::{
+    ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, Expr, FragmentRef, Location,
+    PathModifier, Requirements, RuleId, TableModifier, Test, TestOp,
+};
+
+use super::content::Accessor;
+use super::state::{CardKey, Fragment, Holder, TokenKey};
+use super::table::Engine;
+
+/// Deepest nesting of rules inside rules (and/or, furthermore, triggers run by modifiers);
+/// deeper content is a cycle and fails instead of recursing forever.
+pub(super) const MAX_RULE_DEPTH: usize = 32;
+
+/// Where a rule is evaluated and what it has queued (§2.3).
+#[derive(Clone, Debug)]
+pub(super) struct Ctx {
+    /// An act window, or one card for card contexts.
+    pub scope: Holder,
+    /// The matched-cards list.
+    pub matches: Vec<CardKey>,
+    /// The card whose trigger runs.
+    pub this_card: Option<CardKey>,
+    /// The fragment whose trigger runs.
+    pub this_fragment: Option<Fragment>,
+    pub queues: Queues,
+    pub depth: usize,
+}
+
+/// A modifier's target after special fragments are resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Target {
+    None,
+    Fragment(Fragment),
+    Cards(Vec<CardKey>),
+}
+
+/// Modifiers evaluated and waiting for the context to close.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Queues {
+    pub act: Vec<(ActOp, Target, i64, bool)>,
+    pub card: Vec<(CardOp, Vec<CardKey>, Target, i64)>,
+    pub table: Vec<TableModifier>,
+    pub path: Vec<PathModifier>,
+    pub deck: Vec<(DeckOp, Option<DeckId>, Target)>,
+    pub destroy: Vec<CardKey>,
+}
+
+/// The formula environment of a context: game-state names read the table.
+struct TableEnv<'a> {
+    engine: &'a Engine<'a>,
+    accessors: &'a [Accessor],
+    ctx: &'a Ctx,
+    bits: &'a mut dyn FnMut() -> u64,
+}
+
+impl Env for TableEnv<'_> {
+    fn value(&mut self, slot: Slot) -> f64 {
+        match self.accessors.get(slot.0 as usize) {
+            Some(Accessor::Count(location, fragment)) => {
+                self.engine.count_at(*location, Some(&Resolved::Fragment(fragment.clone())), self.ctx) as f64
+            }
+            Some(Accessor::Cards(location)) => self.engine.count_at(*location, None, self.ctx) as f64,
+            Some(Accessor::Constant(value)) => *value,
+            Some(Accessor::Missing) | None => f64::NAN,
+        }
+    }
+    fn has(&mut self, slot: Slot) -> bool {
+        !matches!(self.accessors.get(slot.0 as usize), Some(Accessor::Missing) | None)
+    }
+    fn random_bits(&mut self) -> u64 {
+        (self.bits)()
+    }
+}
+
+/// A fragment field after §2.4's substitution, for counting.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Resolved {
+    Fragment(Fragment),
+    /// The `___MatchedCards` placeholder or an unset special: counts 0.
+    Nothing,
+}
+
+impl Ctx {
+    /// A fresh context on `scope` whose matches are all its cards.
+    pub fn new(engine: &Engine<'_>, scope: Holder, depth: usize) -> Self {
+        Self {
+            scope,
+            matches: engine.state.cards_of(scope),
+            this_card: None,
+            this_fragment: None,
+            queues: Queues::default(),
+            depth,
+        }
+    }
+
+    /// The act window of the context, if it is one.
+    pub fn window(&self) -> Option<TokenKey> {
+        match self.scope {
+            Holder::Window(token) => Some(token),
+            _ => None,
+        }
+    }
+}
+
+fn compare(op: TestOp, left: i64, right: i64) -> bool {
+    match op {
+        TestOp::MoreOrEqual => left >= right,
+        TestOp::Equal => left == right,
+        TestOp::LessOrEqual => left <= right,
+        TestOp::More => left > right,
+        TestOp::NotEqual => left != right,
+        TestOp::Less => left < right,
+        // Intended behaviour: a modulus of 0 fails instead of raising an error.
+        TestOp::Mod => right != 0 && left.checked_rem(right) == Some(0),
+        TestOp::RandomChallenge | TestOp::RandomClash => false,
+    }
+}
+
+impl Engine<'_> {
+    /// A number from an expression in a context: a plain integer, or its formula's value
+    /// rounded towards zero (NaN gives 0).
+    pub(super) fn number(&mut self, expr: &Expr, ctx: &Ctx) -> i64 {
+        if let Some(value) = expr.as_int() {
+            value
+        } else {
+            let value = self.formula_value(expr, ctx);
+            if value.is_finite() { value as i64 } else { 0 }
+        }
+    }
+
+    /// The value of an expression's formula in a context (NaN when it has none).
+    fn formula_value(&mut self, expr: &Expr, ctx: &Ctx) -> f64 {
+        if let Some(value) = expr.as_int() {
+            return value as f64;
+        }
+        let content = self.content;
+        let Some(compiled) = content.formula(expr) else { return f64::NAN };
+        self.eval_in(content.formulas(), compiled, &content.accessors, ctx)
+    }
+
+    /// Evaluates compiled code in a context. The environment reads the engine while random
+    /// draws advance a copy of its generator, written back afterwards.
+    fn eval_in(&mut self, set: &FormulaSet, compiled: &Compiled, accessors: &[Accessor], ctx: &Ctx) -> f64 {
+        let mut rng = self.rng.clone();
+        let value = {
+            let mut bits = || rand_core::Rng::next_u64(&mut rng);
+            let this: &Engine<'_> = self;
+            let mut env = TableEnv { engine: this, accessors, ctx, bits: &mut bits };
+            set.eval(compiled, &mut env)
+        };
+        *self.rng = rng;
+        value
+    }
+
+    /// The value of a formula over the whole table (`LOCATION.card.ID` and friends; `scope`
+    /// means the whole world here), for scripts and the preview.
+    pub(super) fn query(&mut self, text: &str) -> Result<f64, FormulaError> {
+        let content = self.content;
+        let mut set = content.formulas().clone();
+        let compiled = set.compile(text, &ProjectNames::new(&content.project))?;
+        let accessors: Vec<Accessor> =
+            set.lookups().map(|lookup| super::content::accessor(lookup, &content.project)).collect();
+        let ctx = Ctx::new(self, Holder::Root, 0);
+        Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
+    }
+
+    /// §2.4 substitution of a fragment field for counting.
+    pub(super) fn resolve(&self, fragment: &FragmentRef, ctx: &Ctx) -> Resolved {
+        let found = match fragment {
+            FragmentRef::Aspect(id) => Some(Fragment::Aspect(id.clone())),
+            FragmentRef::Card(id) => Some(Fragment::Card(id.clone())),
+            FragmentRef::ThisFragment => ctx.this_fragment.clone(),
+            FragmentRef::ThisCard => {
+                ctx.this_card.and_then(|key| self.state.card(key)).map(|card| Fragment::Card(card.card.clone()))
+            }
+            FragmentRef::MatchedCards => None,
+            FragmentRef::MemoryFragment => self.memory_of(ctx.scope),
+        };
+        found.map_or(Resolved::Nothing, Resolved::Fragment)
+    }
+
+    /// The memory fragment of a scope.
+    pub(super) fn memory_of(&self, scope: Holder) -> Option<Fragment> {
+        match scope {
+            Holder::Window(token) => self.state.window(token).and_then(|window| window.memory.clone()),
+            Holder::Card(key) => self.state.card(key).and_then(|card| card.memory.clone()),
+            _ => None,
+        }
+    }
+
+    /// §2.4 substitution of a fragment field as a modifier target.
+    pub(super) fn target(&self, fragment: Option<&FragmentRef>, ctx: &Ctx) -> Target {
+        match fragment {
+            None => Target::None,
+            Some(FragmentRef::ThisCard) => ctx.this_card.map_or(Target::None, |key| Target::Cards(vec![key])),
+            Some(FragmentRef::MatchedCards) => Target::Cards(ctx.matches.clone()),
+            Some(other) => match self.resolve(other, ctx) {
+                Resolved::Fragment(fragment) => Target::Fragment(fragment),
+                Resolved::Nothing => Target::None,
+            },
+        }
+    }
+
+    /// The holder a location names in a context (none for the heap, which tables lack).
+    pub(super) fn holder_at(location: Location, ctx: &Ctx) -> Option<Holder> {
+        match location {
+            Location::Scope => Some(ctx.scope),
+            Location::Slots => ctx.window().map(Holder::Slots),
+            Location::Heap | Location::MatchedCards => None,
+            Location::Table => Some(Holder::Table),
+            Location::Anywhere | Location::Free => Some(Holder::Root),
+        }
+    }
+
+    /// How many of `fragment` are at `location` (§2.2); `None` counts cards (only at
+    /// the matched location, where a null fragment means "how many matched cards").
+    pub(super) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &Ctx) -> i64 {
+        if location == Location::MatchedCards {
+            return match fragment {
+                None => ctx.matches.len() as i64,
+                Some(Resolved::Nothing) => 0,
+                Some(Resolved::Fragment(Fragment::Card(card_type))) => ctx
+                    .matches
+                    .iter()
+                    .filter(|key| self.state.card(**key).is_some_and(|card| card.card == *card_type))
+                    .count() as i64,
+                Some(Resolved::Fragment(aspect)) => {
+                    ctx.matches.iter().map(|key| self.state.count(Holder::Card(*key), aspect, false)).sum()
+                }
+            };
+        }
+        let Some(holder) = Self::holder_at(location, ctx) else { return 0 };
+        let free_only = location == Location::Free;
+        match fragment {
+            None => self
+                .state
+                .cards_of(holder)
+                .iter()
+                .filter(|key| !free_only || self.state.card(**key).is_some_and(|card| card.free))
+                .count() as i64,
+            Some(Resolved::Nothing) => 0,
+            Some(Resolved::Fragment(fragment)) => self.state.count(holder, fragment, free_only),
+        }
+    }
+
+    /// Attempts one test; card tests filter the context's matches (§2.5).
+    pub(super) fn attempt_test(&mut self, test: &Test, ctx: &mut Ctx) -> bool {
+        let constant = self.number(&test.constant, ctx);
+        let right = match &test.fragment2 {
+            None => constant,
+            Some(fragment) => {
+                let resolved = self.resolve(fragment, ctx);
+                constant.saturating_mul(self.count_at(test.loc2, Some(&resolved), ctx))
+            }
+        };
+        let first = test.fragment1.as_ref().map(|fragment| self.resolve(fragment, ctx));
+        if !test.card_test {
+            let left = match &first {
+                None => 0,
+                resolved => self.count_at(test.loc1, resolved.as_ref(), ctx),
+            };
+            return self.decide(test.op, constant, left, right);
+        }
+        let pool = if test.loc1 == Location::MatchedCards {
+            ctx.matches.clone()
+        } else {
+            Self::holder_at(test.loc1, ctx).map(|holder| self.state.cards_of(holder)).unwrap_or_default()
+        };
+        let free_ok = |engine: &Self, key: CardKey| {
+            test.loc1 != Location::Free || engine.state.card(key).is_some_and(|card| card.free)
+        };
+        match first {
+            None => {
+                // Slicing: keep the first `right` matches.
+                if right > 0 {
+                    ctx.matches.truncate(usize::try_from(right).unwrap_or(usize::MAX));
+                    true
+                } else {
+                    false
+                }
+            }
+            Some(Resolved::Nothing) => {
+                ctx.matches.clear();
+                compare(test.op, 0, right)
+            }
+            Some(Resolved::Fragment(Fragment::Aspect(aspect))) => {
+                let fragment = Fragment::Aspect(aspect);
+                let mut matching = Vec::new();
+                for key in pool {
+                    let left = self.state.count(Holder::Card(key), &fragment, false);
+                    if self.decide(test.op, constant, left, right) && free_ok(self, key) {
+                        matching.push(key);
+                    }
+                }
+                let passed = !matching.is_empty();
+                ctx.matches = matching;
+                passed
+            }
+            Some(Resolved::Fragment(Fragment::Card(card_type))) => {
+                let matching: Vec<CardKey> = pool
+                    .into_iter()
+                    .filter(|key| {
+                        self.state.card(*key).is_some_and(|card| card.card == card_type) && free_ok(self, *key)
+                    })
+                    .collect();
+                let count = matching.len() as i64;
+                ctx.matches = matching;
+                self.decide(test.op, constant, count, right)
+            }
+        }
+    }
+
+    /// A comparison, or a random op's draw.
+    fn decide(&mut self, op: TestOp, constant: i64, left: i64, right: i64) -> bool {
+        match op {
+            TestOp::RandomChallenge => constant.saturating_mul(left) > self.below(100) as i64,
+            TestOp::RandomClash => {
+                let sum = left.saturating_add(right);
+                sum > 0 && (left as f64 / sum as f64) > self.unit()
+            }
+            _ => compare(op, left, right),
+        }
+    }
+
+    /// Evaluates requirements (§2.6 `evaluate`); `force` records matches and always passes.
+    pub(super) fn evaluate(&mut self, requirements: &Requirements, invert: bool, force: bool, ctx: &mut Ctx) -> bool {
+        if ctx.depth > MAX_RULE_DEPTH {
+            self.warn("rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails");
+            return false;
+        }
+        if invert && !force {
+            return !self.evaluate(requirements, false, false, ctx);
+        }
+        for test in &requirements.tests {
+            let ok = self.attempt_test(test, ctx);
+            if !force && !test.can_fail && !ok {
+                return false;
+            }
+        }
+        if force {
+            return true;
+        }
+        if let Some(condition) = &requirements.condition {
+            let value = self.formula_value(condition, ctx);
+            if value == 0.0 || value.is_nan() {
+                return false;
+            }
+        }
+        let sub_scope = ctx.window().map_or(ctx.scope, Holder::Window);
+        for rule in &requirements.and {
+            if !self.evaluate_rule(rule, sub_scope, ctx.depth + 1) {
+                return false;
+            }
+        }
+        for rule in &requirements.or {
+            if self.evaluate_rule(rule, sub_scope, ctx.depth + 1) {
+                return true;
+            }
+        }
+        requirements.or.is_empty()
+    }
+
+    /// Evaluates a rule in a fresh context on `scope` (and/or sub-rules, link rules).
+    pub(super) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
+        let Some(rule) = self.content.project.rules.get(rule.as_str()) else { return false };
+        let mut ctx = Ctx::new(self, scope, depth);
+        self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
+    }
+
+    /// `run(rule, ctx)`: evaluate, and execute when it passes.
+    pub(super) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
+        let Some(rule) = self.content.project.rules.get(rule.as_str()) else { return false };
+        ctx.depth += 1;
+        let passed = self.evaluate(&rule.requirements, rule.invert, false, ctx);
+        if passed {
+            self.execute(&rule.effects, ctx);
+        }
+        ctx.depth -= 1;
+        passed
+    }
+
+    /// `execute`: queue every modifier, then run the furthermore rules (§2.6).
+    pub(super) fn execute(&mut self, effects: &Effects, ctx: &mut Ctx) {
+        for modifier in &effects.act_modifiers {
+            let target = self.target(modifier.fragment.as_ref(), ctx);
+            let level = self.number(&modifier.level, ctx);
+            let level = match &modifier.reference {
+                None => level,
+                Some(reference) => {
+                    let resolved = self.resolve(reference, ctx);
+                    level.saturating_mul(self.count_at(modifier.ref_loc, Some(&resolved), ctx))
+                }
+            };
+            let all = modifier.level.is_zero();
+            ctx.queues.act.push((modifier.op, target, level, all));
+        }
+        for modifier in &effects.card_modifiers {
+            let queued = self.card_modifier(modifier, ctx);
+            ctx.queues.card.push(queued);
+        }
+        ctx.queues.table.extend(effects.table_modifiers.iter().cloned());
+        ctx.queues.path.extend(effects.path_modifiers.iter().cloned());
+        for modifier in &effects.deck_modifiers {
+            let queued = self.deck_modifier(modifier, ctx);
+            ctx.queues.deck.push(queued);
+        }
+        for rule in &effects.furthermore {
+            ctx.matches = self.state.cards_of(ctx.scope);
+            self.run_rule(rule, ctx);
+        }
+        ctx.matches = self.state.cards_of(ctx.scope);
+    }
+
+    fn card_modifier(&mut self, modifier: &CardModifier, ctx: &Ctx) -> (CardOp, Vec<CardKey>, Target, i64) {
+        let targets = match self.target(modifier.target.as_ref(), ctx) {
+            Target::None => Vec::new(),
+            Target::Cards(cards) => cards,
+            Target::Fragment(fragment) => {
+                self.state.cards_of(ctx.scope).into_iter().filter(|key| self.holds(*key, &fragment)).collect()
+            }
+        };
+        let what = self.target(modifier.fragment.as_ref(), ctx);
+        let level = self.number(&modifier.level, ctx);
+        let level = match &modifier.reference {
+            None => level,
+            Some(FragmentRef::MatchedCards) => level.saturating_mul(ctx.matches.len() as i64),
+            Some(reference) => {
+                let resolved = self.resolve(reference, ctx);
+                level.saturating_mul(self.count_at(Location::Scope, Some(&resolved), ctx))
+            }
+        };
+        (modifier.op, targets, what, level)
+    }
+
+    fn deck_modifier(&self, modifier: &DeckModifier, ctx: &Ctx) -> (DeckOp, Option<DeckId>, Target) {
+        let deck = modifier.deck.clone().or_else(|| {
+            let from = modifier.deck_from.as_ref()?;
+            let fragment = match self.target(Some(from), ctx) {
+                Target::Fragment(fragment) => fragment,
+                Target::Cards(cards) => Fragment::Card(self.state.card(*cards.first()?)?.card.clone()),
+                Target::None => return None,
+            };
+            match fragment {
+                Fragment::Aspect(id) => self.content.project.aspects.get(id.as_str())?.deck.clone(),
+                Fragment::Card(id) => self.content.project.cards.get(id.as_str())?.deck.clone(),
+            }
+        });
+        (modifier.op, deck, self.target(modifier.fragment.as_ref(), ctx))
+    }
+
+    /// Whether card `key` is of type / holds at least one of `fragment`.
+    pub(super) fn holds(&self, key: CardKey, fragment: &Fragment) -> bool {
+        match fragment {
+            Fragment::Card(card_type) => self.state.card(key).is_some_and(|card| card.card == *card_type),
+            Fragment::Aspect(_) => self.state.count(Holder::Card(key), fragment, false) > 0,
+        }
+    }
+
+    /// The card type of a card, if it exists.
+    pub(super) fn type_of(&self, key: CardKey) -> Option<CardId> {
+        self.state.card(key).map(|card| card.card.clone())
+    }
+}

@@ -1,0 +1,405 @@
+//! The table's state: card instances, token windows and decks, and how the holders nest
+//! (`spec/cultistlike.md` §2.1). Read-only for everything outside the engine.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{ActId, AspectId, CardId, DeckId, RuleId, SlotId, TokenId};
+
+/// A card instance; stable for the whole session (never reused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct CardKey(pub u32);
+
+/// A token instance (and its act window); stable for the whole session (never reused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct TokenKey(pub u32);
+
+/// Idle slot places of a window (the run place comes after them).
+pub const IDLE_PLACES: usize = 6;
+/// The one run slot place.
+pub const RUN_PLACE: usize = IDLE_PLACES;
+/// All slot places of a window.
+pub const PLACES: usize = IDLE_PLACES + 1;
+
+/// A concrete fragment: an aspect or a card type.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Fragment {
+    /// An aspect.
+    Aspect(AspectId),
+    /// A card type.
+    Card(CardId),
+}
+
+/// Where a card instance is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Place {
+    /// Lying on the table.
+    Table,
+    /// In slot place `place` of a window.
+    Slot(TokenKey, usize),
+    /// Consumed into or created inside a window (its decay pauses there).
+    Consumed(TokenKey),
+    /// In a window's result lane, waiting to be collected.
+    Lane(TokenKey),
+    /// A sub-card inside another card.
+    InCard(CardKey),
+}
+
+/// A running decay.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Decay {
+    /// The type it becomes; none: the card vanishes.
+    pub into: Option<CardId>,
+    /// Ticks left while not paused (the shrink animation's ticks included).
+    pub remaining: u64,
+}
+
+/// One card in the world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct CardInstance {
+    /// Its card type.
+    pub card: CardId,
+    /// Its own (local) aspect counts.
+    pub aspects: BTreeMap<AspectId, i64>,
+    /// Its sub-cards, in order.
+    pub children: Vec<CardKey>,
+    /// Where it is.
+    pub place: Place,
+    /// Its memory fragment.
+    pub memory: Option<Fragment>,
+    /// The player could pick it up (counted by the `free` location).
+    pub free: bool,
+    /// Drawn from a deck and not yet turned over.
+    pub face_down: bool,
+    /// Its decay, if one runs.
+    pub decay: Option<Decay>,
+}
+
+/// What a window is doing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Status {
+    /// No act; the player may fill the idle slots.
+    #[default]
+    Idle,
+    /// An initial act can start.
+    Ready(ActId),
+    /// An act runs.
+    Running,
+    /// The chain finished; results wait in the lane.
+    Finished,
+}
+
+/// An open slot place.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct OpenSlot {
+    /// The slot type.
+    pub slot: SlotId,
+    /// The card in it.
+    pub card: Option<CardKey>,
+}
+
+/// A token on the table with its act window.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Window {
+    /// The token type.
+    pub token: TokenId,
+    /// What it is doing.
+    pub status: Status,
+    /// Slot places: idle places first, then the run place.
+    pub places: [Option<OpenSlot>; PLACES],
+    /// Cards consumed into or created by the act (direct children of the window).
+    pub consumed: Vec<CardKey>,
+    /// Results waiting to be collected.
+    pub lane: Vec<CardKey>,
+    /// The window's own aspects.
+    pub aspects: BTreeMap<AspectId, i64>,
+    /// The act that was started (alt switches do not change it).
+    pub active: Option<ActId>,
+    /// The alt act the run will complete as, if any.
+    pub pending_alt: Option<ActId>,
+    /// The alt candidates rolled when the act started.
+    pub alt_list: Vec<ActId>,
+    /// Tick at which the running act completes.
+    pub timer_end: Option<u64>,
+    /// Duration of the running act in ticks (for progress bars).
+    pub timer_total: u64,
+    /// The matched cards of the last successful entry attempt.
+    pub saved_matches: Vec<CardKey>,
+    /// The memory fragment.
+    pub memory: Option<Fragment>,
+    /// The callback act (kept until replaced).
+    pub callback: Option<ActId>,
+    /// Run the callback next.
+    pub do_callback: bool,
+    /// Acts branched out of, most recent last.
+    pub call_stack: Vec<ActId>,
+    /// Forced next act (path modifier), this completion only.
+    pub forced: Option<ActId>,
+    /// Branch-out act (path modifier), this completion only.
+    pub branch: Option<ActId>,
+    /// Rule run at the start of the first run (spawned acts).
+    pub start_rule: Option<RuleId>,
+    /// Title shown.
+    pub title: String,
+    /// Text shown.
+    pub text: String,
+    /// End text of the chain.
+    pub end_text: String,
+    /// Needs its re-evaluation at the end of the step.
+    pub dirty: bool,
+}
+
+impl Window {
+    /// A new idle window of `token`.
+    pub fn new(token: TokenId) -> Self {
+        Self {
+            token,
+            status: Status::Idle,
+            places: Default::default(),
+            consumed: Vec::new(),
+            lane: Vec::new(),
+            aspects: BTreeMap::new(),
+            active: None,
+            pending_alt: None,
+            alt_list: Vec::new(),
+            timer_end: None,
+            timer_total: 0,
+            saved_matches: Vec::new(),
+            memory: None,
+            callback: None,
+            do_callback: false,
+            call_stack: Vec::new(),
+            forced: None,
+            branch: None,
+            start_rule: None,
+            title: String::new(),
+            text: String::new(),
+            end_text: String::new(),
+            dirty: true,
+        }
+    }
+
+    /// The card in slot place `place`.
+    pub fn slotted(&self, place: usize) -> Option<CardKey> {
+        self.places.get(place).and_then(|open| open.as_ref()).and_then(|open| open.card)
+    }
+
+    /// The place range of the current status (idle places, or the run place while running).
+    pub fn status_places(&self) -> std::ops::Range<usize> {
+        if self.status == Status::Running { RUN_PLACE..PLACES } else { 0..IDLE_PLACES }
+    }
+}
+
+/// A token spawned during a step, created at its end.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct PendingToken {
+    /// The token type.
+    pub token: TokenId,
+    /// The act it starts at once.
+    pub auto_run: Option<ActId>,
+    /// The memory fragment of the spawner.
+    pub memory: Option<Fragment>,
+}
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Outcome {
+    /// An `EndGame` path modifier named this outcome.
+    Ended(String),
+    /// An `Error` path modifier stopped the game with this message.
+    Stopped(String),
+}
+
+/// The whole table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct TableState {
+    /// Game time in ticks.
+    pub tick: u64,
+    /// Every card in the world.
+    pub cards: BTreeMap<CardKey, CardInstance>,
+    /// Cards on the table, in order of placement.
+    pub table: Vec<CardKey>,
+    /// Tokens in registry order (keys grow, so this is creation order).
+    pub windows: BTreeMap<TokenKey, Window>,
+    /// The remaining entries of every deck in use.
+    pub decks: BTreeMap<DeckId, Vec<CardId>>,
+    /// Tokens to create at the end of the step.
+    pub pending_tokens: Vec<PendingToken>,
+    /// Set once the game has ended.
+    pub outcome: Option<Outcome>,
+    pub(super) next_card: u32,
+    pub(super) next_token: u32,
+}
+
+/// A holder: something that contains cards and aspects (§2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holder {
+    /// The whole world.
+    Root,
+    /// The table.
+    Table,
+    /// An act window and everything in it.
+    Window(TokenKey),
+    /// Only the slot places of a window.
+    Slots(TokenKey),
+    /// A card (itself and its sub-cards).
+    Card(CardKey),
+}
+
+impl TableState {
+    /// The card instance `key`.
+    pub fn card(&self, key: CardKey) -> Option<&CardInstance> {
+        self.cards.get(&key)
+    }
+
+    /// The window of token `key`.
+    pub fn window(&self, key: TokenKey) -> Option<&Window> {
+        self.windows.get(&key)
+    }
+
+    /// The first token of type `token`, in registry order.
+    pub fn token_named(&self, token: &str) -> Option<TokenKey> {
+        self.windows.iter().find(|(_, window)| window.token.as_str() == token).map(|(key, _)| *key)
+    }
+
+    /// `key` and its sub-cards, depth first.
+    fn push_tree(&self, key: CardKey, out: &mut Vec<CardKey>) {
+        out.push(key);
+        if let Some(card) = self.cards.get(&key) {
+            for child in &card.children {
+                self.push_tree(*child, out);
+            }
+        }
+    }
+
+    /// The top-level cards of a window in hierarchy order: slots, lane, consumed.
+    fn window_roots(window: &Window) -> impl Iterator<Item = CardKey> + '_ {
+        window
+            .places
+            .iter()
+            .filter_map(|open| open.as_ref().and_then(|open| open.card))
+            .chain(window.lane.iter().copied())
+            .chain(window.consumed.iter().copied())
+    }
+
+    /// Every card inside `holder`, depth first in hierarchy order.
+    pub fn cards_of(&self, holder: Holder) -> Vec<CardKey> {
+        let mut out = Vec::new();
+        match holder {
+            Holder::Root => {
+                for key in &self.table {
+                    self.push_tree(*key, &mut out);
+                }
+                for window in self.windows.values() {
+                    for key in Self::window_roots(window) {
+                        self.push_tree(key, &mut out);
+                    }
+                }
+            }
+            Holder::Table => {
+                for key in &self.table {
+                    self.push_tree(*key, &mut out);
+                }
+            }
+            Holder::Window(token) => {
+                if let Some(window) = self.windows.get(&token) {
+                    for key in Self::window_roots(window) {
+                        self.push_tree(key, &mut out);
+                    }
+                }
+            }
+            Holder::Slots(token) => {
+                if let Some(window) = self.windows.get(&token) {
+                    for key in window.places.iter().filter_map(|open| open.as_ref().and_then(|open| open.card)) {
+                        self.push_tree(key, &mut out);
+                    }
+                }
+            }
+            Holder::Card(key) => self.push_tree(key, &mut out),
+        }
+        out
+    }
+
+    /// The windows whose own aspects count in `holder`.
+    fn windows_in(&self, holder: Holder) -> Vec<TokenKey> {
+        match holder {
+            Holder::Root => self.windows.keys().copied().collect(),
+            Holder::Window(token) => vec![token],
+            Holder::Table | Holder::Slots(_) | Holder::Card(_) => Vec::new(),
+        }
+    }
+
+    /// How many of `fragment` are in `holder` (§2.1.1); with `free_only`, only free cards
+    /// count (window aspects are not counted as free: the intended meaning of `free`).
+    pub fn count(&self, holder: Holder, fragment: &Fragment, free_only: bool) -> i64 {
+        let cards = self.cards_of(holder);
+        let usable = |card: &&CardInstance| !free_only || card.free;
+        match fragment {
+            Fragment::Card(card_type) => cards
+                .iter()
+                .filter_map(|key| self.cards.get(key))
+                .filter(usable)
+                .filter(|card| card.card == *card_type)
+                .count() as i64,
+            Fragment::Aspect(aspect) => {
+                let on_cards: i64 = cards
+                    .iter()
+                    .filter_map(|key| self.cards.get(key))
+                    .filter(usable)
+                    .map(|card| card.aspects.get(aspect).copied().unwrap_or(0))
+                    .sum();
+                let on_windows: i64 = if free_only {
+                    0
+                } else {
+                    self.windows_in(holder)
+                        .iter()
+                        .filter_map(|token| self.windows.get(token))
+                        .map(|window| window.aspects.get(aspect).copied().unwrap_or(0))
+                        .sum()
+                };
+                on_cards + on_windows
+            }
+        }
+    }
+
+    /// Every distinct aspect present in a window (on the window or on its cards), in id order.
+    pub fn aspects_in_window(&self, token: TokenKey) -> Vec<AspectId> {
+        let mut found = std::collections::BTreeSet::new();
+        if let Some(window) = self.windows.get(&token) {
+            found.extend(window.aspects.iter().filter(|(_, n)| **n > 0).map(|(aspect, _)| aspect.clone()));
+        }
+        for key in self.cards_of(Holder::Window(token)) {
+            if let Some(card) = self.cards.get(&key) {
+                found.extend(card.aspects.iter().filter(|(_, n)| **n > 0).map(|(aspect, _)| aspect.clone()));
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// The window a card is in (directly or inside another card), if any.
+    pub fn window_of(&self, key: CardKey) -> Option<TokenKey> {
+        let mut at = key;
+        for _ in 0..=self.cards.len() {
+            match self.cards.get(&at)?.place {
+                Place::Table => return None,
+                Place::Slot(token, _) | Place::Consumed(token) | Place::Lane(token) => return Some(token),
+                Place::InCard(parent) => at = parent,
+            }
+        }
+        None
+    }
+
+    /// Whether a card's decay is paused: it sits (directly or in a card) inside an act.
+    pub fn decay_paused(&self, key: CardKey) -> bool {
+        let mut at = key;
+        for _ in 0..=self.cards.len() {
+            match self.cards.get(&at).map(|card| card.place) {
+                Some(Place::Consumed(_)) => return true,
+                Some(Place::InCard(parent)) => at = parent,
+                _ => return false,
+            }
+        }
+        false
+    }
+}

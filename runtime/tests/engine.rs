@@ -1,0 +1,318 @@
+//! The table engine through the Session API: scripted play, determinism, alt acts, decay,
+//! decks, refused content and random input sequences that must never panic.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: counts are exact integers
+
+use std::path::PathBuf;
+
+use actforge_runtime::engine::{Choice, Event, Session, Status};
+use actforge_runtime::model::{
+    Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id,
+    Project, Requirements, Slot, Test, Token,
+};
+use actforge_runtime::project::load_folder;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn lighthouse() -> Project {
+    load_folder(&workspace().join("content/lighthouse")).unwrap().project
+}
+
+fn aspect(id: &str) -> FragmentRef {
+    FragmentRef::Aspect(Id::new(id))
+}
+
+fn card_ref(id: &str) -> FragmentRef {
+    FragmentRef::Card(Id::new(id))
+}
+
+/// A kitchen: a `stove` token with a `pot` slot taking anything `edible`; `cook` (10 ticks)
+/// opens a run slot `spice`; with spice in it the run completes as `cook_spicy` instead.
+fn kitchen() -> Project {
+    let mut project = Project::default();
+    project.manifest.entry.tokens = vec![Id::new("stove")];
+    project.manifest.entry.cards = vec![Id::new("bread"), Id::new("pepper"), Id::new("milk")];
+    for id in ["edible", "hot"] {
+        project.aspects.insert(Aspect { id: Id::new(id), ..Aspect::default() });
+    }
+    project.cards.insert(Card {
+        id: Id::new("bread"),
+        label: "Bread".into(),
+        fragments: vec![FragmentCount::new(aspect("edible"), 2)],
+        ..Card::default()
+    });
+    project.cards.insert(Card { id: Id::new("pepper"), label: "Pepper".into(), ..Card::default() });
+    project.cards.insert(Card { id: Id::new("toast"), label: "Toast".into(), ..Card::default() });
+    project.cards.insert(Card {
+        id: Id::new("milk"),
+        label: "Milk".into(),
+        decay_to: Some(Id::new("cheese")),
+        lifetime_ticks: Expr::int(40),
+        ..Card::default()
+    });
+    project.cards.insert(Card { id: Id::new("cheese"), label: "Cheese".into(), ..Card::default() });
+    project.slots.insert(Slot {
+        id: Id::new("pot"),
+        label: "Pot".into(),
+        required: vec![FragmentCount::new(aspect("edible"), 1)],
+        ..Slot::default()
+    });
+    project.slots.insert(Slot {
+        id: Id::new("spice"),
+        label: "Spice".into(),
+        required: vec![FragmentCount::new(card_ref("pepper"), 1)],
+        ..Slot::default()
+    });
+    project.tokens.insert(Token {
+        id: Id::new("stove"),
+        label: "Stove".into(),
+        description: "Cold iron.".into(),
+        slot: Some(Id::new("pot")),
+        ..Token::default()
+    });
+    let consume_and_make = |made: &str| Effects {
+        act_modifiers: vec![
+            ActModifier { fragment: Some(FragmentRef::MatchedCards), level: Expr::int(-1), ..ActModifier::default() },
+            ActModifier { fragment: Some(card_ref(made)), level: Expr::int(1), ..ActModifier::default() },
+        ],
+        ..Effects::default()
+    };
+    project.acts.insert(Act {
+        id: Id::new("cook"),
+        label: "Cooking".into(),
+        token: Some(Id::new("stove")),
+        initial: true,
+        duration_ticks: Expr::new("5 + 5"),
+        requirements: Requirements {
+            tests: vec![Test {
+                card_test: true,
+                fragment1: Some(aspect("edible")),
+                constant: Expr::int(1),
+                ..Test::default()
+            }],
+            ..Requirements::default()
+        },
+        slots: vec![Id::new("spice")],
+        alt_acts: vec![ActLink { act: Id::new("cook_spicy"), chance: Expr::default(), rule: None }],
+        effects: consume_and_make("toast"),
+        text: "Bread: [edible] edible.".into(),
+        end_text: "{[toast >= 1] Toast is ready.}".into(),
+        ..Act::default()
+    });
+    project.acts.insert(Act {
+        id: Id::new("cook_spicy"),
+        label: "Spicy Cooking".into(),
+        requirements: Requirements {
+            tests: vec![Test { fragment1: Some(card_ref("pepper")), constant: Expr::int(1), ..Test::default() }],
+            ..Requirements::default()
+        },
+        fragments: vec![FragmentCount::new(aspect("hot"), 1)],
+        effects: consume_and_make("toast"),
+        end_text: "Hot toast: [hot] hot.".into(),
+        ..Act::default()
+    });
+    project
+}
+
+fn slot(session: &mut Session, card: &str, token: &str) -> Vec<Event> {
+    let token = session.find_token(token).unwrap();
+    let card = *session.state().cards.iter().find(|(_, c)| c.card.as_str() == card && c.free).unwrap().0;
+    let choice = session
+        .choices()
+        .into_iter()
+        .find(|choice| matches!(choice, Choice::Slot { card: c, token: t, .. } if *c == card && *t == token))
+        .unwrap_or_else(|| panic!("cannot slot {card:?}"));
+    session.apply(&choice).unwrap()
+}
+
+#[test]
+fn the_lighthouse_playtest_passes_and_replays_identically() {
+    let script = std::fs::read_to_string(workspace().join("tests/playtests/lighthouse_lamp.play")).unwrap();
+    let mut hashes = Vec::new();
+    for _ in 0..2 {
+        let mut session = Session::new(lighthouse(), 7).unwrap();
+        let report = session.run_script(&script).unwrap();
+        assert_eq!(report.expectations, 7);
+        hashes.push(session.state_hash());
+    }
+    assert_eq!(hashes[0], hashes[1]);
+}
+
+#[test]
+fn a_failing_expectation_names_its_line_and_the_counts() {
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    let error = session.run_script("# a comment\nexpect table.card.lamp_oil == 2\n").unwrap_err();
+    assert_eq!(error.line, 2);
+    assert!(error.message.contains("table.card.lamp_oil = 1"), "{}", error.message);
+    let error = session.run_script("slot driftwood nowhere").unwrap_err();
+    assert!(error.message.contains("no token `nowhere`"), "{}", error.message);
+    let error = session.run_script("expect table.card.nothing_like_this").unwrap_err();
+    assert!(error.message.contains("unknown name"), "{}", error.message);
+}
+
+#[test]
+fn an_act_runs_its_timer_and_leaves_its_results() {
+    let mut session = Session::new(kitchen(), 1).unwrap();
+    let stove = session.find_token("stove").unwrap();
+    assert_eq!(session.state().window(stove).unwrap().status, Status::Idle);
+    // Pepper is not edible: the pot refuses it.
+    assert!(!session.choices().iter().any(|choice| matches!(choice, Choice::Slot { card, .. } if session.state().card(*card).unwrap().card.as_str() == "pepper")));
+    slot(&mut session, "bread", "stove");
+    let window = session.state().window(stove).unwrap();
+    assert_eq!(window.status, Status::Ready(Id::new("cook")));
+    assert_eq!(window.text, "Bread: 2 edible.");
+    session.apply(&Choice::Start { token: stove }).unwrap();
+    assert_eq!(session.state().window(stove).unwrap().status, Status::Running);
+    session.advance(9);
+    assert_eq!(session.query("anywhere.card.toast").unwrap(), 0.0);
+    let events = session.advance(1);
+    assert!(events.contains(&Event::ActCompleted { token: stove, act: Id::new("cook") }));
+    let window = session.state().window(stove).unwrap();
+    assert_eq!(window.status, Status::Finished);
+    assert_eq!(window.text, "Toast is ready.");
+    assert_eq!(session.query("anywhere.card.bread").unwrap(), 0.0);
+    session.apply(&Choice::Collect { token: stove }).unwrap();
+    assert_eq!(session.query("table.card.toast").unwrap(), 1.0);
+    assert_eq!(session.state().window(stove).unwrap().status, Status::Idle);
+}
+
+#[test]
+fn a_card_in_the_run_slot_switches_to_the_alt_act_and_back() {
+    let mut session = Session::new(kitchen(), 1).unwrap();
+    let stove = session.find_token("stove").unwrap();
+    slot(&mut session, "bread", "stove");
+    session.apply(&Choice::Start { token: stove }).unwrap();
+    slot(&mut session, "pepper", "stove");
+    assert_eq!(session.state().window(stove).unwrap().pending_alt, Some(Id::new("cook_spicy")));
+    assert_eq!(session.state().window(stove).unwrap().title, "Spicy Cooking");
+    session.apply(&Choice::Unslot { token: stove, place: actforge_runtime::engine::RUN_PLACE }).unwrap();
+    assert_eq!(session.state().window(stove).unwrap().pending_alt, None);
+    slot(&mut session, "pepper", "stove");
+    session.advance(10);
+    let window = session.state().window(stove).unwrap();
+    assert_eq!(window.text, "Hot toast: 1 hot.");
+    // The alt's successful entry saved its matches (every card in the window, as its test is
+    // not a card test), so "remove the matched cards" takes the pepper too (spec §2.17 A1).
+    session.apply(&Choice::Collect { token: stove }).unwrap();
+    assert_eq!(session.query("anywhere.card.pepper").unwrap(), 0.0);
+    assert_eq!(session.query("table.card.toast").unwrap(), 1.0);
+}
+
+#[test]
+fn decay_runs_on_the_table_and_pauses_inside_an_act() {
+    let mut project = kitchen();
+    project.slots.get_mut("pot").unwrap().required.push(FragmentCount::new(card_ref("milk"), 1));
+    project.acts.get_mut("cook").unwrap().requirements.tests.clear();
+    project.acts.get_mut("cook").unwrap().effects = Effects::default();
+    project.acts.get_mut("cook").unwrap().duration_ticks = Expr::int(100);
+    let mut session = Session::new(project.clone(), 1).unwrap();
+    // Milk decays after 40 ticks plus the half-second shrink (5 ticks at 10 ticks/s).
+    session.advance(44);
+    assert_eq!(session.query("anywhere.card.milk").unwrap(), 1.0);
+    session.advance(1);
+    assert_eq!(session.query("anywhere.card.cheese").unwrap(), 1.0);
+
+    let mut session = Session::new(project, 1).unwrap();
+    let stove = session.find_token("stove").unwrap();
+    session.advance(10);
+    slot(&mut session, "milk", "stove");
+    session.apply(&Choice::Start { token: stove }).unwrap();
+    session.advance(90);
+    assert_eq!(session.query("anywhere.card.milk").unwrap(), 1.0, "paused while consumed");
+    session.advance(10 + 34);
+    assert_eq!(session.query("anywhere.card.milk").unwrap(), 1.0);
+    session.advance(1);
+    assert_eq!(session.query("anywhere.card.cheese").unwrap(), 1.0, "runs again in the result lane");
+}
+
+#[test]
+fn an_instant_act_loop_is_cut_with_a_warning() {
+    let mut project = kitchen();
+    let cook = project.acts.get_mut("cook").unwrap();
+    cook.duration_ticks = Expr::int(0);
+    cook.effects = Effects::default();
+    cook.alt_acts.clear();
+    cook.next_acts = vec![ActLink::to("cook")];
+    cook.requirements.tests.clear();
+    let mut session = Session::new(project, 1).unwrap();
+    let stove = session.find_token("stove").unwrap();
+    slot(&mut session, "bread", "stove");
+    let events = session.apply(&Choice::Start { token: stove }).unwrap();
+    assert!(events.iter().any(|event| matches!(event, Event::Warning(text) if text.contains("instant-act loop"))));
+    assert_eq!(session.state().window(stove).unwrap().status, Status::Finished);
+}
+
+#[test]
+fn deck_draws_are_tagged_face_down_and_deterministic() {
+    let mut project = kitchen();
+    project.decks.insert(Deck {
+        id: Id::new("pantry"),
+        fragments: vec![Id::new("bread"), Id::new("pepper"), Id::new("toast"), Id::new("cheese")],
+        tag_on: vec![aspect("hot")],
+        shuffle: true,
+        ..Deck::default()
+    });
+    let cook = project.acts.get_mut("cook").unwrap();
+    cook.effects.deck_modifiers = vec![DeckModifier { deck: Some(Id::new("pantry")), ..DeckModifier::default() }; 2];
+    let draw_order = |seed: u64| {
+        let mut session = Session::new(project.clone(), seed).unwrap();
+        let stove = session.find_token("stove").unwrap();
+        slot(&mut session, "bread", "stove");
+        session.apply(&Choice::Start { token: stove }).unwrap();
+        let events = session.advance(10);
+        let drawn: Vec<String> = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::CardCreated { card, card_type } if session.state().card(*card).is_some_and(|c| c.face_down) => {
+                    Some(card_type.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(session.query("anywhere.aspect.hot").unwrap(), 2.0);
+        (drawn, session.state().decks["pantry"].len())
+    };
+    let (first, left) = draw_order(3);
+    assert_eq!(first.len(), 2);
+    assert_eq!(left, 2);
+    assert_eq!(draw_order(3).0, first);
+    let orders: std::collections::BTreeSet<Vec<String>> = (0..20).map(|seed| draw_order(seed).0).collect();
+    assert!(orders.len() > 3, "the shuffle depends on the seed: {orders:?}");
+}
+
+#[test]
+fn content_with_errors_is_refused_with_the_problems() {
+    let mut project = kitchen();
+    project.acts.get_mut("cook").unwrap().next_acts = vec![ActLink::to("no_such_act")];
+    project.acts.get_mut("cook").unwrap().duration_ticks = Expr::new("2 +");
+    let error = Session::new(project, 1).unwrap_err();
+    let text = error.to_string();
+    assert!(text.contains("no_such_act"), "{text}");
+    assert!(error.problems.len() >= 2, "{text}");
+}
+
+#[test]
+fn random_play_never_panics_and_is_deterministic() {
+    for content in [lighthouse(), kitchen()] {
+        let mut hashes = Vec::new();
+        for _ in 0..2 {
+            let mut session = Session::new(content.clone(), 11).unwrap();
+            let mut pick = 0x2545_F491_4F6C_DD1Du64;
+            for _ in 0..300 {
+                pick ^= pick << 13;
+                pick ^= pick >> 7;
+                pick ^= pick << 17;
+                let choices = session.choices();
+                if choices.is_empty() || pick.is_multiple_of(4) {
+                    session.advance(pick % 120);
+                } else {
+                    let choice = &choices[(pick % choices.len() as u64) as usize];
+                    session.apply(choice).unwrap();
+                }
+            }
+            hashes.push(session.state_hash());
+        }
+        assert_eq!(hashes[0], hashes[1]);
+    }
+}
