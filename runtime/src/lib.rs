@@ -1,10 +1,11 @@
-//! Actforge runtime: the content model, project folders and bundles, and validation.
+//! Actforge runtime: the content model, project folders and bundles, validation and importers.
 //!
 //! This crate never depends on a UI toolkit; the editor depends on it, never the reverse.
 
 pub mod diagnostic;
 pub mod engine;
 pub mod formula;
+pub mod import;
 pub mod model;
 pub mod project;
 pub mod ron_locate;

@@ -15,7 +15,8 @@ use rayon::prelude::*;
 use super::folder::is_new_or_empty;
 use super::ron_format::value_at;
 use super::{
-    Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, parse_ron, ron_error, save_folder, write_atomic,
+    Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, parse_ron, ron_error, save_new_folder,
+    write_atomic,
 };
 
 /// The text format of a bundle.
@@ -247,6 +248,6 @@ pub fn import_bundle(bundle_path: &Path, out_dir: &Path) -> Result<(Loaded, Save
         return Err(ProjectError::NotEmpty { path: out_dir.to_owned() });
     }
     let loaded = load_bundle(bundle_path)?;
-    let report = save_folder(&loaded.project, out_dir, &BTreeSet::new())?;
+    let report = save_new_folder(&loaded.project, out_dir)?;
     Ok((loaded, report))
 }

@@ -305,6 +305,14 @@ pub(super) fn is_new_or_empty(path: &Path) -> Result<bool, ProjectError> {
     }
 }
 
+/// Saves `project` into `root`, which must be new or empty (restoring or importing).
+pub fn save_new_folder(project: &Project, root: &Path) -> Result<SaveReport, ProjectError> {
+    if !is_new_or_empty(root)? {
+        return Err(ProjectError::NotEmpty { path: root.to_owned() });
+    }
+    save_folder(project, root, &BTreeSet::new())
+}
+
 /// Creates a new, empty project in `root` (which must be new or empty), named after the folder.
 pub fn create_project(root: &Path) -> Result<Project, ProjectError> {
     if !is_new_or_empty(root)? {

@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 pub use atomic::write_atomic;
 pub use bundle::{BundleFormat, bundle_text, export_bundle, import_bundle, load_bundle, parse_bundle};
-pub use folder::{SaveReport, create_project, item_text, load_folder, manifest_text, render_files, save_folder};
+pub use folder::{
+    SaveReport, create_project, item_text, load_folder, manifest_text, render_files, save_folder, save_new_folder,
+};
 pub use sources::Sources;
 
 use crate::diagnostic::{Diagnostic, Position};
