@@ -1,4 +1,4 @@
-//! The command line: `actforge check | export | import | new | fmt`. Never opens a window.
+//! The command line: `actforge check | export | import | new | fmt | eval | play`. Never opens a window.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,9 +8,10 @@ use actforge_runtime::engine::script::ScriptReport;
 use actforge_runtime::engine::{Place, Session};
 use actforge_runtime::formula::query::{Query, QueryError};
 use actforge_runtime::formula::{self, query};
+use actforge_runtime::import::{CultistlikeOptions, copy_files, import_cultistlike_with};
 use actforge_runtime::project::{
     self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_bundle, load_folder,
-    save_folder,
+    save_folder, save_new_folder,
 };
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Kind, Severity};
@@ -119,6 +120,29 @@ pub enum ImportCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Turn Cultistlike content (Unity YAML `.asset` files with their `.meta` files) into a project.
+    ///
+    /// Example: actforge import cultistlike Demos/Demo1 -o kitten --token "Tea Party" --card "Somebody you Knew"
+    Cultistlike {
+        /// Folder holding the assets (Resources/…, Sos/…, sprites and script metas), searched at any depth.
+        source: PathBuf,
+        /// Folder to create (must be new or empty).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// A token on the table at the start, by asset name or id (repeatable). Without --token and
+        /// --card, the demo scenes' start is used when the content has those names.
+        #[arg(long = "token", value_name = "NAME")]
+        tokens: Vec<String>,
+        /// A card on the table at the start, by asset name or id (repeatable).
+        #[arg(long = "card", value_name = "NAME")]
+        cards: Vec<String>,
+        /// Also copy the pictures the items use into the project (same paths as in SOURCE).
+        #[arg(long)]
+        copy_art: bool,
+        /// Write the project even when the import reports errors (the broken parts are left out).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// Bundle text format on the command line.
@@ -182,6 +206,10 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             }
             Err(error) => fail(&error, err),
         },
+        Command::Import(ImportCommand::Cultistlike { source, output, tokens, cards, copy_art, force }) => {
+            let options = CultistlikeOptions { start_tokens: tokens, start_cards: cards };
+            import_cultistlike_command(&CultistlikeArgs { source, output, options, copy_art, force }, out, err)
+        }
         Command::New { dir } => match create_project(&dir) {
             Ok(created) => {
                 writeln!(out, "created project \"{}\" in {}", created.manifest.name, dir.display())?;
@@ -262,6 +290,75 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The arguments of `actforge import cultistlike`.
+struct CultistlikeArgs {
+    source: PathBuf,
+    output: PathBuf,
+    options: CultistlikeOptions,
+    copy_art: bool,
+    force: bool,
+}
+
+fn import_cultistlike_command(
+    args: &CultistlikeArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let imported = match import_cultistlike_with(&args.source, &args.options) {
+        Ok(imported) => imported,
+        Err(error) => {
+            writeln!(err, "error: {error}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let failed = print_diagnostics(&imported.diagnostics, true, err)?;
+    if failed && !args.force {
+        writeln!(err, "error: nothing was written because of the errors above (use --force to write anyway)")?;
+        return Ok(Outcome::Failure);
+    }
+    let report = match save_new_folder(&imported.project, &args.output) {
+        Ok(report) => report,
+        Err(error) => return fail(&error, err),
+    };
+    let copied = if args.copy_art {
+        match copy_files(&args.source, &args.output, &imported.art) {
+            Ok(copied) => copied,
+            Err(error) => {
+                writeln!(err, "error: {error}")?;
+                return Ok(Outcome::Failure);
+            }
+        }
+    } else {
+        0
+    };
+    writeln!(
+        out,
+        "imported {} items from {} into {} ({} files written{})",
+        imported.project.item_count(),
+        args.source.display(),
+        args.output.display(),
+        report.written.len(),
+        if args.copy_art { format!(", {copied} pictures copied") } else { String::new() }
+    )?;
+    if !args.copy_art && !imported.art.is_empty() {
+        writeln!(
+            out,
+            "the items name {} pictures by their paths in {}; copy them into the project (or import with --copy-art) \
+             to see them",
+            imported.art.len(),
+            args.source.display()
+        )?;
+    }
+    // The importer's output must validate; say so loudly if it does not.
+    match load_and_validate(&args.output) {
+        Ok((_, diagnostics)) => {
+            let invalid = print_diagnostics(&diagnostics, false, err)?;
+            Ok(if invalid || failed { Outcome::Failure } else { Outcome::Success })
+        }
+        Err(error) => fail(&error, err),
+    }
 }
 
 /// The arguments of `actforge eval`.
