@@ -862,14 +862,15 @@ impl<'a> Reader<'a, '_> {
         Colour::from_unit_floats(r, g, b, a)
     }
 
-    /// An enum value by its integer, with the default for a missing key.
-    fn choice<T: Copy + Default>(&mut self, fields: &mut Fields<'a>, key: &str, table: &[(i64, T)]) -> Option<T> {
-        let Some((value, at)) = self.int_at(fields, key) else { return Some(T::default()) };
-        let found = table.iter().find(|(number, _)| *number == value).map(|(_, choice)| *choice);
-        if found.is_none() {
-            self.warning(at, &fields.path(key), format!("{value} is not a known value of `{key}`"));
-        }
-        found
+    /// An enum value by its integer (the default for a missing key), or the unknown number.
+    fn choice<T: Copy + Default>(
+        &mut self,
+        fields: &mut Fields<'a>,
+        key: &str,
+        table: &[(i64, T)],
+    ) -> Result<T, (i64, Position)> {
+        let Some((value, at)) = self.int_at(fields, key) else { return Ok(T::default()) };
+        table.iter().find(|(number, _)| *number == value).map(|(_, choice)| *choice).ok_or((value, at))
     }
 
     fn location(&mut self, fields: &mut Fields<'a>, key: &str) -> Location {
@@ -882,7 +883,10 @@ impl<'a> Reader<'a, '_> {
             (64, Location::Anywhere),
             (128, Location::Free),
         ];
-        self.choice(fields, key, LOCATIONS).unwrap_or_default()
+        self.choice(fields, key, LOCATIONS).unwrap_or_else(|(value, at)| {
+            self.warning(at, &fields.path(key), format!("{value} is not a location the original knows; read as Scope"));
+            Location::Scope
+        })
     }
 
     // --- references ------------------------------------------------------------------------
@@ -1148,13 +1152,17 @@ impl<'a> Reader<'a, '_> {
             loc2: self.location(fields, "loc2"),
             fragment2: self.fragment(fields, "fragment2"),
         };
-        let op_at = fields.get("op").map_or(fields.at, |node| node.at);
-        if let Some(op) = self.choice(fields, "op", OPS) {
-            test.op = op;
-        } else {
-            // The original fails a test with an unknown op; `0 < 0` fails the same way.
-            self.warning(op_at, &fields.path("op"), "the original always fails this test; imported as `0 < 0`");
-            test = Test { can_fail: test.can_fail, op: TestOp::Less, ..Test::default() };
+        match self.choice(fields, "op", OPS) {
+            Ok(op) => test.op = op,
+            Err((value, at)) => {
+                // The original fails a test with an unknown op; `0 < 0` fails the same way.
+                self.warning(
+                    at,
+                    &fields.path("op"),
+                    format!("{value} is no comparison, so the original always fails this test; imported as `0 < 0`"),
+                );
+                test = Test { can_fail: test.can_fail, op: TestOp::Less, ..Test::default() };
+            }
         }
         test
     }
@@ -1189,10 +1197,9 @@ impl<'a> Reader<'a, '_> {
         entries
     }
 
-    /// Drops a modifier whose op the original ignores.
-    fn unknown_op(&mut self, fields: &Fields<'a>) {
-        let at = fields.entries.iter().find(|(key, _)| key == "op").map_or(fields.at, |(_, node)| node.at);
-        self.note(at, &fields.path("op"), "the original does nothing for this op; the modifier is dropped");
+    /// Reports a modifier dropped because the original ignores its op.
+    fn unknown_op(&mut self, fields: &Fields<'a>, (value, at): (i64, Position)) {
+        self.note(at, &fields.path("op"), format!("the original does nothing for op {value}; the modifier is dropped"));
     }
 
     fn effects(&mut self, fields: &mut Fields<'a>) -> Effects {
@@ -1247,10 +1254,13 @@ impl<'a> Reader<'a, '_> {
             ref_loc: self.location(fields, "refLoc"),
             reference: self.fragment(fields, "reference"),
         };
-        if op.is_none() {
-            self.unknown_op(fields);
+        match op {
+            Ok(_) => Some(modifier),
+            Err(unknown) => {
+                self.unknown_op(fields, unknown);
+                None
+            }
         }
-        op.map(|_| modifier)
     }
 
     fn card_modifier(&mut self, fields: &mut Fields<'a>) -> Option<CardModifier> {
@@ -1270,10 +1280,13 @@ impl<'a> Reader<'a, '_> {
             level: Expr::int(self.int(fields, "level")),
             reference: self.fragment(fields, "reference"),
         };
-        if op.is_none() {
-            self.unknown_op(fields);
+        match op {
+            Ok(_) => Some(modifier),
+            Err(unknown) => {
+                self.unknown_op(fields, unknown);
+                None
+            }
         }
-        op.map(|_| modifier)
     }
 
     fn table_modifier(&mut self, fields: &mut Fields<'a>) -> Option<TableModifier> {
@@ -1281,9 +1294,12 @@ impl<'a> Reader<'a, '_> {
         let op = self.choice(fields, "op", OPS);
         let act_at = fields.get("act").map_or(fields.at, |node| node.at);
         let act = self.id(fields, "act", AssetType::Act);
-        let Some(op) = op else {
-            self.unknown_op(fields);
-            return None;
+        let op = match op {
+            Ok(op) => op,
+            Err(unknown) => {
+                self.unknown_op(fields, unknown);
+                return None;
+            }
         };
         if act.is_none() {
             self.note(act_at, &fields.path("act"), "a table modifier without an act does nothing; dropped");
@@ -1301,9 +1317,12 @@ impl<'a> Reader<'a, '_> {
         ];
         let op = self.choice(fields, "op", OPS);
         let act = self.id(fields, "act", AssetType::Act);
-        let Some(op) = op else {
-            self.unknown_op(fields);
-            return None;
+        let op = match op {
+            Ok(op) => op,
+            Err(unknown) => {
+                self.unknown_op(fields, unknown);
+                return None;
+            }
         };
         Some(PathModifier { op, act, text: String::new() })
     }
@@ -1324,10 +1343,13 @@ impl<'a> Reader<'a, '_> {
             deck_from: self.fragment(fields, "deckFrom"),
             fragment: self.fragment(fields, "fragment"),
         };
-        if op.is_none() {
-            self.unknown_op(fields);
+        match op {
+            Ok(_) => Some(modifier),
+            Err(unknown) => {
+                self.unknown_op(fields, unknown);
+                None
+            }
         }
-        op.map(|_| modifier)
     }
 
     fn links(&mut self, fields: &mut Fields<'a>, key: &str) -> Vec<ActLink> {
