@@ -1,5 +1,5 @@
-//! Shared helpers of the end-to-end tests and benchmarks: where the bundled content is, and
-//! a deterministic generator of large synthetic projects.
+//! Shared helpers of the end-to-end tests and benchmarks: where the bundled content and the
+//! fixtures are, and a deterministic generator of large synthetic projects.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,17 @@ pub fn repo_root() -> PathBuf {
 /// A bundled content project by folder name, e.g. `lighthouse`.
 pub fn content(name: &str) -> PathBuf {
     repo_root().join("content").join(name)
+}
+
+/// One of the tests crate's own fixtures (`tests/fixtures/NAME`), e.g. `cultistlike-small`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+/// A fixture of the shared folder beside the repository (`../shared/fixtures/NAME`), read
+/// in place: third-party content is never copied into the repository.
+pub fn shared_fixture(name: &str) -> PathBuf {
+    repo_root().join("..").join("shared").join("fixtures").join(name)
 }
 
 /// The mean time in nanoseconds of a finished criterion benchmark `group/name`, read from

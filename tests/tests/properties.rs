@@ -1,4 +1,4 @@
-//! Property tests: random projects round-trip; the loaders never panic on any bytes.
+//! Property tests: random projects round-trip; the loaders and importers never panic on any bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
 use std::collections::BTreeSet;
@@ -6,9 +6,10 @@ use std::fs;
 use std::path::Path;
 
 use actforge_runtime::Project;
+use actforge_runtime::import::{import_cultistlike, unity_yaml};
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder, parse_bundle, save_folder};
 use actforge_runtime::validate::validate;
-use actforge_tests::{content, synthetic_project};
+use actforge_tests::{content, fixture, synthetic_project};
 use proptest::prelude::*;
 
 /// A synthetic project whose texts are replaced by arbitrary strings (quotes, newlines,
@@ -100,6 +101,34 @@ proptest! {
         let diagnostics = validate(&loaded.project, &loaded.sources, Some(dir.path()));
         prop_assert!(loaded.project.acts.len() == 1 || !loaded.diagnostics.is_empty());
         for diagnostic in loaded.diagnostics.iter().chain(&diagnostics) {
+            let _ = diagnostic.to_string();
+        }
+    }
+
+    #[test]
+    fn the_unity_yaml_reader_never_panics_on_arbitrary_text(text in "\\PC{0,400}") {
+        let _ = unity_yaml::parse(&text);
+        let _ = unity_yaml::parse(&format!("%YAML 1.1\n--- !u!114 &1\nMonoBehaviour:\n  {text}"));
+    }
+
+    #[test]
+    fn mutated_cultistlike_assets_import_or_give_diagnostics(
+        flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+    ) {
+        let cards = fixture("cultistlike-small").join("Resources").join("Cards");
+        let mut bytes = fs::read(cards.join("Lamp.asset")).unwrap();
+        for (at, value) in flips {
+            let index = at.index(bytes.len());
+            bytes[index] = value;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("Lamp.asset"), &bytes).unwrap();
+        fs::copy(cards.join("Lamp.asset.meta"), dir.path().join("Lamp.asset.meta")).unwrap();
+        let (project, diagnostics) = import_cultistlike(dir.path()).unwrap();
+        prop_assert!(project.cards.len() <= 1);
+        prop_assert!(diagnostics.iter().any(|d| d.file.is_some()), "the fixture itself has findings, so a mutation must too");
+        let _ = validate(&project, &actforge_runtime::project::Sources::default(), None);
+        for diagnostic in &diagnostics {
             let _ = diagnostic.to_string();
         }
     }
