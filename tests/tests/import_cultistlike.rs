@@ -341,7 +341,7 @@ fn broken_yaml_and_dangling_guids_are_errors_with_file_and_line() {
     assert_eq!(to_broken.len(), 1, "{diagnostics:#?}");
     // Everything else still imported.
     assert!(project.cards.contains("lamp") && project.cards.contains("oil") && !project.cards.contains("broken"));
-    assert_eq!(project.acts.len(), 3);
+    assert_eq!(project.acts.len(), 4);
 }
 
 #[test]
@@ -373,6 +373,14 @@ fn the_small_fixture_maps_what_the_model_can_express() {
     assert_eq!(project.acts.get("burn").unwrap().effects.furthermore, [Id::new("has_oil")]);
     assert_eq!(project.slots.get("wick").unwrap().required, [FragmentCount::new(card("lamp"), 1)]);
     assert!(project.aspects.contains("spark"), "an asset without .meta still imports");
+    let alpha = project.acts.get("alpha_dim").unwrap();
+    assert_eq!(alpha.alt_acts.len(), 1);
+    assert_eq!((alpha.alt_acts[0].act.as_str(), alpha.alt_acts[0].chance.clone()), ("burn", Expr::int(100)));
+    assert!(alpha.spawned_acts.is_empty() && alpha.effects.table_modifiers.is_empty(), "burn has no token");
+    assert!(!project.acts.get("orphan").unwrap().initial);
+    assert_eq!(project.rules.get("has_oil").unwrap().requirements.tests[1].op, TestOp::Less);
+    assert_eq!(project.slots.get("wick").unwrap().essential, [FragmentCount::new(card("oil"), 0)]);
+    assert_eq!(project.cards.get("oil").unwrap().decay_to, None);
     assert_eq!(project.manifest.name, "cultistlike-small");
     assert!(project.manifest.entry.is_empty());
 }
@@ -400,6 +408,14 @@ fn the_small_fixture_reports_what_changes_meaning() {
     expect("Glow.asset", "never reads an aspect's fragments", Severity::Info);
     expect("Wick.asset", "an entry without a fragment is dropped", Severity::Warning);
     expect("Spark.asset", "no .meta file", Severity::Warning);
+    expect("Glow.asset", "an empty entry, which the original fails on", Severity::Info);
+    expect("Oil.asset", "the special fragment `___ThisCard` cannot stand for a card", Severity::Warning);
+    expect("Has Oil.asset", "`Mod` by a constant 0 is a division error", Severity::Warning);
+    expect("Wick.asset", "-2 is read as 0", Severity::Info);
+    expect("Orphan.asset", "an initial act without a token can never be started", Severity::Warning);
+    expect("alpha dim.asset", "the act `burn` has no token, so there is no token type to spawn", Severity::Warning);
+    expect("alpha dim.asset", "the act `burn` has no token, so no token can be spawned to run it", Severity::Warning);
+    expect("alpha dim.asset", "a chance of -5 % is never taken", Severity::Warning);
     expect("Manager.asset", "GameManager.cs is not a Cultistlike content type", Severity::Warning);
     let start: Vec<_> = diagnostics.iter().filter(|d| d.message.starts_with("nothing is on the table")).collect();
     assert_eq!(start.len(), 1);
@@ -422,7 +438,7 @@ fn the_command_writes_nothing_on_errors_unless_forced() {
         ["import", "cultistlike", path(&source), "-o", path(&out), "--force", "--token", "Desk", "--card", "lamp"];
     let (outcome, stdout, _) = actforge(&args);
     assert_eq!(outcome, Outcome::Failure, "errors were reported, even though the project was written");
-    assert!(stdout.starts_with("imported 11 items"), "{stdout}");
+    assert!(stdout.starts_with("imported 12 items"), "{stdout}");
     let (outcome, stdout, stderr) = actforge(&["check", path(&out)]);
     assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
     assert!(stderr.contains(": 0 errors, 0 warnings;"), "{stdout}{stderr}");

@@ -73,6 +73,7 @@ pub fn import_cultistlike_with(folder: &Path, options: &CultistlikeOptions) -> R
     };
     let mut project = Project { manifest, ..Project::default() };
     let names = TextNames::new(&index.assets);
+    let tokenless_acts = tokenless_acts(&index);
     let mut art = BTreeSet::new();
     let ticks_per_second = project.manifest.settings.ticks_per_second;
     for asset in index.assets.iter().filter(|asset| asset.special.is_none()) {
@@ -80,6 +81,7 @@ pub fn import_cultistlike_with(folder: &Path, options: &CultistlikeOptions) -> R
             folder,
             index: &index,
             names: &names,
+            tokenless_acts: &tokenless_acts,
             asset,
             ticks_per_second,
             diagnostics: &mut diagnostics,
@@ -565,6 +567,24 @@ impl Index {
     }
 }
 
+/// The ids of the acts whose `token` does not name a token.
+fn tokenless_acts(index: &Index) -> HashSet<String> {
+    let has_token = |act: &Asset| {
+        let Some(node) = act.body.get("token") else { return false };
+        let Some(guid) = node.get("guid").and_then(Node::as_str) else { return false };
+        let target = index.by_guid.get(&guid.to_ascii_lowercase());
+        node.get("fileID").and_then(Node::as_str) != Some("0")
+            && matches!(target, Some(Target::Asset(at))
+                if index.assets.get(*at).is_some_and(|token| token.ty == AssetType::Token && token.special.is_none()))
+    };
+    index
+        .assets
+        .iter()
+        .filter(|asset| asset.special.is_none() && asset.ty == AssetType::Act && !has_token(asset))
+        .map(|asset| asset.id.clone())
+        .collect()
+}
+
 // ---------------------------------------------------------------------------------------
 // Text interpolation keys (`spec/cultistlike.md` §2.10).
 
@@ -707,6 +727,8 @@ struct Reader<'a, 'd> {
     folder: &'a Path,
     index: &'a Index,
     names: &'a TextNames,
+    /// Acts whose `token` names no token: nothing can be spawned for them.
+    tokenless_acts: &'a HashSet<String>,
     asset: &'a Asset,
     ticks_per_second: u32,
     diagnostics: &'d mut Vec<Diagnostic>,
@@ -1000,13 +1022,20 @@ impl<'a> Reader<'a, '_> {
         match self.resolve(node, path) {
             Resolved::Null | Resolved::Broken => None,
             Resolved::Asset(asset) if asset.special.is_none() && asset.ty == ty => Some(Id::new(asset.id.clone())),
+            Resolved::Asset(asset) if asset.special.is_some() => {
+                // Valid in the original (the placeholder is an ordinary asset there), but here it
+                // only exists as a fragment reference.
+                let message = format!(
+                    "the special fragment `{}` cannot stand for {} here; dropped",
+                    asset.name,
+                    ty.with_article()
+                );
+                self.warning(node.at, path, message);
+                None
+            }
             Resolved::Asset(asset) => {
-                let what = if asset.special.is_some() {
-                    format!("the special fragment `{}`", asset.name)
-                } else {
-                    Self::describe(asset)
-                };
-                self.error(node.at, path, format!("{what} is not {}; dropped", ty.with_article()));
+                let message = format!("{} is not {}; dropped", Self::describe(asset), ty.with_article());
+                self.error(node.at, path, message);
                 None
             }
             Resolved::Texture(picture) => {
@@ -1073,6 +1102,16 @@ impl<'a> Reader<'a, '_> {
         nodes.iter().enumerate().filter_map(|(at, node)| self.id_of(node, &format!("{path}[{at}]"), ty)).collect()
     }
 
+    /// A `slots` list: the original fails on an empty entry there, so each is noted.
+    fn slot_ids(&mut self, fields: &mut Fields<'a>) -> Vec<Id<Slot>> {
+        let nodes = self.list(fields, "slots");
+        for (at, node) in nodes.iter().enumerate().filter(|(_, node)| Self::is_null(node)) {
+            let path = fields.path("slots");
+            self.note(node.at, &format!("{path}[{at}]"), "an empty entry, which the original fails on; skipped");
+        }
+        self.ids_in(nodes, &fields.path("slots"), AssetType::Slot)
+    }
+
     fn fragments(&mut self, fields: &mut Fields<'a>, key: &str) -> Vec<FragmentRef> {
         let path = fields.path(key);
         let nodes = self.list(fields, key);
@@ -1101,7 +1140,15 @@ impl<'a> Reader<'a, '_> {
             };
             let null = entry.get("fragment").is_none_or(Self::is_null);
             let fragment = self.fragment(&mut entry, "fragment");
-            let count = self.int(&mut entry, "count");
+            let count = match self.int_at(&mut entry, "count") {
+                Some((count, at)) if count < 0 => {
+                    // Held counts are never negative, so `≥ -n` and `< -n` read the same as with 0.
+                    self.note(at, &entry.path("count"), format!("{count} is read as 0, which means the same here"));
+                    0
+                }
+                Some((count, _)) => count,
+                None => 0,
+            };
             self.finish(&entry, &["cardViz"]);
             match fragment {
                 Some(fragment) => held.push(FragmentCount::new(fragment, count)),
@@ -1153,6 +1200,15 @@ impl<'a> Reader<'a, '_> {
             fragment2: self.fragment(fields, "fragment2"),
         };
         match self.choice(fields, "op", OPS) {
+            Ok(TestOp::Mod) if test.fragment2.is_none() && test.constant.is_zero() => {
+                let at = fields.get("op").map_or(fields.at, |node| node.at);
+                self.warning(
+                    at,
+                    &fields.path("op"),
+                    "`Mod` by a constant 0 is a division error in the original; imported as `0 < 0`, which fails",
+                );
+                test = Test { can_fail: test.can_fail, op: TestOp::Less, ..Test::default() };
+            }
             Ok(op) => test.op = op,
             Err((value, at)) => {
                 // The original fails a test with an unknown op; `0 < 0` fails the same way.
@@ -1301,10 +1357,19 @@ impl<'a> Reader<'a, '_> {
                 return None;
             }
         };
-        if act.is_none() {
+        let Some(act) = act else {
             self.note(act_at, &fields.path("act"), "a table modifier without an act does nothing; dropped");
+            return None;
+        };
+        if self.tokenless_acts.contains(act.as_str()) {
+            self.warning(
+                act_at,
+                &fields.path("act"),
+                format!("the act `{act}` has no token, so there is no token type to spawn; dropped"),
+            );
+            return None;
         }
-        Some(TableModifier { op, act: act? })
+        Some(TableModifier { op, act })
     }
 
     fn path_modifier(&mut self, fields: &mut Fields<'a>) -> Option<PathModifier> {
@@ -1352,20 +1417,38 @@ impl<'a> Reader<'a, '_> {
         }
     }
 
-    fn links(&mut self, fields: &mut Fields<'a>, key: &str) -> Vec<ActLink> {
+    /// `altActs`, `nextActs` or `spawnedActs` (`spawned`: the acts need a token type).
+    fn links(&mut self, fields: &mut Fields<'a>, key: &str, spawned: bool) -> Vec<ActLink> {
         let list_at = fields.get(key).map_or(fields.at, |node| node.at);
         let path = fields.path(key);
         let entries = self.entries(fields, key);
         let written = entries.len();
         let mut links = Vec::new();
         for mut entry in entries {
-            let chance = self.int(&mut entry, "chance");
+            let chance = self.int_at(&mut entry, "chance");
+            let act_at = entry.get("act").map_or(entry.at, |node| node.at);
             let act = self.id(&mut entry, "act", AssetType::Act);
             let rule = self.id(&mut entry, "actRule", AssetType::Rule);
             self.finish(&entry, &[]);
-            if let Some(act) = act {
-                links.push(ActLink { act, chance: Expr::int(chance), rule });
+            let Some(act) = act else { continue };
+            let chance = match chance {
+                Some((chance, at)) if chance < 0 && rule.is_none() => {
+                    self.warning(at, &entry.path("chance"), format!("a chance of {chance} % is never taken; dropped"));
+                    continue;
+                }
+                // Above 100 % is always, like 100 %; with a rule the chance is not used.
+                Some((chance, _)) => chance.clamp(0, 100),
+                None => 0,
+            };
+            if spawned && self.tokenless_acts.contains(act.as_str()) {
+                self.warning(
+                    act_at,
+                    &entry.path("act"),
+                    format!("the act `{act}` has no token, so no token can be spawned to run it; dropped"),
+                );
+                continue;
             }
+            links.push(ActLink { act, chance: Expr::int(chance), rule });
         }
         let single_unconditional = matches!(links.as_slice(), [link] if link.chance.is_zero() && link.rule.is_none());
         if written > 1 && single_unconditional {
@@ -1432,7 +1515,7 @@ impl<'a> Reader<'a, '_> {
             art: self.art(fields, "art"),
             hidden: self.flag(fields, "hidden"),
             rules: self.ids(fields, "rules", AssetType::Rule),
-            slots: self.ids(fields, "slots", AssetType::Slot),
+            slots: self.slot_ids(fields),
             deck: self.id(fields, "deck", AssetType::Deck),
         };
         let fragments_at = fields.get("fragments").map_or(fields.at, |node| node.at);
@@ -1452,7 +1535,7 @@ impl<'a> Reader<'a, '_> {
             hidden: self.flag(fields, "hidden"),
             fragments: self.fragment_counts(fields, "fragments"),
             rules: self.ids(fields, "rules", AssetType::Rule),
-            slots: self.ids(fields, "slots", AssetType::Slot),
+            slots: self.slot_ids(fields),
             deck: self.id(fields, "deck", AssetType::Deck),
             decay_to: self.id(fields, "decayTo", AssetType::Card),
             lifetime_ticks: self.ticks(fields, "lifetime"),
@@ -1549,18 +1632,26 @@ impl<'a> Reader<'a, '_> {
             fragments: self.fragment_counts(fields, "fragments"),
             effects: self.effects(fields),
             ignore_global_slots: self.flag(fields, "ignoreGlobalSlots"),
-            slots: self.ids(fields, "slots", AssetType::Slot),
+            slots: self.slot_ids(fields),
             random_alt: self.flag(fields, "randomAlt"),
-            alt_acts: self.links(fields, "altActs"),
+            alt_acts: self.links(fields, "altActs", false),
             random_next: self.flag(fields, "randomNext"),
-            next_acts: self.links(fields, "nextActs"),
-            spawned_acts: self.links(fields, "spawnedActs"),
+            next_acts: self.links(fields, "nextActs", false),
+            spawned_acts: self.links(fields, "spawnedActs", true),
             on_spawn: self.id(fields, "onSpawn", AssetType::Rule),
             text: self.interpolated_text(fields, "text"),
             text_rules: self.ids(fields, "textRules", AssetType::Rule),
             end_text: self.interpolated_text(fields, "endText"),
             end_text_rules: self.ids(fields, "endTextRules", AssetType::Rule),
         };
+        if act.initial && act.token.is_none() {
+            self.warning(
+                initial_at,
+                "initial",
+                "an initial act without a token can never be started; not initial here",
+            );
+            act.initial = false;
+        }
         if act.initial && !self.asset.in_resources {
             self.warning(
                 initial_at,
