@@ -1,7 +1,7 @@
 //! The Cultistlike importer end to end: the Demo1 content of `../shared/fixtures` (read in
 //! place, `spec/cultistlike.md` §4.3 S8 "Loader invariants"), round trips through a project
-//! folder, the `actforge import cultistlike` command, and the error cases of our own small
-//! fixture (`tests/fixtures/cultistlike-small`).
+//! folder, the `actforge import cultistlike` command, playing the result, and the error cases
+//! of our own small fixture (`tests/fixtures/cultistlike-small`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
 use std::fs;
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use actforge_editor::cli::{Outcome, run_args};
 use actforge_runtime::diagnostic::has_errors;
+use actforge_runtime::engine::Session;
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};
 use actforge_runtime::model::{
     ActOp, Expr, FieldPath, FragmentCount, FragmentRef, Id, Location, TableOp, TestOp, Visitor, walk_item,
@@ -16,7 +17,7 @@ use actforge_runtime::model::{
 use actforge_runtime::project::{Sources, load_folder, save_new_folder};
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Kind, Project, Severity};
-use actforge_tests::{fixture, shared_fixture};
+use actforge_tests::{fixture, repo_root, shared_fixture};
 
 fn demo1() -> PathBuf {
     let folder = shared_fixture("cultistlike-demo1");
@@ -310,6 +311,24 @@ fn demo1_with_copied_pictures_checks_without_warnings() {
     assert!(stderr.contains(": 0 errors, 0 warnings;"), "{stdout}{stderr}");
     let manifest = fs::read_to_string(out.join("project.ron")).unwrap();
     assert!(manifest.contains("tokens: [\"tea_party\"]") && !manifest.contains("cards:"), "{manifest}");
+}
+
+#[test]
+fn demo1_plays_through_the_first_scenarios() {
+    // The engine accepts the imported content as it is and plays S1, S2 and S4 of §4.3.
+    let (project, _) = import_demo1();
+    let mut session = Session::new(project, 1).unwrap();
+    let script = fs::read_to_string(repo_root().join("tests/playtests/cultistlike_demo1.play")).unwrap();
+    let report = session.run_script(&script).unwrap();
+    assert_eq!(report.expectations, 30);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kitten");
+    let (outcome, ..) = actforge(&["import", "cultistlike", path(&demo1()), "-o", path(&out)]);
+    assert_eq!(outcome, Outcome::Success);
+    let script = repo_root().join("tests/playtests/cultistlike_demo1.play");
+    let (outcome, stdout, stderr) = actforge(&["play", path(&out), path(&script)]);
+    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert!(stdout.contains("ok: 30 expectation(s) held"), "{stdout}");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -802,7 +802,7 @@ impl<'a> Reader<'a, '_> {
                 KeyNote::Shadowed(name) => self.warning(
                     at,
                     &fields.path(key),
-                    format!("`[{name}]` is a card, but its id is also an aspect's id, which Actforge counts first"),
+                    format!("`[{name}]` is a card, but its id is also an aspect's, which the engine counts first when present"),
                 ),
             }
         }
