@@ -2,24 +2,13 @@
 //! through the same entry point as the binary (the editor crate also runs the real binary).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
+mod common;
+
 use std::fs;
-use std::path::Path;
 
 use actforge_editor::cli::{Outcome, run_args};
 use actforge_tests::content;
-
-/// Runs `actforge ARGS…`; returns (outcome, stdout, stderr).
-fn actforge(args: &[&str]) -> (Outcome, String, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let command_line = std::iter::once("actforge").chain(args.iter().copied());
-    let outcome = run_args(command_line, &mut out, &mut err).unwrap().expect("a command, not the editor");
-    (outcome, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-}
-
-fn path(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
+use common::{actforge, path};
 
 #[test]
 fn check_passes_on_the_demo_and_summarises_it() {

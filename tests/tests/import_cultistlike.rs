@@ -4,10 +4,12 @@
 //! of our own small fixture (`tests/fixtures/cultistlike-small`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod common;
 
-use actforge_editor::cli::{Outcome, run_args};
+use std::fs;
+use std::path::PathBuf;
+
+use actforge_editor::cli::Outcome;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::Session;
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};
@@ -18,6 +20,7 @@ use actforge_runtime::project::{Sources, load_folder, save_new_folder};
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Kind, Project, Severity};
 use actforge_tests::{fixture, repo_root, shared_fixture};
+use common::{actforge, path};
 
 fn demo1() -> PathBuf {
     let folder = shared_fixture("cultistlike-demo1");
@@ -35,19 +38,6 @@ fn small() -> PathBuf {
 
 fn import_demo1() -> (Project, Vec<Diagnostic>) {
     import_cultistlike(&demo1()).unwrap()
-}
-
-/// Runs `actforge ARGS…` in-process; returns (outcome, stdout, stderr).
-fn actforge(args: &[&str]) -> (Outcome, String, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let command_line = std::iter::once("actforge").chain(args.iter().copied());
-    let outcome = run_args(command_line, &mut out, &mut err).unwrap().expect("a command, not the editor");
-    (outcome, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
-}
-
-fn path(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 fn aspect(id: &str) -> FragmentRef {

@@ -248,16 +248,22 @@ impl Engine<'_> {
         }
     }
 
+    /// `value`, multiplied by the count of `reference` at `location` when there is one (a
+    /// test's right side, an act modifier's level).
+    fn times_count(&self, value: i64, reference: Option<&FragmentRef>, location: Location, ctx: &Ctx) -> i64 {
+        match reference {
+            None => value,
+            Some(reference) => {
+                let resolved = self.resolve(reference, ctx);
+                value.saturating_mul(self.count_at(location, Some(&resolved), ctx))
+            }
+        }
+    }
+
     /// Attempts one test; card tests filter the context's matches (§2.5).
     pub(super) fn attempt_test(&mut self, test: &Test, ctx: &mut Ctx) -> bool {
         let constant = self.number(&test.constant, ctx);
-        let right = match &test.fragment2 {
-            None => constant,
-            Some(fragment) => {
-                let resolved = self.resolve(fragment, ctx);
-                constant.saturating_mul(self.count_at(test.loc2, Some(&resolved), ctx))
-            }
-        };
+        let right = self.times_count(constant, test.fragment2.as_ref(), test.loc2, ctx);
         let first = test.fragment1.as_ref().map(|fragment| self.resolve(fragment, ctx));
         if !test.card_test {
             let left = match &first {
@@ -389,13 +395,7 @@ impl Engine<'_> {
         for modifier in &effects.act_modifiers {
             let target = self.target(modifier.fragment.as_ref(), ctx);
             let level = self.number(&modifier.level, ctx);
-            let level = match &modifier.reference {
-                None => level,
-                Some(reference) => {
-                    let resolved = self.resolve(reference, ctx);
-                    level.saturating_mul(self.count_at(modifier.ref_loc, Some(&resolved), ctx))
-                }
-            };
+            let level = self.times_count(level, modifier.reference.as_ref(), modifier.ref_loc, ctx);
             let all = modifier.level.is_zero();
             ctx.queues.act.push((modifier.op, target, level, all));
         }
@@ -426,13 +426,10 @@ impl Engine<'_> {
         };
         let what = self.target(modifier.fragment.as_ref(), ctx);
         let level = self.number(&modifier.level, ctx);
+        // A card modifier's `___MatchedCards` reference counts the matches (§2.4).
         let level = match &modifier.reference {
-            None => level,
             Some(FragmentRef::MatchedCards) => level.saturating_mul(ctx.matches.len() as i64),
-            Some(reference) => {
-                let resolved = self.resolve(reference, ctx);
-                level.saturating_mul(self.count_at(Location::Scope, Some(&resolved), ctx))
-            }
+            reference => self.times_count(level, reference.as_ref(), Location::Scope, ctx),
         };
         (modifier.op, targets, what, level)
     }

@@ -1112,7 +1112,10 @@ impl<'a> Engine<'a> {
                                     self.set_free(copy, false);
                                 }
                             }
-                        } else if level < 0 && self.state.cards_of(scope).contains(&key) && key != scope_card(scope) {
+                        } else if level < 0
+                            && self.state.cards_of(scope).contains(&key)
+                            && Some(key) != scope_card(scope)
+                        {
                             self.detach(key);
                             destroy.push(key);
                         }
@@ -1130,7 +1133,9 @@ impl<'a> Engine<'a> {
                             .state
                             .cards_of(scope)
                             .into_iter()
-                            .filter(|key| *key != scope_card(scope) && self.type_of(*key).as_ref() == Some(&card_type))
+                            .filter(|key| {
+                                Some(*key) != scope_card(scope) && self.type_of(*key).as_ref() == Some(&card_type)
+                            })
                             .take(level.unsigned_abs() as usize)
                             .collect();
                         for key in inside {
@@ -1614,9 +1619,9 @@ impl<'a> Engine<'a> {
 }
 
 /// The card a card scope is (not counted as inside itself for removals).
-fn scope_card(scope: Holder) -> CardKey {
+fn scope_card(scope: Holder) -> Option<CardKey> {
     match scope {
-        Holder::Card(key) => key,
-        _ => CardKey(u32::MAX),
+        Holder::Card(key) => Some(key),
+        _ => None,
     }
 }

@@ -1258,38 +1258,30 @@ impl<'a> Reader<'a, '_> {
         self.note(at, &fields.path("op"), format!("the original does nothing for op {value}; the modifier is dropped"));
     }
 
+    /// Each entry of the list `key`, read by `read`; entries it drops are left out.
+    fn modifiers<T>(
+        &mut self,
+        fields: &mut Fields<'a>,
+        key: &str,
+        read: fn(&mut Self, &mut Fields<'a>) -> Option<T>,
+    ) -> Vec<T> {
+        let mut read_entries = Vec::new();
+        for mut entry in self.entries(fields, key) {
+            read_entries.extend(read(self, &mut entry));
+            self.finish(&entry, &[]);
+        }
+        read_entries
+    }
+
     fn effects(&mut self, fields: &mut Fields<'a>) -> Effects {
-        let mut effects = Effects::default();
-        for mut entry in self.entries(fields, "actModifiers") {
-            if let Some(modifier) = self.act_modifier(&mut entry) {
-                effects.act_modifiers.push(modifier);
-            }
-            self.finish(&entry, &[]);
-        }
-        for mut entry in self.entries(fields, "cardModifiers") {
-            if let Some(modifier) = self.card_modifier(&mut entry) {
-                effects.card_modifiers.push(modifier);
-            }
-            self.finish(&entry, &[]);
-        }
-        for mut entry in self.entries(fields, "tableModifiers") {
-            if let Some(modifier) = self.table_modifier(&mut entry) {
-                effects.table_modifiers.push(modifier);
-            }
-            self.finish(&entry, &[]);
-        }
-        for mut entry in self.entries(fields, "pathModifiers") {
-            if let Some(modifier) = self.path_modifier(&mut entry) {
-                effects.path_modifiers.push(modifier);
-            }
-            self.finish(&entry, &[]);
-        }
-        for mut entry in self.entries(fields, "deckModifiers") {
-            if let Some(modifier) = self.deck_modifier(&mut entry) {
-                effects.deck_modifiers.push(modifier);
-            }
-            self.finish(&entry, &[]);
-        }
+        let mut effects = Effects {
+            act_modifiers: self.modifiers(fields, "actModifiers", Self::act_modifier),
+            card_modifiers: self.modifiers(fields, "cardModifiers", Self::card_modifier),
+            table_modifiers: self.modifiers(fields, "tableModifiers", Self::table_modifier),
+            path_modifiers: self.modifiers(fields, "pathModifiers", Self::path_modifier),
+            deck_modifiers: self.modifiers(fields, "deckModifiers", Self::deck_modifier),
+            ..Effects::default()
+        };
         effects.furthermore = self.ids(fields, "furthermore", AssetType::Rule);
         effects
     }
