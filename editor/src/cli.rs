@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::script::ScriptReport;
-use actforge_runtime::engine::{Place, Session};
+use actforge_runtime::engine::{Place, Session, Status};
 use actforge_runtime::formula::query::{Query, QueryError};
 use actforge_runtime::formula::{self, query};
 use actforge_runtime::import::{CultistlikeOptions, copy_files, import_cultistlike_with};
@@ -86,18 +86,35 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         formula: String,
     },
-    /// Play a project with a playtest script (player actions, waits, expectations); prints the
-    /// log and the final table; exits 1 when a line fails.
+    /// Play a project: run a playtest script's inputs (player actions, waits, expectations),
+    /// let time pass, then print each query's value over the final state and the table; exits 1
+    /// when a line fails or an input is not possible at that point.
     ///
-    /// Example: actforge play content/act-demo content/act-demo/playtests/first.play
+    /// Example: actforge play content/lighthouse --script tests/playtests/lighthouse_lamp.play --query table.card.ember
     Play {
         /// Project folder or bundle file.
         project: PathBuf,
-        /// The playtest script (see FORMAT.md, "Playtest scripts").
-        script: PathBuf,
+        /// The playtest script (see FORMAT.md, "Playtest scripts"); also accepted as --script.
+        #[arg(value_name = "SCRIPT", conflicts_with = "script")]
+        script_path: Option<PathBuf>,
+        /// The playtest script.
+        #[arg(long, value_name = "FILE")]
+        script: Option<PathBuf>,
         /// Seed of the random draws (default: the project's).
         #[arg(long)]
         seed: Option<u64>,
+        /// After the script, let time pass until this tick.
+        #[arg(long, value_name = "T")]
+        until_ticks: Option<u64>,
+        /// A formula over the final state to print, e.g. `table.card.kitten` (repeatable).
+        #[arg(long = "query", value_name = "EXPR", allow_hyphen_values = true)]
+        queries: Vec<String>,
+        /// Also print every event with its tick.
+        #[arg(long)]
+        trace: bool,
+        /// Print one JSON object (log, events, queries, table) instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
@@ -218,32 +235,43 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             Err(error) => fail(&error, err),
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
-        Command::Play { project, script, seed } => play(&project, &script, seed, out, err),
+        Command::Play { project, script_path, script, seed, until_ticks, queries, trace, json } => {
+            let script = script.or(script_path);
+            play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
+        }
         Command::Eval { project, seed, sets, defines, parse, formula } => {
             eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
         }
     }
 }
 
-fn play(
-    project: &Path,
-    script: &Path,
+/// The arguments of `actforge play`.
+struct PlayArgs {
+    project: PathBuf,
+    script: Option<PathBuf>,
     seed: Option<u64>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
-    let loaded = match open_project(project) {
+    until_ticks: Option<u64>,
+    queries: Vec<String>,
+    trace: bool,
+    json: bool,
+}
+
+fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    let loaded = match open_project(&args.project) {
         Ok(loaded) => loaded,
         Err(error) => return fail(&error, err),
     };
-    let text = match std::fs::read_to_string(script) {
-        Ok(text) => text,
-        Err(error) => {
-            writeln!(err, "error: {}: {error}", script.display())?;
-            return Ok(Outcome::Failure);
-        }
+    let text = match &args.script {
+        None => String::new(),
+        Some(script) => match std::fs::read_to_string(script) {
+            Ok(text) => text,
+            Err(error) => {
+                writeln!(err, "error: {}: {error}", script.display())?;
+                return Ok(Outcome::Failure);
+            }
+        },
     };
-    let seed = seed.unwrap_or(loaded.project.manifest.settings.seed);
+    let seed = args.seed.unwrap_or(loaded.project.manifest.settings.seed);
     let mut session = match Session::new(loaded.project, seed) {
         Ok(session) => session,
         Err(error) => {
@@ -252,25 +280,107 @@ fn play(
             return Ok(Outcome::Failure);
         }
     };
-    let result = session.run_script(&text);
-    let report = match &result {
-        Ok(report) => report.clone(),
-        Err(_) => ScriptReport::default(),
-    };
-    for line in &report.log {
-        writeln!(out, "{line}")?;
+    let mut report = ScriptReport::default();
+    let result = session.run_script_into(&text, &mut report);
+    if result.is_ok()
+        && let Some(until) = args.until_ticks
+    {
+        let waited = until.saturating_sub(session.state().tick);
+        if let Err(error) = session.run_script_into(&format!("wait {waited}"), &mut report) {
+            writeln!(err, "error: {}", error.message)?;
+        }
     }
-    write_table(&session, out)?;
-    match result {
-        Ok(report) => {
+    let queries: Vec<(String, Result<f64, String>)> =
+        args.queries.iter().map(|formula| (formula.clone(), session.query(formula))).collect();
+    let script_name = args.script.as_ref().map_or_else(String::new, |script| script.display().to_string());
+    let failed = result.as_ref().err().map(|error| format!("{script_name}:{error}"));
+    let bad_query = queries.iter().any(|(_, value)| value.is_err());
+    if args.json {
+        let json = play_json(&session, seed, &report, &queries, failed.as_deref(), args.trace);
+        writeln!(out, "{json:#}")?;
+    } else {
+        for line in &report.log {
+            writeln!(out, "{line}")?;
+        }
+        if args.trace {
+            writeln!(out, "events:")?;
+            for logged in &report.events {
+                writeln!(out, "  [{:>6}] {:?}", logged.tick, logged.event)?;
+            }
+        }
+        write_table(&session, out)?;
+        for (formula, value) in &queries {
+            match value {
+                Ok(value) => writeln!(out, "{formula} = {}", format_value(*value))?,
+                Err(message) => writeln!(err, "error: query {formula}:\n{message}")?,
+            }
+        }
+        if failed.is_none() && args.script.is_some() {
             writeln!(out, "ok: {} expectation(s) held", report.expectations)?;
-            Ok(Outcome::Success)
-        }
-        Err(error) => {
-            writeln!(err, "{}:{error}", script.display())?;
-            Ok(Outcome::Failure)
         }
     }
+    if let Some(failed) = &failed {
+        writeln!(err, "{failed}")?;
+    }
+    Ok(if failed.is_some() || bad_query { Outcome::Failure } else { Outcome::Success })
+}
+
+/// The result of `actforge play --json`: what FORMAT.md §7 documents.
+fn play_json(
+    session: &Session,
+    seed: u64,
+    report: &ScriptReport,
+    queries: &[(String, Result<f64, String>)],
+    failed: Option<&str>,
+    trace: bool,
+) -> serde_json::Value {
+    use serde_json::json;
+    let state = session.state();
+    let tokens: Vec<serde_json::Value> = state
+        .windows
+        .iter()
+        .map(|(key, window)| {
+            let act = match &window.status {
+                Status::Ready(act) => Some(act),
+                Status::Running => window.active.as_ref(),
+                Status::Idle | Status::Finished => None,
+            };
+            json!({
+                "key": key.0, "token": window.token, "status": window.status, "act": act,
+                "alt": window.pending_alt, "title": window.title, "text": window.text, "end_text": window.end_text,
+                "timer_end": window.timer_end,
+            })
+        })
+        .collect();
+    let cards: Vec<serde_json::Value> = state
+        .cards
+        .iter()
+        .map(|(key, card)| json!({ "key": key.0, "card": card.card, "place": session.describe_place(*key) }))
+        .collect();
+    let queries: Vec<serde_json::Value> = queries
+        .iter()
+        .map(|(formula, value)| match value {
+            Ok(value) if value.is_finite() => json!({ "query": formula, "value": value }),
+            Ok(value) => json!({ "query": formula, "value": format_value(*value) }),
+            Err(message) => json!({ "query": formula, "error": message }),
+        })
+        .collect();
+    let mut json = json!({
+        "seed": seed,
+        "tick": state.tick,
+        "ok": failed.is_none(),
+        "error": failed,
+        "expectations": report.expectations,
+        "outcome": state.outcome,
+        "log": report.log,
+        "queries": queries,
+        "tokens": tokens,
+        "cards": cards,
+    });
+    if trace && let Some(object) = json.as_object_mut() {
+        object.insert("events".to_owned(), json!(report.events));
+    }
+    json
 }
 
 /// The table in words: tokens with status, title and text, then where every card is.

@@ -257,5 +257,60 @@ fn play_runs_a_playtest_and_reports_the_failing_line() {
     std::fs::write(&failing, "slot lamp_oil lamp_room\nstart lamp_room\nexpect status lamp_room finished\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&demo), path(&failing)]);
     assert_eq!(outcome, Outcome::Failure);
-    assert!(err.contains("fail.play:line 3: lamp_room is running, expected finished"), "{err}");
+    assert!(err.contains("fail.play:line 3: status of lamp_room is \"running\", expected \"finished\""), "{err}");
+    // The log of what ran before the failing line is still printed.
+    assert!(out_contains_line(&actforge(&["play", path(&demo), path(&failing)]).1, "start lamp_room"));
+
+    // An input that is not possible says what was.
+    let illegal = dir.path().join("illegal.play");
+    std::fs::write(&illegal, "start lamp_room\n").unwrap();
+    let (outcome, _, err) = actforge(&["play", path(&demo), "--script", path(&illegal)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(
+        err.contains("illegal.play:line 1: that window is not ready to start; possible now: slot lamp_oil lamp_room 0"),
+        "{err}"
+    );
+}
+
+fn out_contains_line(out: &str, text: &str) -> bool {
+    out.lines().any(|line| line.ends_with(text))
+}
+
+#[test]
+fn play_lets_time_pass_and_answers_queries() {
+    let demo = content("lighthouse");
+    let script = actforge_tests::repo_root().join("tests/playtests/lighthouse_lamp.play");
+    let (outcome, out, err) = actforge(&[
+        "play",
+        path(&demo),
+        "--script",
+        path(&script),
+        "--until-ticks",
+        "5000",
+        "--query",
+        "table.cards",
+        "--query",
+        "1/0",
+        "--trace",
+    ]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert!(out.contains("at tick 5000:"), "{out}");
+    assert!(out.contains("\n1/0 = inf\n"), "{out}");
+    assert!(out.contains("ActCompleted { token: TokenKey(0), act: \"tend_the_lamp\" }"), "{out}");
+
+    // Without a script: the start state; --json gives one object with the queries and the table.
+    let (outcome, out, err) = actforge(&["play", path(&demo), "--json", "--query", "table.card.lamp_oil"]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["tick"], 0);
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["queries"][0]["value"], 1.0);
+    assert_eq!(json["tokens"][0]["token"], "lamp_room");
+    assert_eq!(json["tokens"][0]["status"], "Idle");
+    assert!(json.get("events").is_none());
+
+    // A query that does not compile is an error with a caret, and exit 1.
+    let (outcome, _, err) = actforge(&["play", path(&demo), "--query", "table.card.("]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("error: query table.card.("), "{err}");
 }

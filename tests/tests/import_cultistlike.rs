@@ -8,10 +8,11 @@ mod common;
 
 use std::fs;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use actforge_editor::cli::Outcome;
 use actforge_runtime::diagnostic::has_errors;
-use actforge_runtime::engine::Session;
+use actforge_runtime::engine::{Content, Event, Session};
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};
 use actforge_runtime::model::{
     ActOp, Expr, FieldPath, FragmentCount, FragmentRef, Id, Location, TableOp, TestOp, Visitor, walk_item,
@@ -303,22 +304,78 @@ fn demo1_with_copied_pictures_checks_without_warnings() {
     assert!(manifest.contains("tokens: [\"tea_party\"]") && !manifest.contains("cards:"), "{manifest}");
 }
 
+fn demo1_script() -> String {
+    fs::read_to_string(repo_root().join("tests/playtests/cultistlike_demo1.play")).unwrap()
+}
+
 #[test]
-fn demo1_plays_through_the_first_scenarios() {
-    // The engine accepts the imported content as it is and plays S1, S2 and S4 of §4.3.
+fn demo1_plays_through_every_acceptance_scenario() {
+    // The engine plays the imported content as it is through S1–S7 of §4.3 (one game).
     let (project, _) = import_demo1();
     let mut session = Session::new(project, 1).unwrap();
-    let script = fs::read_to_string(repo_root().join("tests/playtests/cultistlike_demo1.play")).unwrap();
-    let report = session.run_script(&script).unwrap();
-    assert_eq!(report.expectations, 30);
+    let report = session.run_script(&demo1_script()).unwrap();
+    assert_eq!(report.expectations, 108);
+    // S3's end: the fifth run completes as Kitten explores, No more paws runs at once, its chain
+    // finishes with no results and the token dissolves, all at t = 320 s.
+    let dark_corners_end: Vec<&Event> =
+        report.events.iter().filter(|logged| logged.tick == 3200).map(|logged| &logged.event).collect();
+    let completed: Vec<&str> = dark_corners_end
+        .iter()
+        .filter_map(|event| if let Event::ActCompleted { act, .. } = event { Some(act.as_str()) } else { None })
+        .collect();
+    assert_eq!(completed, ["kitten_explores", "no_more_paws"]);
+    assert!(matches!(dark_corners_end.last(), Some(Event::TokenDissolved { .. })), "{dark_corners_end:?}");
+    assert!(!dark_corners_end.iter().any(|event| matches!(event, Event::CardCreated { .. })));
+
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("kitten");
     let (outcome, ..) = actforge(&["import", "cultistlike", path(&demo1()), "-o", path(&out)]);
     assert_eq!(outcome, Outcome::Success);
     let script = repo_root().join("tests/playtests/cultistlike_demo1.play");
-    let (outcome, stdout, stderr) = actforge(&["play", path(&out), path(&script)]);
+    let (outcome, stdout, stderr) = actforge(&["play", path(&out), "--script", path(&script)]);
     assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
-    assert!(stdout.contains("ok: 30 expectation(s) held"), "{stdout}");
+    assert!(stdout.contains("ok: 108 expectation(s) held"), "{stdout}");
+}
+
+#[test]
+fn demo1_kitten_joins_the_cult_on_a_low_draw() {
+    // S7: the alt list is rolled once at start; Kitten joins cult is in it iff the [0,100) draw
+    // is < 5. Play S1–S5 and start Darknet with many seeds: about 5 % take the cult branch.
+    let (project, _) = import_demo1();
+    let content = Arc::new(Content::compile(project).unwrap());
+    let script = demo1_script();
+    let before_s7 = &script[..script.find("# S7").unwrap()];
+    let start_surfing = format!("{before_s7}\nslot kitten darknet\nstart darknet\n");
+    let seeds = 0..400_u64;
+    let mut cult_seeds = Vec::new();
+    for seed in seeds.clone() {
+        let mut session = Session::from_content(Arc::clone(&content), seed);
+        session.run_script(&start_surfing).unwrap();
+        if session.run_script("expect alt darknet kitten_joins_cult").is_ok() {
+            cult_seeds.push(seed);
+        } else {
+            session.run_script("expect alt darknet none").unwrap();
+        }
+    }
+    let share = cult_seeds.len() as f64 / seeds.clone().count() as f64;
+    assert!((0.02..0.09).contains(&share), "{} of 400 seeds joined the cult", cult_seeds.len());
+    let mut session = Session::from_content(Arc::clone(&content), cult_seeds[0]);
+    let cult = "wait 10s
+expect lane darknet acolyte_kitten
+expect end darknet \"While browsing for litter your cat clicked on some shady links and has fallen in with a Cathulu worshipping cult. Is he safe to be around?\"
+expect anywhere.card.furball_of_memes == 0 and anywhere.card.kitten == 0
+collect darknet
+expect table.aspect.furry == 5 and table.aspect.purring == 1
+slot acolyte_kitten darknet
+expect status darknet idle
+expect slots darknet furry_operator
+unslot darknet
+slot acolyte_kitten wheelbarrow
+expect status wheelbarrow idle
+";
+    session.run_script(&start_surfing).unwrap();
+    let report = session.run_script(cult).unwrap();
+    assert_eq!(report.expectations, 7);
 }
 
 // ---------------------------------------------------------------------------------------

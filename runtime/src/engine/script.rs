@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
+use serde::Serialize;
+
 use super::table::Engine;
-use super::{CardKey, Choice, Place, Session, Status, TokenKey};
+use super::{CardKey, Choice, Event, Place, Session, Status, TokenKey};
 
 /// A script line that failed: where and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -17,13 +19,24 @@ pub struct ScriptError {
     pub message: String,
 }
 
-/// What a script did: one log line per step.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a script did: one log line per step and every event with its tick.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ScriptReport {
     /// Human-readable log.
     pub log: Vec<String>,
     /// How many `expect` lines passed.
     pub expectations: usize,
+    /// Everything that happened, in order (`actforge play --trace`).
+    pub events: Vec<TimedEvent>,
+}
+
+/// An event and the tick at the end of the step that produced it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TimedEvent {
+    /// Game time after the step.
+    pub tick: u64,
+    /// What happened.
+    pub event: Event,
 }
 
 impl Session {
@@ -49,16 +62,22 @@ impl Session {
     /// Runs a playtest script; stops at the first line that fails.
     pub fn run_script(&mut self, script: &str) -> Result<ScriptReport, ScriptError> {
         let mut report = ScriptReport::default();
+        self.run_script_into(script, &mut report)?;
+        Ok(report)
+    }
+
+    /// Runs a playtest script, adding to `report` (which keeps what ran before a failing line).
+    pub fn run_script_into(&mut self, script: &str, report: &mut ScriptReport) -> Result<(), ScriptError> {
         for (index, raw) in script.lines().enumerate() {
             let line = raw.split_once(" #").map_or(raw, |(code, _)| code).trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let fail = |message: String| ScriptError { line: index + 1, message };
-            let entry = self.script_line(line, &mut report).map_err(fail)?;
+            let entry = self.script_line(line, report).map_err(fail)?;
             report.log.push(format!("[{:>6}] {line}{entry}", self.state.tick));
         }
-        Ok(report)
+        Ok(())
     }
 
     fn token_arg(&self, name: Option<&str>) -> Result<TokenKey, String> {
@@ -81,85 +100,124 @@ impl Session {
         let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
         let mut words = rest.split_whitespace();
-        match command {
+        let choice = match command {
             "slot" => {
                 let card_type = words.next().ok_or("usage: slot CARD TOKEN [PLACE]")?;
                 let token = self.token_arg(words.next())?;
                 let place: Option<usize> = words.next().map(str::parse).transpose().map_err(|_| "PLACE is a number")?;
                 let card = self.free_card(card_type).ok_or_else(|| format!("no free `{card_type}` card to pick up"))?;
-                let choice = self
-                    .choices()
+                self.choices()
                     .into_iter()
                     .find(|choice| matches!(choice, Choice::Slot { card: c, token: t, place: p } if *c == card && *t == token && place.is_none_or(|want| want == *p)))
-                    .ok_or_else(|| format!("no open slot of that window accepts `{card_type}`"))?;
-                self.apply(&choice).map_err(|error| error.to_string())?;
-                Ok(String::new())
+                    .ok_or_else(|| format!("no open slot of that window accepts `{card_type}`"))?
             }
             "unslot" => {
                 let token = self.token_arg(words.next())?;
                 let place: usize = words.next().map_or(Ok(0), str::parse).map_err(|_| "PLACE is a number")?;
-                self.apply(&Choice::Unslot { token, place }).map_err(|error| error.to_string())?;
-                Ok(String::new())
+                Choice::Unslot { token, place }
             }
-            "start" => {
-                let token = self.token_arg(words.next())?;
-                self.apply(&Choice::Start { token }).map_err(|_| "that window is not ready to start".to_owned())?;
-                Ok(String::new())
-            }
-            "collect" => {
-                let token = self.token_arg(words.next())?;
-                self.apply(&Choice::Collect { token })
-                    .map_err(|_| "that window has no results to collect".to_owned())?;
-                Ok(String::new())
-            }
+            "start" => Choice::Start { token: self.token_arg(words.next())? },
+            "collect" => Choice::Collect { token: self.token_arg(words.next())? },
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
                     Some(seconds) => seconds
                         .parse::<u64>()
-                        .map(|s| s * u64::from(self.content.project.manifest.settings.ticks_per_second))
+                        .map(|s| s.saturating_mul(u64::from(self.content.project.manifest.settings.ticks_per_second)))
                         .map_err(|_| format!("`{amount}` is not a number of seconds"))?,
                     None => amount.parse::<u64>().map_err(|_| format!("`{amount}` is not a number of ticks"))?,
                 };
                 let events = self.advance(ticks);
                 let mut note = String::new();
                 for event in &events {
-                    if let super::Event::ActCompleted { act, .. } = event {
+                    if let Event::ActCompleted { act, .. } = event {
                         let _ = write!(note, "  completed {act};");
                     }
                 }
-                Ok(note)
+                self.record(events, report);
+                return Ok(note);
             }
             "expect" => {
                 report.expectations += 1;
-                self.expect(rest)
+                return self.expect(rest);
             }
-            other => Err(format!("unknown command `{other}` (slot, unslot, start, collect, wait, expect)")),
+            other => {
+                return Err(format!("unknown command `{other}` (slot, unslot, start, collect, wait, expect)"));
+            }
+        };
+        let events = self.apply(&choice).map_err(|_| self.why_not(&choice))?;
+        self.record(events, report);
+        Ok(String::new())
+    }
+
+    fn record(&self, events: Vec<Event>, report: &mut ScriptReport) {
+        let tick = self.state.tick;
+        report.events.extend(events.into_iter().map(|event| TimedEvent { tick, event }));
+    }
+
+    /// Why a choice is refused, and what the player could do instead.
+    fn why_not(&self, choice: &Choice) -> String {
+        let why = match choice {
+            Choice::Start { .. } => "that window is not ready to start",
+            Choice::Collect { .. } => "that window has no results to collect",
+            Choice::Unslot { .. } => "no card the player can take out is in that slot place",
+            Choice::Slot { .. } => "that slot does not take the card",
+        };
+        if self.state.outcome.is_some() {
+            return "the game has ended".to_owned();
+        }
+        let legal: Vec<String> = self.choices().iter().map(|choice| self.describe_choice(choice)).collect();
+        if legal.is_empty() {
+            format!("{why}; nothing is possible now but waiting")
+        } else {
+            format!("{why}; possible now: {}", legal.join(", "))
+        }
+    }
+
+    /// A choice as the script line that makes it.
+    pub fn describe_choice(&self, choice: &Choice) -> String {
+        let token_name = |token: TokenKey| {
+            let Some(window) = self.state.window(token) else { return "?".to_owned() };
+            let nth = self.state.windows.iter().filter(|(key, w)| w.token == window.token && **key <= token).count();
+            if nth > 1 { format!("{}#{nth}", window.token) } else { window.token.to_string() }
+        };
+        match choice {
+            Choice::Slot { card, token, place } => {
+                let card_type = self.state.card(*card).map_or("?", |card| card.card.as_str());
+                format!("slot {card_type} {} {place}", token_name(*token))
+            }
+            Choice::Unslot { token, place } => format!("unslot {} {place}", token_name(*token)),
+            Choice::Start { token } => format!("start {}", token_name(*token)),
+            Choice::Collect { token } => format!("collect {}", token_name(*token)),
         }
     }
 
     fn expect(&self, rest: &str) -> Result<String, String> {
         let (what, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let quoted = |args: &str| -> Result<(String, String), String> {
-            let (token, text) =
-                args.trim().split_once(char::is_whitespace).ok_or("usage: expect title|text TOKEN \"…\"")?;
-            let text = text.trim();
-            let text =
-                text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).ok_or("put the expected text in quotes")?;
-            Ok((token.to_owned(), text.replace("\\n", "\n")))
+        let args = args.trim();
+        let compare = |name: &str, actual: String, expected: String| {
+            if actual == expected {
+                Ok(String::new())
+            } else {
+                Err(format!("{name} is {actual:?}, expected {expected:?}"))
+            }
         };
         match what {
-            "title" | "text" => {
-                let (token, expected) = quoted(args)?;
-                let window = self
-                    .token_arg(Some(&token))
-                    .and_then(|key| self.state.window(key).ok_or_else(|| "gone".to_owned()))?;
-                let actual = if what == "title" { &window.title } else { &window.text };
-                if *actual == expected {
-                    Ok(String::new())
-                } else {
-                    Err(format!("{what} of {token} is {actual:?}, expected {expected:?}"))
-                }
+            "title" | "text" | "end" => {
+                let (token, text) =
+                    args.split_once(char::is_whitespace).ok_or("usage: expect title|text|end TOKEN \"…\"")?;
+                let text = text.trim();
+                let expected = text
+                    .strip_prefix('"')
+                    .and_then(|t| t.strip_suffix('"'))
+                    .ok_or("put the expected text in quotes")?;
+                let window = self.window_arg(token)?;
+                let actual = match what {
+                    "title" => &window.title,
+                    "text" => &window.text,
+                    _ => &window.end_text,
+                };
+                compare(&format!("{what} of {token}"), actual.clone(), expected.replace("\\n", "\n"))
             }
             "status" => {
                 let mut words = args.split_whitespace();
@@ -174,7 +232,52 @@ impl Session {
                         Status::Finished => "finished",
                     },
                 };
-                if actual == want { Ok(String::new()) } else { Err(format!("{token} is {actual}, expected {want}")) }
+                compare(&format!("status of {token}"), actual.to_owned(), want.to_owned())
+            }
+            "act" | "alt" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect act|alt TOKEN ACT|none")?;
+                let want = words.next().ok_or("name an act (or none)")?;
+                let window = self.window_arg(token)?;
+                let actual = if what == "alt" {
+                    window.pending_alt.as_ref()
+                } else {
+                    match &window.status {
+                        Status::Ready(act) => Some(act),
+                        Status::Running => window.active.as_ref(),
+                        Status::Idle | Status::Finished => None,
+                    }
+                };
+                compare(
+                    &format!("{what} of {token}"),
+                    actual.map_or("none", |act| act.as_str()).to_owned(),
+                    want.to_owned(),
+                )
+            }
+            "slots" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect slots TOKEN SLOT...")?;
+                let window = self.window_arg(token)?;
+                let open: Vec<&str> = window
+                    .status_places()
+                    .filter_map(|place| window.places.get(place).and_then(Option::as_ref))
+                    .map(|open| open.slot.as_str())
+                    .collect();
+                compare(&format!("open slots of {token}"), open.join(" "), words.collect::<Vec<_>>().join(" "))
+            }
+            "lane" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect lane TOKEN CARD[*N]...")?;
+                let window = self.window_arg(token)?;
+                let types = window.lane.iter().filter_map(|key| self.state.card(*key)).map(|card| card.card.as_str());
+                compare(&format!("results of {token}"), stacks(types), words.collect::<Vec<_>>().join(" "))
+            }
+            "refused" => {
+                let mut trial = self.clone();
+                match trial.script_line(args, &mut ScriptReport::default()) {
+                    Ok(_) => Err(format!("`{args}` was possible")),
+                    Err(_) => Ok(String::new()),
+                }
             }
             _ => {
                 let value = self.query(rest)?;
@@ -185,6 +288,10 @@ impl Session {
                 }
             }
         }
+    }
+
+    fn window_arg(&self, token: &str) -> Result<&super::Window, String> {
+        self.token_arg(Some(token)).and_then(|key| self.state.window(key).ok_or_else(|| format!("{token} is gone")))
     }
 
     /// Helps read a failed expectation: the values of the counts it mentions.
@@ -213,4 +320,20 @@ impl Session {
             Some(Place::InCard(parent)) => format!("inside card {}", parent.0),
         }
     }
+}
+
+/// Card types in order with runs of one type written `TYPE*N`: "kitten paw*3".
+fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for card_type in types {
+        match runs.last_mut() {
+            Some((last, count)) if *last == card_type => *count += 1,
+            _ => runs.push((card_type, 1)),
+        }
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|(card_type, n)| if *n == 1 { (*card_type).to_owned() } else { format!("{card_type}*{n}") })
+        .collect();
+    words.join(" ")
 }
