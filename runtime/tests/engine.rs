@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use actforge_runtime::engine::policy::{Move, RandomPolicy};
 use actforge_runtime::engine::{Choice, Event, Session, Status};
 use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id,
@@ -315,4 +316,24 @@ fn random_play_never_panics_and_is_deterministic() {
         }
         assert_eq!(hashes[0], hashes[1]);
     }
+}
+
+#[test]
+fn the_random_policy_replays_exactly_and_counts_its_work() {
+    let play = |seed: u64| {
+        let mut session = Session::new(lighthouse(), seed).unwrap();
+        let moves = RandomPolicy::new(seed).play(&mut session, 300);
+        (moves, session.state_hash(), session.counters())
+    };
+    let (moves, hash, counters) = play(3);
+    assert_eq!(play(3), (moves, hash, counters));
+    assert!(counters.act_completions > 10, "{counters:?}");
+    assert!(counters.rule_evaluations >= counters.act_completions, "{counters:?}");
+    assert!(counters.steps > counters.act_completions / 10, "{counters:?}");
+    assert_ne!(play(4).1, hash, "another seed plays another game");
+    // Counting is not part of the state: a clone that has done nothing hashes the same.
+    let mut session = Session::new(lighthouse(), 3).unwrap();
+    let mut policy = RandomPolicy::new(3);
+    while !matches!(policy.step(&mut session), Move::Waited(..)) {}
+    assert_eq!(session.clone().state_hash(), session.state_hash());
 }

@@ -344,7 +344,7 @@ fn demo1_kitten_joins_the_cult_on_a_low_draw() {
     let (project, _) = import_demo1();
     let content = Arc::new(Content::compile(project).unwrap());
     let script = demo1_script();
-    let before_s7 = &script[..script.find("# S7").unwrap()];
+    let before_s7 = &script[..script.find("\n# S7:").unwrap()];
     let start_surfing = format!("{before_s7}\nslot kitten darknet\nstart darknet\n");
     let seeds = 0..400_u64;
     let mut cult_seeds = Vec::new();

@@ -6,6 +6,7 @@
 //! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
 
 mod content;
+pub mod policy;
 mod rules;
 pub mod script;
 mod state;
@@ -21,8 +22,8 @@ use serde::Serialize;
 
 pub use content::{Content, ContentError};
 pub use state::{
-    CardInstance, CardKey, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place, RUN_PLACE, Status,
-    TableState, TokenKey, Window,
+    AspectCounts, CardInstance, CardKey, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
+    RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
 use crate::model::{ActId, CardId, Project, TokenId};
@@ -148,12 +149,34 @@ pub enum ChoiceError {
     NotPossible(String),
 }
 
+/// How much work a session has done (not part of the state or its hash).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Player actions applied and timer or decay expiries processed.
+    pub steps: u64,
+    /// Acts completed.
+    pub act_completions: u64,
+    /// Requirements evaluated by steps: act entry tests, slot and text rules, rules (listing
+    /// [`Session::choices`] evaluates on a copy and is not counted).
+    pub rule_evaluations: u64,
+}
+
+impl Counters {
+    fn add(&mut self, steps: u64, events: &[Event], rule_evaluations: u64) {
+        self.steps += steps;
+        self.act_completions +=
+            events.iter().filter(|event| matches!(event, Event::ActCompleted { .. })).count() as u64;
+        self.rule_evaluations += rule_evaluations;
+    }
+}
+
 /// Compiled content, state and a seeded generator: one play of a project.
 #[derive(Clone, Debug)]
 pub struct Session {
     content: Arc<Content>,
     state: TableState,
     rng: Pcg64Mcg,
+    counters: Counters,
 }
 
 impl Session {
@@ -164,7 +187,12 @@ impl Session {
 
     /// Starts a session on already compiled content: the entry tokens and cards on the table.
     pub fn from_content(content: Arc<Content>, seed: u64) -> Self {
-        let mut session = Self { content, state: TableState::default(), rng: Pcg64Mcg::seed_from_u64(seed) };
+        let mut session = Self {
+            content,
+            state: TableState::default(),
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            counters: Counters::default(),
+        };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
         let mut engine = Engine::new(&content, &mut session.state, &mut session.rng, &mut events);
@@ -181,7 +209,14 @@ impl Session {
         }
         engine.create_pending_tokens();
         engine.end_step();
+        let evaluations = engine.evaluations;
+        session.counters.add(0, &events, evaluations);
         session
+    }
+
+    /// How much work this session has done since it started.
+    pub fn counters(&self) -> Counters {
+        self.counters
     }
 
     /// The compiled content.
@@ -204,15 +239,19 @@ impl Session {
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
+        self.choices_where(|_| true)
+    }
+
+    /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
+    /// worked out for the slot choices it keeps.
+    fn choices_where(&self, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
         let mut choices = Vec::new();
-        // Acceptance may evaluate rules (and draw random numbers): work on copies.
-        let mut state = self.state.clone();
-        let mut rng = self.rng.clone();
-        let mut events = Vec::new();
-        let mut engine = Engine::new(&self.content, &mut state, &mut rng, &mut events);
+        // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
+        // when one is needed.
+        let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
         let movable: Vec<CardKey> = self
             .state
             .cards
@@ -220,10 +259,34 @@ impl Session {
             .filter(|(_, card)| card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)))
             .map(|(key, _)| *key)
             .collect();
+        // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
+        // by counts is worked out once per such class and slot place (a table of 20 cakes).
+        let class_of: Vec<usize> = {
+            let mut representatives: Vec<&CardInstance> = Vec::new();
+            movable
+                .iter()
+                .map(|key| {
+                    let Some(card) = self.state.card(*key).filter(|card| card.children.is_empty()) else {
+                        return usize::MAX;
+                    };
+                    let same = |other: &&CardInstance| other.card == card.card && other.aspects == card.aspects;
+                    representatives.iter().position(same).unwrap_or_else(|| {
+                        representatives.push(card);
+                        representatives.len() - 1
+                    })
+                })
+                .collect()
+        };
+        let mut class_accepts: Vec<Option<bool>> = Vec::new();
+        let mut push = |choice: Choice| {
+            if wanted(&choice) {
+                choices.push(choice);
+            }
+        };
         for (token, window) in &self.state.windows {
             match &window.status {
-                Status::Ready(_) => choices.push(Choice::Start { token: *token }),
-                Status::Finished => choices.push(Choice::Collect { token: *token }),
+                Status::Ready(_) => push(Choice::Start { token: *token }),
+                Status::Finished => push(Choice::Collect { token: *token }),
                 _ => {}
             }
             if window.status == Status::Finished {
@@ -234,14 +297,34 @@ impl Session {
                 let locked =
                     open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
                 if open.card.is_some() && !locked {
-                    choices.push(Choice::Unslot { token: *token, place });
+                    push(Choice::Unslot { token: *token, place });
                 }
+                let Some(slot) = self.content.project.slots.get(open.slot.as_str()) else { continue };
                 if locked {
                     continue;
                 }
-                for card in &movable {
-                    if open.card != Some(*card) && engine.accepts(&open.slot, *card) {
-                        choices.push(Choice::Slot { card: *card, token: *token, place });
+                class_accepts.clear();
+                class_accepts.resize(movable.len(), None);
+                for (card, class) in movable.iter().zip(&class_of) {
+                    let choice = Choice::Slot { card: *card, token: *token, place };
+                    if open.card == Some(*card) || !wanted(&choice) {
+                        continue;
+                    }
+                    let by_counts = match class_accepts.get_mut(*class) {
+                        Some(Some(known)) => *known,
+                        Some(unknown) => *unknown.insert(table::accepts_by_counts(slot, &self.state, *card)),
+                        None => table::accepts_by_counts(slot, &self.state, *card),
+                    };
+                    if !by_counts {
+                        continue;
+                    }
+                    let accepted = slot.accept_all || slot.card_rule.is_none() || {
+                        let (state, rng) = scratch.get_or_insert_with(|| (self.state.clone(), self.rng.clone()));
+                        let mut events = Vec::new();
+                        Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *card)
+                    };
+                    if accepted {
+                        push(choice);
                     }
                 }
             }
@@ -254,7 +337,7 @@ impl Session {
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
-        if !self.choices().contains(choice) {
+        if self.choices_where(|possible| possible == choice).is_empty() {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = Arc::clone(&self.content);
@@ -271,6 +354,8 @@ impl Session {
             }
         }
         engine.end_step();
+        let evaluations = engine.evaluations;
+        self.counters.add(1, &events, evaluations);
         Ok(events)
     }
 
@@ -279,18 +364,10 @@ impl Session {
         let content = Arc::clone(&self.content);
         let mut events = Vec::new();
         let target = self.state.tick.saturating_add(ticks);
+        let mut counted = 0;
         while self.state.outcome.is_none() {
             let now = self.state.tick;
-            let next_timer = self.state.windows.values().filter_map(|w| w.timer_end).min();
-            let next_decay = self
-                .state
-                .cards
-                .iter()
-                .filter(|(key, card)| card.decay.is_some() && !self.state.decay_paused(**key))
-                .filter_map(|(_, card)| card.decay.as_ref().map(|decay| now.saturating_add(decay.remaining)))
-                .min();
-            let next = [next_timer, next_decay].into_iter().flatten().min().filter(|at| *at <= target);
-            let Some(at) = next else { break };
+            let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
             self.pass_time(at.max(now) - now);
             let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
             // Timers first (registry order), then decays (card order).
@@ -301,7 +378,7 @@ impl Session {
                 .filter(|(_, w)| w.timer_end.is_some_and(|end| end <= at))
                 .map(|(key, _)| *key)
                 .collect();
-            for token in due {
+            for &token in &due {
                 engine.complete(token);
                 engine.end_step();
             }
@@ -312,16 +389,34 @@ impl Session {
                 .filter(|(_, card)| card.decay.as_ref().is_some_and(|decay| decay.remaining == 0))
                 .map(|(key, _)| *key)
                 .collect();
+            let steps = (due.len() + decayed.len()) as u64;
             for card in decayed {
                 engine.decay_done(card);
                 engine.end_step();
             }
+            let evaluations = engine.evaluations;
+            self.counters.add(steps, events.get(counted..).unwrap_or_default(), evaluations);
+            counted = events.len();
         }
         if self.state.outcome.is_none() {
             let rest = target.saturating_sub(self.state.tick);
             self.pass_time(rest);
         }
         events
+    }
+
+    /// The tick at which the next timer or running decay expires, if any does.
+    pub fn next_due(&self) -> Option<u64> {
+        let now = self.state.tick;
+        let next_timer = self.state.windows.values().filter_map(|w| w.timer_end).min();
+        let next_decay = self
+            .state
+            .cards
+            .iter()
+            .filter(|(key, card)| card.decay.is_some() && !self.state.decay_paused(**key))
+            .filter_map(|(_, card)| card.decay.as_ref().map(|decay| now.saturating_add(decay.remaining)))
+            .min();
+        [next_timer, next_decay].into_iter().flatten().min()
     }
 
     /// Moves the clock on; running decays count down.

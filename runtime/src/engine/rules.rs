@@ -335,6 +335,7 @@ impl Engine<'_> {
 
     /// Evaluates requirements (§2.6 `evaluate`); `force` records matches and always passes.
     pub(super) fn evaluate(&mut self, requirements: &Requirements, invert: bool, force: bool, ctx: &mut Ctx) -> bool {
+        self.evaluations += 1;
         if ctx.depth > MAX_RULE_DEPTH {
             self.warn("rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails");
             return false;

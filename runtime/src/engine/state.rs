@@ -31,6 +31,43 @@ pub enum Fragment {
     Card(CardId),
 }
 
+/// Counts of aspects held directly (never zero), in id order. A sorted list rather than a
+/// map: a card holds a few aspects and a session is cloned often (`choices`, simulation).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct AspectCounts(Vec<(AspectId, i64)>);
+
+impl AspectCounts {
+    /// How many of `aspect` are held (0 when none).
+    pub fn get(&self, aspect: &AspectId) -> i64 {
+        self.0.binary_search_by(|(held, _)| held.cmp(aspect)).ok().and_then(|at| self.0.get(at)).map_or(0, |(_, n)| *n)
+    }
+
+    /// Adds `delta` (may be negative) to `aspect`; counts never go below 0 and 0 is not kept.
+    pub fn adjust(&mut self, aspect: &AspectId, delta: i64) {
+        match self.0.binary_search_by(|(held, _)| held.cmp(aspect)) {
+            Ok(at) => {
+                let Some((_, count)) = self.0.get_mut(at) else { return };
+                *count = count.saturating_add(delta).max(0);
+                if *count == 0 {
+                    self.0.remove(at);
+                }
+            }
+            Err(at) if delta > 0 => self.0.insert(at, (aspect.clone(), delta)),
+            Err(_) => {}
+        }
+    }
+
+    /// The held aspects and their counts, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (&AspectId, i64)> {
+        self.0.iter().map(|(aspect, count)| (aspect, *count))
+    }
+
+    /// Holds nothing any more.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// Where a card instance is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Place {
@@ -61,7 +98,7 @@ pub struct CardInstance {
     /// Its card type.
     pub card: CardId,
     /// Its own (local) aspect counts.
-    pub aspects: BTreeMap<AspectId, i64>,
+    pub aspects: AspectCounts,
     /// Its sub-cards, in order.
     pub children: Vec<CardKey>,
     /// Where it is.
@@ -113,7 +150,7 @@ pub struct Window {
     /// Results waiting to be collected.
     pub lane: Vec<CardKey>,
     /// The window's own aspects.
-    pub aspects: BTreeMap<AspectId, i64>,
+    pub aspects: AspectCounts,
     /// The act that was started (alt switches do not change it).
     pub active: Option<ActId>,
     /// The alt act the run will complete as, if any.
@@ -159,7 +196,7 @@ impl Window {
             places: Default::default(),
             consumed: Vec::new(),
             lane: Vec::new(),
-            aspects: BTreeMap::new(),
+            aspects: AspectCounts::default(),
             active: None,
             pending_alt: None,
             alt_list: Vec::new(),
@@ -263,12 +300,12 @@ impl TableState {
         self.windows.iter().find(|(_, window)| window.token.as_str() == token).map(|(key, _)| *key)
     }
 
-    /// `key` and its sub-cards, depth first.
-    fn push_tree(&self, key: CardKey, out: &mut Vec<CardKey>) {
-        out.push(key);
+    /// Calls `f` on `key` and its sub-cards, depth first.
+    fn visit_tree(&self, key: CardKey, f: &mut impl FnMut(CardKey, &CardInstance)) {
         if let Some(card) = self.cards.get(&key) {
+            f(key, card);
             for child in &card.children {
-                self.push_tree(*child, out);
+                self.visit_tree(*child, f);
             }
         }
     }
@@ -286,92 +323,85 @@ impl TableState {
     /// Every card inside `holder`, depth first in hierarchy order.
     pub fn cards_of(&self, holder: Holder) -> Vec<CardKey> {
         let mut out = Vec::new();
+        self.for_each_card(holder, &mut |key, _| out.push(key));
+        out
+    }
+
+    /// Calls `f` on every card inside `holder`, depth first in hierarchy order (no list built:
+    /// counting runs at every test).
+    pub fn for_each_card(&self, holder: Holder, f: &mut impl FnMut(CardKey, &CardInstance)) {
         match holder {
             Holder::Root => {
                 for key in &self.table {
-                    self.push_tree(*key, &mut out);
+                    self.visit_tree(*key, f);
                 }
                 for window in self.windows.values() {
                     for key in Self::window_roots(window) {
-                        self.push_tree(key, &mut out);
+                        self.visit_tree(key, f);
                     }
                 }
             }
             Holder::Table => {
                 for key in &self.table {
-                    self.push_tree(*key, &mut out);
+                    self.visit_tree(*key, f);
                 }
             }
             Holder::Window(token) => {
                 if let Some(window) = self.windows.get(&token) {
                     for key in Self::window_roots(window) {
-                        self.push_tree(key, &mut out);
+                        self.visit_tree(key, f);
                     }
                 }
             }
             Holder::Slots(token) => {
                 if let Some(window) = self.windows.get(&token) {
                     for key in window.places.iter().filter_map(|open| open.as_ref().and_then(|open| open.card)) {
-                        self.push_tree(key, &mut out);
+                        self.visit_tree(key, f);
                     }
                 }
             }
-            Holder::Card(key) => self.push_tree(key, &mut out),
-        }
-        out
-    }
-
-    /// The windows whose own aspects count in `holder`.
-    fn windows_in(&self, holder: Holder) -> Vec<TokenKey> {
-        match holder {
-            Holder::Root => self.windows.keys().copied().collect(),
-            Holder::Window(token) => vec![token],
-            Holder::Table | Holder::Slots(_) | Holder::Card(_) => Vec::new(),
+            Holder::Card(key) => self.visit_tree(key, f),
         }
     }
 
     /// How many of `fragment` are in `holder` (§2.1.1); with `free_only`, only free cards
     /// count (window aspects are not counted as free: the intended meaning of `free`).
     pub fn count(&self, holder: Holder, fragment: &Fragment, free_only: bool) -> i64 {
-        let cards = self.cards_of(holder);
-        let usable = |card: &&CardInstance| !free_only || card.free;
+        let mut total = 0;
         match fragment {
-            Fragment::Card(card_type) => cards
-                .iter()
-                .filter_map(|key| self.cards.get(key))
-                .filter(usable)
-                .filter(|card| card.card == *card_type)
-                .count() as i64,
+            Fragment::Card(card_type) => self.for_each_card(holder, &mut |_, card| {
+                if (!free_only || card.free) && card.card == *card_type {
+                    total += 1;
+                }
+            }),
             Fragment::Aspect(aspect) => {
-                let on_cards: i64 = cards
-                    .iter()
-                    .filter_map(|key| self.cards.get(key))
-                    .filter(usable)
-                    .map(|card| card.aspects.get(aspect).copied().unwrap_or(0))
-                    .sum();
-                let on_windows: i64 = if free_only {
-                    0
-                } else {
-                    self.windows_in(holder)
-                        .iter()
-                        .filter_map(|token| self.windows.get(token))
-                        .map(|window| window.aspects.get(aspect).copied().unwrap_or(0))
-                        .sum()
-                };
-                on_cards + on_windows
+                self.for_each_card(holder, &mut |_, card| {
+                    if !free_only || card.free {
+                        total += card.aspects.get(aspect);
+                    }
+                });
+                let in_windows = |window: &Window| window.aspects.get(aspect);
+                if !free_only {
+                    total += match holder {
+                        Holder::Root => self.windows.values().map(in_windows).sum(),
+                        Holder::Window(token) => self.windows.get(&token).map_or(0, in_windows),
+                        Holder::Table | Holder::Slots(_) | Holder::Card(_) => 0,
+                    };
+                }
             }
         }
+        total
     }
 
     /// Every distinct aspect present in a window (on the window or on its cards), in id order.
     pub fn aspects_in_window(&self, token: TokenKey) -> Vec<AspectId> {
         let mut found = std::collections::BTreeSet::new();
         if let Some(window) = self.windows.get(&token) {
-            found.extend(window.aspects.iter().filter(|(_, n)| **n > 0).map(|(aspect, _)| aspect.clone()));
+            found.extend(window.aspects.iter().map(|(aspect, _)| aspect.clone()));
         }
         for key in self.cards_of(Holder::Window(token)) {
             if let Some(card) = self.cards.get(&key) {
-                found.extend(card.aspects.iter().filter(|(_, n)| **n > 0).map(|(aspect, _)| aspect.clone()));
+                found.extend(card.aspects.iter().map(|(aspect, _)| aspect.clone()));
             }
         }
         found.into_iter().collect()

@@ -29,6 +29,8 @@ pub(super) struct Engine<'a> {
     /// Windows whose running act completes at once, in order.
     pub instant: Vec<TokenKey>,
     completions: usize,
+    /// Requirements evaluated (act entry tests, slot and text rules, rules), for [`super::Counters`].
+    pub evaluations: u64,
 }
 
 impl<'a> Engine<'a> {
@@ -39,7 +41,7 @@ impl<'a> Engine<'a> {
         rng: &'a mut Pcg64Mcg,
         events: &'a mut Vec<Event>,
     ) -> Self {
-        Self { content, state, rng, events, instant: Vec::new(), completions: 0 }
+        Self { content, state, rng, events, instant: Vec::new(), completions: 0, evaluations: 0 }
     }
 
     /// A uniform integer in `0..n` (0 when `n` is 0).
@@ -86,7 +88,7 @@ impl<'a> Engine<'a> {
         self.state.next_card += 1;
         let mut instance = CardInstance {
             card: card_type.clone(),
-            aspects: std::collections::BTreeMap::default(),
+            aspects: super::state::AspectCounts::default(),
             children: Vec::new(),
             place,
             memory: Some(Fragment::Card(card_type.clone())),
@@ -98,7 +100,7 @@ impl<'a> Engine<'a> {
         for FragmentCount { fragment, count } in &card.fragments {
             let count = count.as_int().unwrap_or(1).max(0);
             match fragment {
-                FragmentRef::Aspect(aspect) => *instance.aspects.entry(aspect.clone()).or_insert(0) += count,
+                FragmentRef::Aspect(aspect) => instance.aspects.adjust(aspect, count),
                 FragmentRef::Card(sub) => sub_cards.extend(std::iter::repeat_n(sub.clone(), count as usize)),
                 _ => {}
             }
@@ -256,11 +258,7 @@ impl<'a> Engine<'a> {
             _ => None,
         };
         if let Some(counts) = counts {
-            let entry = counts.entry(aspect.clone()).or_insert(0);
-            *entry = entry.saturating_add(count).max(0);
-            if *entry == 0 {
-                counts.remove(aspect);
-            }
+            counts.adjust(aspect, count);
         }
         match holder {
             Holder::Window(token) => self.mark(token),
@@ -275,45 +273,17 @@ impl<'a> Engine<'a> {
     pub fn accepts(&mut self, slot: &SlotId, key: CardKey) -> bool {
         let content = self.content;
         let Some(slot) = content.project.slots.get(slot.as_str()) else { return false };
-        if slot.accept_all {
-            return true;
-        }
-        let count = |engine: &Self, entry: &FragmentCount| {
-            let fragment = match &entry.fragment {
-                FragmentRef::Aspect(id) => Fragment::Aspect(id.clone()),
-                FragmentRef::Card(id) => Fragment::Card(id.clone()),
-                _ => return (0, 1),
-            };
-            (engine.state.count(Holder::Card(key), &fragment, false), entry.count.as_int().unwrap_or(1))
-        };
-        if slot.essential.iter().any(|entry| {
-            let (have, need) = count(self, entry);
-            have < need
-        }) {
-            return false;
-        }
-        if slot.forbidden.iter().any(|entry| {
-            let (have, limit) = count(self, entry);
-            have >= limit
-        }) {
-            return false;
-        }
-        if !slot.required.is_empty()
-            && !slot.required.iter().any(|entry| {
-                let (have, need) = count(self, entry);
-                have >= need
-            })
-        {
+        if !accepts_by_counts(slot, self.state, key) {
             return false;
         }
         match &slot.card_rule {
-            Some(rule) => {
+            Some(rule) if !slot.accept_all => {
                 let mut ctx = Ctx::new(self, Holder::Card(key), 0);
                 ctx.this_card = Some(key);
                 let Some(rule) = content.project.rules.get(rule.as_str()) else { return false };
                 self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
             }
-            None => true,
+            _ => true,
         }
     }
 
@@ -1624,4 +1594,31 @@ fn scope_card(scope: Holder) -> Option<CardKey> {
         Holder::Card(key) => Some(key),
         _ => None,
     }
+}
+
+/// The part of slot acceptance that only reads the card (§2.9.3): accept all, essential,
+/// forbidden and required counts. The card rule, which may draw random numbers, comes after.
+pub(super) fn accepts_by_counts(slot: &crate::model::Slot, state: &TableState, key: CardKey) -> bool {
+    if slot.accept_all {
+        return true;
+    }
+    let count = |entry: &FragmentCount| {
+        let fragment = match &entry.fragment {
+            FragmentRef::Aspect(id) => Fragment::Aspect(id.clone()),
+            FragmentRef::Card(id) => Fragment::Card(id.clone()),
+            _ => return (0, 1),
+        };
+        (state.count(Holder::Card(key), &fragment, false), entry.count.as_int().unwrap_or(1))
+    };
+    slot.essential.iter().all(|entry| {
+        let (have, need) = count(entry);
+        have >= need
+    }) && !slot.forbidden.iter().any(|entry| {
+        let (have, limit) = count(entry);
+        have >= limit
+    }) && (slot.required.is_empty()
+        || slot.required.iter().any(|entry| {
+            let (have, need) = count(entry);
+            have >= need
+        }))
 }

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -16,14 +17,15 @@ pub const MAX_ID_LEN: usize = 64;
 /// formulas without quoting. The kind is part of the type, so an act id cannot be passed
 /// where a card id is expected.
 pub struct Id<K> {
-    slug: String,
+    // Shared: the engine copies ids into its state at every step, and a copy must not allocate.
+    slug: Arc<str>,
     kind: PhantomData<fn() -> K>,
 }
 
 impl<K> Id<K> {
     /// Wraps a slug without checking it; `validate` reports malformed slugs.
     pub fn new(slug: impl Into<String>) -> Self {
-        Self { slug: slug.into(), kind: PhantomData }
+        Self { slug: Arc::from(slug.into()), kind: PhantomData }
     }
 
     /// The slug text.
@@ -31,9 +33,11 @@ impl<K> Id<K> {
         &self.slug
     }
 
-    /// Mutable access to the slug, for renames that rewrite references.
-    pub fn slug_mut(&mut self) -> &mut String {
-        &mut self.slug
+    /// Replaces the slug (renames that rewrite references).
+    pub fn set(&mut self, slug: &str) {
+        if *self.slug != *slug {
+            self.slug = Arc::from(slug);
+        }
     }
 }
 
@@ -93,12 +97,12 @@ impl<K> std::borrow::Borrow<str> for Id<K> {
 }
 impl<K> Clone for Id<K> {
     fn clone(&self) -> Self {
-        Self::new(self.slug.clone())
+        Self { slug: Arc::clone(&self.slug), kind: PhantomData }
     }
 }
 impl<K> PartialEq for Id<K> {
     fn eq(&self, other: &Self) -> bool {
-        self.slug == other.slug
+        Arc::ptr_eq(&self.slug, &other.slug) || self.slug == other.slug
     }
 }
 impl<K> Eq for Id<K> {}

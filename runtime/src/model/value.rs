@@ -33,9 +33,15 @@ impl Expr {
     /// The value when the text is a plain integer literal (optionally negative), else `None`.
     pub fn as_int(&self) -> Option<i64> {
         // Only the canonical spelling counts, so that writing it as a number and reading it
-        // back gives the same text.
-        let value: i64 = self.0.parse().ok()?;
-        (value.to_string() == self.0).then_some(value)
+        // back gives the same text: no `+`, no leading zeros, no `-0`. (Checked without
+        // allocating: the engine asks this of every count it reads.)
+        let digits = self.0.strip_prefix('-').unwrap_or(&self.0);
+        let canonical = match digits.as_bytes() {
+            [] => false,
+            [b'0'] => digits.len() == self.0.len(),
+            [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
+        };
+        if canonical { self.0.parse().ok() } else { None }
     }
 
     /// Whether this is exactly the integer `value`.
@@ -212,6 +218,12 @@ mod tests {
         assert_eq!(Expr::new("007").as_int(), None, "non-canonical integers stay text");
         assert_eq!(Expr::new(" 3").as_int(), None);
         assert_eq!(Expr::new("+3").as_int(), None);
+        assert_eq!(Expr::new("-0").as_int(), None);
+        assert_eq!(Expr::new("-").as_int(), None);
+        assert_eq!(Expr::new("").as_int(), None);
+        assert_eq!(Expr::new("0").as_int(), Some(0));
+        assert_eq!(Expr::new("-12").as_int(), Some(-12));
+        assert_eq!(Expr::new("99999999999999999999").as_int(), None, "out of range");
     }
 
     #[test]

@@ -103,7 +103,9 @@ impl<K: Item> Walk for Id<K> {
         visitor.reference(path, K::KIND, self.as_str());
     }
     fn walk_mut(&mut self, path: &mut FieldPath, visitor: &mut dyn VisitorMut) {
-        visitor.reference(path, K::KIND, self.slug_mut());
+        let mut slug = self.as_str().to_owned();
+        visitor.reference(path, K::KIND, &mut slug);
+        self.set(&slug);
     }
 }
 
