@@ -170,6 +170,14 @@ impl Counters {
     }
 }
 
+/// Which cards [`Session::choices_where`] considers moving into slots.
+#[derive(Clone, Copy)]
+enum Movable {
+    All,
+    Only(CardKey),
+    None,
+}
+
 /// Compiled content, state and a seeded generator: one play of a project.
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -239,12 +247,12 @@ impl Session {
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        self.choices_where(|_| true)
+        self.choices_where(Movable::All, |_| true)
     }
 
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
-    /// worked out for the slot choices it keeps.
-    fn choices_where(&self, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+    /// worked out for the slot choices it keeps, of the cards `movable` names.
+    fn choices_where(&self, movable: Movable, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
@@ -252,31 +260,30 @@ impl Session {
         // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
         // when one is needed.
         let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
-        let movable: Vec<CardKey> = self
-            .state
-            .cards
-            .iter()
-            .filter(|(_, card)| card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)))
-            .map(|(key, _)| *key)
-            .collect();
         // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
         // by counts is worked out once per such class and slot place (a table of 20 cakes).
-        let class_of: Vec<usize> = {
-            let mut representatives: Vec<&CardInstance> = Vec::new();
-            movable
-                .iter()
-                .map(|key| {
-                    let Some(card) = self.state.card(*key).filter(|card| card.children.is_empty()) else {
-                        return usize::MAX;
-                    };
-                    let same = |other: &&CardInstance| other.card == card.card && other.aspects == card.aspects;
-                    representatives.iter().position(same).unwrap_or_else(|| {
-                        representatives.push(card);
-                        representatives.len() - 1
-                    })
-                })
-                .collect()
+        let mut cards: Vec<(CardKey, usize)> = Vec::with_capacity(self.state.cards.len());
+        let mut classes: Vec<&CardInstance> = Vec::new();
+        let candidates: Box<dyn Iterator<Item = (&CardKey, &CardInstance)>> = match movable {
+            Movable::All => Box::new(self.state.cards.iter()),
+            Movable::Only(key) => Box::new(self.state.cards.get_key_value(&key).into_iter()),
+            Movable::None => Box::new(std::iter::empty()),
         };
+        for (key, card) in candidates {
+            if !(card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..))) {
+                continue;
+            }
+            let class = if card.children.is_empty() {
+                let same = |other: &&CardInstance| other.card == card.card && other.aspects == card.aspects;
+                classes.iter().position(same).unwrap_or_else(|| {
+                    classes.push(card);
+                    classes.len() - 1
+                })
+            } else {
+                usize::MAX
+            };
+            cards.push((*key, class));
+        }
         let mut class_accepts: Vec<Option<bool>> = Vec::new();
         let mut push = |choice: Choice| {
             if wanted(&choice) {
@@ -304,8 +311,8 @@ impl Session {
                     continue;
                 }
                 class_accepts.clear();
-                class_accepts.resize(movable.len(), None);
-                for (card, class) in movable.iter().zip(&class_of) {
+                class_accepts.resize(classes.len(), None);
+                for (card, class) in &cards {
                     let choice = Choice::Slot { card: *card, token: *token, place };
                     if open.card == Some(*card) || !wanted(&choice) {
                         continue;
@@ -337,7 +344,11 @@ impl Session {
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
-        if self.choices_where(|possible| possible == choice).is_empty() {
+        let movable = match choice {
+            Choice::Slot { card, .. } => Movable::Only(*card),
+            _ => Movable::None,
+        };
+        if self.choices_where(movable, |possible| possible == choice).is_empty() {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = Arc::clone(&self.content);
@@ -421,12 +432,15 @@ impl Session {
 
     /// Moves the clock on; running decays count down.
     fn pass_time(&mut self, ticks: u64) {
-        let paused: Vec<CardKey> =
-            self.state.cards.keys().copied().filter(|key| self.state.decay_paused(*key)).collect();
-        for (key, card) in &mut self.state.cards {
-            if let Some(decay) = card.decay.as_mut()
-                && !paused.contains(key)
-            {
+        let running: Vec<CardKey> = self
+            .state
+            .cards
+            .iter()
+            .filter(|(key, card)| card.decay.is_some() && !self.state.decay_paused(**key))
+            .map(|(key, _)| *key)
+            .collect();
+        for key in running {
+            if let Some(decay) = self.state.cards.get_mut(&key).and_then(|card| card.decay.as_mut()) {
                 decay.remaining = decay.remaining.saturating_sub(ticks);
             }
         }
