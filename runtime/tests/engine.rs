@@ -337,3 +337,40 @@ fn the_random_policy_replays_exactly_and_counts_its_work() {
     while !matches!(policy.step(&mut session), Move::Waited(..)) {}
     assert_eq!(session.clone().state_hash(), session.state_hash());
 }
+
+#[test]
+fn face_down_draws_flip_when_clicked() {
+    let mut project = kitchen();
+    project.decks.insert(Deck {
+        id: Id::new("pantry"),
+        fragments: vec![Id::new("pepper"), Id::new("cheese")],
+        ..Deck::default()
+    });
+    project.acts.get_mut("cook").unwrap().effects.deck_modifiers =
+        vec![DeckModifier { deck: Some(Id::new("pantry")), ..DeckModifier::default() }];
+    let mut session = Session::new(project, 1).unwrap();
+    let stove = session.find_token("stove").unwrap();
+    slot(&mut session, "bread", "stove");
+    session.apply(&Choice::Start { token: stove }).unwrap();
+    session.advance(10);
+    let flips: Vec<Choice> =
+        session.choices().into_iter().filter(|choice| matches!(choice, Choice::Flip { .. })).collect();
+    assert_eq!(flips.len(), 1, "{:?}", session.choices());
+    let Choice::Flip { card } = flips[0] else { unreachable!() };
+    assert!(session.state().card(card).unwrap().face_down);
+    session.apply(&flips[0]).unwrap();
+    assert!(!session.state().card(card).unwrap().face_down);
+    assert!(!session.choices().contains(&flips[0]), "a face-up card cannot be flipped again");
+    assert!(session.apply(&flips[0]).is_err());
+}
+
+#[test]
+fn closing_a_window_returns_its_cards_and_only_when_idle_or_ready() {
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    let lamp = session.find_token("lamp_room").unwrap();
+    assert!(!session.choices().contains(&Choice::Close { token: lamp }), "nothing to return");
+    session.run_script("slot lamp_oil lamp_room\nexpect status lamp_room ready").unwrap();
+    session.apply(&Choice::Close { token: lamp }).unwrap();
+    session.run_script("expect status lamp_room idle\nexpect table.card.lamp_oil == 1").unwrap();
+    session.run_script("slot lamp_oil lamp_room\nstart lamp_room\nexpect refused close lamp_room").unwrap();
+}

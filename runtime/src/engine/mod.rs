@@ -58,6 +58,16 @@ pub enum Choice {
         /// The window.
         token: TokenKey,
     },
+    /// Close an Idle or Ready window that holds cards: they return to the table.
+    Close {
+        /// The window.
+        token: TokenKey,
+    },
+    /// Turn a face-down card (drawn from a deck) face up.
+    Flip {
+        /// The card.
+        card: CardKey,
+    },
 }
 
 /// Something that happened, in order.
@@ -290,11 +300,20 @@ impl Session {
                 choices.push(choice);
             }
         };
+        for (key, card) in &self.state.cards {
+            if card.face_down && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)) {
+                push(Choice::Flip { card: *key });
+            }
+        }
         for (token, window) in &self.state.windows {
             match &window.status {
                 Status::Ready(_) => push(Choice::Start { token: *token }),
                 Status::Finished => push(Choice::Collect { token: *token }),
-                _ => {}
+                Status::Idle | Status::Running => {}
+            }
+            let holds_cards = (0..IDLE_PLACES).any(|place| window.slotted(place).is_some());
+            if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
+                push(Choice::Close { token: *token });
             }
             if window.status == Status::Finished {
                 continue;
@@ -363,6 +382,8 @@ impl Session {
             Choice::Collect { token } => {
                 engine.collect(token);
             }
+            Choice::Close { token } => engine.close_window(token),
+            Choice::Flip { card } => engine.flip(card),
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -117,6 +117,19 @@ impl Session {
                 Choice::Unslot { token, place }
             }
             "start" => Choice::Start { token: self.token_arg(words.next())? },
+            "close" => Choice::Close { token: self.token_arg(words.next())? },
+            "flip" => {
+                let card_type = words.next().ok_or("usage: flip CARD")?;
+                let card = self
+                    .state
+                    .cards
+                    .iter()
+                    .filter(|(_, card)| card.face_down && card.card.as_str() == card_type)
+                    .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
+                    .map(|(key, _)| *key)
+                    .ok_or_else(|| format!("no face-down `{card_type}` card"))?;
+                Choice::Flip { card }
+            }
             "collect" => Choice::Collect { token: self.token_arg(words.next())? },
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
@@ -142,7 +155,9 @@ impl Session {
                 return self.expect(rest);
             }
             other => {
-                return Err(format!("unknown command `{other}` (slot, unslot, start, collect, wait, expect)"));
+                return Err(format!(
+                    "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, expect)"
+                ));
             }
         };
         let events = self.apply(&choice).map_err(|_| self.why_not(&choice))?;
@@ -162,6 +177,8 @@ impl Session {
             Choice::Collect { .. } => "that window has no results to collect",
             Choice::Unslot { .. } => "no card the player can take out is in that slot place",
             Choice::Slot { .. } => "that slot does not take the card",
+            Choice::Close { .. } => "only an idle or ready window with cards in its slots can be closed",
+            Choice::Flip { .. } => "that card cannot be turned over now",
         };
         if self.state.outcome.is_some() {
             return "the game has ended".to_owned();
@@ -189,6 +206,8 @@ impl Session {
             Choice::Unslot { token, place } => format!("unslot {} {place}", token_name(*token)),
             Choice::Start { token } => format!("start {}", token_name(*token)),
             Choice::Collect { token } => format!("collect {}", token_name(*token)),
+            Choice::Close { token } => format!("close {}", token_name(*token)),
+            Choice::Flip { card } => format!("flip {}", self.state.card(*card).map_or("?", |card| card.card.as_str())),
         }
     }
 

@@ -522,6 +522,30 @@ impl<'a> Engine<'a> {
         self.take_out(token, at, true);
     }
 
+    /// The player closes an Idle or Ready window: every idle-slotted card returns to the
+    /// table and the window is Idle (§2.8.6). Running and Finished windows do not change.
+    pub fn close_window(&mut self, token: TokenKey) {
+        let Some(window) = self.state.window(token) else { return };
+        if matches!(window.status, Status::Running | Status::Finished) {
+            return;
+        }
+        for at in 0..IDLE_PLACES {
+            self.take_out(token, at, false);
+        }
+        if let Some(window) = self.state.windows.get_mut(&token) {
+            window.status = Status::Idle;
+        }
+        self.mark(token);
+    }
+
+    /// The player turns a face-down card face up (§2.8.6); the window it is in re-evaluates.
+    pub fn flip(&mut self, key: CardKey) {
+        if let Some(card) = self.state.cards.get_mut(&key) {
+            card.face_down = false;
+        }
+        self.touch(key);
+    }
+
     /// Adds (`sign` 1) or removes (`sign` -1) a slot or act fragment in a holder.
     fn add_fragment(&mut self, holder: Holder, entry: &FragmentCount, sign: i64) {
         let count = entry.count.as_int().unwrap_or(1).max(0);
