@@ -1,10 +1,12 @@
 //! Content compiled for play: the project, every formula compiled once against its names,
 //! and the orderings the engine needs (initial acts, global slots).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::formula::{Compiled, FormulaSet, Lookup, ProjectNames, Scope};
-use crate::model::{ActId, Expr, FieldPath, Item, Items, KindVisitor, Location, Project, SlotId, Visitor, walk_item};
+use crate::model::{
+    ActId, Expr, FieldPath, Item, Items, KindVisitor, Location, Project, SlotId, TokenId, Visitor, walk_item,
+};
 use crate::project::Sources;
 use crate::validate::validate;
 use crate::{Diagnostic, Severity};
@@ -32,8 +34,8 @@ pub struct Content {
     formulas: FormulaSet,
     compiled: HashMap<String, Compiled>,
     pub(super) accessors: Vec<Accessor>,
-    /// Initial acts in the order they are tried: by id.
-    pub(super) initial_acts: Vec<ActId>,
+    /// Each token's initial acts in the order they are tried: by id.
+    pub(super) initial_acts: BTreeMap<TokenId, Vec<ActId>>,
     /// Slots with a token or `all_tokens`/`all_acts`, by id.
     pub(super) global_slots: Vec<SlotId>,
     /// Ticks of the shrink before a decay's effects (half a second).
@@ -101,7 +103,12 @@ impl Content {
             return Err(ContentError { problems });
         }
         let accessors = formulas.lookups().map(|lookup| accessor(lookup, &project)).collect();
-        let initial_acts = project.acts.iter().filter(|act| act.initial).map(|act| act.id.clone()).collect();
+        let mut initial_acts: BTreeMap<TokenId, Vec<ActId>> = BTreeMap::new();
+        for act in project.acts.iter().filter(|act| act.initial) {
+            if let Some(token) = &act.token {
+                initial_acts.entry(token.clone()).or_default().push(act.id.clone());
+            }
+        }
         let global_slots = project
             .slots
             .iter()

@@ -86,6 +86,9 @@ impl<'a> Engine<'a> {
         }
         let key = CardKey(self.state.next_card);
         self.state.next_card += 1;
+        // The content's own id: every instance of a type then shares one text, and comparing
+        // types is a pointer comparison.
+        let card_type = &card.id;
         let mut instance = CardInstance {
             card: card_type.clone(),
             aspects: super::state::AspectCounts::default(),
@@ -243,6 +246,7 @@ impl<'a> Engine<'a> {
         let lifetime = new_type.lifetime_ticks.as_int().unwrap_or(0);
         let decay = (lifetime > 0)
             .then(|| Decay { into: new_type.decay_to.clone(), remaining: lifetime as u64 + self.content.shrink_ticks });
+        let into = &new_type.id;
         let Some(card) = self.state.cards.get_mut(&key) else { return };
         let from = std::mem::replace(&mut card.card, into.clone());
         card.decay = decay;
@@ -639,15 +643,8 @@ impl<'a> Engine<'a> {
         }
         match status {
             Status::Idle | Status::Ready(_) => {
-                let initial: Vec<ActId> = content
-                    .initial_acts
-                    .iter()
-                    .filter(|act| {
-                        content.project.acts.get(act.as_str()).is_some_and(|a| a.token.as_ref() == Some(&token_type))
-                    })
-                    .cloned()
-                    .collect();
-                let candidate = self.attempt(&initial, token);
+                let initial = content.initial_acts.get(&token_type).map_or(&[][..], Vec::as_slice);
+                let candidate = self.attempt(initial, token);
                 let first_slotted = self.state.window(token).is_some_and(|w| w.slotted(0).is_some());
                 match candidate {
                     Some(act) if first_slotted => {
