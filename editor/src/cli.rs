@@ -1,5 +1,6 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play`. Never opens a window.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | synth`. Never opens a window.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use actforge_runtime::project::{
     self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_bundle, load_folder,
     save_folder, save_new_folder,
 };
+use actforge_runtime::synthesis::probability_table;
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Kind, Severity};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -113,6 +115,26 @@ pub enum Command {
         #[arg(long)]
         trace: bool,
         /// Print one JSON object (log, events, queries, table) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the probability table of a synthesis for two inputs: each candidate's tag score,
+    /// softmax share, success chance and overall chance (spec era-synthesis §4).
+    ///
+    /// Example: actforge synth content/era-synthesis forge ember mist --set faith=60
+    Synth {
+        /// Project folder or bundle file.
+        project: PathBuf,
+        /// The synthesis id.
+        synthesis: String,
+        /// Input A (a card id).
+        a: String,
+        /// Input B (a card id).
+        b: String,
+        /// A value the formulas read, e.g. `--set global_entropy=30` (repeatable).
+        #[arg(long = "set", value_name = "NAME=NUMBER")]
+        sets: Vec<String>,
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -238,6 +260,9 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         Command::Play { project, script_path, script, seed, until_ticks, queries, trace, json } => {
             let script = script.or(script_path);
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
+        }
+        Command::Synth { project, synthesis, a, b, sets, json } => {
+            synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
         }
         Command::Eval { project, seed, sets, defines, parse, formula } => {
             eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
@@ -492,6 +517,79 @@ pub fn format_value(value: f64) -> String {
     }
 }
 
+/// `NAME=NUMBER` values of `--set`, or the message for the first that is not one.
+fn parse_sets(sets: &[String]) -> Result<BTreeMap<String, f64>, String> {
+    let mut values = BTreeMap::new();
+    for set in sets {
+        let parsed =
+            set.split_once('=').and_then(|(name, value)| Some((name.trim(), value.trim().parse::<f64>().ok()?)));
+        let Some((name, value)) = parsed else {
+            return Err(format!("`--set {set}`: write NAME=NUMBER, e.g. --set c.PA=7"));
+        };
+        values.insert(name.to_owned(), value);
+    }
+    Ok(values)
+}
+
+fn synth(
+    project: &Path,
+    synthesis: &str,
+    [a, b]: [&str; 2],
+    sets: &[String],
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let values = match parse_sets(sets) {
+        Ok(values) => values,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let loaded = match open_project(project) {
+        Ok(loaded) => loaded,
+        Err(error) => return fail(&error, err),
+    };
+    let table = match probability_table(&loaded.project, synthesis, a, b, &values) {
+        Ok(table) => table,
+        Err(error) => {
+            writeln!(err, "error: {error}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    if json {
+        let json = serde_json::json!({
+            "synthesis": synthesis, "a": a, "b": b, "temperature": table.temperature,
+            "shared_tags": table.shared_tags, "failure": table.failure(),
+            "candidates": table.candidates.iter().map(|c| serde_json::json!({
+                "card": c.card, "score": c.score, "share": c.share, "success": c.success / 100.0, "overall": c.overall(),
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{json:#}")?;
+        return Ok(Outcome::Success);
+    }
+    writeln!(out, "synthesis {synthesis}: {a} + {b} (temperature {})", format_value(table.temperature))?;
+    if !table.shared_tags {
+        writeln!(out, "no candidate shares a tag with the inputs: every card of the deck is equally likely")?;
+    }
+    let width = table.candidates.iter().map(|c| c.card.as_str().len()).max().unwrap_or(0).max("candidate".len());
+    writeln!(out, "{:width$}  {:>8}  {:>7}  {:>7}  {:>7}", "candidate", "score", "share", "success", "overall")?;
+    for candidate in &table.candidates {
+        writeln!(
+            out,
+            "{:width$}  {:>8}  {:>6.1}%  {:>6.1}%  {:>6.1}%",
+            candidate.card.as_str(),
+            format_value(candidate.score),
+            candidate.share * 100.0,
+            candidate.success,
+            candidate.overall() * 100.0
+        )?;
+    }
+    writeln!(out, "{:width$}  {:>8}  {:>7}  {:>7}  {:>6.1}%", "(fails)", "", "", "", table.failure() * 100.0)?;
+    Ok(Outcome::Success)
+}
+
 fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
     if args.parse {
         return match formula::canonical_text(&args.formula) {
@@ -506,14 +604,12 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
         };
     }
     let mut query = Query { seed: args.seed, ..Query::default() };
-    for set in &args.sets {
-        let parsed =
-            set.split_once('=').and_then(|(name, value)| Some((name.trim(), value.trim().parse::<f64>().ok()?)));
-        let Some((name, value)) = parsed else {
-            writeln!(err, "error: `--set {set}`: write NAME=NUMBER, e.g. --set c.PA=7")?;
+    match parse_sets(&args.sets) {
+        Ok(values) => query.values = values,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
             return Ok(Outcome::Failure);
-        };
-        query.values.insert(name.to_owned(), value);
+        }
     }
     for define in &args.defines {
         let Some((name, text)) = define.split_once('=') else {

@@ -9,6 +9,7 @@ pub mod import;
 pub mod model;
 pub mod project;
 pub mod ron_locate;
+pub mod synthesis;
 pub mod validate;
 
 pub use diagnostic::{Diagnostic, Position, Severity};

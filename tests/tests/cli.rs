@@ -314,3 +314,70 @@ fn play_lets_time_pass_and_answers_queries() {
     assert_eq!(outcome, Outcome::Failure);
     assert!(err.contains("error: query table.card.("), "{err}");
 }
+
+#[test]
+fn synth_prints_the_probability_table_of_two_inputs() {
+    use actforge_runtime::model::{Card, Deck, Expr, FragmentCount, FragmentRef, Id, Synthesis};
+    let card = |id: &str, tags: &[(&str, i64)], flow: &str| Card {
+        id: Id::new(id),
+        fragments: tags
+            .iter()
+            .map(|(tag, n)| FragmentCount { fragment: FragmentRef::Aspect(Id::new(*tag)), count: Expr::int(*n) })
+            .collect(),
+        properties: [("flow".to_owned(), Expr::new(flow))].into(),
+        ..Card::default()
+    };
+    let mut project = actforge_runtime::Project::default();
+    for (id, tags) in [("fire", "Fire"), ("water", "Water"), ("spirit", "Spirit")] {
+        project.aspects.insert(actforge_runtime::model::Aspect {
+            id: Id::new(id),
+            label: tags.to_owned(),
+            ..Default::default()
+        });
+    }
+    project.cards.insert(card("ember", &[("fire", 2), ("spirit", 1)], "3"));
+    project.cards.insert(card("mist", &[("water", 1), ("spirit", 1)], "5"));
+    project.cards.insert(card("phoenix", &[("fire", 1), ("spirit", 1)], "4"));
+    project.cards.insert(card("steam", &[("fire", 1), ("water", 1)], "8"));
+    project.decks.insert(Deck {
+        id: Id::new("era_one"),
+        fragments: vec![Id::new("phoenix"), Id::new("steam")],
+        ..Deck::default()
+    });
+    project.syntheses.insert(Synthesis {
+        id: Id::new("forge"),
+        candidates: Some(Id::new("era_one")),
+        temperature: Expr::new("2"),
+        success_chance: Expr::new("100 - abs(synth.b.flow - synth.result.flow) * 10 - entropy"),
+        ..Synthesis::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("forge");
+    actforge_runtime::project::save_new_folder(&project, &root).unwrap();
+
+    let (outcome, out, err) = actforge(&["synth", path(&root), "forge", "ember", "mist", "--set", "entropy=5"]);
+    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "synthesis forge: ember + mist (temperature 2)");
+    // V = fire 2, spirit 2, water 1: phoenix 4, steam 3; shares 62.2 % / 37.8 %;
+    // success 100 − 10 − 5 = 85 % and 100 − 30 − 5 = 65 %.
+    let words = |line: &str| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(words(lines[1]), ["candidate", "score", "share", "success", "overall"]);
+    assert_eq!(words(lines[2]), ["phoenix", "4", "62.2%", "85.0%", "52.9%"], "{out}");
+    assert_eq!(words(lines[3]), ["steam", "3", "37.8%", "65.0%", "24.5%"], "{out}");
+    assert_eq!(words(lines[4]), ["(fails)", "22.6%"], "{out}");
+
+    let (outcome, out, _) = actforge(&["synth", path(&root), "forge", "ember", "mist", "--set", "entropy=5", "--json"]);
+    assert_eq!(outcome, Outcome::Success);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["candidates"][0]["card"], "phoenix");
+    assert_eq!(json["candidates"][1]["success"], 0.65);
+
+    // A name without a value is an error that says which.
+    let (outcome, _, err) = actforge(&["synth", path(&root), "forge", "ember", "mist"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("success_chance of synthesis `forge`") && err.contains("entropy"), "{err}");
+    let (outcome, _, err) = actforge(&["synth", path(&root), "forge", "ember", "dragon"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("there is no card `dragon`"), "{err}");
+}

@@ -13,7 +13,7 @@
 //! | `node.ID.visited`, `node.ID.captured`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
 //! | `board.ID.cCOLrROW`, `board.ID.filled` | the die value in a board cell (1-based, 0 when empty); the number of filled cells |
 //! | `dice.last` | the last die rolled |
-//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.c.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
+//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
 //! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
 //!
 //! Scoped lookups read characters and skills: `c.`/`t.` stats, `skill.` parameters, and so on.
@@ -126,7 +126,7 @@ impl ProjectNames {
             | ["era", "turn"]
             | ["dice", "last"]
             | ["synth", "score" | "share"]
-            | ["synth", "a" | "b" | "c", _] => NameCheck::Known,
+            | ["synth", "a" | "b" | "result", _] => NameCheck::Known,
             ["stat", id] => in_set(&self.stats, id, "stat"),
             [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),
             [location, "aspect", id] if LOCATIONS.contains(location) => in_set(&self.aspects, id, "aspect"),
