@@ -10,6 +10,9 @@ use super::{Id, Unit};
 /// Number of Z levels a map can use (levels `0..MAX_Z_LEVELS`).
 pub const MAX_Z_LEVELS: u16 = 256;
 
+/// Most levels a single tile may span (its highest corner height).
+pub const MAX_TILE_HEIGHT: u8 = 64;
+
 /// Largest map side, in cells.
 pub const MAX_MAP_SIDE: u16 = 1024;
 
