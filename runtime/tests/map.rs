@@ -294,7 +294,10 @@ fn bumpy(width: u16, depth: u16) -> TileGrid {
             let height = 1 + next(5) as u16;
             let mut tiles = stack(height);
             match next(10) {
-                0 => tiles.push(shaped(height, [1, 1, 2, 2])),
+                0 => tiles
+                    .push(shaped(height, [[1, 1, 2, 2], [1, 2, 1, 2], [2, 2, 1, 1], [1, 1, 1, 2]][next(4) as usize])),
+                4 => tiles.push(shaped(height, [3, 3, 3, 3])),
+                5 => tiles.push(shaped(height, [1, 3, 2, 3])),
                 1 => tiles.push(Tile { insets: Faces { neg_x: 0.25, top: 0.5, ..Faces::default() }, ..cube(height) }),
                 2 => tiles.push(cube(height + 2)),
                 3 => tiles.push(Tile { invisible: true, ..cube(height) }),

@@ -130,9 +130,22 @@ fn clamped_inset(value: f32) -> f32 {
 impl TileSolid {
     /// The solid of `tile` standing on cell (`cell_x`, `cell_y`).
     pub fn new(cell_x: u16, cell_y: u16, tile: &Tile) -> Self {
-        let insets = &tile.insets;
+        // Most tiles have no insets: skip clamping six zeros.
+        let insets = if tile.insets == Faces::default() {
+            Faces::default()
+        } else {
+            let raw = &tile.insets;
+            Faces {
+                neg_x: clamped_inset(raw.neg_x),
+                neg_y: clamped_inset(raw.neg_y),
+                pos_x: clamped_inset(raw.pos_x),
+                pos_y: clamped_inset(raw.pos_y),
+                bottom: clamped_inset(raw.bottom),
+                top: clamped_inset(raw.top),
+            }
+        };
         let (left, front, base) = (f32::from(cell_x), f32::from(cell_y), f32::from(tile.z));
-        let (bottom_inset, top_inset) = (clamped_inset(insets.bottom), clamped_inset(insets.top));
+        let (bottom_inset, top_inset) = (insets.bottom, insets.top);
         let bottom_of = |baseline: u8| base + f32::from(baseline) + bottom_inset;
         let top_of = |height: u8, bottom: f32| (base + f32::from(height) - top_inset).max(bottom);
         let baselines = &tile.baselines;
@@ -150,13 +163,13 @@ impl TileSolid {
             x1y1: top_of(heights.x1y1, bottom.x1y1),
         };
         // The grid keeps opposite insets apart; a raw tile is clamped so the footprint never inverts.
-        let x_min = left + clamped_inset(insets.neg_x);
-        let y_min = front + clamped_inset(insets.neg_y);
+        let x_min = left + insets.neg_x;
+        let y_min = front + insets.neg_y;
         Self {
             x_min,
-            x_max: (left + 1.0 - clamped_inset(insets.pos_x)).max(x_min),
+            x_max: (left + 1.0 - insets.pos_x).max(x_min),
             y_min,
-            y_max: (front + 1.0 - clamped_inset(insets.pos_y)).max(y_min),
+            y_max: (front + 1.0 - insets.pos_y).max(y_min),
             bottom,
             top,
         }

@@ -21,6 +21,9 @@ pub struct TileGrid {
     width: u16,
     depth: u16,
     columns: Vec<Vec<Tile>>,
+    /// Per cell: its solid prefix and ceiling; culling decides buried tiles and faces above
+    /// a neighbour's ceiling without reading the tiles.
+    solid_below: Vec<SolidPrefix>,
 }
 
 /// What a resize dropped because it fell outside the new bounds.
@@ -85,11 +88,50 @@ pub(crate) fn sanitize_tile(mut tile: Tile) -> Tile {
     tile
 }
 
+/// Whether `tile` is an opaque, level, full box: heights all equal, no baselines, no insets.
+pub(crate) fn is_plain_box(tile: &Tile) -> bool {
+    let heights = tile.heights.to_array();
+    !tile.invisible
+        && heights.iter().all(|height| *height == heights[0])
+        && tile.baselines == Corners::default()
+        && tile.insets == Faces::default()
+}
+
+/// What culling needs to know of a column without reading its tiles: the bottom run of
+/// plain boxes resting on each other from level 0, and the highest level any tile reaches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SolidPrefix {
+    /// Levels `0..top` are filled by plain boxes …
+    pub top: u16,
+    /// … namely the column's first `tiles` tiles.
+    pub tiles: u16,
+    /// No tile reaches above this level.
+    pub ceiling: u16,
+    /// Every prefix tile is one level high (then tile i ends at level i + 1).
+    pub unit_cubes: bool,
+}
+
+fn solid_prefix(tiles: &[Tile]) -> SolidPrefix {
+    let mut prefix = SolidPrefix { unit_cubes: true, ..SolidPrefix::default() };
+    for tile in tiles {
+        if tile.z != prefix.top || !is_plain_box(tile) {
+            break;
+        }
+        // Tiles end at or below MAX_Z_LEVELS (256), and a column has at most 256 of them.
+        prefix.top = tile.top_z() as u16;
+        prefix.tiles += 1;
+        prefix.unit_cubes &= tile.max_height() == 1;
+    }
+    prefix.ceiling = tiles.iter().map(Tile::top_z).max().unwrap_or(0) as u16;
+    prefix
+}
+
 impl TileGrid {
     /// An empty `width` × `depth` grid.
     pub fn new(width: u16, depth: u16) -> Result<Self, MapError> {
         check_size(width, depth)?;
-        Ok(Self { width, depth, columns: vec![Vec::new(); usize::from(width) * usize::from(depth)] })
+        let cells = usize::from(width) * usize::from(depth);
+        Ok(Self { width, depth, columns: vec![Vec::new(); cells], solid_below: vec![SolidPrefix::default(); cells] })
     }
 
     /// The grid of `map`. Refused only for a size outside `1..=MAX_MAP_SIDE`; otherwise what
@@ -104,8 +146,9 @@ impl TileGrid {
                 tiles.extend(column.tiles.iter().cloned().map(sanitize_tile));
             }
         }
-        for tiles in &mut grid.columns {
+        for (tiles, solid) in grid.columns.iter_mut().zip(&mut grid.solid_below) {
             tiles.sort_by_key(|tile| tile.z);
+            *solid = solid_prefix(tiles);
         }
         Ok(grid)
     }
@@ -136,6 +179,11 @@ impl TileGrid {
         self.index(cell_x, cell_y).and_then(|at| self.columns.get(at)).map_or(&[], Vec::as_slice)
     }
 
+    /// The cell's solid prefix (empty outside the map).
+    pub(crate) fn solid_below(&self, cell_x: i32, cell_y: i32) -> SolidPrefix {
+        self.index(cell_x, cell_y).and_then(|at| self.solid_below.get(at)).copied().unwrap_or_default()
+    }
+
     /// Replaces the tiles of a cell (clamped and sorted as in [`TileGrid::from_map`]).
     pub fn set_column(&mut self, cell_x: u16, cell_y: u16, tiles: Vec<Tile>) -> Result<(), MapError> {
         let outside = MapError::OutsideMap {
@@ -144,10 +192,15 @@ impl TileGrid {
             width: self.width,
             depth: self.depth,
         };
-        let column =
-            self.index(i32::from(cell_x), i32::from(cell_y)).and_then(|at| self.columns.get_mut(at)).ok_or(outside)?;
+        let Some(at) = self.index(i32::from(cell_x), i32::from(cell_y)) else {
+            return Err(outside);
+        };
+        let (Some(column), Some(solid)) = (self.columns.get_mut(at), self.solid_below.get_mut(at)) else {
+            return Err(outside);
+        };
         *column = tiles.into_iter().map(sanitize_tile).collect();
         column.sort_by_key(|tile| tile.z);
+        *solid = solid_prefix(column);
         Ok(())
     }
 
@@ -197,6 +250,9 @@ impl TileGrid {
                 report.dropped_columns += 1;
                 report.dropped_tiles += tiles.len();
             }
+        }
+        for (tiles, solid) in resized.columns.iter_mut().zip(&mut resized.solid_below) {
+            *solid = solid_prefix(tiles);
         }
         *self = resized;
         Ok(report)

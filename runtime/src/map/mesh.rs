@@ -4,11 +4,14 @@
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
+
 use crate::model::{Colour, Tile, TileMap};
 
 use super::MapScale;
-use super::geometry::{Face, SideSpan, TileSolid, side_covered};
-use super::grid::{CHUNK_SIDE, TileGrid};
+use super::cull::{CullScratch, VisibleTile, face_bit, visible_faces};
+use super::geometry::{Face, TileSolid};
+use super::grid::{CHUNK_SIDE, TileGrid, is_plain_box};
 
 /// A rectangle of the atlas texture, in UV units (0..1, v down the picture).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -205,162 +208,188 @@ fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
+/// The shade of each axis-aligned face, in `Face` order.
+fn axis_shades() -> [f32; 6] {
+    Face::ALL.map(|face| face_shade(face.axis_normal()))
+}
+
 /// Appends one face of `tile` to `out`; faces with no area are skipped.
-fn emit_face(out: &mut MeshBuffers, style: &MeshStyle, solid: &TileSolid, face: Face, tile: &Tile, cell: (u16, u16)) {
+fn emit_face(
+    out: &mut MeshBuffers,
+    style: &MeshStyle,
+    shades: &[f32; 6],
+    solid: &TileSolid,
+    face: Face,
+    tile: &Tile,
+    cell: (u16, u16),
+) {
     let quad = solid.face_quad(face);
-    let world = quad.map(|grid_point| style.scale.world_from_grid(grid_point));
-    // The cross product of the diagonals is the quad's mean normal (exact for planar quads).
-    let [nx, ny, nz] = cross(sub(world[2], world[0]), sub(world[3], world[1]));
-    let length = (nx * nx + ny * ny + nz * nz).sqrt();
-    if length <= 1e-12 || !length.is_finite() {
-        return;
-    }
-    let normal = [nx / length, ny / length, nz / length];
+    let scale = style.scale;
+    let world = [
+        scale.world_from_grid(quad[0]),
+        scale.world_from_grid(quad[1]),
+        scale.world_from_grid(quad[2]),
+        scale.world_from_grid(quad[3]),
+    ];
+    let axis = match face {
+        // A side is a trapezoid in its cell side's plane; it has no area when its top meets
+        // its bottom at both ends.
+        Face::NegX | Face::NegY | Face::PosX | Face::PosY => quad[3][2] > quad[0][2] || quad[2][2] > quad[1][2],
+        Face::Top => solid.top_is_flat(),
+        Face::Bottom => solid.bottom_is_flat(),
+    };
+    let (normal, shade) = if axis {
+        (face.axis_normal(), shades.get(face as usize).copied().unwrap_or(1.0))
+    } else {
+        // The cross product of the diagonals is the quad's mean normal (exact for planar quads).
+        let [nx, ny, nz] = cross(sub(world[2], world[0]), sub(world[3], world[1]));
+        let length = (nx * nx + ny * ny + nz * nz).sqrt();
+        if length <= 1e-12 || !length.is_finite() {
+            return;
+        }
+        let normal = [nx / length, ny / length, nz / length];
+        (normal, face_shade(normal))
+    };
     let paint = face.of(&tile.paint);
-    let shade = face_shade(normal);
-    let [r, g, b, a] = style.tint(paint);
-    let shaded = |channel: u8| (f32::from(channel) * shade).round() as u8;
-    let colour = [shaded(r), shaded(g), shaded(b), a];
+    let colour = shaded(style.tint(paint), shade);
     let rect = style.atlas.rect(paint);
     let (cell_x, cell_y) = (f32::from(cell.0), f32::from(cell.1));
     let (base, height) = (f32::from(tile.z), f32::from(tile.max_height()));
-    let base_index = out.positions.len() as u32;
-    for (grid_point, world_point) in quad.iter().zip(world) {
-        let across_x = grid_point[0] - cell_x;
-        let across_y = grid_point[1] - cell_y;
-        let up = (grid_point[2] - base) / height;
-        // Cell-relative UVs: insets crop the picture instead of squeezing it; side pictures
-        // span the tile's full height and read left to right seen from outside.
-        let uv = match face {
+    // Cell-relative UVs: insets crop the picture instead of squeezing it; side pictures span
+    // the tile's full height and read left to right seen from outside.
+    let uv = |[x, y, z]: [f32; 3]| {
+        let (across_x, across_y, up) = (x - cell_x, y - cell_y, (z - base) / height);
+        match face {
             Face::Top | Face::Bottom => rect.at(across_x, across_y),
             Face::NegX => rect.at(1.0 - across_y, up),
             Face::PosX => rect.at(across_y, up),
             Face::NegY => rect.at(across_x, up),
             Face::PosY => rect.at(1.0 - across_x, up),
+        }
+    };
+    push_quad(out, world, normal, [uv(quad[0]), uv(quad[1]), uv(quad[2]), uv(quad[3])], colour);
+}
+
+/// Appends the visible faces (`mask`) of a plain box (see `grid::is_plain_box`): every face is a
+/// full rectangle, so positions, normals and UVs come straight from the cell and the levels.
+fn emit_box(out: &mut MeshBuffers, style: &MeshStyle, shades: &[f32; 6], tile: &Tile, cell: (u16, u16), mask: u8) {
+    let MapScale { cell_size, level_height } = style.scale;
+    // The same products as `MapScale::world_from_grid` on the solid's corners, so shared
+    // corners with neighbouring (non-box) tiles are bit-identical: no cracks.
+    let (x0, y0) = (f32::from(cell.0) * cell_size, f32::from(cell.1) * cell_size);
+    let (x1, y1) = ((f32::from(cell.0) + 1.0) * cell_size, (f32::from(cell.1) + 1.0) * cell_size);
+    let (z0, z1) = (f32::from(tile.z) * level_height, (tile.top_z() as f32) * level_height);
+    for face in Face::ALL {
+        if mask & face_bit(face) == 0 {
+            continue;
+        }
+        // The corners in `TileSolid::face_quad`'s order, and where each sits on the picture
+        // (0 or 1 across, 0 or 1 up).
+        let (world, picture): ([[f32; 3]; 4], [(f32, f32); 4]) = match face {
+            Face::NegX => (
+                [[x0, y1, z0], [x0, y0, z0], [x0, y0, z1], [x0, y1, z1]],
+                [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            ),
+            Face::PosX => (
+                [[x1, y0, z0], [x1, y1, z0], [x1, y1, z1], [x1, y0, z1]],
+                [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            ),
+            Face::NegY => (
+                [[x0, y0, z0], [x1, y0, z0], [x1, y0, z1], [x0, y0, z1]],
+                [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            ),
+            Face::PosY => (
+                [[x1, y1, z0], [x0, y1, z0], [x0, y1, z1], [x1, y1, z1]],
+                [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            ),
+            Face::Top => (
+                [[x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]],
+                [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)],
+            ),
+            Face::Bottom => (
+                [[x0, y0, z0], [x0, y1, z0], [x1, y1, z0], [x1, y0, z0]],
+                [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, 0.0)],
+            ),
         };
-        out.positions.push(world_point);
-        out.normals.push(normal);
-        out.uvs.push(uv);
-        out.colours.push(colour);
+        let paint = face.of(&tile.paint);
+        let rect = style.atlas.rect(paint);
+        let shade = shades.get(face as usize).copied().unwrap_or(1.0);
+        push_quad(
+            out,
+            world,
+            face.axis_normal(),
+            picture.map(|(across, up)| rect.at(across, up)),
+            shaded(style.tint(paint), shade),
+        );
     }
-    out.indices.extend_from_slice(&[
-        base_index,
-        base_index + 1,
-        base_index + 2,
-        base_index,
-        base_index + 2,
-        base_index + 3,
-    ]);
 }
 
-/// Whether a tile may hide a face of `of`: opaque tiles hide any face, invisible tiles only
-/// faces of other invisible tiles (you see through them).
-fn may_hide(hider: &Tile, of: &Tile) -> bool {
-    !hider.invisible || of.invisible
+/// `tint` × `shade`, with the tint's alpha.
+fn shaded([r, g, b, a]: [u8; 4], shade: f32) -> [u8; 4] {
+    // Shades are in 0..=1, so adding ½ and truncating rounds.
+    let channel = |value: u8| (f32::from(value) * shade + 0.5) as u8;
+    [channel(r), channel(g), channel(b), a]
 }
 
-/// Whether `upper` hides the top of `lower` (and `lower` the bottom of `upper`): both faces
-/// flat, at the same height, and the hiding footprint covering the hidden one.
-#[allow(clippy::float_cmp)] // flat faces of tiles resting on each other meet exactly
-fn flat_faces_meet(lower: &TileSolid, upper: &TileSolid) -> bool {
-    lower.top_is_flat() && upper.bottom_is_flat() && lower.top.x0y0 == upper.bottom.x0y0
+/// Appends one quad (two triangles) with one normal and colour.
+fn push_quad(out: &mut MeshBuffers, world: [[f32; 3]; 4], normal: [f32; 3], uvs: [[f32; 2]; 4], colour: [u8; 4]) {
+    let first = out.positions.len() as u32;
+    out.positions.extend_from_slice(&world);
+    out.normals.extend_from_slice(&[normal; 4]);
+    out.uvs.extend_from_slice(&uvs);
+    out.colours.extend_from_slice(&[colour; 4]);
+    out.indices.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
 }
 
-/// Per-side scan state while a column's tiles are meshed bottom to top.
-struct SideScan {
-    /// First tile of the neighbour column that can still reach the current tile.
-    cursor: usize,
+/// Scratch space reused across chunk builds.
+#[derive(Clone, Debug, Default)]
+struct MeshScratch {
+    visible: Vec<VisibleTile>,
+    cull: CullScratch,
 }
 
-/// Whether the neighbour column across `face` fully covers the face `span` of `tile`.
-#[allow(clippy::too_many_arguments)] // the meshing loop's state, passed down without a struct per call
-fn neighbour_covers(
-    grid: &TileGrid,
-    tile: &Tile,
-    face: Face,
-    cell: (u16, u16),
-    span: &SideSpan,
-    scan: &mut SideScan,
-    scratch: &mut Vec<SideSpan>,
-) -> bool {
-    let (step_x, step_y) = face.cell_step();
-    let (neighbour_x, neighbour_y) = (i32::from(cell.0) + step_x, i32::from(cell.1) + step_y);
-    let neighbour = grid.column(neighbour_x, neighbour_y);
-    if neighbour.is_empty() {
-        return false;
+impl MeshBuffers {
+    /// Makes room for `faces` more quads, so a build never copies its buffers while growing.
+    fn reserve_faces(&mut self, faces: usize) {
+        let vertices = faces * 4;
+        self.positions.reserve(vertices);
+        self.normals.reserve(vertices);
+        self.uvs.reserve(vertices);
+        self.colours.reserve(vertices);
+        self.indices.reserve(faces * 6);
     }
-    // A non-empty column is inside the map, so both coordinates fit.
-    let (neighbour_x, neighbour_y) = (neighbour_x as u16, neighbour_y as u16);
-    // Tiles are visited bottom to top, so neighbour tiles ending at or below this one's base
-    // can be skipped for good.
-    while neighbour.get(scan.cursor).is_some_and(|below| below.top_z() <= u32::from(tile.z)) {
-        scan.cursor += 1;
-    }
-    scratch.clear();
-    let top_z = tile.top_z();
-    for other in neighbour.get(scan.cursor..).unwrap_or_default() {
-        if u32::from(other.z) >= top_z {
-            break;
-        }
-        if may_hide(other, tile)
-            && let Some(other_span) =
-                TileSolid::new(neighbour_x, neighbour_y, other).side_span(face.opposite(), neighbour_x, neighbour_y)
-        {
-            scratch.push(other_span);
-        }
-    }
-    side_covered(span, scratch.iter())
 }
 
-/// Builds the mesh of chunk `key` into `out` (its buffers are reused).
-fn mesh_chunk(grid: &TileGrid, style: &MeshStyle, key: ChunkKey, out: &mut ChunkMesh) {
+/// Builds the mesh of chunk `key` into `out` (its buffers are reused): first which faces are
+/// visible, then the buffers, sized once.
+fn mesh_chunk(grid: &TileGrid, style: &MeshStyle, key: ChunkKey, out: &mut ChunkMesh, scratch: &mut MeshScratch) {
     out.key = key;
     out.opaque.clear();
     out.invisible.clear();
     let x_start = u32::from(key.chunk_x) * u32::from(CHUNK_SIDE);
     let y_start = u32::from(key.chunk_y) * u32::from(CHUNK_SIDE);
-    let x_end = (x_start + u32::from(CHUNK_SIDE)).min(u32::from(grid.width()));
-    let y_end = (y_start + u32::from(CHUNK_SIDE)).min(u32::from(grid.depth()));
-    let mut scratch = Vec::new();
-    for cell_y in y_start..y_end {
-        for cell_x in x_start..x_end {
-            // Both are below the map side (≤ 1024).
-            let cell = (cell_x as u16, cell_y as u16);
-            let column = grid.column(cell_x as i32, cell_y as i32);
-            let mut scans = [0, 1, 2, 3].map(|_| SideScan { cursor: 0 });
-            for (index, tile) in column.iter().enumerate() {
-                let solid = TileSolid::new(cell.0, cell.1, tile);
-                let buffers = if tile.invisible { &mut out.invisible } else { &mut out.opaque };
-                for (face, scan) in Face::SIDES.into_iter().zip(&mut scans) {
-                    let hidden = solid
-                        .side_span(face, cell.0, cell.1)
-                        .is_some_and(|span| neighbour_covers(grid, tile, face, cell, &span, scan, &mut scratch));
-                    if !hidden {
-                        emit_face(buffers, style, &solid, face, tile, cell);
-                    }
-                }
-                let above =
-                    column.get(index + 1).filter(|above| u32::from(above.z) == tile.top_z() && may_hide(above, tile));
-                let top_hidden = above.is_some_and(|above| {
-                    let above_solid = TileSolid::new(cell.0, cell.1, above);
-                    flat_faces_meet(&solid, &above_solid) && above_solid.footprint_covers(&solid)
-                });
-                if !top_hidden {
-                    emit_face(buffers, style, &solid, Face::Top, tile, cell);
-                }
-                if style.bottom_faces {
-                    let below = index
-                        .checked_sub(1)
-                        .and_then(|at| column.get(at))
-                        .filter(|below| below.top_z() == u32::from(tile.z) && may_hide(below, tile));
-                    let bottom_hidden = below.is_some_and(|below| {
-                        let below_solid = TileSolid::new(cell.0, cell.1, below);
-                        flat_faces_meet(&below_solid, &solid) && below_solid.footprint_covers(&solid)
-                    });
-                    if !bottom_hidden {
-                        emit_face(buffers, style, &solid, Face::Bottom, tile, cell);
-                    }
-                }
+    // Both ends are at most the map side (≤ 1024).
+    let x_range = x_start as u16..(x_start + u32::from(CHUNK_SIDE)).min(u32::from(grid.width())) as u16;
+    let y_range = y_start as u16..(y_start + u32::from(CHUNK_SIDE)).min(u32::from(grid.depth())) as u16;
+    scratch.visible.clear();
+    let counts = visible_faces(grid, x_range, y_range, style.bottom_faces, &mut scratch.visible, &mut scratch.cull);
+    out.opaque.reserve_faces(counts.opaque);
+    out.invisible.reserve_faces(counts.invisible);
+    let shades = axis_shades();
+    for shown in &scratch.visible {
+        let (cell_x, cell_y) = shown.cell;
+        let Some(tile) = grid.column(i32::from(cell_x), i32::from(cell_y)).get(usize::from(shown.index)) else {
+            continue;
+        };
+        let buffers = if tile.invisible { &mut out.invisible } else { &mut out.opaque };
+        if is_plain_box(tile) {
+            emit_box(buffers, style, &shades, tile, shown.cell, shown.mask);
+            continue;
+        }
+        let solid = TileSolid::new(cell_x, cell_y, tile);
+        for face in Face::ALL {
+            if shown.mask & face_bit(face) != 0 {
+                emit_face(buffers, style, &shades, &solid, face, tile, shown.cell);
             }
         }
     }
@@ -407,12 +436,14 @@ pub struct MapMesher {
     depth: u16,
     chunks_x: u16,
     chunks: Vec<ChunkMesh>,
+    scratch: MeshScratch,
 }
 
 impl MapMesher {
     /// Meshes every chunk of `grid`.
     pub fn new(grid: &TileGrid, style: MeshStyle) -> Self {
-        let mut mesher = Self { style, width: 0, depth: 0, chunks_x: 0, chunks: Vec::new() };
+        let mut mesher =
+            Self { style, width: 0, depth: 0, chunks_x: 0, chunks: Vec::new(), scratch: MeshScratch::default() };
         mesher.rebuild_all(grid);
         mesher
     }
@@ -446,7 +477,8 @@ impl MapMesher {
         self.chunks.iter().map(ChunkMesh::face_count).sum()
     }
 
-    /// Rebuilds every chunk (after a resize or a style change); returns their keys.
+    /// Rebuilds every chunk (after a resize or a style change); returns their keys. Chunks
+    /// are built in parallel (rayon); the result does not depend on the number of threads.
     pub fn rebuild_all(&mut self, grid: &TileGrid) -> Vec<ChunkKey> {
         self.width = grid.width();
         self.depth = grid.depth();
@@ -457,9 +489,10 @@ impl MapMesher {
         let keys: Vec<ChunkKey> = (0..chunks_y)
             .flat_map(|chunk_y| (0..self.chunks_x).map(move |chunk_x| ChunkKey { chunk_x, chunk_y }))
             .collect();
-        for (key, chunk) in keys.iter().zip(&mut self.chunks) {
-            mesh_chunk(grid, &self.style, *key, chunk);
-        }
+        let style = &self.style;
+        self.chunks.par_iter_mut().zip(&keys).for_each_init(MeshScratch::default, |scratch, (chunk, key)| {
+            mesh_chunk(grid, style, *key, chunk, scratch);
+        });
         keys
     }
 
@@ -470,12 +503,60 @@ impl MapMesher {
             return self.rebuild_all(grid);
         }
         let touched = chunks_touched(self.width, self.depth, edited_cells);
-        for key in &touched {
-            let at = usize::from(key.chunk_y) * usize::from(self.chunks_x) + usize::from(key.chunk_x);
-            if let Some(chunk) = self.chunks.get_mut(at) {
-                mesh_chunk(grid, &self.style, *key, chunk);
-            }
+        let chunks_x = usize::from(self.chunks_x).max(1);
+        // Chunk i of the row-major list.
+        let key_of = |index: usize| ChunkKey { chunk_x: (index % chunks_x) as u16, chunk_y: (index / chunks_x) as u16 };
+        let mut jobs: Vec<(ChunkKey, &mut ChunkMesh)> = self
+            .chunks
+            .iter_mut()
+            .enumerate()
+            .map(|(index, chunk)| (key_of(index), chunk))
+            .filter(|(key, _)| touched.contains(key))
+            .collect();
+        if let [(key, chunk)] = jobs.as_mut_slice() {
+            mesh_chunk(grid, &self.style, *key, chunk, &mut self.scratch);
+        } else {
+            // Several chunks (an edit on a chunk border, a brush stroke): build them in parallel.
+            let style = &self.style;
+            jobs.into_par_iter().for_each_init(MeshScratch::default, |scratch, (key, chunk)| {
+                mesh_chunk(grid, style, key, chunk, scratch);
+            });
         }
         touched.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Faces;
+
+    /// The plain-box shortcut writes exactly what the general path writes.
+    #[test]
+    fn box_shortcut_matches_the_general_path() {
+        let style = MeshStyle {
+            scale: MapScale { cell_size: 0.3, level_height: 0.7 },
+            bottom_faces: true,
+            atlas: AtlasLayout::grid(3, 32),
+            tints: vec![[200, 100, 50, 255], [10, 20, 30, 128], [255; 4]],
+            unpainted_tint: [90, 90, 90, 255],
+        };
+        let shades = axis_shades();
+        let painted = Faces { neg_x: Some(0), pos_y: Some(1), top: Some(2), bottom: Some(7), ..Faces::default() };
+        for (tile, cell) in [
+            (Tile::cube(0), (0, 0)),
+            (Tile { paint: painted, ..Tile::cube(5) }, (17, 913)),
+            (Tile { heights: crate::model::Corners::splat(3), paint: painted, ..Tile::cube(40) }, (1023, 1)),
+        ] {
+            assert!(is_plain_box(&tile));
+            let mut shortcut = MeshBuffers::default();
+            emit_box(&mut shortcut, &style, &shades, &tile, cell, 0b11_1111);
+            let mut general = MeshBuffers::default();
+            let solid = TileSolid::new(cell.0, cell.1, &tile);
+            for face in Face::ALL {
+                emit_face(&mut general, &style, &shades, &solid, face, &tile, cell);
+            }
+            assert_eq!(shortcut, general, "{tile:?} on {cell:?}");
+        }
     }
 }

@@ -7,8 +7,9 @@
 //! (z); meshes and picking rays are in world space, everything else in grid space.
 //!
 //! Content is never trusted: [`TileGrid::from_map`] clamps what `validate` reports as errors
-//! (FORMAT.md, "Tile map semantics", lists how), so no map content makes these functions panic.
+//! (FORMAT.md §9 lists how), so no map content makes these functions panic.
 
+mod cull;
 mod geometry;
 mod grid;
 mod mesh;

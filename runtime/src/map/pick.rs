@@ -24,7 +24,8 @@ pub struct PickHit {
     pub face: Face,
     /// The hit point in grid space.
     pub grid_point: [f32; 3],
-    /// The hit point in world space.
+    /// The hit point in world space ([`first_hit_on_segment`] knows no scale: there it is
+    /// the grid point).
     pub world_point: [f32; 3],
     /// Distance from the ray's origin: world units for [`pick`], grid units for
     /// [`first_hit_on_segment`].

@@ -128,7 +128,8 @@ impl Tile {
 
     /// The highest corner height, in levels (at least 1 for valid tiles).
     pub fn max_height(&self) -> u8 {
-        self.heights.to_array().into_iter().max().unwrap_or(1)
+        let h = &self.heights;
+        h.x0y0.max(h.x1y0).max(h.x0y1.max(h.x1y1))
     }
 
     /// The first level above the tile: `z + max height`.
