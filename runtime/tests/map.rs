@@ -232,6 +232,7 @@ fn paint_picks_the_atlas_rectangle_and_tint() {
     );
     assert_eq!(atlas.unpainted.v_min, 0.5 + half_texel);
     assert_eq!(atlas.rect(Some(9)), atlas.unpainted);
+    assert_eq!([0, 1, 3, 4, 8, 9].map(AtlasLayout::cells_per_side), [1, 2, 2, 3, 3, 4]);
 
     let painted = Tile { paint: Faces { top: Some(1), ..Faces::default() }, ..cube(0) };
     let grid = grid(2, 2, vec![((0, 0), vec![painted])]);

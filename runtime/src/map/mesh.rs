@@ -47,11 +47,8 @@ impl AtlasLayout {
     /// palette entries (one more cell holds the unpainted picture).
     pub fn cells_per_side(entries: usize) -> usize {
         let cells = entries.saturating_add(1);
-        let mut side = 1usize;
-        while side.saturating_mul(side) < cells {
-            side += 1;
-        }
-        side
+        let side = cells.isqrt();
+        if side.saturating_mul(side) < cells { side + 1 } else { side }
     }
 
     /// A square atlas of `cell_px`-pixel cells in rows: palette entry `i` in cell `i`, the
