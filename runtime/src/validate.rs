@@ -10,14 +10,11 @@ use crate::formula::lexer::is_keyword;
 use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
     Act, ActLink, ActOp, Aspect, Board, Card, Deck, DeckModifier, Effects, Era, Expr, FieldPath, Formula,
-    FragmentCount, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region,
-    RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis, TableModifier, Test, TestOp, TileMap, Token,
-    TurnConfig, Unit, Visitor, Walk, slug_problem,
+    FragmentCount, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp,
+    Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis, TableModifier, Test,
+    TestOp, TileMap, Token, TurnConfig, Unit, Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
-
-/// Most Z levels a single tile may span.
-const MAX_TILE_HEIGHT: u8 = 64;
 
 /// Checks `project`; `sources` places diagnostics in files, `root` (the project folder)
 /// lets art paths be checked.

@@ -33,7 +33,9 @@ pub use tactics::{
     EffectTarget, HitType, InterveningSpace, Limits, Region, RegionShape, Skill, SkillKind, StatEffect, StatusEffect,
     Unit,
 };
-pub use tile_map::{Column, Corners, Faces, MAX_MAP_SIDE, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap};
+pub use tile_map::{
+    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,
+};
 pub use value::{Colour, Expr, default_true, is_default, is_true};
 pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};
 

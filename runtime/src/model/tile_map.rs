@@ -10,6 +10,9 @@ use super::{Id, Unit};
 /// Number of Z levels a map can use (levels `0..MAX_Z_LEVELS`).
 pub const MAX_Z_LEVELS: u16 = 256;
 
+/// Most levels a single tile may span (its highest corner height).
+pub const MAX_TILE_HEIGHT: u8 = 64;
+
 /// Largest map side, in cells.
 pub const MAX_MAP_SIDE: u16 = 1024;
 
@@ -125,7 +128,8 @@ impl Tile {
 
     /// The highest corner height, in levels (at least 1 for valid tiles).
     pub fn max_height(&self) -> u8 {
-        self.heights.to_array().into_iter().max().unwrap_or(1)
+        let h = &self.heights;
+        h.x0y0.max(h.x1y0).max(h.x0y1.max(h.x1y1))
     }
 
     /// The first level above the tile: `z + max height`.

@@ -1,0 +1,658 @@
+//! Standing spots, the regions of `spec/srpgck.md` §b (Path, Pick and Line spaces of a
+//! cylinder), paths and line of sight. Every result is ordered by spot: no hash order leaks.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use crate::model::Tile;
+
+use super::MapError;
+use super::geometry::{Face, TileSolid};
+use super::grid::TileGrid;
+use super::pick::{PickHit, first_hit_on_segment};
+
+/// Where a unit can stand: on top of a tile of cell (`cell_x`, `cell_y`), its feet at
+/// `level` (the tile's base plus its highest corner), with at least one free level above.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Spot {
+    /// Cell x.
+    pub cell_x: u16,
+    /// Cell y.
+    pub cell_y: u16,
+    /// Standing level.
+    pub level: u16,
+}
+
+impl Spot {
+    /// A spot.
+    pub const fn new(cell_x: u16, cell_y: u16, level: u16) -> Self {
+        Self { cell_x, cell_y, level }
+    }
+
+    /// Grid (Manhattan) distance between two cells.
+    pub fn xy_distance(self, other: Self) -> u32 {
+        u32::from(self.cell_x.abs_diff(other.cell_x)) + u32::from(self.cell_y.abs_diff(other.cell_y))
+    }
+}
+
+/// Someone else standing on a spot, as the moving unit sees them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Occupant {
+    /// Same side: always passable.
+    Ally,
+    /// Other side: blocks unless the region may cross enemies.
+    Enemy,
+}
+
+/// A region's numbers and flags (`spec/srpgck.md` §b.3), formulas already evaluated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReachParams {
+    /// Least grid distance from the start that can be chosen.
+    pub radius_min: u16,
+    /// Most grid distance (Path: path length, a leap counting the cells it spans).
+    pub radius_max: u16,
+    /// Least rise of a chosen spot, in levels (0 with `z_down_min` 0: no minimum).
+    pub z_up_min: f32,
+    /// Most rise, in levels.
+    pub z_up_max: f32,
+    /// Least drop of a chosen spot, in levels.
+    pub z_down_min: f32,
+    /// Most drop, in levels.
+    pub z_down_max: f32,
+    /// Rise and drop are measured from the start (a window around its height), not per step.
+    pub use_absolute_dz: bool,
+    /// Ceilings, low headroom and overhangs do not block.
+    pub can_cross_walls: bool,
+    /// Paths and lines pass enemies.
+    pub can_cross_enemies: bool,
+    /// A spot holding an enemy can be chosen.
+    pub can_halt_at_enemies: bool,
+    /// A spot holding an ally can be chosen (allies are always passable).
+    pub can_halt_at_allies: bool,
+    /// Free levels a unit needs above its feet; a spot with fewer is a wall spot.
+    pub clearance: u16,
+    /// Most cells a leap crosses (SRPGCK: `z_down_max / 2`, rounded down).
+    pub leap_cells: u16,
+}
+
+impl Default for ReachParams {
+    /// SRPGCK's default move skill: radius 3, up 2, down 3.
+    fn default() -> Self {
+        Self::movement(3, 2.0, 3.0)
+    }
+}
+
+impl ReachParams {
+    /// A move region: `radius_max` steps, climbing `z_up_max` and dropping `z_down_max`
+    /// levels, leaping `z_down_max / 2` cells; enemies block, allies can be passed.
+    pub fn movement(radius_max: u16, z_up_max: f32, z_down_max: f32) -> Self {
+        let leap_cells = if z_down_max.is_finite() && z_down_max > 0.0 { (z_down_max / 2.0) as u16 } else { 0 };
+        Self {
+            radius_min: 0,
+            radius_max,
+            z_up_min: 0.0,
+            z_up_max,
+            z_down_min: 0.0,
+            z_down_max,
+            use_absolute_dz: true,
+            can_cross_walls: true,
+            can_cross_enemies: false,
+            can_halt_at_enemies: false,
+            can_halt_at_allies: false,
+            clearance: 1,
+            leap_cells,
+        }
+    }
+
+    /// Whether a rise `dz` is inside the window: at most the maxima (inclusive), and at
+    /// least the minima (`dz ≤ −z_down_min` or `dz ≥ z_up_min`, §b.4 step 4).
+    fn dz_allowed(&self, dz: f32) -> bool {
+        dz <= self.z_up_max && dz >= -self.z_down_max && (dz <= -self.z_down_min || dz >= self.z_up_min)
+    }
+
+    fn dz_within_maxima(&self, dz: f32) -> bool {
+        dz <= self.z_up_max && dz >= -self.z_down_max
+    }
+}
+
+/// How a line of sight is drawn between two spots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SightParams {
+    /// The eye above the looker's feet, in levels.
+    pub eye_height: f32,
+    /// The point looked at above the target's feet, in levels.
+    pub target_height: f32,
+    /// Invisible (collision-only) tiles block sight too.
+    pub invisible_blocks: bool,
+}
+
+impl Default for SightParams {
+    /// Eye one level up (SRPGCK's head), target half a level up, invisible tiles block.
+    fn default() -> Self {
+        Self { eye_height: 1.0, target_height: 0.5, invisible_blocks: true }
+    }
+}
+
+/// One reached spot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReachNode {
+    /// The spot.
+    pub spot: Spot,
+    /// Path length (Path space), else grid distance from the start.
+    pub steps: u16,
+    /// Leaps on the path.
+    pub leaps: u16,
+    /// Sum of |rise| over the path's steps, in levels (ties between equal lengths).
+    pub climb: f32,
+    /// The spot before it on the path; None for the start.
+    pub prev: Option<Spot>,
+    /// Reached by a leap from `prev`.
+    pub leap: bool,
+    /// The rise the window was checked with: from the start (absolute) or of the last step.
+    pub dz: f32,
+    /// Can be chosen as an end; false: only passed through (shown, not choosable).
+    pub can_stop: bool,
+}
+
+/// A region: every reached spot, ordered by spot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reach {
+    start: Spot,
+    nodes: BTreeMap<Spot, ReachNode>,
+}
+
+impl Reach {
+    /// Where the region was computed from.
+    pub fn start(&self) -> Spot {
+        self.start
+    }
+
+    /// The node of a spot.
+    pub fn get(&self, spot: Spot) -> Option<&ReachNode> {
+        self.nodes.get(&spot)
+    }
+
+    /// Every node, ordered by spot.
+    pub fn nodes(&self) -> impl Iterator<Item = &ReachNode> {
+        self.nodes.values()
+    }
+
+    /// The spots that can be chosen, ordered.
+    pub fn stops(&self) -> impl Iterator<Item = Spot> + '_ {
+        self.nodes.values().filter(|node| node.can_stop).map(|node| node.spot)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether nothing was reached (not even the start).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The path from the start to `spot`, both included; None when `spot` was not reached.
+    pub fn path_to(&self, spot: Spot) -> Option<Vec<Spot>> {
+        let mut path = vec![spot];
+        let mut at = self.nodes.get(&spot)?;
+        // Each prev link was set by a strictly cheaper node, so this ends; the bound is a guard.
+        for _ in 0..self.nodes.len() {
+            let Some(prev) = at.prev else {
+                path.reverse();
+                return Some(path);
+            };
+            path.push(prev);
+            at = self.nodes.get(&prev)?;
+        }
+        None
+    }
+}
+
+/// A standing spot of a column with what stands it up.
+#[derive(Clone, Copy, Debug)]
+struct SpotTile<'a> {
+    spot: Spot,
+    tile: &'a Tile,
+    /// Free levels above the feet (`u32::MAX`: open sky).
+    free: u32,
+}
+
+/// The standing spots of a column, bottom first.
+fn column_spots(grid: &TileGrid, cell_x: u16, cell_y: u16) -> impl Iterator<Item = SpotTile<'_>> {
+    let column = grid.column(i32::from(cell_x), i32::from(cell_y));
+    column.iter().enumerate().filter_map(move |(at, tile)| {
+        let top = tile.top_z();
+        let free = column.get(at + 1).map_or(u32::MAX, |next| u32::from(next.z).saturating_sub(top));
+        // `sanitize_tile` keeps every top within MAX_Z_LEVELS, so it fits u16.
+        (free >= 1).then_some(SpotTile { spot: Spot::new(cell_x, cell_y, top as u16), tile, free })
+    })
+}
+
+/// The standing spots of cell (`cell_x`, `cell_y`), bottom first: the top of each tile whose
+/// next tile up starts at least one level above it.
+pub fn standing_spots(grid: &TileGrid, cell_x: u16, cell_y: u16) -> Vec<Spot> {
+    column_spots(grid, cell_x, cell_y).map(|found| found.spot).collect()
+}
+
+fn spot_tile(grid: &TileGrid, spot: Spot) -> Option<SpotTile<'_>> {
+    column_spots(grid, spot.cell_x, spot.cell_y).find(|found| found.spot.level == spot.level)
+}
+
+/// The point a unit on `spot` stands on: the middle of the tile's footprint, at the height
+/// of its top there (grid space). None when `spot` is not a standing spot.
+pub fn spot_point(grid: &TileGrid, spot: Spot) -> Option<[f32; 3]> {
+    let found = spot_tile(grid, spot)?;
+    let solid = TileSolid::new(spot.cell_x, spot.cell_y, found.tile);
+    let (x, y) = solid.footprint_centre();
+    Some([x, y, solid.top_height_at(x, y)?])
+}
+
+/// The rise of a move from `from` to `to` (`spec/srpgck.md` §b.2): the top height at the
+/// middle of the edge `to` is entered by minus that of the edge `from` is left by. The edges
+/// follow the x step when there is one, else the y step; within one cell, the −x edges.
+/// None when either is not a standing spot.
+pub fn signed_dz(grid: &TileGrid, from: Spot, to: Spot) -> Option<f32> {
+    let from_tile = spot_tile(grid, from)?;
+    let to_tile = spot_tile(grid, to)?;
+    Some(dz_between(from, from_tile.tile, to, to_tile.tile))
+}
+
+fn dz_between(from: Spot, from_tile: &Tile, to: Spot, to_tile: &Tile) -> f32 {
+    let (exit, enter) = match (to.cell_x.cmp(&from.cell_x), to.cell_y.cmp(&from.cell_y)) {
+        (Ordering::Greater, _) => (Face::PosX, Face::NegX),
+        (Ordering::Less, _) => (Face::NegX, Face::PosX),
+        (Ordering::Equal, Ordering::Greater) => (Face::PosY, Face::NegY),
+        (Ordering::Equal, Ordering::Less) => (Face::NegY, Face::PosY),
+        (Ordering::Equal, Ordering::Equal) => (Face::NegX, Face::NegX),
+    };
+    let enter_height = TileSolid::new(to.cell_x, to.cell_y, to_tile).edge_top_height(enter);
+    let exit_height = TileSolid::new(from.cell_x, from.cell_y, from_tile).edge_top_height(exit);
+    enter_height - exit_height
+}
+
+/// Whether no tile of the column overlaps levels `from_level..to_level`.
+fn column_free(grid: &TileGrid, cell_x: i32, cell_y: i32, from_level: u32, to_level: u32) -> bool {
+    grid.column(cell_x, cell_y).iter().all(|tile| u32::from(tile.z) >= to_level || tile.top_z() <= from_level)
+}
+
+/// Path order: fewer steps, then fewer leaps, then less climbing (SRPGCK's "flatter steps are
+/// slightly cheaper" tie-breaker), then the spot itself so equal paths resolve the same way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cost {
+    steps: u16,
+    leaps: u16,
+    climb: f32,
+}
+
+impl Cost {
+    fn cmp(self, other: Self) -> Ordering {
+        self.steps.cmp(&other.steps).then(self.leaps.cmp(&other.leaps)).then(self.climb.total_cmp(&other.climb))
+    }
+}
+
+/// A queue entry; `BinaryHeap` is a max-heap, so the order is reversed.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    cost: Cost,
+    spot: Spot,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.cost.cmp(self.cost).then_with(|| other.spot.cmp(&self.spot))
+    }
+}
+
+/// One path search's state.
+struct Search<'a> {
+    grid: &'a TileGrid,
+    start: SpotTile<'a>,
+    params: &'a ReachParams,
+    occupants: &'a BTreeMap<Spot, Occupant>,
+    nodes: BTreeMap<Spot, (ReachNode, Cost)>,
+    queue: BinaryHeap<Queued>,
+}
+
+impl Search<'_> {
+    /// Offers a move from `from` onto `to`, `cells` away, keeping it if it is allowed and
+    /// better than what `to` had.
+    fn offer(&mut self, from: &ReachNode, from_tile: &Tile, from_cost: Cost, to: SpotTile<'_>, cells: u16, leap: bool) {
+        let params = self.params;
+        let step_dz = dz_between(from.spot, from_tile, to.spot, to.tile);
+        let window_dz = if params.use_absolute_dz {
+            dz_between(self.start.spot, self.start.tile, to.spot, to.tile)
+        } else {
+            step_dz
+        };
+        if !params.dz_within_maxima(window_dz) {
+            return;
+        }
+        if !params.can_cross_walls {
+            if to.free < u32::from(params.clearance) {
+                return;
+            }
+            let (from_level, to_level) = (u32::from(from.spot.level), u32::from(to.spot.level));
+            let clearance = u32::from(params.clearance);
+            // A climber needs its own column clear up to the new height; a drop needs the
+            // landing column clear down from the old one (no ceiling, no overhang).
+            let clear = if to_level > from_level {
+                column_free(
+                    self.grid,
+                    i32::from(from.spot.cell_x),
+                    i32::from(from.spot.cell_y),
+                    from_level,
+                    to_level + clearance,
+                )
+            } else {
+                column_free(
+                    self.grid,
+                    i32::from(to.spot.cell_x),
+                    i32::from(to.spot.cell_y),
+                    to_level,
+                    from_level + clearance,
+                )
+            };
+            if !clear {
+                return;
+            }
+        }
+        if self.occupants.get(&to.spot) == Some(&Occupant::Enemy)
+            && !(params.can_cross_enemies || params.can_halt_at_enemies)
+        {
+            return;
+        }
+        let cost = Cost {
+            steps: from_cost.steps.saturating_add(cells),
+            leaps: from_cost.leaps.saturating_add(u16::from(leap)),
+            climb: from_cost.climb + step_dz.abs(),
+        };
+        if self.nodes.get(&to.spot).is_some_and(|(_, known)| known.cmp(cost) != Ordering::Greater) {
+            return;
+        }
+        let node = ReachNode {
+            spot: to.spot,
+            steps: cost.steps,
+            leaps: cost.leaps,
+            climb: cost.climb,
+            prev: Some(from.spot),
+            leap,
+            dz: window_dz,
+            can_stop: false,
+        };
+        self.nodes.insert(to.spot, (node, cost));
+        self.queue.push(Queued { cost, spot: to.spot });
+    }
+
+    /// Offers every step and leap out of `node`.
+    fn expand(&mut self, node: &ReachNode, cost: Cost) {
+        let grid = self.grid;
+        let params = self.params;
+        let Some(from) = spot_tile(grid, node.spot) else { return };
+        let (x, y) = (i32::from(node.spot.cell_x), i32::from(node.spot.cell_y));
+        let level = u32::from(node.spot.level);
+        let clearance = u32::from(params.clearance);
+        for (step_x, step_y) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let cell_at = |cells: i32| (x + step_x * cells, y + step_y * cells);
+            let (next_x, next_y) = cell_at(1);
+            if !grid.contains(next_x, next_y) {
+                continue;
+            }
+            if cost.steps < params.radius_max {
+                // Inside the map: the coordinates fit u16.
+                for to in column_spots(grid, next_x as u16, next_y as u16) {
+                    self.offer(node, from.tile, cost, to, 1, false);
+                }
+            }
+            // A leap crosses cells whose ground is at least a level below the take-off and
+            // lands no higher than it; walls only bound it when they cannot be crossed.
+            let head = if params.can_cross_walls { level } else { level + clearance };
+            for gap in 1..=params.leap_cells {
+                let (gap_x, gap_y) = cell_at(i32::from(gap));
+                let (land_x, land_y) = cell_at(i32::from(gap) + 1);
+                let cells = gap + 1;
+                if !grid.contains(land_x, land_y)
+                    || u32::from(cost.steps) + u32::from(cells) > u32::from(params.radius_max)
+                    || !column_free(grid, gap_x, gap_y, level.saturating_sub(1), head)
+                {
+                    break;
+                }
+                for to in column_spots(grid, land_x as u16, land_y as u16) {
+                    let to_level = u32::from(to.spot.level);
+                    let landing_clear = params.can_cross_walls || column_free(grid, land_x, land_y, to_level, head);
+                    if to_level <= level && landing_clear {
+                        self.offer(node, from.tile, cost, to, cells, true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn start_of(grid: &TileGrid, start: Spot) -> Result<SpotTile<'_>, MapError> {
+    spot_tile(grid, start).ok_or(MapError::NotASpot { cell_x: start.cell_x, cell_y: start.cell_y, level: start.level })
+}
+
+/// Decides `can_stop` for every node (§b.4 step 4 and §b.5, with the fixes in FORMAT.md).
+fn settle(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+    node: &mut ReachNode,
+) {
+    let distance = start.xy_distance(node.spot);
+    let occupant_allows = node.spot == start
+        || match occupants.get(&node.spot) {
+            None => true,
+            Some(Occupant::Ally) => params.can_halt_at_allies,
+            Some(Occupant::Enemy) => params.can_halt_at_enemies,
+        };
+    let headroom = spot_tile(grid, node.spot).is_some_and(|found| found.free >= u32::from(params.clearance));
+    node.can_stop = occupant_allows
+        && headroom
+        && distance >= u32::from(params.radius_min)
+        && distance <= u32::from(params.radius_max)
+        && params.dz_allowed(node.dz);
+}
+
+/// The Path space of a cylinder region (`spec/srpgck.md` §b.6): every spot a unit on `start`
+/// can walk or leap to within `radius_max` steps, with the shortest path to each.
+///
+/// One Dijkstra search over standing spots, ordered by (steps, leaps, climb, spot). A step
+/// goes to any standing spot of a side neighbour within the rise window; a leap crosses up
+/// to `leap_cells` cells lower than the take-off. Enemies are not passed unless
+/// `can_cross_enemies` (nor entered unless they may be crossed or halted at); allies are
+/// passed. The start is always included.
+pub fn reach_path(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Reach, MapError> {
+    let start_tile = start_of(grid, start)?;
+    let zero = Cost { steps: 0, leaps: 0, climb: 0.0 };
+    let first =
+        ReachNode { spot: start, steps: 0, leaps: 0, climb: 0.0, prev: None, leap: false, dz: 0.0, can_stop: false };
+    let mut search = Search {
+        grid,
+        start: start_tile,
+        params,
+        occupants,
+        nodes: BTreeMap::from([(start, (first, zero))]),
+        queue: BinaryHeap::from([Queued { cost: zero, spot: start }]),
+    };
+    let mut done = BTreeSet::new();
+    while let Some(Queued { cost, spot }) = search.queue.pop() {
+        if !done.insert(spot) {
+            continue;
+        }
+        let Some((node, _)) = search.nodes.get(&spot).copied() else { continue };
+        let blocked = spot != start && occupants.get(&spot) == Some(&Occupant::Enemy) && !params.can_cross_enemies;
+        if !blocked {
+            search.expand(&node, cost);
+        }
+    }
+    let mut nodes: BTreeMap<Spot, ReachNode> = search.nodes.into_iter().map(|(spot, (node, _))| (spot, node)).collect();
+    for node in nodes.values_mut() {
+        settle(grid, start, params, occupants, node);
+    }
+    Ok(Reach { start, nodes })
+}
+
+/// The candidates of a cylinder region (§b.4 step 1): spots within `radius_max` of the
+/// start and, with `use_absolute_dz`, inside the rise window; enemies that can be neither
+/// crossed nor halted at are left out.
+fn cylinder_candidates(
+    grid: &TileGrid,
+    start: SpotTile<'_>,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Vec<ReachNode> {
+    let radius = i32::from(params.radius_max);
+    let (x, y) = (i32::from(start.spot.cell_x), i32::from(start.spot.cell_y));
+    let mut candidates = Vec::new();
+    for cell_y in (y - radius).max(0)..=(y + radius).min(i32::from(grid.depth()) - 1) {
+        let reach_x = radius - (cell_y - y).abs();
+        for cell_x in (x - reach_x).max(0)..=(x + reach_x).min(i32::from(grid.width()) - 1) {
+            for to in column_spots(grid, cell_x as u16, cell_y as u16) {
+                let dz = if params.use_absolute_dz {
+                    dz_between(start.spot, start.tile, to.spot, to.tile)
+                } else {
+                    // SRPGCK measures a fresh node against itself: no window without a path.
+                    0.0
+                };
+                let enemy_blocks = occupants.get(&to.spot) == Some(&Occupant::Enemy)
+                    && !(params.can_cross_enemies || params.can_halt_at_enemies);
+                if params.dz_within_maxima(dz) && !enemy_blocks {
+                    let is_start = to.spot == start.spot;
+                    candidates.push(ReachNode {
+                        spot: to.spot,
+                        steps: start.spot.xy_distance(to.spot) as u16,
+                        leaps: 0,
+                        climb: 0.0,
+                        prev: (!is_start).then_some(start.spot),
+                        leap: false,
+                        dz,
+                        can_stop: false,
+                    });
+                }
+            }
+        }
+    }
+    candidates
+}
+
+/// The Pick space of a cylinder region: every candidate spot (no path needed).
+pub fn reach_pick(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Reach, MapError> {
+    let start_tile = start_of(grid, start)?;
+    let mut nodes = BTreeMap::new();
+    for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
+        settle(grid, start, params, occupants, &mut node);
+        nodes.insert(node.spot, node);
+    }
+    Ok(Reach { start, nodes })
+}
+
+/// Whether the segment `from → to` (grid space) passes through the box `low..high`.
+fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], high: [f32; 3]) -> bool {
+    let (mut t_enter, mut t_exit) = (0.0_f32, 1.0_f32);
+    for (((from, to), low), high) in from.into_iter().zip(to).zip(low).zip(high) {
+        let d = to - from;
+        if d.abs() < 1e-12 {
+            if from < low || from > high {
+                return false;
+            }
+        } else {
+            let (a, b) = ((low - from) / d, (high - from) / d);
+            t_enter = t_enter.max(a.min(b));
+            t_exit = t_exit.min(a.max(b));
+        }
+    }
+    t_enter < t_exit
+}
+
+/// The Line space of a cylinder region (line of sight, §b.7): the candidates seen from the
+/// start's eye (see [`line_of_sight`]); enemies in the way block unless `can_cross_enemies`
+/// (a line may end on an enemy, not pass it).
+pub fn reach_line(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    sight: &SightParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Reach, MapError> {
+    let start_tile = start_of(grid, start)?;
+    let eye = eye_point(grid, start, sight.eye_height).ok_or(MapError::NotASpot {
+        cell_x: start.cell_x,
+        cell_y: start.cell_y,
+        level: start.level,
+    })?;
+    let clearance = f32::from(params.clearance.max(1));
+    let enemy_boxes: Vec<(Spot, [f32; 3], [f32; 3])> = if params.can_cross_enemies {
+        Vec::new()
+    } else {
+        occupants
+            .iter()
+            .filter(|(spot, occupant)| **occupant == Occupant::Enemy && **spot != start)
+            .filter_map(|(spot, _)| {
+                let [_, _, z] = spot_point(grid, *spot)?;
+                let (x, y) = (f32::from(spot.cell_x), f32::from(spot.cell_y));
+                Some((*spot, [x, y, z], [x + 1.0, y + 1.0, z + clearance]))
+            })
+            .collect()
+    };
+    let mut nodes = BTreeMap::new();
+    for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
+        let seen = node.spot == start
+            || eye_point(grid, node.spot, sight.target_height).is_some_and(|target| {
+                first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none()
+                    && !enemy_boxes
+                        .iter()
+                        .any(|(spot, low, high)| *spot != node.spot && segment_meets_box(eye, target, *low, *high))
+            });
+        if seen {
+            settle(grid, start, params, occupants, &mut node);
+            nodes.insert(node.spot, node);
+        }
+    }
+    Ok(Reach { start, nodes })
+}
+
+fn eye_point(grid: &TileGrid, spot: Spot, height: f32) -> Option<[f32; 3]> {
+    let [x, y, z] = spot_point(grid, spot)?;
+    Some([x, y, z + height])
+}
+
+/// The first tile face between the looker's eye on `from` and the target point on `to`
+/// (grid space, through the real tile shapes: ramps and insets included); None when the
+/// view is clear or either is not a standing spot.
+pub fn sight_blocker(grid: &TileGrid, from: Spot, to: Spot, sight: &SightParams) -> Option<PickHit> {
+    let eye = eye_point(grid, from, sight.eye_height)?;
+    let target = eye_point(grid, to, sight.target_height)?;
+    first_hit_on_segment(grid, eye, target, sight.invisible_blocks)
+}
+
+/// Whether a unit on `from` sees a unit on `to`; false when either is not a standing spot.
+pub fn line_of_sight(grid: &TileGrid, from: Spot, to: Spot, sight: &SightParams) -> bool {
+    spot_tile(grid, from).is_some() && spot_tile(grid, to).is_some() && sight_blocker(grid, from, to, sight).is_none()
+}
