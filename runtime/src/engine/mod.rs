@@ -272,7 +272,7 @@ impl Session {
         let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
         // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
         // by counts is worked out once per such class and slot place (a table of 20 cakes).
-        let mut cards: Vec<(CardKey, usize)> = Vec::with_capacity(self.state.cards.len());
+        let mut cards: Vec<(CardKey, Option<usize>)> = Vec::with_capacity(self.state.cards.len());
         let mut classes: Vec<&CardInstance> = Vec::new();
         let candidates: Box<dyn Iterator<Item = (&CardKey, &CardInstance)>> = match movable {
             Movable::All => Box::new(self.state.cards.iter()),
@@ -283,15 +283,13 @@ impl Session {
             if !(card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..))) {
                 continue;
             }
-            let class = if card.children.is_empty() {
+            let class = card.children.is_empty().then(|| {
                 let same = |other: &&CardInstance| other.card == card.card && other.aspects == card.aspects;
                 classes.iter().position(same).unwrap_or_else(|| {
                     classes.push(card);
                     classes.len() - 1
                 })
-            } else {
-                usize::MAX
-            };
+            });
             cards.push((*key, class));
         }
         let mut class_accepts: Vec<Option<bool>> = Vec::new();
@@ -336,7 +334,7 @@ impl Session {
                     if open.card == Some(*card) || !wanted(&choice) {
                         continue;
                     }
-                    let by_counts = match class_accepts.get_mut(*class) {
+                    let by_counts = match class.and_then(|class| class_accepts.get_mut(class)) {
                         Some(Some(known)) => *known,
                         Some(unknown) => *unknown.insert(table::accepts_by_counts(slot, &self.state, *card)),
                         None => table::accepts_by_counts(slot, &self.state, *card),

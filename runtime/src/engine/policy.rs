@@ -74,7 +74,7 @@ impl RandomPolicy {
     /// Plays up to `moves` moves; stops early when stuck. Returns the moves made.
     pub fn play(&mut self, session: &mut Session, moves: usize) -> usize {
         for made in 0..moves {
-            if self.step(session) == Move::Stuck {
+            if matches!(self.step(session), Move::Stuck) {
                 return made;
             }
         }

@@ -1254,8 +1254,16 @@ impl<'a> Reader<'a, '_> {
     }
 
     /// Reports a modifier dropped because the original ignores its op.
-    fn unknown_op(&mut self, fields: &Fields<'a>, (value, at): (i64, Position)) {
-        self.note(at, &fields.path("op"), format!("the original does nothing for op {value}; the modifier is dropped"));
+    /// The op read, or none (with a note) when the original has no such op.
+    fn known_op<T>(&mut self, fields: &Fields<'a>, op: Result<T, (i64, Position)>) -> Option<T> {
+        op.map_err(|(value, at)| {
+            self.note(
+                at,
+                &fields.path("op"),
+                format!("the original does nothing for op {value}; the modifier is dropped"),
+            );
+        })
+        .ok()
     }
 
     /// Each entry of the list `key`, read by `read`; entries it drops are left out.
@@ -1302,13 +1310,7 @@ impl<'a> Reader<'a, '_> {
             ref_loc: self.location(fields, "refLoc"),
             reference: self.fragment(fields, "reference"),
         };
-        match op {
-            Ok(_) => Some(modifier),
-            Err(unknown) => {
-                self.unknown_op(fields, unknown);
-                None
-            }
-        }
+        self.known_op(fields, op).map(|_| modifier)
     }
 
     fn card_modifier(&mut self, fields: &mut Fields<'a>) -> Option<CardModifier> {
@@ -1328,13 +1330,7 @@ impl<'a> Reader<'a, '_> {
             level: Expr::int(self.int(fields, "level")),
             reference: self.fragment(fields, "reference"),
         };
-        match op {
-            Ok(_) => Some(modifier),
-            Err(unknown) => {
-                self.unknown_op(fields, unknown);
-                None
-            }
-        }
+        self.known_op(fields, op).map(|_| modifier)
     }
 
     fn table_modifier(&mut self, fields: &mut Fields<'a>) -> Option<TableModifier> {
@@ -1342,13 +1338,7 @@ impl<'a> Reader<'a, '_> {
         let op = self.choice(fields, "op", OPS);
         let act_at = fields.get("act").map_or(fields.at, |node| node.at);
         let act = self.id(fields, "act", AssetType::Act);
-        let op = match op {
-            Ok(op) => op,
-            Err(unknown) => {
-                self.unknown_op(fields, unknown);
-                return None;
-            }
-        };
+        let op = self.known_op(fields, op)?;
         let Some(act) = act else {
             self.note(act_at, &fields.path("act"), "a table modifier without an act does nothing; dropped");
             return None;
@@ -1374,13 +1364,7 @@ impl<'a> Reader<'a, '_> {
         ];
         let op = self.choice(fields, "op", OPS);
         let act = self.id(fields, "act", AssetType::Act);
-        let op = match op {
-            Ok(op) => op,
-            Err(unknown) => {
-                self.unknown_op(fields, unknown);
-                return None;
-            }
-        };
+        let op = self.known_op(fields, op)?;
         Some(PathModifier { op, act, text: String::new() })
     }
 
@@ -1400,13 +1384,7 @@ impl<'a> Reader<'a, '_> {
             deck_from: self.fragment(fields, "deckFrom"),
             fragment: self.fragment(fields, "fragment"),
         };
-        match op {
-            Ok(_) => Some(modifier),
-            Err(unknown) => {
-                self.unknown_op(fields, unknown);
-                None
-            }
-        }
+        self.known_op(fields, op).map(|_| modifier)
     }
 
     /// `altActs`, `nextActs` or `spawnedActs` (`spawned`: the acts need a token type).

@@ -94,6 +94,22 @@ struct Cast {
     face: Face,
 }
 
+impl Cast {
+    /// This hit as a [`PickHit`] at `grid_point` (and `world_point`), `distance` from the start.
+    fn dressed(&self, grid_point: [f32; 3], world_point: [f32; 3], distance: f32) -> PickHit {
+        PickHit {
+            cell_x: self.cell.0,
+            cell_y: self.cell.1,
+            tile_index: self.tile_index,
+            tile_z: self.tile_z,
+            face: self.face,
+            grid_point,
+            world_point,
+            distance,
+        }
+    }
+}
+
 /// The nearest front face hit in one column with `t` in `t_min..=t_max`.
 fn hit_in_column(
     grid: &TileGrid,
@@ -219,16 +235,7 @@ pub fn pick(
     let direction = scale.grid_from_world(unit);
     let hit = cast(grid, origin, direction, (0.0, f32::INFINITY), include_invisible)?;
     let grid_point = point_at(origin, direction, hit.t);
-    Some(PickHit {
-        cell_x: hit.cell.0,
-        cell_y: hit.cell.1,
-        tile_index: hit.tile_index,
-        tile_z: hit.tile_z,
-        face: hit.face,
-        grid_point,
-        world_point: scale.world_from_grid(grid_point),
-        distance: hit.t,
-    })
+    Some(hit.dressed(grid_point, scale.world_from_grid(grid_point), hit.t))
 }
 
 /// The first tile face entered strictly between two grid-space points (their ends excluded
@@ -247,16 +254,7 @@ pub fn first_hit_on_segment(
     let margin = 1e-4 / length;
     let hit = cast(grid, grid_from, direction, (margin, 1.0 - margin), include_invisible)?;
     let grid_point = point_at(grid_from, direction, hit.t);
-    Some(PickHit {
-        cell_x: hit.cell.0,
-        cell_y: hit.cell.1,
-        tile_index: hit.tile_index,
-        tile_z: hit.tile_z,
-        face: hit.face,
-        grid_point,
-        world_point: grid_point,
-        distance: hit.t * length,
-    })
+    Some(hit.dressed(grid_point, grid_point, hit.t * length))
 }
 
 /// The highest top surface at grid point (`grid_x`, `grid_y`) that is not above
