@@ -6,6 +6,10 @@
 //! run (clone alone, hash alone) show where the time goes on a noisy machine.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::cast_precision_loss)] // a benchmark
 
+/// The allocator the `actforge` binary uses, so the timings are what designers get.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::hint::black_box;
 use std::sync::Arc;
 

@@ -505,16 +505,8 @@ fn ast() -> impl Strategy<Value = Ast> {
         prop_oneof![
             inner.clone().prop_map(|x| node(AstKind::Neg(Box::new(x)))),
             inner.clone().prop_map(|x| node(AstKind::Not(Box::new(x)))),
-            (op, inner.clone(), inner.clone()).prop_map(|(op, a, b)| node(AstKind::Binary(
-                op,
-                Box::new(a),
-                Box::new(b)
-            ))),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| node(AstKind::If(
-                Box::new(c),
-                Box::new(a),
-                Box::new(b)
-            ))),
+            (op, inner.clone(), inner.clone()).prop_map(|(op, a, b)| node(AstKind::Binary(op, Box::new([a, b])))),
+            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| node(AstKind::If(Box::new([c, a, b])))),
             prop::collection::vec(inner.clone(), 1..4).prop_map(|args| node(AstKind::Call(Builtin::Max, args))),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| node(AstKind::Call(Builtin::Clamp, vec![a, b]))),
             Just(node(AstKind::Call(Builtin::Random, vec![]))),

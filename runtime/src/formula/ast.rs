@@ -362,10 +362,10 @@ pub enum AstKind {
     Neg(Box<Ast>),
     /// `not x`
     Not(Box<Ast>),
-    /// `a op b`
-    Binary(BinaryOp, Box<Ast>, Box<Ast>),
+    /// `a op b` (one box for both operands: formulas are parsed often, mostly into small trees)
+    Binary(BinaryOp, Box<[Ast; 2]>),
     /// `if c: a; b`
-    If(Box<Ast>, Box<Ast>, Box<Ast>),
+    If(Box<[Ast; 3]>),
     /// `name(args…)`
     Call(Builtin, Vec<Ast>),
     /// `exists(lookup)`

@@ -31,8 +31,8 @@ pub(super) enum Node {
     Formula(u32),
     Neg(Box<Node>),
     Not(Box<Node>),
-    Binary(BinaryOp, Box<Node>, Box<Node>),
-    If(Box<Node>, Box<Node>, Box<Node>),
+    Binary(BinaryOp, Box<[Node; 2]>),
+    If(Box<[Node; 3]>),
     Unary(Unary, Box<Node>),
     Root(Box<Node>, Box<Node>),
     Clamp(Box<Node>, Box<Node>, Box<Node>),
@@ -61,9 +61,15 @@ impl Node {
             Self::Neg(x) => value(x).map(|x| -x),
             Self::Not(x) => value(x).map(|x| flag(!truth(x))),
             Self::Unary(function, x) => value(x).map(|x| function.apply(x)),
-            Self::Binary(op, a, b) => value(a).zip(value(b)).map(|(a, b)| apply(*op, a, b)),
+            Self::Binary(op, operands) => {
+                let [a, b] = &**operands;
+                value(a).zip(value(b)).map(|(a, b)| apply(*op, a, b))
+            }
             Self::Root(x, n) => value(x).zip(value(n)).map(|(x, n)| root(x, n)),
-            Self::If(c, a, b) => value(c).zip(value(a)).zip(value(b)).map(|((c, a), b)| if truth(c) { a } else { b }),
+            Self::If(parts) => {
+                let [c, a, b] = &**parts;
+                value(c).zip(value(a)).zip(value(b)).map(|((c, a), b)| if truth(c) { a } else { b })
+            }
             Self::Clamp(x, low, high) => {
                 value(x).zip(value(low)).zip(value(high)).map(|((x, low), high)| clamp(x, low, high))
             }
@@ -295,8 +301,8 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                 Unary::Sqrt => unary!(self, x, |v| Unary::Sqrt.apply(v)),
                 Unary::Clamp01 => unary!(self, x, |v| Unary::Clamp01.apply(v)),
             },
-            Node::Binary(op, a, b) => {
-                let (a, b) = (&**a, &**b);
+            Node::Binary(op, operands) => {
+                let [a, b] = &**operands;
                 // One closure type per operator, each with its operation inlined.
                 match op {
                     BinaryOp::Add => binary!(self, a, b, |x, y| apply(BinaryOp::Add, x, y)),
@@ -316,9 +322,10 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     BinaryOp::Or => binary!(self, a, b, |x, y| apply(BinaryOp::Or, x, y)),
                 }
             }
-            Node::If(condition, then, otherwise) => {
+            Node::If(parts) => {
+                let [condition, then, otherwise] = &**parts;
                 let condition = self.node(condition);
-                if let (Node::Const(a), Node::Const(b)) = (&**then, &**otherwise) {
+                if let (Node::Const(a), Node::Const(b)) = (then, otherwise) {
                     let (a, b) = (*a, *b);
                     return Box::new(move |env: &mut E| if truth(condition(env)) { a } else { b });
                 }

@@ -382,12 +382,13 @@ impl Compiler<'_> {
             AstKind::Bool(value) => Node::Const(flag(*value)),
             AstKind::Neg(operand) => Node::Neg(Box::new(self.node(operand)?)).folded(),
             AstKind::Not(operand) => Node::Not(Box::new(self.node(operand)?)).folded(),
-            AstKind::Binary(op, left, right) => {
-                Node::Binary(*op, Box::new(self.node(left)?), Box::new(self.node(right)?)).folded()
+            AstKind::Binary(op, operands) => {
+                let [left, right] = &**operands;
+                Node::Binary(*op, Box::new([self.node(left)?, self.node(right)?])).folded()
             }
-            AstKind::If(condition, then, otherwise) => {
-                Node::If(Box::new(self.node(condition)?), Box::new(self.node(then)?), Box::new(self.node(otherwise)?))
-                    .folded()
+            AstKind::If(parts) => {
+                let [condition, then, otherwise] = &**parts;
+                Node::If(Box::new([self.node(condition)?, self.node(then)?, self.node(otherwise)?])).folded()
             }
             AstKind::Call(function, args) => self.call(*function, args, ast.span)?.folded(),
             AstKind::Exists(lookup) => match self.lookup(lookup, ast.span, true)? {

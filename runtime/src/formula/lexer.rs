@@ -201,6 +201,38 @@ pub struct Token<'a> {
     pub span: Span,
 }
 
+/// What an ASCII byte can be in a token, as bits: looked up once per byte (every formula of a
+/// project is lexed when it loads, so the lexer's inner loops are worth keeping short).
+const WORD: u8 = 1;
+/// A decimal digit.
+const DIGIT: u8 = 2;
+/// Whitespace or a control character.
+const SPACE: u8 = 4;
+
+#[allow(clippy::indexing_slicing)] // `byte` < 128 in a 256-entry table, checked at compile time anyway
+const BYTE_CLASSES: [u8; 256] = {
+    let mut classes = [0; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        let b = byte as u8;
+        classes[byte] = if b.is_ascii_digit() {
+            WORD | DIGIT
+        } else if b.is_ascii_alphabetic() || b == b'_' {
+            WORD
+        } else if b.is_ascii_whitespace() || b.is_ascii_control() {
+            SPACE
+        } else {
+            0
+        };
+        byte += 1;
+    }
+    classes
+};
+
+fn byte_class(byte: u8) -> u8 {
+    BYTE_CLASSES.get(usize::from(byte)).copied().unwrap_or(0)
+}
+
 fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
@@ -249,27 +281,31 @@ impl<'a> Lexer<'a> {
         // Works on bytes: everything but whitespace and error messages is ASCII.
         while let Some(&byte) = bytes.get(self.at) {
             let start = self.at;
+            let class = byte_class(byte);
+            if class & SPACE != 0 {
+                self.at += 1;
+                continue;
+            }
             let remaining = text.get(start..).unwrap_or_default();
-            if byte.is_ascii() {
-                if byte.is_ascii_whitespace() || byte.is_ascii_control() {
-                    self.at += 1;
-                    continue;
-                }
-            } else if let Some(c) = remaining.chars().next()
+            if !byte.is_ascii()
+                && let Some(c) = remaining.chars().next()
                 && is_space(c)
             {
                 self.at += c.len_utf8();
                 continue;
             }
-            let next_is_digit = bytes.get(start + 1).is_some_and(u8::is_ascii_digit);
-            let (kind, len) = if byte.is_ascii_digit() || (byte == b'.' && next_is_digit) {
-                let len = remaining.bytes().position(|d| !(d.is_ascii_digit() || d == b'.')).unwrap_or(remaining.len());
+            let next_is_digit = bytes.get(start + 1).is_some_and(|next| byte_class(*next) & DIGIT != 0);
+            let (kind, len) = if class & DIGIT != 0 || (byte == b'.' && next_is_digit) {
+                let len = remaining
+                    .bytes()
+                    .position(|d| !(byte_class(d) & DIGIT != 0 || d == b'.'))
+                    .unwrap_or(remaining.len());
                 let literal = remaining.get(..len).unwrap_or_default();
                 let value = parse_number(literal).ok_or_else(|| {
                     FormulaError::new(format!("`{literal}` is not a number"), Span::new(start, start + len))
                 })?;
                 (TokenKind::Number(value), len)
-            } else if byte.is_ascii_alphabetic() || byte == b'_' {
+            } else if class & WORD != 0 {
                 lex_word(remaining)
             } else {
                 lex_symbol(remaining).ok_or_else(|| {
@@ -323,7 +359,7 @@ fn parse_number(literal: &str) -> Option<f64> {
 /// A word: identifier, keyword, hyphenated keyword or branch head. Returns the token and its
 /// length in bytes.
 fn lex_word(text: &str) -> (TokenKind<'_>, usize) {
-    let word_len = text.bytes().position(|b| !(b.is_ascii_alphanumeric() || b == b'_')).unwrap_or(text.len());
+    let word_len = text.bytes().position(|b| byte_class(b) & WORD == 0).unwrap_or(text.len());
     let word = text.get(..word_len).unwrap_or_default();
     // Branch heads: the word, optional whitespace, then the opening bracket.
     let head = |name: &str, open: char, head: BranchHead| -> Option<(TokenKind<'_>, usize)> {
@@ -356,33 +392,32 @@ fn lex_word(text: &str) -> (TokenKind<'_>, usize) {
 }
 
 fn lex_symbol(text: &str) -> Option<(TokenKind<'static>, usize)> {
-    let two =
-        [("==", Symbol::EqualEqual), ("!=", Symbol::NotEqual), ("<=", Symbol::LessEqual), (">=", Symbol::GreaterEqual)];
-    for (spelling, symbol) in two {
-        if text.starts_with(spelling) {
-            return Some((TokenKind::Symbol(symbol), 2));
-        }
-    }
-    let symbol = match text.chars().next()? {
-        '+' => Symbol::Plus,
-        '-' => Symbol::Minus,
-        '*' => Symbol::Star,
-        '/' => Symbol::Slash,
-        '%' => Symbol::Percent,
-        '^' => Symbol::Caret,
-        '<' => Symbol::Less,
-        '>' => Symbol::Greater,
-        '(' => Symbol::OpenParen,
-        ')' => Symbol::CloseParen,
-        ',' => Symbol::Comma,
-        ':' => Symbol::Colon,
-        ';' => Symbol::Semicolon,
-        '{' => Symbol::OpenBrace,
-        '}' => Symbol::CloseBrace,
-        '.' => Symbol::Dot,
+    let bytes = text.as_bytes();
+    let second_is_equals = bytes.get(1) == Some(&b'=');
+    let (symbol, len) = match *bytes.first()? {
+        b'=' if second_is_equals => (Symbol::EqualEqual, 2),
+        b'!' if second_is_equals => (Symbol::NotEqual, 2),
+        b'<' if second_is_equals => (Symbol::LessEqual, 2),
+        b'>' if second_is_equals => (Symbol::GreaterEqual, 2),
+        b'+' => (Symbol::Plus, 1),
+        b'-' => (Symbol::Minus, 1),
+        b'*' => (Symbol::Star, 1),
+        b'/' => (Symbol::Slash, 1),
+        b'%' => (Symbol::Percent, 1),
+        b'^' => (Symbol::Caret, 1),
+        b'<' => (Symbol::Less, 1),
+        b'>' => (Symbol::Greater, 1),
+        b'(' => (Symbol::OpenParen, 1),
+        b')' => (Symbol::CloseParen, 1),
+        b',' => (Symbol::Comma, 1),
+        b':' => (Symbol::Colon, 1),
+        b';' => (Symbol::Semicolon, 1),
+        b'{' => (Symbol::OpenBrace, 1),
+        b'}' => (Symbol::CloseBrace, 1),
+        b'.' => (Symbol::Dot, 1),
         _ => return None,
     };
-    Some((TokenKind::Symbol(symbol), 1))
+    Some((TokenKind::Symbol(symbol), len))
 }
 
 #[cfg(test)]

@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
             self.advance();
             let right = self.expr(if op.is_right_associative() { power - 1 } else { power })?;
             let span = left.span.to(right.span);
-            left = Ast::new(AstKind::Binary(op, Box::new(left), Box::new(right)), span);
+            left = Ast::new(AstKind::Binary(op, Box::new([left, right])), span);
         }
         if self.at_symbol(Symbol::Dot) {
             return Err(FormulaError::new("`.` can only follow a lookup such as `c.hp`", self.peek().span));
@@ -280,7 +280,7 @@ impl<'a> Parser<'a> {
         self.advance();
         let otherwise = self.expr(0)?;
         let span = start.to(otherwise.span);
-        Ok(Ast::new(AstKind::If(Box::new(condition), Box::new(then), Box::new(otherwise)), span))
+        Ok(Ast::new(AstKind::If(Box::new([condition, then, otherwise])), span))
     }
 
     fn parenthesised(&mut self, start: Span) -> Parsed<Ast> {

@@ -73,7 +73,8 @@ fn write_ast(out: &mut String, ast: &Ast) {
             out.push_str("not ");
             write_operand(out, operand, 4);
         }
-        AstKind::Binary(op, left, right) => {
+        AstKind::Binary(op, operands) => {
+            let [left, right] = &**operands;
             let power = op.binding_power();
             let (left_min, right_min) = if op.is_right_associative() { (power + 1, power) } else { (power, power + 1) };
             write_operand(out, left, left_min);
@@ -82,7 +83,8 @@ fn write_ast(out: &mut String, ast: &Ast) {
             out.push(' ');
             write_operand(out, right, right_min);
         }
-        AstKind::If(condition, then, otherwise) => {
+        AstKind::If(parts) => {
+            let [condition, then, otherwise] = &**parts;
             out.push_str("if ");
             write_operand(out, condition, 2);
             out.push_str(": ");
