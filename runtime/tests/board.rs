@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
-use actforge_runtime::engine::{Choice, Event, Session};
+use actforge_runtime::engine::{Choice, Event, Outcome, Session};
 use actforge_runtime::model::{Id, Project};
 use actforge_runtime::project::load_folder;
 
@@ -359,8 +359,12 @@ fn the_knucklebones_playtest_passes() {
     let mut hashes = Vec::new();
     for _ in 0..2 {
         let mut session = Session::new(knucklebones(), 7).unwrap();
-        let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
-        assert!(report.expectations >= 10, "{report:?}");
+        let report = session
+            .run_script(&script)
+            .unwrap_or_else(|error| panic!("{error}\nboards:\n{}", session.board().map(describe).unwrap_or_default()));
+        assert_eq!(report.expectations, 23, "{report:?}");
+        assert_eq!(query(&session, "board.player_one.score"), 25.0);
+        assert_eq!(session.state().outcome, Some(Outcome::Ended("player_two wins".to_owned())));
         assert!(report.events.iter().any(|event| matches!(event.event, Event::BoardGameEnded { .. })));
         hashes.push(session.state_hash());
     }

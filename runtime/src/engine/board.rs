@@ -93,50 +93,55 @@ impl BoardSideState {
         }
     }
 
-    /// The values of a line's cells (0 for an empty cell), in order.
-    fn line(&self, line: BoardLine) -> impl Iterator<Item = Option<i64>> + '_ {
-        let side = self.columns.min(self.rows);
-        let (count, cell): (u32, Box<dyn Fn(u32) -> (u32, u32)>) = match line {
-            BoardLine::Column(c) => (self.rows, Box::new(move |k| (c, k))),
-            BoardLine::Row(r) => (self.columns, Box::new(move |k| (k, r))),
-            BoardLine::Diagonal(1) => (side, Box::new(|k| (k, k))),
-            BoardLine::Diagonal(_) => (side, Box::new(move |k| (k, side + 1 - k))),
-        };
-        (1..=count).map(move |k| {
-            let (c, r) = cell(k);
-            self.cell(c, r).map(|die| die.value)
-        })
+    /// The cell of a line's k-th place (from 1) and the line's length.
+    fn line_cell(&self, line: BoardLine, k: u32) -> (u32, u32) {
+        match line {
+            BoardLine::Column(c) => (c, k),
+            BoardLine::Row(r) => (k, r),
+            BoardLine::Diagonal(1) => (k, k),
+            BoardLine::Diagonal(_) => (k, self.columns.min(self.rows) + 1 - k),
+        }
     }
 
-    fn stat(&self, line: Option<BoardLine>, stat: BoardStat) -> f64 {
-        let mut values = [0i64; 64];
-        let mut filled = 0usize;
-        let mut cells = 0usize;
-        let mut push = |value: Option<i64>| {
-            cells += 1;
-            if let Some(value) = value {
-                if let Some(slot) = values.get_mut(filled) {
-                    *slot = value;
-                }
-                filled += 1;
-            }
-        };
+    fn line_len(&self, line: BoardLine) -> u32 {
         match line {
-            Some(line) => self.line(line).for_each(&mut push),
-            None => self.cells.iter().for_each(|cell| push(cell.as_ref().map(|die| die.value))),
+            BoardLine::Column(_) => self.rows,
+            BoardLine::Row(_) => self.columns,
+            BoardLine::Diagonal(_) => self.columns.min(self.rows),
         }
-        let held = values.get(..filled.min(64)).unwrap_or_default();
-        let value = match stat {
-            BoardStat::Filled => filled as i64,
-            BoardStat::Free => (cells - filled) as i64,
-            BoardStat::Total => held.iter().sum(),
-            // x held n times scores x·n·n: each of the n dice adds x·n.
-            BoardStat::Score => held.iter().map(|x| x * held.iter().filter(|y| *y == x).count() as i64).sum(),
-            BoardStat::Equal => i64::from(filled == cells && cells > 0 && held.iter().all(|x| Some(x) == held.first())),
-            BoardStat::Count(value) => held.iter().filter(|x| **x == value).count() as i64,
-        };
-        value as f64
     }
+
+    /// A statistic over a line, or over the whole board.
+    fn stat(&self, line: Option<BoardLine>, stat: BoardStat) -> f64 {
+        match line {
+            Some(line) => stat_of(
+                (1..=self.line_len(line)).map(|k| {
+                    let (c, r) = self.line_cell(line, k);
+                    self.cell(c, r).map(|die| die.value)
+                }),
+                stat,
+            ),
+            None => stat_of(self.cells.iter().map(|cell| cell.as_ref().map(|die| die.value)), stat),
+        }
+    }
+}
+
+/// A statistic over cells (`None` for an empty cell), without allocating.
+fn stat_of(cells: impl Iterator<Item = Option<i64>> + Clone, stat: BoardStat) -> f64 {
+    let held = cells.clone().flatten();
+    let value = match stat {
+        BoardStat::Filled => held.count() as i64,
+        BoardStat::Free => cells.filter(Option::is_none).count() as i64,
+        BoardStat::Total => held.sum(),
+        // x held n times scores x·n·n: each of the n dice adds x·n.
+        BoardStat::Score => held.map(|x| x * cells.clone().flatten().filter(|y| *y == x).count() as i64).sum(),
+        BoardStat::Equal => {
+            let first = cells.clone().next().flatten();
+            i64::from(first.is_some() && cells.clone().all(|cell| cell == first))
+        }
+        BoardStat::Count(value) => held.filter(|x| *x == value).count() as i64,
+    };
+    value as f64
 }
 
 /// How a board game ended.
@@ -695,10 +700,10 @@ impl Run {
                 let Some(var) = self.setup.column_var_names.iter().position(|name| *name == modifier.var) else {
                     return;
                 };
-                let columns: Vec<u32> = if modifier.all_columns {
-                    (1..=self.game.sides.get(side).map_or(0, |state| state.columns)).collect()
-                } else {
-                    self.ctx.column.into_iter().collect()
+                let columns = match (modifier.all_columns, self.ctx.column) {
+                    (true, _) => 1..=self.game.sides.get(side).map_or(0, |state| state.columns),
+                    (false, Some(column)) => column..=column,
+                    (false, None) => return,
                 };
                 let saved = self.ctx.column;
                 for column in columns {
@@ -820,12 +825,14 @@ impl Session {
 
     /// Does a board choice; refused unless it is possible now.
     pub(super) fn apply_board(&mut self, choice: &Choice) -> Result<Vec<Event>, super::ChoiceError> {
+        let game = self.board.as_ref().map(|state| &state.game).filter(|game| game.outcome.is_none());
+        let active = game.and_then(|game| game.sides.get(game.active).map(|side| (game, side)));
+        // Rolls and placements are checked directly: they are most steps of a simulation.
         let possible = match choice {
-            Choice::PlaceOnBoard { .. } | Choice::RollDie { .. } => {
-                let mut choices = Vec::new();
-                self.board_choices(&mut choices);
-                choices.contains(choice)
-            }
+            Choice::RollDie { board } => active.is_some_and(|(game, side)| side.board == *board && game.die.is_none()),
+            Choice::PlaceOnBoard { board, column } => active.is_some_and(|(game, side)| {
+                side.board == *board && game.die.is_some() && side.first_free(*column).is_some()
+            }),
             Choice::PlayBoardCard { .. } => {
                 let mut choices = Vec::new();
                 self.board_choices(&mut choices);
