@@ -3,6 +3,7 @@
 //! ability cards, the game's end and winner, random play and the golden playtest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: scores are exact integers
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
@@ -154,7 +155,7 @@ fn a_full_board_ends_the_game_and_the_higher_score_wins() {
     let mut s = session(1);
     let mut setup = String::new();
     for (column, row) in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2)] {
-        setup.push_str(&format!("setup cell player_one {column} {row} 1\n"));
+        writeln!(setup, "setup cell player_one {column} {row} 1").unwrap();
     }
     run(&mut s, &setup);
     // Player one: 9 + 9 + (1·2·2 + 2) + the ones' diagonal 12 = 36; player two: 6·3·3 = 54.
@@ -341,7 +342,7 @@ fn random_games_end_and_replay_to_the_same_state() {
         let (hash, events, session) = play(seed);
         let outcome =
             session.board().unwrap().game.outcome.clone().unwrap_or_else(|| panic!("seed {seed} did not end"));
-        winners[match outcome.winner.as_ref().map(|id| id.as_str()) {
+        winners[match outcome.winner.as_ref().map(Id::as_str) {
             Some("player_one") => 0,
             Some(_) => 1,
             None => 2,

@@ -239,9 +239,20 @@ enum Read {
     CellRow,
     Score(Which),
     Cell(Which, u32, u32),
-    /// A part of a board (`None`), a line, or the context column (`Some(None)`).
-    Part(Which, Option<Option<BoardLine>>, Part),
+    /// A part of a board, a line, or the context column.
+    Part(Which, Area, Part),
 }
+
+/// The cells a [`Read::Part`] covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Area {
+    Board,
+    Line(BoardLine),
+    ContextColumn,
+}
+
+/// A card's target and the second cell of a pair.
+type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
 
 #[derive(Debug)]
 struct RuleCode {
@@ -335,7 +346,7 @@ fn read_of(lookup: &Lookup, sides: &[Id<Board>], vars: &[String], column_vars: &
         ["cell", "row"] => Some(Read::CellRow),
         [column @ ("column" | "facing_column"), rest @ ..] => {
             let board = if *column == "column" { Which::Own } else { Which::Facing };
-            part(rest, true).map(|part| Read::Part(board, Some(None), part))
+            part(rest, true).map(|part| Read::Part(board, Area::ContextColumn, part))
         }
         ["board", id, rest @ ..] => which(id).and_then(|board| match rest {
             ["score"] => Some(Read::Score(board)),
@@ -345,9 +356,9 @@ fn read_of(lookup: &Lookup, sides: &[Id<Board>], vars: &[String], column_vars: &
             }
             [line, rest @ ..] if board_line(line).is_some() => {
                 let line = board_line(line)?;
-                part(rest, matches!(line, BoardLine::Column(_))).map(|part| Read::Part(board, Some(Some(line)), part))
+                part(rest, matches!(line, BoardLine::Column(_))).map(|part| Read::Part(board, Area::Line(line), part))
             }
-            rest => part(rest, false).map(|part| Read::Part(board, None, part)),
+            rest => part(rest, false).map(|part| Read::Part(board, Area::Board, part)),
         }),
         _ => None,
     };
@@ -551,9 +562,9 @@ impl Run {
                     return f64::NAN;
                 };
                 let line = match line {
-                    None => None,
-                    Some(Some(line)) => Some(line),
-                    Some(None) => match ctx.column {
+                    Area::Board => None,
+                    Area::Line(line) => Some(line),
+                    Area::ContextColumn => match ctx.column {
                         Some(column) => Some(BoardLine::Column(column)),
                         None => return f64::NAN,
                     },
@@ -643,11 +654,15 @@ impl Run {
             BoardOp::DestroyInColumn => {
                 let Some(column) = self.ctx.column else { return };
                 let value = eval(value, self);
+                if !value.is_finite() {
+                    return;
+                }
+                let value = value.round() as i64;
                 let board = self.board_id(side);
                 let compact = self.setup.sides.get(side).is_some_and(|code| code.compact);
                 let Some(state) = self.game.sides.get_mut(side) else { return };
                 for row in 1..=state.rows {
-                    if state.cell(column, row).is_some_and(|die| die.value as f64 == value)
+                    if state.cell(column, row).is_some_and(|die| die.value == value)
                         && let Some(die) = state.take(column, row)
                     {
                         self.events.push(Event::BoardDestroyed { board: board.clone(), column, row, value: die.value });
@@ -720,7 +735,8 @@ impl Run {
             BoardOp::EndByScore => {
                 let scores: Vec<f64> = (0..self.game.sides.len()).map(|side| self.score(side)).collect();
                 let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let leaders: Vec<usize> = (0..scores.len()).filter(|at| scores.get(*at) == Some(&best)).collect();
+                let leaders: Vec<usize> =
+                    scores.iter().enumerate().filter(|(_, score)| **score >= best).map(|(at, _)| at).collect();
                 let winner = if let [one] = leaders.as_slice() { Some(*one) } else { None };
                 self.end(winner, None);
             }
@@ -793,7 +809,8 @@ impl Session {
             return;
         }
         choices.push(Choice::RollDie { board: board.clone() });
-        if game.card_played {
+        // Listing card targets evaluates conditions on a copy of the game: only when a card can be played.
+        if game.card_played || side.hand.is_empty() {
             return;
         }
         let mut run = self.board_run();
@@ -906,7 +923,7 @@ impl Run {
         let Some(play) = setup.plays.get(card) else { return };
         let own = self.ctx.own;
         let facing = setup.sides.get(own).and_then(|side| side.facing);
-        let mut targets: Vec<(Option<(u32, u32)>, Option<(u32, u32)>)> = Vec::new();
+        let mut targets: Vec<Aim> = Vec::new();
         let dice = |side: Option<usize>| -> Vec<(u32, u32)> {
             let Some(state) = side.and_then(|side| self.game.sides.get(side)) else { return Vec::new() };
             (1..=state.columns)
