@@ -371,3 +371,15 @@ fn the_knucklebones_playtest_passes() {
     }
     assert_eq!(hashes[0], hashes[1]);
 }
+
+#[test]
+fn the_pack_is_canonical_and_validates_without_warnings() {
+    let root = workspace().join("content/knucklebones");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    }
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
+    assert!(found.is_empty(), "{found:?}");
+}
