@@ -424,6 +424,9 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
             writeln!(out, "  card {} #{}: {}", card.card, key.0, session.describe_place(*key))?;
         }
     }
+    if let Some(boards) = session.board() {
+        write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards))?;
+    }
     Ok(())
 }
 

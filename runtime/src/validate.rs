@@ -347,6 +347,44 @@ impl ValueChecks for Card {
                 checks.warning(FieldPath::root().field("options").index(at).field("label"), "the option has no label");
             }
         }
+        if let Some(play) = &self.board_play {
+            check_board_play(checks, play);
+        }
+    }
+}
+
+/// A card's board play: option labels are words a script can name.
+fn check_board_play(checks: &mut Checks<'_>, play: &crate::model::BoardPlay) {
+    let root = FieldPath::root().field("board_play");
+    for (at, label) in play.options.iter().enumerate() {
+        if label.is_empty() || label.contains(char::is_whitespace) || label.contains(',') {
+            checks.error(
+                root.clone().field("options").index(at),
+                format!("the option `{label}` must be one word without commas (scripts write `ability CARD OPTION`)"),
+            );
+        }
+    }
+    if play.rules.is_empty() {
+        checks.warning(root.field("rules"), "playing the card does nothing (no rules)");
+    }
+}
+
+/// Board modifiers: the variables they set are declared on some board.
+fn check_board_modifiers(checks: &mut Checks<'_>, path: &FieldPath, modifiers: &[crate::model::BoardModifier]) {
+    use crate::model::BoardOp;
+    for (at, modifier) in modifiers.iter().enumerate() {
+        let declared = |board: &Board| match modifier.op {
+            BoardOp::SetVar => board.vars.contains_key(&modifier.var),
+            _ => board.column_vars.contains_key(&modifier.var),
+        };
+        let sets_var = matches!(modifier.op, BoardOp::SetVar | BoardOp::SetColumnVar);
+        if sets_var && !checks.project.boards.iter().any(declared) {
+            let kind = if modifier.op == BoardOp::SetVar { "vars" } else { "column_vars" };
+            checks.error(
+                path.clone().index(at).field("var"),
+                format!("no board declares `{}` in its {kind}", modifier.var),
+            );
+        }
     }
 }
 
@@ -381,6 +419,11 @@ impl ValueChecks for Rule {
         let root = FieldPath::root();
         check_tests(checks, &root.clone().field("requirements").field("tests"), &self.requirements.tests);
         check_effects(checks, &root.clone().field("effects"), &self.effects);
+        check_board_modifiers(
+            checks,
+            &root.clone().field("effects").field("board_modifiers"),
+            &self.effects.board_modifiers,
+        );
         if self.requirements.and.iter().chain(&self.requirements.or).any(|id| id == &self.id) {
             checks.error(root.field("requirements"), "the rule requires itself, which never finishes evaluating");
         }
@@ -487,11 +530,28 @@ impl ValueChecks for Board {
                 && other.columns != self.columns
             {
                 checks.error(
-                    root.field("facing"),
+                    root.clone().field("facing"),
                     format!(
                         "`{facing}` has {} columns and this board {}; facing boards need the same number",
                         other.columns, self.columns
                     ),
+                );
+            }
+        }
+        for name in self.vars.keys().chain(self.column_vars.keys()) {
+            checks.name(root.clone().field("vars"), name, "board variable");
+        }
+        if self.die.is_some() && self.facing.is_none() {
+            checks.warning(
+                root.clone().field("facing"),
+                "the board has a die but faces no board: `board.facing.*` reads NaN",
+            );
+        }
+        for (at, card) in self.hand.iter().enumerate() {
+            if checks.project.cards.get(card.as_str()).is_some_and(|card| card.board_play.is_none()) {
+                checks.warning(
+                    root.clone().field("hand").index(at),
+                    format!("`{card}` has no board_play, so it can never be played"),
                 );
             }
         }

@@ -381,3 +381,42 @@ fn synth_prints_the_probability_table_of_two_inputs() {
     assert_eq!(outcome, Outcome::Failure);
     assert!(err.contains("there is no card `dragon`"), "{err}");
 }
+
+#[test]
+fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
+    let pack = content("knucklebones");
+    let script = actforge_tests::repo_root().join("tests/playtests/knucklebones.play");
+    let (outcome, out, err) = actforge(&[
+        "play",
+        path(&pack),
+        "--script",
+        path(&script),
+        "--seed",
+        "7",
+        "--query",
+        "board.player_one.score",
+        "--query",
+        "board.player_two.col1.score",
+    ]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert!(out.contains("place player_two 3  rolled 3;  destroyed 3 at player_one 3,1;"), "{out}");
+    assert!(out.contains("game over: player_two wins;"), "{out}");
+    assert!(out.contains("board player_two: hand [destiny_die shield]"), "{out}");
+    assert!(out.contains("    row 3: 2 5 4"), "{out}");
+    assert!(out.contains("\nboard.player_one.score = 25\n"), "{out}");
+    assert!(out.contains("\nboard.player_two.col1.score = 18\n"), "{out}");
+    assert!(out.contains("ok: 23 expectation(s) held"), "{out}");
+
+    // An impossible input says why and what is possible, as script lines.
+    let dir = tempfile::tempdir().unwrap();
+    let illegal = dir.path().join("illegal.play");
+    std::fs::write(&illegal, "roll\nability shield 1\n").unwrap();
+    let (outcome, _, err) = actforge(&["play", path(&pack), "--script", path(&illegal), "--seed", "7"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(
+        err.contains("illegal.play:line 2: cards are played before rolling; possible now: place player_one 1, place player_one 2, place player_one 3"),
+        "{err}"
+    );
+    let (outcome, out, err) = actforge(&["check", path(&pack)]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+}

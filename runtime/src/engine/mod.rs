@@ -5,6 +5,7 @@
 //! Time is integer ticks. Every player action and every timer or decay expiry is one step,
 //! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
 
+pub mod board;
 mod content;
 pub mod policy;
 mod rules;
@@ -26,7 +27,7 @@ pub use state::{
     RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
-use crate::model::{ActId, CardId, Project, TokenId};
+use crate::model::{ActId, Board, CardId, Id, Project, TokenId};
 use table::Engine;
 
 /// Something the player can do.
@@ -67,6 +68,31 @@ pub enum Choice {
     Flip {
         /// The card.
         card: CardKey,
+    },
+    /// Roll the die of the board whose turn it is.
+    RollDie {
+        /// The board.
+        board: Id<Board>,
+    },
+    /// Place the rolled die in the first free cell of a column of the board whose turn it is.
+    PlaceOnBoard {
+        /// The board.
+        board: Id<Board>,
+        /// The column, from 1.
+        column: u32,
+    },
+    /// Play a card from a board side's hand at a target (FORMAT.md §11).
+    PlayBoardCard {
+        /// The side's board.
+        board: Id<Board>,
+        /// The card.
+        card: CardId,
+        /// The option chosen, from 1 (0: the card has none).
+        option: u32,
+        /// The target: a column `(c, 0)` or a cell `(c, r)`, from 1.
+        target: Option<(u32, u32)>,
+        /// The second cell of a pair target.
+        second: Option<(u32, u32)>,
     },
 }
 
@@ -146,6 +172,82 @@ pub enum Event {
     },
     /// The content asked for something impossible; play goes on.
     Warning(String),
+    /// A board side rolled its die.
+    BoardRolled {
+        /// The side's board.
+        board: Id<Board>,
+        /// The value.
+        value: i64,
+    },
+    /// A die was placed on a board.
+    BoardPlaced {
+        /// The board.
+        board: Id<Board>,
+        /// Its column.
+        column: u32,
+        /// Its row.
+        row: u32,
+        /// Its value.
+        value: i64,
+    },
+    /// A die left a board.
+    BoardDestroyed {
+        /// The board.
+        board: Id<Board>,
+        /// Its column.
+        column: u32,
+        /// Its row.
+        row: u32,
+        /// Its value.
+        value: i64,
+    },
+    /// A die moved from one board to the same column of another.
+    BoardTaken {
+        /// The board it left.
+        from: Id<Board>,
+        /// The row it left.
+        from_row: u32,
+        /// The board it joined.
+        to: Id<Board>,
+        /// The column.
+        column: u32,
+        /// The row it joined.
+        row: u32,
+        /// Its value.
+        value: i64,
+    },
+    /// Two dice of a board swapped places.
+    BoardSwapped {
+        /// The board.
+        board: Id<Board>,
+        /// One cell (column, row).
+        first: (u32, u32),
+        /// The other cell.
+        second: (u32, u32),
+    },
+    /// A board side played a card.
+    BoardCardPlayed {
+        /// The side's board.
+        board: Id<Board>,
+        /// The card.
+        card: CardId,
+        /// The option chosen (0: none).
+        option: u32,
+    },
+    /// A board side's turn began.
+    BoardTurn {
+        /// The side's board.
+        board: Id<Board>,
+    },
+    /// A board game ended.
+    BoardGameEnded {
+        /// The winner; none: a draw or an outcome named by the content.
+        winner: Option<Id<Board>>,
+        /// Each side's score.
+        scores: Vec<(Id<Board>, i64)>,
+        /// The outcome in words.
+        outcome: String,
+    },
 }
 
 /// Why a choice was refused.
@@ -195,6 +297,7 @@ pub struct Session {
     state: TableState,
     rng: Pcg64Mcg,
     counters: Counters,
+    board: Option<board::BoardState>,
 }
 
 impl Session {
@@ -210,6 +313,7 @@ impl Session {
             state: TableState::default(),
             rng: Pcg64Mcg::seed_from_u64(seed),
             counters: Counters::default(),
+            board: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -229,6 +333,7 @@ impl Session {
         engine.end_step();
         let evaluations = engine.evaluations;
         session.counters.add(0, &events, evaluations);
+        session.board = board::BoardState::start(&content, &mut session.rng);
         session
     }
 
@@ -251,13 +356,16 @@ impl Session {
     pub fn state_hash(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();
         self.state.hash(&mut hasher);
+        self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        self.choices_where(Movable::All, |_| true)
+        let mut choices = self.choices_where(Movable::All, |_| true);
+        self.board_choices(&mut choices);
+        choices
     }
 
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
@@ -361,6 +469,9 @@ impl Session {
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
+        if matches!(choice, Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. }) {
+            return self.apply_board(choice);
+        }
         let movable = match choice {
             Choice::Slot { card, .. } => Movable::Only(*card),
             _ => Movable::None,
@@ -382,6 +493,7 @@ impl Session {
             }
             Choice::Close { token } => engine.close_window(token),
             Choice::Flip { card } => engine.flip(card),
+            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -50,8 +50,17 @@ impl Session {
         self.state.windows.iter().filter(|(_, window)| window.token.as_str() == id).nth(nth).map(|(key, _)| *key)
     }
 
-    /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`.
+    /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
+    /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        if self.board.is_some() {
+            return self.board_query(formula);
+        }
+        self.table_query(formula)
+    }
+
+    /// The value of a formula over the table only.
+    pub(super) fn table_query(&self, formula: &str) -> Result<f64, String> {
         let mut state = self.state.clone();
         let mut rng = self.rng.clone();
         let mut events = Vec::new();
@@ -96,7 +105,7 @@ impl Session {
         on_table.or_else(|| self.state.windows.values().flat_map(|window| window.lane.iter()).find(of_type).copied())
     }
 
-    fn script_line(&mut self, line: &str, report: &mut ScriptReport) -> Result<String, String> {
+    pub(super) fn script_line(&mut self, line: &str, report: &mut ScriptReport) -> Result<String, String> {
         let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
         let mut words = rest.split_whitespace();
@@ -154,18 +163,22 @@ impl Session {
                 report.expectations += 1;
                 return self.expect(rest);
             }
-            other => {
-                return Err(format!(
-                    "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, expect)"
-                ));
-            }
+            other => match self.board_script_line(other, rest, report) {
+                Some(result) => return result,
+                None => {
+                    return Err(format!(
+                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, expect, \
+                         roll, place, ability, setup)"
+                    ));
+                }
+            },
         };
         let events = self.apply(&choice).map_err(|_| self.why_not(&choice))?;
         self.record(events, report);
         Ok(String::new())
     }
 
-    fn record(&self, events: Vec<Event>, report: &mut ScriptReport) {
+    pub(super) fn record(&self, events: Vec<Event>, report: &mut ScriptReport) {
         let tick = self.state.tick;
         report.events.extend(events.into_iter().map(|event| TimedEvent { tick, event }));
     }
@@ -179,6 +192,9 @@ impl Session {
             Choice::Slot { .. } => "that slot does not take the card",
             Choice::Close { .. } => "only an idle or ready window with cards in its slots can be closed",
             Choice::Flip { .. } => "that card cannot be turned over now",
+            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
+                self.board_why_not(choice)
+            }
         };
         if self.state.outcome.is_some() {
             return "the game has ended".to_owned();
@@ -208,6 +224,9 @@ impl Session {
             Choice::Collect { token } => format!("collect {}", token_name(*token)),
             Choice::Close { token } => format!("close {}", token_name(*token)),
             Choice::Flip { card } => format!("flip {}", self.state.card(*card).map_or("?", |card| card.card.as_str())),
+            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
+                self.describe_board_choice(choice)
+            }
         }
     }
 
@@ -299,6 +318,9 @@ impl Session {
                 }
             }
             _ => {
+                if let Some(result) = self.board_expect(what, args) {
+                    return result;
+                }
                 let value = self.query(rest)?;
                 if value != 0.0 && !value.is_nan() {
                     Ok(String::new())

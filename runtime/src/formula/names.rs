@@ -11,7 +11,8 @@
 //! | `card.ID.PROPERTY`, `self.PROPERTY` | a card type's property; the property of the card the formula belongs to |
 //! | `turn`, `era.turn`, `era.ID` | the turn number; turns into the current era; 1 while era `ID` runs |
 //! | `node.ID.visited`, `node.ID.captured`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
-//! | `board.ID.cCOLrROW`, `board.ID.filled` | the die value in a board cell (1-based, 0 when empty); the number of filled cells |
+//! | `board.B.cCOLrROW`, `board.B.filled`, … | board cells, lines and variables (`B` is an id, `own` or `facing`; FORMAT.md §11 lists them) |
+//! | `column.*`, `facing_column.*`, `cell.*`, `option`, `roll`, `die.value`, `board.turn` | the context of a board rule |
 //! | `dice.last` | the last die rolled |
 //! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
 //! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
@@ -65,6 +66,8 @@ pub struct ProjectNames {
     nodes: BTreeSet<String>,
     node_properties: BTreeSet<String>,
     boards: BTreeSet<String>,
+    board_vars: BTreeSet<String>,
+    column_vars: BTreeSet<String>,
     unit_stats: BTreeSet<String>,
     skill_params: BTreeSet<String>,
 }
@@ -89,6 +92,10 @@ impl ProjectNames {
                 names.nodes.insert(node.id.as_str().to_owned());
                 names.node_properties.extend(node.properties.keys().cloned());
             }
+        }
+        for board in &project.boards {
+            names.board_vars.extend(board.vars.keys().cloned());
+            names.column_vars.extend(board.column_vars.keys().cloned());
         }
         for unit in &project.units {
             names.unit_stats.extend(unit.stats.keys().cloned());
@@ -143,8 +150,23 @@ impl ProjectNames {
                 NameCheck::Known => in_set(&self.node_properties, property, "node property"),
                 other => other,
             },
-            ["board", id, "filled"] => in_set(&self.boards, id, "board"),
-            ["board", id, cell] if is_cell(cell) => in_set(&self.boards, id, "board"),
+            ["board", "turn"] | ["option" | "roll"] | ["die", "value"] | ["cell", "value" | "column" | "row"] => {
+                NameCheck::Known
+            }
+            ["column" | "facing_column", rest @ ..] => self.check_board_part(rest),
+            ["board", id, rest @ ..] => {
+                let board =
+                    if matches!(*id, "own" | "facing") { NameCheck::Known } else { in_set(&self.boards, id, "board") };
+                match board {
+                    NameCheck::Known => match rest {
+                        ["score"] => NameCheck::Known,
+                        [cell] if is_cell(cell) => NameCheck::Known,
+                        [line, stat @ ..] if board_line(line).is_some() => self.check_board_part(stat),
+                        _ => self.check_board_part(rest),
+                    },
+                    other => other,
+                }
+            }
             ["arg", ..] => {
                 if ARG_NAMES.contains(&name) {
                     NameCheck::Known
@@ -161,8 +183,81 @@ impl ProjectNames {
     }
 }
 
+impl ProjectNames {
+    /// A board part after its board or line: a statistic or a variable.
+    fn check_board_part(&self, rest: &[&str]) -> NameCheck {
+        match rest {
+            [stat] if board_stat(stat).is_some() => NameCheck::Known,
+            ["var", name] if self.board_vars.contains(*name) || self.column_vars.contains(*name) => NameCheck::Known,
+            ["var", name] => NameCheck::Unknown(format!(
+                "no board has the variable `{name}` (boards have: {})",
+                Self::known_list(&self.board_vars.union(&self.column_vars).cloned().collect())
+            )),
+            _ => NameCheck::Unknown(
+                "a board part is `filled`, `free`, `total`, `score`, `equal`, `countV` or `var.NAME`, after a line \
+                 `colK`, `rowK` or `diagK` where it has one (FORMAT.md §11)"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
+/// What a statistic over cells counts (`board.B.colK.STAT`, `column.STAT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardStat {
+    /// Filled cells.
+    Filled,
+    /// Empty cells.
+    Free,
+    /// The sum of the dice.
+    Total,
+    /// Each distinct value x held n times scores x·n·n.
+    Score,
+    /// 1 when every cell is filled with the same value.
+    Equal,
+    /// How many dice show this value.
+    Count(i64),
+}
+
+/// The statistic a name part asks for: `filled`, `free`, `total`, `score`, `equal`, `countV`.
+pub fn board_stat(text: &str) -> Option<BoardStat> {
+    match text {
+        "filled" => Some(BoardStat::Filled),
+        "free" => Some(BoardStat::Free),
+        "total" => Some(BoardStat::Total),
+        "score" => Some(BoardStat::Score),
+        "equal" => Some(BoardStat::Equal),
+        _ => text.strip_prefix("count").and_then(|value| value.parse().ok()).map(BoardStat::Count),
+    }
+}
+
+/// A line of cells on a board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardLine {
+    /// Column K (from 1).
+    Column(u32),
+    /// Row K (from 1).
+    Row(u32),
+    /// Diagonal 1 (c1r1, c2r2, …) or 2 (c1rN, c2rN-1, …).
+    Diagonal(u32),
+}
+
+/// The line a name part names: `colK`, `rowK`, `diagK` (K from 1).
+pub fn board_line(text: &str) -> Option<BoardLine> {
+    let number = |rest: &str| rest.parse::<u32>().ok().filter(|k| *k >= 1);
+    if let Some(rest) = text.strip_prefix("col") {
+        number(rest).map(BoardLine::Column)
+    } else if let Some(rest) = text.strip_prefix("row") {
+        number(rest).map(BoardLine::Row)
+    } else if let Some(rest) = text.strip_prefix("diag") {
+        number(rest).filter(|k| *k <= 2).map(BoardLine::Diagonal)
+    } else {
+        None
+    }
+}
+
 /// Whether `text` is a board cell name `cCOLrROW`.
-fn is_cell(text: &str) -> bool {
+pub fn is_cell(text: &str) -> bool {
     let Some(rest) = text.strip_prefix('c') else { return false };
     let Some((column, row)) = rest.split_once('r') else { return false };
     !column.is_empty()

@@ -22,7 +22,10 @@ use serde::{Deserialize, Serialize};
 pub use id::{Id, MAX_ID_LEN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, MapEdge, MapNode, NodeKind, NodeMap};
-pub use systems::{Board, Crossing, Era, Formula, Stat, StatOrder, StatValue, Synthesis, Threshold, TurnConfig};
+pub use systems::{
+    Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, Crossing, Era, Formula, Stat, StatOrder,
+    StatValue, Synthesis, Threshold, TurnConfig,
+};
 pub use table::{
     Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,
     DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, Location, PathModifier, PathOp, Requirements,

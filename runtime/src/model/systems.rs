@@ -1,6 +1,8 @@
 //! Kinds for the turn, campaign, synthesis and board systems: named formulas, stats,
 //! turn configurations, eras, syntheses and boards.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::table::{CardId, DeckId, RuleId, SlotId};
@@ -300,8 +302,39 @@ pub struct Board {
     /// Board colour.
     #[serde(skip_serializing_if = "is_default")]
     pub colour: Colour,
+    /// The die this board's side rolls each turn (its `faces` property, default 6); none:
+    /// the board takes no part in board play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub die: Option<CardId>,
+    /// Cards with a `board_play` this side starts with (used up when played).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand: Vec<CardId>,
+    /// The side's score (read as `board.ID.score`), evaluated with `board.own` = this board.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<Expr>,
+    /// A value `roll` (1..=faces) can come up only while this is non-zero; none: any value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roll_filter: Option<Expr>,
+    /// Dice slide towards row 1 when a die below them leaves the column.
+    #[serde(skip_serializing_if = "is_default")]
+    pub compact: bool,
+    /// Named numbers of the board and their start values (`board.ID.var.NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub vars: BTreeMap<String, i64>,
+    /// Named numbers of each column and their start values (`board.ID.colK.var.NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub column_vars: BTreeMap<String, i64>,
+    /// Rules run after this side rolled (`die.value` is the roll).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_roll: Vec<RuleId>,
+    /// Rules run after a die was placed on this board (`cell.*` and `column.*` name its cell).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_place: Vec<RuleId>,
+    /// Rules run at the end of each of this side's turns.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_turn_end: Vec<RuleId>,
 }
-impl_walk!(Board { cell_slot, facing });
+impl_walk!(Board { cell_slot, facing, die, hand, score, roll_filter, on_roll, on_place, on_turn_end });
 
 impl Default for Board {
     fn default() -> Self {
@@ -314,6 +347,104 @@ impl Default for Board {
             cell_slot: None,
             facing: None,
             colour: Colour::default(),
+            die: None,
+            hand: Vec::new(),
+            score: None,
+            roll_filter: None,
+            compact: false,
+            vars: BTreeMap::new(),
+            column_vars: BTreeMap::new(),
+            on_roll: Vec::new(),
+            on_place: Vec::new(),
+            on_turn_end: Vec::new(),
         }
     }
 }
+
+/// What a card played on a board is aimed at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BoardTarget {
+    /// Nothing (options may still be chosen).
+    #[default]
+    Nothing,
+    /// One column of the player's own board.
+    OwnColumn,
+    /// One die on the player's own board.
+    OwnDie,
+    /// Two different dice on the player's own board.
+    OwnDicePair,
+    /// One die on the facing board.
+    FacingDie,
+}
+
+/// How a card is played on a board (an ability card): its target, options and rules.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BoardPlay {
+    /// What the player aims it at.
+    #[serde(skip_serializing_if = "is_default")]
+    pub target: BoardTarget,
+    /// Labels of options the player picks one of (read as `option`, from 1); empty: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+    /// Playable at a target only while this is non-zero (`cell.*`, `column.*`, `option` name it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Expr>,
+    /// Rules run when it is played, in the target's context.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleId>,
+}
+impl_walk!(BoardPlay { condition, rules });
+
+/// Which board a board modifier works on, seen from the side whose rule runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BoardSide {
+    /// The side's own board.
+    #[default]
+    Own,
+    /// The board facing it.
+    Facing,
+}
+
+/// Operation of a [`BoardModifier`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BoardOp {
+    /// Remove every die of value `value` from the context column of `board`.
+    #[default]
+    DestroyInColumn,
+    /// Move the target die (`cell`) into the first free cell of the own board's column facing it.
+    TakeTarget,
+    /// Swap the two target dice.
+    SwapTargets,
+    /// Set the board variable `var` of `board` to `value`.
+    SetVar,
+    /// Set the column variable `var` of `board`: of the context column, or of every column
+    /// when `all_columns` (then `column.*` names each column in turn).
+    SetColumnVar,
+    /// The side owning `board` wins now.
+    Win,
+    /// The game ends: the highest `score` wins, equal scores draw.
+    EndByScore,
+}
+
+/// A board modifier: changes dice, variables, or ends a board game.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BoardModifier {
+    /// What to do.
+    #[serde(skip_serializing_if = "is_default")]
+    pub op: BoardOp,
+    /// Which board, seen from the side whose rule runs.
+    #[serde(skip_serializing_if = "is_default")]
+    pub board: BoardSide,
+    /// The variable, for `SetVar` and `SetColumnVar`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub var: String,
+    /// The die value or the variable's new value.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub value: Expr,
+    /// `SetColumnVar` sets every column.
+    #[serde(skip_serializing_if = "is_default")]
+    pub all_columns: bool,
+}
+impl_walk!(BoardModifier { value });

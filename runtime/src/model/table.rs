@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::value::{Colour, Expr, is_default};
 use super::walk::{FieldPath, Visitor, VisitorMut, Walk, impl_walk};
-use super::{Id, Kind, Stat};
+use super::{BoardModifier, BoardPlay, Id, Kind, Stat};
 
 /// Id of an [`Aspect`].
 pub type AspectId = Id<Aspect>;
@@ -445,6 +445,9 @@ pub struct Effects {
     /// Rules run afterwards, each with fresh matches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub furthermore: Vec<RuleId>,
+    /// Board changes (boards system).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub board_modifiers: Vec<BoardModifier>,
 }
 impl_walk!(Effects {
     act_modifiers,
@@ -455,6 +458,7 @@ impl_walk!(Effects {
     stat_modifiers,
     rule_modifiers,
     furthermore,
+    board_modifiers,
 });
 
 impl Effects {
@@ -573,6 +577,9 @@ pub struct Card {
     /// Choices offered when the card is in the hand (turns system).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<CardOption>,
+    /// How the card is played on a board (boards system).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board_play: Option<BoardPlay>,
 }
 impl_walk!(Card {
     fragments,
@@ -584,7 +591,8 @@ impl_walk!(Card {
     on_decay_complete,
     on_decay_into,
     properties,
-    options
+    options,
+    board_play
 });
 
 /// A deck of card types.

@@ -1,0 +1,385 @@
+//! Boards through the Session API with the Knucklebones pack (content/knucklebones): placement,
+//! destruction in the facing column, column scoring, the diagonal bonus, Exodia, the four
+//! ability cards, the game's end and winner, random play and the golden playtest.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: scores are exact integers
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use actforge_runtime::engine::policy::{Move, RandomPolicy};
+use actforge_runtime::engine::{Choice, Event, Outcome, Session};
+use actforge_runtime::model::{Id, Project};
+use actforge_runtime::project::load_folder;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn knucklebones() -> Project {
+    load_folder(&workspace().join("content/knucklebones")).unwrap().project
+}
+
+/// A session where player one is to play.
+fn session(seed: u64) -> Session {
+    let mut session = Session::new(knucklebones(), seed).unwrap();
+    run(&mut session, "setup turn player_one");
+    session
+}
+
+fn run(session: &mut Session, script: &str) {
+    if let Err(error) = session.run_script(script) {
+        panic!("{error}\nboards:\n{}", session.board().map(describe).unwrap_or_default());
+    }
+}
+
+fn describe(state: &actforge_runtime::engine::board::BoardState) -> String {
+    actforge_runtime::engine::board::describe_boards(state)
+}
+
+fn query(session: &Session, formula: &str) -> f64 {
+    session.query(formula).unwrap()
+}
+
+#[test]
+fn placement_fills_a_column_from_row_one_and_turns_alternate() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "expect turn player_one
+         setup die 4
+         place player_one 2
+         expect cell player_one 2 1 4
+         expect cell player_one 2 2 empty
+         expect turn player_two
+         setup die 5
+         place die player_two 3
+         expect turn player_one
+         setup die 1
+         place player_one 2
+         expect cell player_one 2 2 1
+         expect board.player_one.filled == 2
+         expect board.player_two.c3r1 == 5",
+    );
+    // A turn not yet rolled: `place` rolls first.
+    let before = s.board().unwrap().game.turn;
+    run(&mut s, "place player_two 1\nexpect turn player_one");
+    assert_eq!(s.board().unwrap().game.turn, before + 1);
+    assert!(query(&s, "board.player_two.c1r1") >= 1.0);
+}
+
+#[test]
+fn placing_destroys_equal_dice_in_the_facing_column_only() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_two 1 1 3
+         setup cell player_two 1 2 5
+         setup cell player_two 1 3 3
+         setup cell player_two 2 1 3
+         setup die 3
+         place player_one 1
+         expect cell player_two 1 1 5
+         expect cell player_two 1 2 empty
+         expect cell player_two 1 3 empty
+         expect cell player_two 2 1 3
+         expect cell player_one 1 1 3",
+    );
+}
+
+#[test]
+fn columns_score_each_value_times_its_count_squared() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_one 1 1 2
+         setup cell player_one 1 2 2
+         setup cell player_one 1 3 2
+         expect board.player_one.col1.score == 18
+         setup cell player_one 2 1 4
+         setup cell player_one 2 2 4
+         setup cell player_one 2 3 1
+         expect board.player_one.col2.score == 17
+         setup cell player_one 3 1 5
+         expect board.player_one.col3.score == 5
+         expect score player_one 40
+         expect board.player_one.col2.count4 == 2
+         expect board.player_one.col2.total == 9
+         expect board.player_one.row1.total == 11
+         expect score player_two 0",
+    );
+}
+
+#[test]
+fn a_diagonal_of_equal_values_adds_twelve_times_the_value() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_one 1 1 3
+         setup cell player_one 2 1 1
+         setup cell player_one 2 2 3
+         setup cell player_one 3 1 1
+         setup cell player_one 3 2 2
+         setup cell player_one 3 3 3
+         expect board.player_one.diag1.equal == 1
+         expect board.player_one.diag2.equal == 0
+         expect f.diagonal_bonus == 36",
+    );
+    // Columns 3 + (1+3) + (1+2+3) = 13, plus the bonus 4·(3+3+3) = 36.
+    run(&mut s, "expect score player_one 49");
+}
+
+#[test]
+fn exodia_wins_at_once() {
+    let mut s = session(1);
+    // An X of fives but for the bottom-right corner, which the die completes.
+    run(
+        &mut s,
+        "setup cell player_one 1 1 5
+         setup cell player_one 1 2 1
+         setup cell player_one 1 3 5
+         setup cell player_one 2 1 2
+         setup cell player_one 2 2 5
+         setup cell player_one 3 1 5
+         setup cell player_one 3 2 4
+         setup die 5
+         place player_one 3
+         expect winner player_one
+         expect refused place player_two 1",
+    );
+    assert!(query(&s, "board.player_one.free") > 0.0, "the game ended before a board filled");
+    assert!(s.choices().is_empty());
+}
+
+#[test]
+fn a_full_board_ends_the_game_and_the_higher_score_wins() {
+    let mut s = session(1);
+    let mut setup = String::new();
+    for (column, row) in [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1), (3, 2)] {
+        writeln!(setup, "setup cell player_one {column} {row} 1").unwrap();
+    }
+    run(&mut s, &setup);
+    // Player one: 9 + 9 + (1·2·2 + 2) + the ones' diagonal 12 = 36; player two: 6·3·3 = 54.
+    run(
+        &mut s,
+        "setup cell player_two 1 1 6
+         setup cell player_two 1 2 6
+         setup cell player_two 1 3 6
+         setup die 2
+         place player_one 3
+         expect score player_one 36
+         expect score player_two 54
+         expect winner player_two",
+    );
+    let ended = s.board().unwrap().game.outcome.clone().unwrap();
+    assert_eq!(ended.winner.unwrap().as_str(), "player_two");
+    assert!(s.apply(&Choice::RollDie { board: Id::new("player_two") }).is_err(), "the game has ended");
+}
+
+#[test]
+fn equal_scores_draw() {
+    let mut s = session(1);
+    // Player one: ones, twos, then 1 1 3: 9 + 18 + 7 = 34, no equal diagonal.
+    // Player two: 4·2·2 + 3·2·2 + 6 = 34.
+    run(
+        &mut s,
+        "setup cell player_one 1 1 1
+         setup cell player_one 1 2 1
+         setup cell player_one 1 3 1
+         setup cell player_one 2 1 2
+         setup cell player_one 2 2 2
+         setup cell player_one 2 3 2
+         setup cell player_one 3 1 1
+         setup cell player_one 3 2 1
+         setup cell player_two 1 1 4
+         setup cell player_two 1 2 4
+         setup cell player_two 2 1 3
+         setup cell player_two 2 2 3
+         setup cell player_two 3 1 6
+         setup die 3
+         place player_one 3
+         expect score player_one 34
+         expect score player_two 34
+         expect winner draw",
+    );
+}
+
+#[test]
+fn destiny_die_fixes_the_parity_of_the_next_roll_only() {
+    for seed in 0..40 {
+        let mut s = session(seed);
+        run(&mut s, "ability destiny_die odd\nexpect board.player_one.var.destiny == 2\nroll");
+        let die = s.board().unwrap().game.die.clone().unwrap();
+        assert_eq!(die.value % 2, 1, "seed {seed}");
+        run(&mut s, "expect board.player_one.var.destiny == 0\nexpect hand player_one thief shield twister");
+        let mut s = session(seed);
+        run(&mut s, "ability destiny_die even\nroll");
+        assert_eq!(s.board().unwrap().game.die.as_ref().unwrap().value % 2, 0, "seed {seed}");
+    }
+}
+
+#[test]
+fn thief_takes_a_die_into_the_facing_column() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_two 2 1 4
+         setup cell player_two 2 2 6
+         ability thief 2,1
+         expect cell player_one 2 1 4
+         expect cell player_two 2 1 6
+         expect cell player_two 2 2 empty
+         expect hand player_one destiny_die shield twister
+         expect refused ability shield 1",
+    );
+    // No free cell in the own column facing it: not possible.
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_two 1 1 4
+         setup cell player_one 1 1 1
+         setup cell player_one 1 2 2
+         setup cell player_one 1 3 3
+         expect refused ability thief 1,1",
+    );
+    let error = s.run_script("ability thief 1,1").unwrap_err();
+    assert!(error.message.contains("possible now:"), "{error}");
+    assert!(error.message.contains("roll"), "{error}");
+}
+
+#[test]
+fn shield_protects_a_column_for_three_opponent_turns() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup turn player_two
+         ability shield 1
+         expect board.player_two.col1.var.shield == 3
+         setup die 2
+         place player_two 1
+         expect refused ability thief 1,1
+         setup die 2
+         place player_one 1
+         expect cell player_two 1 1 2
+         expect board.player_two.col1.var.shield == 2",
+    );
+    // Two more opponent turns and the shield is gone.
+    run(
+        &mut s,
+        "setup die 6
+         place player_two 3
+         setup die 6
+         place player_one 3
+         expect board.player_two.col1.var.shield == 1
+         setup die 5
+         place player_two 2
+         setup die 5
+         place player_one 2
+         expect board.player_two.col1.var.shield == 0
+         setup die 3
+         place player_two 3
+         setup die 2
+         place player_one 1
+         expect cell player_two 1 1 empty",
+    );
+}
+
+#[test]
+fn twister_swaps_two_own_dice_and_rescores() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_one 1 1 2
+         setup cell player_one 1 2 5
+         setup cell player_one 2 1 5
+         expect score player_one 12
+         ability twister 1,1 2,1
+         expect cell player_one 1 1 5
+         expect cell player_one 2 1 2
+         expect score player_one 22",
+    );
+}
+
+#[test]
+fn impossible_inputs_say_why_and_what_is_possible() {
+    let mut s = session(1);
+    let error = s.run_script("place player_two 1").unwrap_err();
+    assert!(error.message.contains("not that board's turn"), "{error}");
+    assert!(error.message.contains("possible now: roll, ability destiny_die even"), "{error}");
+    run(&mut s, "setup die 3");
+    let error = s.run_script("ability shield 1").unwrap_err();
+    assert!(error.message.contains("before rolling"), "{error}");
+    assert!(error.message.contains("place player_one 1"), "{error}");
+}
+
+#[test]
+fn choices_list_rolls_cards_and_columns() {
+    let s = session(1);
+    let choices = s.choices();
+    assert!(matches!(choices[0], Choice::RollDie { .. }), "{choices:?}");
+    // Destiny twice (even, odd), shield on each of three columns; nothing to steal or swap yet.
+    assert_eq!(choices.len(), 1 + 2 + 3, "{choices:?}");
+    let mut s = session(1);
+    run(&mut s, "roll");
+    assert_eq!(s.choices().len(), 3);
+}
+
+#[test]
+fn random_games_end_and_replay_to_the_same_state() {
+    let play = |seed: u64| {
+        let mut session = Session::new(knucklebones(), seed).unwrap();
+        let mut policy = RandomPolicy::new(seed);
+        let mut events = 0;
+        for _ in 0..400 {
+            match policy.step(&mut session) {
+                Move::Stuck => break,
+                Move::Chose(_, happened) | Move::Waited(_, happened) => events += happened.len(),
+            }
+        }
+        (session.state_hash(), events, session)
+    };
+    let mut winners = [0; 3];
+    for seed in 0..300 {
+        let (hash, events, session) = play(seed);
+        let outcome =
+            session.board().unwrap().game.outcome.clone().unwrap_or_else(|| panic!("seed {seed} did not end"));
+        winners[match outcome.winner.as_ref().map(Id::as_str) {
+            Some("player_one") => 0,
+            Some(_) => 1,
+            None => 2,
+        }] += 1;
+        let (again, again_events, _) = play(seed);
+        assert_eq!((hash, events), (again, again_events), "seed {seed}");
+        assert!(session.state().outcome.is_some());
+    }
+    assert!(winners[0] > 50 && winners[1] > 50, "{winners:?}");
+}
+
+#[test]
+fn the_knucklebones_playtest_passes() {
+    let script = std::fs::read_to_string(workspace().join("tests/playtests/knucklebones.play")).unwrap();
+    let mut hashes = Vec::new();
+    for _ in 0..2 {
+        let mut session = Session::new(knucklebones(), 7).unwrap();
+        let report = session
+            .run_script(&script)
+            .unwrap_or_else(|error| panic!("{error}\nboards:\n{}", session.board().map(describe).unwrap_or_default()));
+        assert_eq!(report.expectations, 23, "{report:?}");
+        assert_eq!(query(&session, "board.player_one.score"), 25.0);
+        assert_eq!(session.state().outcome, Some(Outcome::Ended("player_two wins".to_owned())));
+        assert!(report.events.iter().any(|event| matches!(event.event, Event::BoardGameEnded { .. })));
+        hashes.push(session.state_hash());
+    }
+    assert_eq!(hashes[0], hashes[1]);
+}
+
+#[test]
+fn the_pack_is_canonical_and_validates_without_warnings() {
+    let root = workspace().join("content/knucklebones");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    }
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
+    assert!(found.is_empty(), "{found:?}");
+}
