@@ -11,6 +11,7 @@ mod rules;
 pub mod script;
 mod state;
 mod table;
+pub mod tactics;
 pub mod text;
 
 use std::hash::{Hash, Hasher};
@@ -26,7 +27,8 @@ pub use state::{
     RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
-use crate::model::{ActId, CardId, Project, TokenId};
+use crate::model::{ActId, CardId, Id, Project, Skill, TokenId};
+pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 use table::Engine;
 
 /// Something the player can do.
@@ -67,6 +69,35 @@ pub enum Choice {
     Flip {
         /// The card.
         card: CardKey,
+    },
+    /// Tactics: the active unit walks to a reachable standing spot.
+    MoveUnit {
+        /// The unit's key (its id; `ID#N` for the N-th of that unit).
+        unit: String,
+        /// Cell x.
+        x: u16,
+        /// Cell y.
+        y: u16,
+        /// Standing level.
+        z: u16,
+    },
+    /// Tactics: the active unit uses an action skill aimed at a standing spot.
+    UseSkill {
+        /// The unit's key.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
+        /// Cell x.
+        x: u16,
+        /// Cell y.
+        y: u16,
+        /// Standing level.
+        z: u16,
+    },
+    /// Tactics: the active unit ends its turn.
+    WaitUnit {
+        /// The unit's key.
+        unit: String,
     },
 }
 
@@ -146,6 +177,89 @@ pub enum Event {
     },
     /// The content asked for something impossible; play goes on.
     Warning(String),
+    /// Tactics: a unit's turn started.
+    UnitTurnStarted {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: a unit's turn ended.
+    UnitTurnEnded {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: a unit walked.
+    UnitMoved {
+        /// The unit.
+        unit: String,
+        /// Where from (x, y, level).
+        from: [u16; 3],
+        /// Where to.
+        to: [u16; 3],
+        /// Cells walked.
+        steps: u32,
+    },
+    /// Tactics: a unit used a skill.
+    UnitUsedSkill {
+        /// The unit.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
+        /// The spot aimed at (x, y, level).
+        at: [u16; 3],
+    },
+    /// Tactics: a skill reached a unit with a hit type.
+    UnitHit {
+        /// The unit hit.
+        unit: String,
+        /// Who used the skill.
+        by: String,
+        /// The hit type's label.
+        hit: String,
+    },
+    /// Tactics: a unit lost hp (values rounded).
+    UnitDamaged {
+        /// The unit.
+        unit: String,
+        /// How much.
+        amount: i64,
+        /// Its hp now.
+        hp: i64,
+    },
+    /// Tactics: another stat of a unit changed (or hp rose), rounded.
+    UnitStatChanged {
+        /// The unit.
+        unit: String,
+        /// The stat.
+        stat: String,
+        /// Its stored value now.
+        value: i64,
+    },
+    /// Tactics: a status effect began (or started over).
+    UnitStatusAdded {
+        /// The unit.
+        unit: String,
+        /// The status.
+        status: String,
+        /// Its duration in scheduler ticks.
+        ticks: u64,
+    },
+    /// Tactics: a status effect ran out.
+    UnitStatusExpired {
+        /// The unit.
+        unit: String,
+        /// The status.
+        status: String,
+    },
+    /// Tactics: a unit's hp fell to 0: it leaves the battle.
+    UnitDefeated {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: the battle ended; this team won (empty: nobody stands).
+    UnitTeamWon {
+        /// The team.
+        team: String,
+    },
 }
 
 /// Why a choice was refused.
@@ -195,6 +309,8 @@ pub struct Session {
     state: TableState,
     rng: Pcg64Mcg,
     counters: Counters,
+    /// The battle, when the project sets one up.
+    tactics: Option<TacticsState>,
 }
 
 impl Session {
@@ -210,6 +326,7 @@ impl Session {
             state: TableState::default(),
             rng: Pcg64Mcg::seed_from_u64(seed),
             counters: Counters::default(),
+            tactics: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -229,6 +346,7 @@ impl Session {
         engine.end_step();
         let evaluations = engine.evaluations;
         session.counters.add(0, &events, evaluations);
+        session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
         session
     }
 
@@ -251,13 +369,16 @@ impl Session {
     pub fn state_hash(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();
         self.state.hash(&mut hasher);
+        self.tactics.hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        self.choices_where(Movable::All, |_| true)
+        let mut choices = self.choices_where(Movable::All, |_| true);
+        choices.extend(self.tactics_choices());
+        choices
     }
 
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
@@ -358,6 +479,9 @@ impl Session {
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
     pub fn apply(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        if let Some(result) = self.apply_tactics(choice) {
+            return result;
+        }
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
@@ -382,6 +506,7 @@ impl Session {
             }
             Choice::Close { token } => engine.close_window(token),
             Choice::Flip { card } => engine.flip(card),
+            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;
@@ -392,7 +517,7 @@ impl Session {
     /// Lets `ticks` of game time pass, processing every timer and decay that expires.
     pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
         let content = Arc::clone(&self.content);
-        let mut events = Vec::new();
+        let mut events = self.tactics.as_mut().map(|battle| battle.advance(ticks)).unwrap_or_default();
         let target = self.state.tick.saturating_add(ticks);
         let mut counted = 0;
         while self.state.outcome.is_none() {
