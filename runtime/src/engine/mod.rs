@@ -517,7 +517,8 @@ impl Session {
     /// Lets `ticks` of game time pass, processing every timer and decay that expires.
     pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
         let content = Arc::clone(&self.content);
-        let mut events = self.tactics.as_mut().map(|battle| battle.advance(ticks)).unwrap_or_default();
+        let mut events =
+            self.tactics.as_mut().map(|battle| battle.advance(&content, &mut self.rng, ticks)).unwrap_or_default();
         let target = self.state.tick.saturating_add(ticks);
         let mut counted = 0;
         while self.state.outcome.is_none() {

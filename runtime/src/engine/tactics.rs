@@ -503,7 +503,7 @@ impl TacticsState {
             setup.contested = contested;
         }
         state.check_end(content, rng, &mut events);
-        state.schedule(MAX_IDLE_TICKS, &mut events);
+        state.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
         Some((state, events))
     }
 
@@ -955,7 +955,7 @@ impl TacticsState {
             _ => return Err("not a tactics choice".to_owned()),
         }
         self.check_end(content, rng, &mut events);
-        self.schedule(MAX_IDLE_TICKS, &mut events);
+        self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
         Ok(events)
     }
 
@@ -1142,8 +1142,9 @@ impl TacticsState {
         }
     }
 
-    /// Runs the scheduler until a turn starts, the battle ends or `limit` ticks pass.
-    fn schedule(&mut self, limit: u64, events: &mut Vec<Event>) {
+    /// Runs the scheduler until a turn starts, the battle ends or `limit` ticks pass; the win
+    /// conditions are tried after every tick (they may read `battle.tick`).
+    fn schedule(&mut self, content: &Content, rng: &mut Pcg64Mcg, limit: u64, events: &mut Vec<Event>) {
         let setup = Arc::clone(&self.setup);
         for _ in 0..=limit {
             if self.active.is_some() || self.winner.is_some() {
@@ -1164,6 +1165,7 @@ impl TacticsState {
                 return;
             }
             self.tick_once(events);
+            self.check_end(content, rng, events);
         }
         if self.active.is_none() && self.winner.is_none() && limit == MAX_IDLE_TICKS {
             events.push(Event::Warning(format!("no unit reached its maxCT in {MAX_IDLE_TICKS} ticks")));
@@ -1206,10 +1208,10 @@ impl TacticsState {
     }
 
     /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn.
-    pub(super) fn advance(&mut self, ticks: u64) -> Vec<Event> {
+    pub(super) fn advance(&mut self, content: &Content, rng: &mut Pcg64Mcg, ticks: u64) -> Vec<Event> {
         let mut events = Vec::new();
         if ticks > 0 {
-            self.schedule(ticks - 1, &mut events);
+            self.schedule(content, rng, ticks - 1, &mut events);
         }
         events
     }
