@@ -116,7 +116,11 @@ fn field() -> Project {
             status_effects: vec![StatusEffect {
                 name: "slowed".to_owned(),
                 duration_ticks: Expr::new("5"),
-                stat_effects: vec![StatEffect { stat: "speed".to_owned(), value: Expr::new("-3"), ..StatEffect::default() }],
+                stat_effects: vec![StatEffect {
+                    stat: "speed".to_owned(),
+                    value: Expr::new("-3"),
+                    ..StatEffect::default()
+                }],
             }],
         }],
         ..Skill::default()
@@ -182,10 +186,7 @@ fn move_choices_are_the_reachable_spots_and_moving_costs_ct() {
     let battle = session.tactics().unwrap();
     assert_eq!(battle.stat("a", "ct"), Some(70.0), "moveCT 30");
     assert_eq!(battle.unit("a").unwrap().facing, 90.0, "faces along its last step");
-    assert!(
-        !session.choices().iter().any(|choice| matches!(choice, Choice::MoveUnit { .. })),
-        "one move a turn"
-    );
+    assert!(!session.choices().iter().any(|choice| matches!(choice, Choice::MoveUnit { .. })), "one move a turn");
 }
 
 #[test]
@@ -215,7 +216,9 @@ fn a_status_lasts_its_duration_and_changes_stats_while_it_lasts() {
     for _ in 0..4 {
         let unit = turn(&session).unwrap();
         let events = session.apply(&Choice::WaitUnit { unit }).unwrap();
-        if expired_at.is_none() && events.contains(&Event::UnitStatusExpired { unit: "b".to_owned(), status: "slowed".to_owned() }) {
+        if expired_at.is_none()
+            && events.contains(&Event::UnitStatusExpired { unit: "b".to_owned(), status: "slowed".to_owned() })
+        {
             expired_at = Some(session.tactics().unwrap().tick);
         }
     }

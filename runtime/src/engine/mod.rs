@@ -28,8 +28,8 @@ pub use state::{
 };
 
 use crate::model::{ActId, CardId, Id, Project, Skill, TokenId};
-pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 use table::Engine;
+pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
 /// Something the player can do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -170,7 +170,9 @@ impl Engine<'_> {
         let compiled = set.compile(text, &ProjectNames::new(&content.project))?;
         let accessors: Vec<Accessor> = set
             .lookups()
-            .map(|lookup| other(lookup).map_or_else(|| super::content::accessor(lookup, &content.project), Accessor::Constant))
+            .map(|lookup| {
+                other(lookup).map_or_else(|| super::content::accessor(lookup, &content.project), Accessor::Constant)
+            })
             .collect();
         let ctx = Ctx::new(self, Holder::Root, 0);
         Ok(self.eval_in(&set, &compiled, &accessors, &ctx))

@@ -774,7 +774,14 @@ impl TacticsState {
     }
 
     /// Cylinder, sphere, line, line-move and cone shapes with their intervening space.
-    fn shaped(&self, region: &Region, numbers: &RegionNumbers, actor: Option<&str>, center: Spot, facing: f64) -> BTreeSet<Spot> {
+    fn shaped(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        actor: Option<&str>,
+        center: Spot,
+        facing: f64,
+    ) -> BTreeSet<Spot> {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
         let line_like = matches!(region.shape, RegionShape::Line | RegionShape::LineMove);
@@ -918,7 +925,12 @@ impl TacticsState {
     }
 
     /// Applies a tactics choice; refused (nothing changes) unless it is possible now.
-    pub(super) fn apply(&mut self, content: &Content, rng: &mut Pcg64Mcg, choice: &Choice) -> Result<Vec<Event>, String> {
+    pub(super) fn apply(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        choice: &Choice,
+    ) -> Result<Vec<Event>, String> {
         if self.winner.is_some() {
             return Err("the battle has ended".to_owned());
         }
@@ -959,10 +971,19 @@ impl TacticsState {
         Ok(events)
     }
 
-    fn move_unit(&mut self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot, events: &mut Vec<Event>) {
+    fn move_unit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        at: usize,
+        to: Spot,
+        events: &mut Vec<Event>,
+    ) {
         let path = self.move_path(content, rng, key, at, to);
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
-        let length: u32 = path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
+        let length: u32 =
+            path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
         let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
         if let Some(unit) = self.units.get_mut(key) {
@@ -1014,8 +1035,7 @@ impl TacticsState {
         });
         let ctx = Ctx { actor: Some(key), skill: Some(skill), point: Some(at), ..Ctx::default() };
         let affected = self.region_spots(content, rng, ctx, &skill.effect_region, at, actor_facing);
-        let targets: Vec<String> =
-            affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        let targets: Vec<String> = affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
         for target in &targets {
             if self.units.get(target).is_none_or(|unit| unit.defeated) {
                 continue;
@@ -1041,7 +1061,9 @@ impl TacticsState {
                 let effects: Vec<(String, StatOp, f64)> = status
                     .stat_effects
                     .iter()
-                    .map(|effect| (effect.stat.clone(), effect.op, eval_expr(content, self, ctx, rng, &effect.value, 0)))
+                    .map(|effect| {
+                        (effect.stat.clone(), effect.op, eval_expr(content, self, ctx, rng, &effect.value, 0))
+                    })
                     .collect();
                 let remaining = if ticks.is_finite() && ticks >= 1.0 { ticks as u64 } else { 0 };
                 if remaining == 0 {
@@ -1052,7 +1074,11 @@ impl TacticsState {
                     unit.statuses.retain(|old| old.name != status.name);
                     unit.statuses.push(ActiveStatus { name: status.name.clone(), remaining, effects });
                 }
-                events.push(Event::UnitStatusAdded { unit: target.clone(), status: status.name.clone(), ticks: remaining });
+                events.push(Event::UnitStatusAdded {
+                    unit: target.clone(),
+                    status: status.name.clone(),
+                    ticks: remaining,
+                });
             }
         }
         let cost = self.setting(key, ACT_CT);
@@ -1118,8 +1144,12 @@ impl TacticsState {
         if self.winner.is_some() {
             return;
         }
-        let conditions =
-            content.project.tile_maps.get(self.setup.map.as_str()).map(|map| map.win_conditions.as_slice()).unwrap_or_default();
+        let conditions = content
+            .project
+            .tile_maps
+            .get(self.setup.map.as_str())
+            .map(|map| map.win_conditions.as_slice())
+            .unwrap_or_default();
         let mut winner = None;
         for condition in conditions {
             let value = eval_expr(content, self, Ctx::default(), rng, &condition.when, 0);
@@ -1272,7 +1302,9 @@ fn shown(value: f64) -> String {
 
 impl Session {
     fn battle(&self) -> Result<&TacticsState, String> {
-        self.tactics.as_ref().ok_or_else(|| "this project sets up no battle (entry.tile_map with placements)".to_owned())
+        self.tactics
+            .as_ref()
+            .ok_or_else(|| "this project sets up no battle (entry.tile_map with placements)".to_owned())
     }
 
     fn unit_arg<'s>(battle: &'s TacticsState, name: Option<&str>) -> Result<&'s str, String> {
@@ -1308,7 +1340,11 @@ impl Session {
             return Ok(make(z));
         }
         let possible = self.tactics_choices();
-        let found = standing_spots(battle.grid(), x, y).into_iter().rev().map(|spot| make(spot.level)).find(|choice| possible.contains(choice));
+        let found = standing_spots(battle.grid(), x, y)
+            .into_iter()
+            .rev()
+            .map(|spot| make(spot.level))
+            .find(|choice| possible.contains(choice));
         Ok(found.unwrap_or_else(|| make(battle.top_spot(x, y).map_or(0, |spot| spot.level))))
     }
 

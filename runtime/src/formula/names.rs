@@ -154,7 +154,10 @@ impl ProjectNames {
                     if self.unit_stats.contains(&stat) || PSEUDO_STATS.contains(&stat.as_str()) {
                         NameCheck::Known
                     } else {
-                        unknown(format!("no unit has the stat `{stat}` (units have: {})", Self::known_list(&self.unit_stats)))
+                        unknown(format!(
+                            "no unit has the stat `{stat}` (units have: {})",
+                            Self::known_list(&self.unit_stats)
+                        ))
                     }
                 }
                 other => other,
