@@ -402,6 +402,31 @@ fn play_json(
         "tokens": tokens,
         "cards": cards,
     });
+    if let Some(battle) = session.tactics()
+        && let Some(object) = json.as_object_mut()
+    {
+        let units: Vec<serde_json::Value> = battle
+            .units()
+            .map(|(key, unit)| {
+                let stats: serde_json::Map<String, serde_json::Value> = unit
+                    .stats
+                    .keys()
+                    .filter_map(|name| Some((name.clone(), json!(battle.stat(key, name).filter(|v| v.is_finite())?))))
+                    .collect();
+                let statuses: Vec<serde_json::Value> =
+                    unit.statuses.iter().map(|s| json!({ "name": s.name, "remaining": s.remaining })).collect();
+                json!({
+                    "key": key, "unit": unit.unit, "team": unit.team, "defeated": unit.defeated,
+                    "at": [unit.spot.cell_x, unit.spot.cell_y, unit.spot.level], "facing": unit.facing,
+                    "stats": stats, "statuses": statuses,
+                })
+            })
+            .collect();
+        object.insert(
+            "battle".to_owned(),
+            json!({ "tick": battle.tick, "turn": battle.active_unit(), "winner": battle.winner(), "units": units }),
+        );
+    }
     if trace && let Some(object) = json.as_object_mut() {
         object.insert("events".to_owned(), json!(report.events));
     }
@@ -426,6 +451,30 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
     }
     if let Some(boards) = session.board() {
         write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards))?;
+    }
+    write_battle(session, out)
+}
+
+/// The battle in words (FORMAT.md §12): the turn, the winner and every unit.
+fn write_battle(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
+    let Some(battle) = session.tactics() else { return Ok(()) };
+    let turn = battle.active_unit().unwrap_or("none");
+    let winner = battle.winner().unwrap_or("none");
+    writeln!(out, "battle on {} at scheduler tick {}: turn {turn}, winner {winner}", battle.map(), battle.tick)?;
+    for (key, unit) in battle.units() {
+        let stat = |name: &str| battle.stat(key, name).map_or_else(|| "-".to_owned(), format_value);
+        let statuses: Vec<String> =
+            unit.statuses.iter().map(|status| format!("{} ({} ticks)", status.name, status.remaining)).collect();
+        let (x, y, z) = (unit.spot.cell_x, unit.spot.cell_y, unit.spot.level);
+        let state = if unit.defeated { " defeated" } else { "" };
+        writeln!(
+            out,
+            "  unit {key} ({}) at {x} {y} {z}{state}: hp {}, ct {} [{}]",
+            unit.team,
+            stat("hp"),
+            stat("ct"),
+            statuses.join(", ")
+        )?;
     }
     Ok(())
 }

@@ -664,6 +664,22 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
             checks.error(root.clone().field("props").index(at), format!("({}, {}) is outside the map", prop.x, prop.y));
         }
     }
+    check_win_conditions(map, checks);
+}
+
+fn check_win_conditions(map: &TileMap, checks: &mut Checks<'_>) {
+    let root = FieldPath::root();
+    for (at, condition) in map.win_conditions.iter().enumerate() {
+        let path = root.clone().field("win_conditions").index(at).field("team");
+        if condition.team.is_empty() {
+            checks.error(path, "name the team that wins");
+        } else if !map.placements.iter().any(|placement| placement.team == condition.team)
+            && !map.placements.is_empty()
+            && map.placements.iter().all(|placement| !placement.team.is_empty())
+        {
+            checks.warning(path, format!("no placement on this map is on team `{}`", condition.team));
+        }
+    }
 }
 
 impl ValueChecks for NodeMap {

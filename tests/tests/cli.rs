@@ -420,3 +420,37 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     let (outcome, out, err) = actforge(&["check", path(&pack)]);
     assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
 }
+
+#[test]
+fn play_runs_the_skirmish_battle_with_unit_queries() {
+    let skirmish = content("srpg-skirmish");
+    let (outcome, out, err) = actforge(&["check", path(&skirmish)]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    let (outcome, out, err) = actforge(&["fmt", path(&skirmish), "--check"]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    let script = actforge_tests::repo_root().join("tests/playtests/srpg_skirmish.play");
+    let (outcome, out, err) = actforge(&[
+        "play",
+        path(&skirmish),
+        "--script",
+        path(&script),
+        "--query",
+        "unit.knight.hp",
+        "--query",
+        "team.blue.alive",
+    ]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert!(out.contains("unit.knight.hp = 24"), "{out}");
+    assert!(out.contains("team.blue.alive = 1"), "{out}");
+    assert!(out.contains("winner blue"), "{out}");
+    assert!(out.contains("unit hexer (red) at 0 2 1 defeated"), "{out}");
+
+    // An impossible move says why and what was possible.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.play");
+    std::fs::write(&bad, "move raider 0 0\n").unwrap();
+    let (outcome, _, err) = actforge(&["play", path(&skirmish), path(&bad)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("bad.play:line 1: that unit cannot move there now; possible now: move raider"), "{err}");
+    assert!(err.contains("wait raider"), "{err}");
+}

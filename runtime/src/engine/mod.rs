@@ -12,6 +12,7 @@ mod rules;
 pub mod script;
 mod state;
 mod table;
+pub mod tactics;
 pub mod text;
 
 use std::hash::{Hash, Hasher};
@@ -27,8 +28,9 @@ pub use state::{
     RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
-use crate::model::{ActId, Board, CardId, Id, Project, TokenId};
+use crate::model::{ActId, Board, CardId, Id, Project, Skill, TokenId};
 use table::Engine;
+pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
 /// Something the player can do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -93,6 +95,35 @@ pub enum Choice {
         target: Option<(u32, u32)>,
         /// The second cell of a pair target.
         second: Option<(u32, u32)>,
+    },
+    /// Tactics: the active unit walks to a reachable standing spot.
+    MoveUnit {
+        /// The unit's key (its id; `ID#N` for the N-th of that unit).
+        unit: String,
+        /// Cell x.
+        x: u16,
+        /// Cell y.
+        y: u16,
+        /// Standing level.
+        z: u16,
+    },
+    /// Tactics: the active unit uses an action skill aimed at a standing spot.
+    UseSkill {
+        /// The unit's key.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
+        /// Cell x.
+        x: u16,
+        /// Cell y.
+        y: u16,
+        /// Standing level.
+        z: u16,
+    },
+    /// Tactics: the active unit ends its turn.
+    WaitUnit {
+        /// The unit's key.
+        unit: String,
     },
 }
 
@@ -248,6 +279,89 @@ pub enum Event {
         /// The outcome in words.
         outcome: String,
     },
+    /// Tactics: a unit's turn started.
+    UnitTurnStarted {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: a unit's turn ended.
+    UnitTurnEnded {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: a unit walked.
+    UnitMoved {
+        /// The unit.
+        unit: String,
+        /// Where from (x, y, level).
+        from: [u16; 3],
+        /// Where to.
+        to: [u16; 3],
+        /// Cells walked.
+        steps: u32,
+    },
+    /// Tactics: a unit used a skill.
+    UnitUsedSkill {
+        /// The unit.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
+        /// The spot aimed at (x, y, level).
+        at: [u16; 3],
+    },
+    /// Tactics: a skill reached a unit with a hit type.
+    UnitHit {
+        /// The unit hit.
+        unit: String,
+        /// Who used the skill.
+        by: String,
+        /// The hit type's label.
+        hit: String,
+    },
+    /// Tactics: a unit lost hp (values rounded).
+    UnitDamaged {
+        /// The unit.
+        unit: String,
+        /// How much.
+        amount: i64,
+        /// Its hp now.
+        hp: i64,
+    },
+    /// Tactics: another stat of a unit changed (or hp rose), rounded.
+    UnitStatChanged {
+        /// The unit.
+        unit: String,
+        /// The stat.
+        stat: String,
+        /// Its stored value now.
+        value: i64,
+    },
+    /// Tactics: a status effect began (or started over).
+    UnitStatusAdded {
+        /// The unit.
+        unit: String,
+        /// The status.
+        status: String,
+        /// Its duration in scheduler ticks.
+        ticks: u64,
+    },
+    /// Tactics: a status effect ran out.
+    UnitStatusExpired {
+        /// The unit.
+        unit: String,
+        /// The status.
+        status: String,
+    },
+    /// Tactics: a unit's hp fell to 0: it leaves the battle.
+    UnitDefeated {
+        /// The unit.
+        unit: String,
+    },
+    /// Tactics: the battle ended; this team won (empty: nobody stands).
+    UnitTeamWon {
+        /// The team.
+        team: String,
+    },
 }
 
 /// Why a choice was refused.
@@ -298,6 +412,8 @@ pub struct Session {
     rng: Pcg64Mcg,
     counters: Counters,
     board: Option<board::BoardState>,
+    /// The battle, when the project sets one up.
+    tactics: Option<TacticsState>,
 }
 
 impl Session {
@@ -314,6 +430,7 @@ impl Session {
             rng: Pcg64Mcg::seed_from_u64(seed),
             counters: Counters::default(),
             board: None,
+            tactics: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -334,6 +451,7 @@ impl Session {
         let evaluations = engine.evaluations;
         session.counters.add(0, &events, evaluations);
         session.board = board::BoardState::start(&content, &mut session.rng);
+        session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
         session
     }
 
@@ -357,6 +475,7 @@ impl Session {
         let mut hasher = rustc_hash::FxHasher::default();
         self.state.hash(&mut hasher);
         self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
+        self.tactics.hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
@@ -365,6 +484,7 @@ impl Session {
     pub fn choices(&self) -> Vec<Choice> {
         let mut choices = self.choices_where(Movable::All, |_| true);
         self.board_choices(&mut choices);
+        choices.extend(self.tactics_choices());
         choices
     }
 
@@ -466,6 +586,9 @@ impl Session {
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
     pub fn apply(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        if let Some(result) = self.apply_tactics(choice) {
+            return result;
+        }
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
@@ -494,6 +617,7 @@ impl Session {
             Choice::Close { token } => engine.close_window(token),
             Choice::Flip { card } => engine.flip(card),
             Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {}
+            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;
@@ -504,7 +628,8 @@ impl Session {
     /// Lets `ticks` of game time pass, processing every timer and decay that expires.
     pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
         let content = Arc::clone(&self.content);
-        let mut events = Vec::new();
+        let mut events =
+            self.tactics.as_mut().map(|battle| battle.advance(&content, &mut self.rng, ticks)).unwrap_or_default();
         let target = self.state.tick.saturating_add(ticks);
         let mut counted = 0;
         while self.state.outcome.is_none() {

@@ -159,12 +159,21 @@ impl Engine<'_> {
 
     /// The value of a formula over the whole table (`LOCATION.card.ID` and friends; `scope`
     /// means the whole world here), for scripts and the preview.
-    pub(super) fn query(&mut self, text: &str) -> Result<f64, FormulaError> {
+    /// `other` answers the names another system (tactics) knows, before the table is asked.
+    pub(super) fn query(
+        &mut self,
+        text: &str,
+        other: &dyn Fn(&crate::formula::Lookup) -> Option<f64>,
+    ) -> Result<f64, FormulaError> {
         let content = self.content;
         let mut set = content.formulas().clone();
         let compiled = set.compile(text, &ProjectNames::new(&content.project))?;
-        let accessors: Vec<Accessor> =
-            set.lookups().map(|lookup| super::content::accessor(lookup, &content.project)).collect();
+        let accessors: Vec<Accessor> = set
+            .lookups()
+            .map(|lookup| {
+                other(lookup).map_or_else(|| super::content::accessor(lookup, &content.project), Accessor::Constant)
+            })
+            .collect();
         let ctx = Ctx::new(self, Holder::Root, 0);
         Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
     }

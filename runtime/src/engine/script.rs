@@ -65,7 +65,9 @@ impl Session {
         let mut rng = self.rng.clone();
         let mut events = Vec::new();
         let mut engine = Engine::new(&self.content, &mut state, &mut rng, &mut events);
-        engine.query(formula).map_err(|error| error.render(formula))
+        let tactics = self.tactics.as_ref();
+        let other = |lookup: &crate::formula::Lookup| tactics.and_then(|battle| battle.lookup_value(lookup));
+        engine.query(formula, &other).map_err(|error| error.render(formula))
     }
 
     /// Runs a playtest script; stops at the first line that fails.
@@ -140,6 +142,8 @@ impl Session {
                 Choice::Flip { card }
             }
             "collect" => Choice::Collect { token: self.token_arg(words.next())? },
+            "move" | "use" => self.tactics_line(command, rest)?,
+            "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -167,8 +171,8 @@ impl Session {
                 Some(result) => return result,
                 None => {
                     return Err(format!(
-                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, expect, \
-                         roll, place, ability, setup)"
+                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
+                         expect, roll, place, ability, setup)"
                     ));
                 }
             },
@@ -195,7 +199,13 @@ impl Session {
             Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
                 self.board_why_not(choice)
             }
+            Choice::MoveUnit { .. } => "that unit cannot move there now",
+            Choice::UseSkill { .. } => "that unit cannot use that skill there now",
+            Choice::WaitUnit { .. } => "it is not that unit's turn",
         };
+        if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
+            return "the battle has ended".to_owned();
+        }
         if self.state.outcome.is_some() {
             return "the game has ended".to_owned();
         }
@@ -227,6 +237,9 @@ impl Session {
             Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
                 self.describe_board_choice(choice)
             }
+            Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
+            Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
+            Choice::WaitUnit { unit } => format!("wait {unit}"),
         }
     }
 
@@ -241,6 +254,7 @@ impl Session {
             }
         };
         match what {
+            "unit" | "turn" | "winner" => self.tactics_expect(what, args),
             "title" | "text" | "end" => {
                 let (token, text) =
                     args.split_once(char::is_whitespace).ok_or("usage: expect title|text|end TOKEN \"…\"")?;

@@ -16,6 +16,7 @@
 //! | `dice.last` | the last die rolled |
 //! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
 //! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
+//! | `unit.ID.STAT`, `team.NAME.alive`, `battle.tick`, `battle.turns` | a placed unit's stat; how many units of a team stand; battle time and turns taken |
 //!
 //! Scoped lookups read characters and skills: `c.`/`t.` stats, `skill.` parameters, and so on.
 
@@ -70,6 +71,7 @@ pub struct ProjectNames {
     column_vars: BTreeSet<String>,
     unit_stats: BTreeSet<String>,
     skill_params: BTreeSet<String>,
+    units: BTreeSet<String>,
 }
 
 impl ProjectNames {
@@ -82,6 +84,7 @@ impl ProjectNames {
             aspects: ids(project.entries(crate::Kind::Aspect)),
             eras: ids(project.entries(crate::Kind::Era)),
             boards: ids(project.entries(crate::Kind::Board)),
+            units: ids(project.entries(crate::Kind::Unit)),
             ..Self::default()
         };
         for card in &project.cards {
@@ -167,6 +170,21 @@ impl ProjectNames {
                     other => other,
                 }
             }
+            ["team", _, "alive"] | ["battle", "tick" | "turns"] => NameCheck::Known,
+            ["unit", id, stat @ ..] => match in_set(&self.units, id, "unit") {
+                NameCheck::Known => {
+                    let stat = stat.join(".");
+                    if self.unit_stats.contains(&stat) || PSEUDO_STATS.contains(&stat.as_str()) {
+                        NameCheck::Known
+                    } else {
+                        unknown(format!(
+                            "no unit has the stat `{stat}` (units have: {})",
+                            Self::known_list(&self.unit_stats)
+                        ))
+                    }
+                }
+                other => other,
+            },
             ["arg", ..] => {
                 if ARG_NAMES.contains(&name) {
                     NameCheck::Known

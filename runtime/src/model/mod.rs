@@ -38,6 +38,7 @@ pub use tactics::{
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,
+    WinCondition,
 };
 pub use value::{Colour, Expr, default_true, is_default, is_true};
 pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};

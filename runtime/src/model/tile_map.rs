@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::value::{Colour, default_true, is_default, is_true};
+use super::value::{Colour, Expr, default_true, is_default, is_true};
 use super::walk::impl_walk;
 use super::{Id, Unit};
 
@@ -317,8 +317,23 @@ pub struct TileMap {
     /// Scenery markers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub props: Vec<Prop>,
+    /// How a battle on this map ends: the first condition that holds names the winner; with
+    /// none, the last team with units standing wins.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub win_conditions: Vec<WinCondition>,
 }
-impl_walk!(TileMap { placements });
+impl_walk!(TileMap { placements, win_conditions });
+
+/// A battle's end: `team` wins as soon as `when` is non-zero (checked after every action).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WinCondition {
+    /// The winning team.
+    pub team: String,
+    /// The condition, a formula over the battle (`team.NAME.alive`, `unit.ID.STAT`, `battle.tick`).
+    pub when: Expr,
+}
+impl_walk!(WinCondition { when });
 
 impl Default for TileMap {
     fn default() -> Self {
@@ -335,6 +350,7 @@ impl Default for TileMap {
             columns: Vec::new(),
             placements: Vec::new(),
             props: Vec::new(),
+            win_conditions: Vec::new(),
         }
     }
 }
