@@ -12,6 +12,7 @@ pub mod script;
 mod state;
 mod table;
 pub mod text;
+pub mod turns;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -26,7 +27,9 @@ pub use state::{
     RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
-use crate::model::{ActId, CardId, Project, TokenId};
+pub use turns::{Message, StatLine, TurnsState};
+
+use crate::model::{ActId, CardId, Id, Project, RuleId, Stat, TokenId};
 use table::Engine;
 
 /// Something the player can do.
@@ -68,6 +71,15 @@ pub enum Choice {
         /// The card.
         card: CardKey,
     },
+    /// Turns system: choose an option of a card in the hand; the turn then ends.
+    PlayOption {
+        /// The card type in the hand (its first copy is played).
+        card: CardId,
+        /// The option's index in the card's `options`.
+        option: usize,
+    },
+    /// Turns system: end the turn without playing a card.
+    EndTurn,
 }
 
 /// Something that happened, in order.
@@ -146,6 +158,51 @@ pub enum Event {
     },
     /// The content asked for something impossible; play goes on.
     Warning(String),
+    /// Turns system: an option was chosen.
+    TurnOptionPlayed {
+        /// The card played.
+        card: CardId,
+        /// The option's label.
+        option: String,
+    },
+    /// Turns system: a rule's requirements held and it ran.
+    TurnRuleRan {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a rule joined the rule collection.
+    TurnRuleAdded {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a rule left the rule collection.
+    TurnRuleRemoved {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a card was drawn into the hand.
+    TurnCardDrawn {
+        /// The card type.
+        card: CardId,
+    },
+    /// Turns system: a new turn began.
+    TurnStarted {
+        /// Its number.
+        turn: u32,
+    },
+    /// Turns system: a content warning; play goes on.
+    TurnWarning(String),
+    /// Turns system: a content error; the game stops (a `GameEnded` follows).
+    TurnError(String),
+    /// A stored stat changed.
+    StatChanged {
+        /// The stat.
+        stat: Id<Stat>,
+        /// Its new value as shown (rounded).
+        value: String,
+    },
+    /// A message to the player (the turn's deferred messages, at its end).
+    MessageShown(Message),
 }
 
 /// Why a choice was refused.
@@ -195,6 +252,8 @@ pub struct Session {
     state: TableState,
     rng: Pcg64Mcg,
     counters: Counters,
+    /// The turns system, when the project has a turn config.
+    turns: Option<TurnsState>,
 }
 
 impl Session {
@@ -210,6 +269,7 @@ impl Session {
             state: TableState::default(),
             rng: Pcg64Mcg::seed_from_u64(seed),
             counters: Counters::default(),
+            turns: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -228,6 +288,7 @@ impl Session {
         engine.create_pending_tokens();
         engine.end_step();
         let evaluations = engine.evaluations;
+        session.turns = TurnsState::start(&content, &mut session.rng, &mut session.state.outcome, &mut events);
         session.counters.add(0, &events, evaluations);
         session
     }
@@ -251,13 +312,16 @@ impl Session {
     pub fn state_hash(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();
         self.state.hash(&mut hasher);
+        self.turns.hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        self.choices_where(Movable::All, |_| true)
+        let mut choices = self.choices_where(Movable::All, |_| true);
+        choices.extend(self.turn_choices());
+        choices
     }
 
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
@@ -361,6 +425,9 @@ impl Session {
         if self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
+        if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
+            return self.apply_turn(choice);
+        }
         let movable = match choice {
             Choice::Slot { card, .. } => Movable::Only(*card),
             _ => Movable::None,
@@ -382,6 +449,7 @@ impl Session {
             }
             Choice::Close { token } => engine.close_window(token),
             Choice::Flip { card } => engine.flip(card),
+            Choice::PlayOption { .. } | Choice::EndTurn => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -52,6 +52,9 @@ impl Session {
 
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`.
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        if let Some(value) = self.turn_query(formula) {
+            return value;
+        }
         let mut state = self.state.clone();
         let mut rng = self.rng.clone();
         let mut events = Vec::new();
@@ -131,6 +134,8 @@ impl Session {
                 Choice::Flip { card }
             }
             "collect" => Choice::Collect { token: self.token_arg(words.next())? },
+            "play" => self.play_choice(rest)?,
+            "end-turn" => Choice::EndTurn,
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -156,7 +161,7 @@ impl Session {
             }
             other => {
                 return Err(format!(
-                    "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, expect)"
+                    "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, play, end-turn, expect)"
                 ));
             }
         };
@@ -179,6 +184,7 @@ impl Session {
             Choice::Slot { .. } => "that slot does not take the card",
             Choice::Close { .. } => "only an idle or ready window with cards in its slots can be closed",
             Choice::Flip { .. } => "that card cannot be turned over now",
+            Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
         };
         if self.state.outcome.is_some() {
             return "the game has ended".to_owned();
@@ -208,6 +214,7 @@ impl Session {
             Choice::Collect { token } => format!("collect {}", token_name(*token)),
             Choice::Close { token } => format!("close {}", token_name(*token)),
             Choice::Flip { card } => format!("flip {}", self.state.card(*card).map_or("?", |card| card.card.as_str())),
+            Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
         }
     }
 
@@ -221,6 +228,9 @@ impl Session {
                 Err(format!("{name} is {actual:?}, expected {expected:?}"))
             }
         };
+        if let Some(result) = self.expect_turn(what, args) {
+            return result;
+        }
         match what {
             "title" | "text" | "end" => {
                 let (token, text) =
