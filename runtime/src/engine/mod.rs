@@ -288,7 +288,8 @@ impl Session {
         engine.create_pending_tokens();
         engine.end_step();
         let evaluations = engine.evaluations;
-        session.turns = TurnsState::start(&content, &mut session.rng, &mut session.state.outcome, &mut events);
+        session.turns = TurnsState::start(&content, &mut session.rng, &mut events);
+        session.end_game_with_turns();
         session.counters.add(0, &events, evaluations);
         session
     }

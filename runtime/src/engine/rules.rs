@@ -71,7 +71,10 @@ impl Env for TableEnv<'_> {
         }
     }
     fn has(&mut self, slot: Slot) -> bool {
-        !matches!(self.accessors.get(slot.0 as usize), Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Missing) | None)
+        !matches!(
+            self.accessors.get(slot.0 as usize),
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Missing) | None
+        )
     }
     fn random_bits(&mut self) -> u64 {
         (self.bits)()

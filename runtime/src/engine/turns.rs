@@ -1,4 +1,4 @@
-//! The turns system (`spec/cardsim.md`, FORMAT.md §7a): a hand of issue cards with options, a
+//! The turns system (`spec/cardsim.md`, FORMAT.md §11): a hand of issue cards with options, a
 //! rule collection run by step each turn (equal steps in a seeded shuffle), stats stored or
 //! computed by formula, deferred messages, warnings that continue and errors that stop, and
 //! "end of history" when hand and deck are both empty.
@@ -82,6 +82,8 @@ pub struct TurnsState {
     pub messages: Vec<Message>,
     /// The warnings reported during the last turn.
     pub warnings: Vec<String>,
+    /// How the turns ended, once they have (it ends the whole game unless the table is in play).
+    pub outcome: Option<Outcome>,
 }
 
 impl Hash for TurnsState {
@@ -98,6 +100,7 @@ impl Hash for TurnsState {
         }
         self.messages.hash(state);
         self.warnings.hash(state);
+        self.outcome.hash(state);
     }
 }
 
@@ -132,6 +135,8 @@ struct TurnsEnv<'a> {
     turn: u32,
     rng: &'a mut Pcg64Mcg,
     depth: usize,
+    /// The table, for counts in queries over a project that plays both systems.
+    table: Option<(&'a super::table::Engine<'a>, &'a super::rules::Ctx)>,
 }
 
 impl TurnsEnv<'_> {
@@ -150,6 +155,7 @@ impl TurnsEnv<'_> {
             turn: self.turn,
             rng: &mut *self.rng,
             depth: self.depth + 1,
+            table: None,
         };
         inner.expr(stat.value.expr())
     }
@@ -172,11 +178,22 @@ impl Env for TurnsEnv<'_> {
             }
             Some(Accessor::Turn) => f64::from(self.turn),
             Some(Accessor::Constant(value)) => *value,
-            Some(Accessor::Count(..) | Accessor::Cards(_) | Accessor::Missing) | None => f64::NAN,
+            Some(Accessor::Count(location, fragment)) => self.table.map_or(f64::NAN, |(engine, ctx)| {
+                let fragment = super::rules::Resolved::Fragment(fragment.clone());
+                engine.count_at(*location, Some(&fragment), ctx) as f64
+            }),
+            Some(Accessor::Cards(location)) => {
+                self.table.map_or(f64::NAN, |(engine, ctx)| engine.count_at(*location, None, ctx) as f64)
+            }
+            Some(Accessor::Missing) | None => f64::NAN,
         }
     }
     fn has(&mut self, slot: Slot) -> bool {
-        matches!(self.accessors.get(slot.0 as usize), Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)))
+        match self.accessors.get(slot.0 as usize) {
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
+            Some(Accessor::Count(..) | Accessor::Cards(_)) => self.table.is_some(),
+            Some(Accessor::Missing) | None => false,
+        }
     }
     fn random_bits(&mut self) -> u64 {
         self.rng.next_u64()
@@ -189,7 +206,6 @@ struct Turns<'a> {
     content: &'a Content,
     state: &'a mut TurnsState,
     rng: &'a mut Pcg64Mcg,
-    outcome: &'a mut Option<Outcome>,
     events: &'a mut Vec<Event>,
     /// Rule-collection changes requested while the collection runs, applied after it.
     deferred: Option<Vec<RuleModifier>>,
@@ -206,6 +222,7 @@ impl Turns<'_> {
             turn: self.state.turn,
             rng: &mut *self.rng,
             depth: 0,
+            table: None,
         }
     }
 
@@ -229,7 +246,7 @@ impl Turns<'_> {
     }
 
     fn ended(&self) -> bool {
-        self.outcome.is_some()
+        self.state.outcome.is_some()
     }
 
     fn warn(&mut self, message: String) {
@@ -238,7 +255,7 @@ impl Turns<'_> {
     }
 
     fn end_game(&mut self, outcome: Outcome) {
-        if self.outcome.is_some() {
+        if self.state.outcome.is_some() {
             return;
         }
         let text = match &outcome {
@@ -248,7 +265,7 @@ impl Turns<'_> {
                 text.clone()
             }
         };
-        *self.outcome = Some(outcome);
+        self.state.outcome = Some(outcome);
         self.events.push(Event::GameEnded { outcome: text });
     }
 
@@ -371,7 +388,9 @@ impl Turns<'_> {
         }
         self.events.push(Event::TurnRuleRan { rule: id.clone() });
         let effects = &rule.effects;
-        if !(effects.act_modifiers.is_empty() && effects.card_modifiers.is_empty() && effects.table_modifiers.is_empty())
+        if !(effects.act_modifiers.is_empty()
+            && effects.card_modifiers.is_empty()
+            && effects.table_modifiers.is_empty())
         {
             self.warn(format!("rule `{id}`: act, card and table modifiers do nothing in the turns system"));
         }
@@ -405,7 +424,9 @@ impl Turns<'_> {
                 PathOp::Warning => self.warn(modifier.text.clone()),
                 PathOp::Error => self.end_game(Outcome::Stopped(modifier.text.clone())),
                 PathOp::EndGame => self.end_game(Outcome::Ended(modifier.text.clone())),
-                other => self.warn(format!("rule `{id}`: the path modifier {other:?} does nothing in the turns system")),
+                other => {
+                    self.warn(format!("rule `{id}`: the path modifier {other:?} does nothing in the turns system"));
+                }
             }
         }
         for further in &effects.furthermore {
@@ -544,7 +565,8 @@ impl Turns<'_> {
         let mut start = 0;
         while start < order.len() {
             let first = order.get(start).map(&step);
-            let len = order.get(start..).map_or(0, |rest| rest.iter().take_while(|rule| Some(step(rule)) == first).count());
+            let len =
+                order.get(start..).map_or(0, |rest| rest.iter().take_while(|rule| Some(step(rule)) == first).count());
             if let Some(run) = order.get_mut(start..start + len) {
                 self.shuffle(run);
             }
@@ -603,12 +625,7 @@ impl TurnsState {
 
     /// Starts the turns system when the project has a turn config: stats at their starting
     /// values (in declaration order), the draw pile, the initial hand drawn up to the limit.
-    pub(super) fn start(
-        content: &Content,
-        rng: &mut Pcg64Mcg,
-        outcome: &mut Option<Outcome>,
-        events: &mut Vec<Event>,
-    ) -> Option<Self> {
+    pub(super) fn start(content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) -> Option<Self> {
         let config = Self::config_of(content)?;
         let mut state = Self {
             config: config.id.clone(),
@@ -620,14 +637,14 @@ impl TurnsState {
             stored: BTreeMap::new(),
             messages: Vec::new(),
             warnings: Vec::new(),
+            outcome: None,
         };
         for rule in &config.rules {
             if !state.rules.contains(rule) {
                 state.rules.push(rule.clone());
             }
         }
-        let mut turns =
-            Turns { content, state: &mut state, rng, outcome, events, deferred: None, messages: Vec::new() };
+        let mut turns = Turns { content, state: &mut state, rng, events, deferred: None, messages: Vec::new() };
         for stat in declaration_order(content) {
             if let StatValue::Stored(expr) = &stat.value {
                 let value = turns.value(expr);
@@ -660,6 +677,7 @@ impl TurnsState {
                     turn: self.turn,
                     rng: &mut rng,
                     depth: 0,
+                    table: None,
                 };
                 let value = env.stat(&stat.id);
                 StatLine {
@@ -709,7 +727,7 @@ impl Session {
     /// `EndTurn`.
     pub(super) fn turn_choices(&self) -> Vec<Choice> {
         let Some(turns) = &self.turns else { return Vec::new() };
-        if self.state.outcome.is_some() {
+        if self.state.outcome.is_some() || turns.outcome.is_some() {
             return Vec::new();
         }
         let mut choices = Vec::new();
@@ -730,6 +748,7 @@ impl Session {
                         turn: turns.turn,
                         rng: &mut rng,
                         depth: 0,
+                        table: None,
                     };
                     let value = env.expr(condition);
                     value != 0.0 && !value.is_nan()
@@ -746,6 +765,9 @@ impl Session {
     /// Plays a turn choice: the option's rules (their collection changes at once), the card
     /// leaves the hand, then the rest of the turn.
     pub(super) fn apply_turn(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        if self.turns.as_ref().is_some_and(|turns| turns.outcome.is_some()) {
+            return Err(ChoiceError::GameEnded);
+        }
         if !self.turn_choices().contains(choice) {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
@@ -760,7 +782,6 @@ impl Session {
             content: &content,
             state,
             rng: &mut self.rng,
-            outcome: &mut self.state.outcome,
             events: &mut events,
             deferred: None,
             messages: Vec::new(),
@@ -778,7 +799,19 @@ impl Session {
         }
         turns.finish_turn(config);
         self.counters.steps += 1;
+        self.end_game_with_turns();
         Ok(events)
+    }
+
+    /// When the turns have ended and nothing is in play at the table, the game has ended.
+    pub(super) fn end_game_with_turns(&mut self) {
+        let table_idle = self.state.windows.is_empty() && self.state.cards.is_empty();
+        if table_idle
+            && self.state.outcome.is_none()
+            && let Some(outcome) = self.turns.as_ref().and_then(|turns| turns.outcome.clone())
+        {
+            self.state.outcome = Some(outcome);
+        }
     }
 
     /// The value of a formula over the turns state (stats, `turn`), for scripts and the CLI.
@@ -792,6 +825,12 @@ impl Session {
         };
         let accessors: Vec<Accessor> =
             set.lookups().map(|lookup| super::content::accessor(lookup, &content.project)).collect();
+        // Counts read a copy of the table, as the table's own queries do.
+        let mut table_state = self.state.clone();
+        let mut table_rng = self.rng.clone();
+        let mut events = Vec::new();
+        let engine = super::table::Engine::new(content, &mut table_state, &mut table_rng, &mut events);
+        let ctx = super::rules::Ctx::new(&engine, super::state::Holder::Root, 0);
         let mut rng = self.rng.clone();
         let mut env = TurnsEnv {
             content,
@@ -800,6 +839,7 @@ impl Session {
             turn: turns.turn,
             rng: &mut rng,
             depth: 0,
+            table: Some((&engine, &ctx)),
         };
         Some(Ok(set.eval(&compiled, &mut env)))
     }
@@ -879,7 +919,8 @@ impl Session {
         }
     }
 
-    /// A script's turn expectations: `stat NAME N`, `turn N`, `message "…"`, `hand CARD…`.
+    /// A script's turn expectations: `stat NAME N`, `turn N`, `message "…"`, `warning "…"`,
+    /// `hand CARD…`.
     pub(super) fn expect_turn(&self, what: &str, args: &str) -> Option<Result<String, String>> {
         let turns = self.turns.as_ref()?;
         let result = match what {
@@ -918,6 +959,14 @@ impl Session {
                             Err(format!("the last turn did not say {want:?} (it said: {})", said.join(", ")))
                         }
                     }
+                }
+            }
+            "warning" => {
+                let text = args.trim();
+                match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                    None => Err("put the expected warning in quotes".to_owned()),
+                    Some(want) if turns.warnings.iter().any(|warning| warning == want) => Ok(String::new()),
+                    Some(want) => Err(format!("the last turn did not warn {want:?} (warnings: {:?})", turns.warnings)),
                 }
             }
             "hand" => {
