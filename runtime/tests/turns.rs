@@ -313,3 +313,16 @@ fn the_issues_sim_golden_playtest_passes() {
     assert!(report.expectations >= 20);
     assert_eq!(session.state().outcome, Some(Outcome::Ended(END_OF_HISTORY.into())));
 }
+
+#[test]
+fn issues_sim_checks_clean_and_is_in_canonical_layout() {
+    let root = workspace().join("content/issues-sim");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let problems = actforge_runtime::validate::validate(&loaded.project, &Default::default(), Some(&root));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(loaded.project.cards.len() >= 10 && loaded.project.stats.len() >= 6);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{relative:?} is not canonical");
+    }
+}
