@@ -402,6 +402,12 @@ fn play_json(
         "tokens": tokens,
         "cards": cards,
     });
+    if let Some(turns) = session.turns()
+        && let Some(object) = json.as_object_mut()
+    {
+        let stats = session.turn_stats(true);
+        object.insert("turns".to_owned(), json!({ "state": turns, "stats": stats }));
+    }
     if trace && let Some(object) = json.as_object_mut() {
         object.insert("events".to_owned(), json!(report.events));
     }
@@ -423,6 +429,12 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
         if !matches!(card.place, Place::InCard(_)) {
             writeln!(out, "  card {} #{}: {}", card.card, key.0, session.describe_place(*key))?;
         }
+    }
+    for line in session.describe_turns() {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(outcome) = &state.outcome {
+        writeln!(out, "outcome: {outcome:?}")?;
     }
     Ok(())
 }
