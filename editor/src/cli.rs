@@ -427,6 +427,12 @@ fn play_json(
             json!({ "tick": battle.tick, "turn": battle.active_unit(), "winner": battle.winner(), "units": units }),
         );
     }
+    if let Some(turns) = session.turns()
+        && let Some(object) = json.as_object_mut()
+    {
+        let stats = session.turn_stats(true);
+        object.insert("turns".to_owned(), json!({ "state": turns, "stats": stats }));
+    }
     if trace && let Some(object) = json.as_object_mut() {
         object.insert("events".to_owned(), json!(report.events));
     }
@@ -448,6 +454,12 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
         if !matches!(card.place, Place::InCard(_)) {
             writeln!(out, "  card {} #{}: {}", card.card, key.0, session.describe_place(*key))?;
         }
+    }
+    for line in session.describe_turns() {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(outcome) = &state.outcome {
+        writeln!(out, "outcome: {outcome:?}")?;
     }
     if let Some(boards) = session.board() {
         write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards))?;

@@ -311,6 +311,15 @@ fn check_effects(checks: &mut Checks<'_>, base: &FieldPath, effects: &Effects) {
             checks.warning(path.field("text"), format!("{:?} should say what happened in `text`", modifier.op));
         }
     }
+    for (at, modifier) in effects.stat_modifiers.iter().enumerate() {
+        let computed = checks.project.stats.get(modifier.stat.as_str()).is_some_and(|stat| !stat.value.is_stored());
+        if computed {
+            checks.error(
+                base.clone().field("stat_modifiers").index(at).field("stat"),
+                format!("the stat `{}` is computed by its formula, so it cannot be changed", modifier.stat),
+            );
+        }
+    }
     for (at, modifier) in effects.deck_modifiers.iter().enumerate() {
         let DeckModifier { deck, deck_from, .. } = modifier;
         if deck.is_none() && deck_from.is_none() {

@@ -454,3 +454,43 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
     assert!(err.contains("bad.play:line 1: that unit cannot move there now; possible now: move raider"), "{err}");
     assert!(err.contains("wait raider"), "{err}");
 }
+
+#[test]
+fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
+    let project = content("issues-sim");
+    let (outcome, out, err) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    assert!(err.contains(": 0 errors, 0 warnings;"), "{err}");
+    let script = actforge_tests::repo_root().join("tests/playtests/issues_sim.play");
+    let (outcome, out, err) = actforge(&[
+        "play",
+        path(&project),
+        "--script",
+        path(&script),
+        "--query",
+        "round(treasury)",
+        "--query",
+        "round(stat.tax_rate * 100) + turn",
+    ]);
+    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert!(out.contains("\nround(treasury) = 133\n"), "{out}");
+    assert!(out.contains("\nround(stat.tax_rate * 100) + turn = 24\n"), "{out}");
+    assert!(out.contains("  stat treasury \"Treasury\" = 133"), "{out}");
+    assert!(out.contains("  stat pollution \"Pollution\" = 27 (hidden)"), "{out}");
+    assert!(out.contains("outcome: Ended(\"end of history\")"), "{out}");
+    assert!(out.contains("expectation(s) held"), "{out}");
+
+    // An option that is not offered says why and what is.
+    let dir = tempfile::tempdir().unwrap();
+    let illegal = dir.path().join("illegal.play");
+    std::fs::write(&illegal, "play festival hold_a_festival\n").unwrap();
+    let (outcome, _, err) = actforge(&["play", path(&project), "--script", path(&illegal)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(
+        err.contains(
+            "illegal.play:line 1: `festival` is not in the hand; possible now: play budget_crisis raise_taxes,"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("play harbour_plan build_the_harbour, play harbour_plan shelve_it, end-turn"), "{err}");
+}

@@ -22,6 +22,10 @@ pub(super) enum Accessor {
     Cards(Location),
     /// `card.ID.PROPERTY` when the property is a number.
     Constant(f64),
+    /// `ID` or `stat.ID`: a stat (read by the turns system).
+    Stat(crate::model::Id<crate::model::Stat>),
+    /// `turn`: the turn number (read by the turns system).
+    Turn,
     /// A name the table has no value for.
     Missing,
 }
@@ -147,6 +151,8 @@ pub(super) fn accessor(lookup: &Lookup, project: &Project) -> Accessor {
         _ => None,
     };
     match parts.as_slice() {
+        [stat] | ["stat", stat] if project.stats.get(stat).is_some() => Accessor::Stat((*stat).into()),
+        ["turn"] => Accessor::Turn,
         [place, "cards"] => location(place).map_or(Accessor::Missing, Accessor::Cards),
         [place, "card", id] => {
             location(place).map_or(Accessor::Missing, |at| Accessor::Count(at, Fragment::Card((*id).into())))

@@ -14,6 +14,7 @@ mod state;
 mod table;
 pub mod tactics;
 pub mod text;
+pub mod turns;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -28,7 +29,9 @@ pub use state::{
     RUN_PLACE, Status, TableState, TokenKey, Window,
 };
 
-use crate::model::{ActId, Board, CardId, Id, Project, Skill, TokenId};
+pub use turns::{Message, StatLine, TurnsState};
+
+use crate::model::{ActId, Board, CardId, Id, Project, RuleId, Skill, Stat, TokenId};
 use table::Engine;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
@@ -125,6 +128,15 @@ pub enum Choice {
         /// The unit's key.
         unit: String,
     },
+    /// Turns system: choose an option of a card in the hand; the turn then ends.
+    PlayOption {
+        /// The card type in the hand (its first copy is played).
+        card: CardId,
+        /// The option's index in the card's `options`.
+        option: usize,
+    },
+    /// Turns system: end the turn without playing a card.
+    EndTurn,
 }
 
 /// Something that happened, in order.
@@ -362,6 +374,51 @@ pub enum Event {
         /// The team.
         team: String,
     },
+    /// Turns system: an option was chosen.
+    TurnOptionPlayed {
+        /// The card played.
+        card: CardId,
+        /// The option's label.
+        option: String,
+    },
+    /// Turns system: a rule's requirements held and it ran.
+    TurnRuleRan {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a rule joined the rule collection.
+    TurnRuleAdded {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a rule left the rule collection.
+    TurnRuleRemoved {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Turns system: a card was drawn into the hand.
+    TurnCardDrawn {
+        /// The card type.
+        card: CardId,
+    },
+    /// Turns system: a new turn began.
+    TurnStarted {
+        /// Its number.
+        turn: u32,
+    },
+    /// Turns system: a content warning; play goes on.
+    TurnWarning(String),
+    /// Turns system: a content error; the game stops (a `GameEnded` follows).
+    TurnError(String),
+    /// A stored stat changed.
+    StatChanged {
+        /// The stat.
+        stat: Id<Stat>,
+        /// Its new value as shown (rounded).
+        value: String,
+    },
+    /// A message to the player (the turn's deferred messages, at its end).
+    MessageShown(Message),
 }
 
 /// Why a choice was refused.
@@ -414,6 +471,8 @@ pub struct Session {
     board: Option<board::BoardState>,
     /// The battle, when the project sets one up.
     tactics: Option<TacticsState>,
+    /// The turns system, when the project has a turn config.
+    turns: Option<TurnsState>,
 }
 
 impl Session {
@@ -431,6 +490,7 @@ impl Session {
             counters: Counters::default(),
             board: None,
             tactics: None,
+            turns: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -449,6 +509,8 @@ impl Session {
         engine.create_pending_tokens();
         engine.end_step();
         let evaluations = engine.evaluations;
+        session.turns = TurnsState::start(&content, &mut session.rng, &mut events);
+        session.end_game_with_turns();
         session.counters.add(0, &events, evaluations);
         session.board = board::BoardState::start(&content, &mut session.rng);
         session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
@@ -476,6 +538,7 @@ impl Session {
         self.state.hash(&mut hasher);
         self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
         self.tactics.hash(&mut hasher);
+        self.turns.hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
@@ -485,6 +548,7 @@ impl Session {
         let mut choices = self.choices_where(Movable::All, |_| true);
         self.board_choices(&mut choices);
         choices.extend(self.tactics_choices());
+        choices.extend(self.turn_choices());
         choices
     }
 
@@ -595,6 +659,9 @@ impl Session {
         if matches!(choice, Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. }) {
             return self.apply_board(choice);
         }
+        if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
+            return self.apply_turn(choice);
+        }
         let movable = match choice {
             Choice::Slot { card, .. } => Movable::Only(*card),
             _ => Movable::None,
@@ -618,6 +685,7 @@ impl Session {
             Choice::Flip { card } => engine.flip(card),
             Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {}
             Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } => {}
+            Choice::PlayOption { .. } | Choice::EndTurn => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -66,11 +66,15 @@ impl Env for TableEnv<'_> {
             }
             Some(Accessor::Cards(location)) => self.engine.count_at(*location, None, self.ctx) as f64,
             Some(Accessor::Constant(value)) => *value,
-            Some(Accessor::Missing) | None => f64::NAN,
+            // Stats and the turn belong to the turns system (`turns.rs`); the table has none.
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Missing) | None => f64::NAN,
         }
     }
     fn has(&mut self, slot: Slot) -> bool {
-        !matches!(self.accessors.get(slot.0 as usize), Some(Accessor::Missing) | None)
+        !matches!(
+            self.accessors.get(slot.0 as usize),
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Missing) | None
+        )
     }
     fn random_bits(&mut self) -> u64 {
         (self.bits)()

@@ -53,6 +53,9 @@ impl Session {
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
     /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        if let Some(value) = self.turn_query(formula) {
+            return value;
+        }
         if self.board.is_some() {
             return self.board_query(formula);
         }
@@ -144,6 +147,8 @@ impl Session {
             "collect" => Choice::Collect { token: self.token_arg(words.next())? },
             "move" | "use" => self.tactics_line(command, rest)?,
             "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
+            "play" => self.play_choice(rest)?,
+            "end-turn" => Choice::EndTurn,
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -172,7 +177,7 @@ impl Session {
                 None => {
                     return Err(format!(
                         "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
-                         expect, roll, place, ability, setup)"
+                         play, end-turn, expect, roll, place, ability, setup)"
                     ));
                 }
             },
@@ -202,6 +207,7 @@ impl Session {
             Choice::MoveUnit { .. } => "that unit cannot move there now",
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
             Choice::WaitUnit { .. } => "it is not that unit's turn",
+            Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
         };
         if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
             return "the battle has ended".to_owned();
@@ -240,6 +246,7 @@ impl Session {
             Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
+            Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
         }
     }
 
@@ -253,6 +260,9 @@ impl Session {
                 Err(format!("{name} is {actual:?}, expected {expected:?}"))
             }
         };
+        if let Some(result) = self.expect_turn(what, args) {
+            return result;
+        }
         match what {
             "unit" | "turn" | "winner" => self.tactics_expect(what, args),
             "title" | "text" | "end" => {

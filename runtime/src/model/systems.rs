@@ -49,6 +49,11 @@ impl super::walk::Walk for StatValue {
 }
 
 impl StatValue {
+    /// Whether the stat holds a stored number (else it is computed when read).
+    pub fn is_stored(&self) -> bool {
+        matches!(self, Self::Stored(_))
+    }
+
     /// The formula, whether stored (initial value) or computed.
     pub fn expr(&self) -> &Expr {
         match self {
