@@ -4,4 +4,9 @@
 
 pub mod app;
 pub mod cli;
+pub mod commands;
+pub mod document;
+pub mod inspector;
+pub mod recovery;
 pub mod style;
+pub mod watch;

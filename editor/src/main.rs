@@ -52,7 +52,7 @@ fn open_editor(path: std::path::PathBuf) -> eframe::Result {
         options,
         Box::new(move |creation| {
             ActforgeApp::setup(&creation.egui_ctx);
-            Ok(Box::new(ActforgeApp::new(path)))
+            Ok(Box::new(ActforgeApp::with_storage(path, creation.storage)))
         }),
     )
 }

@@ -1,18 +1,58 @@
-//! egui_kittest UI tests of the project browser: find widgets by label, click, type, check.
+//! egui_kittest UI tests: find widgets by label, click, type, check the document.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
+use std::path::Path;
+
 use actforge_editor::app::{ActforgeApp, Selection, default_project_path};
+use actforge_editor::document::{ItemKey, get_item, where_used};
 use actforge_runtime::Kind;
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-fn harness() -> Harness<'static, ActforgeApp> {
+fn harness_at(path: &Path) -> Harness<'static, ActforgeApp> {
     let mut harness = Harness::builder()
         .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path.to_owned()));
     ActforgeApp::setup(&harness.ctx);
     harness.run_steps(3);
     harness
+}
+
+fn harness() -> Harness<'static, ActforgeApp> {
+    harness_at(&default_project_path())
+}
+
+/// A copy of the lighthouse demo in a temporary folder (tests that save write there).
+fn lighthouse_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&default_project_path(), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn select(harness: &mut Harness<'static, ActforgeApp>, group: &str, entry: &str) {
+    harness.get_by_label_contains(group).click();
+    harness.run_steps(2);
+    harness.get_by_label_contains(entry).click();
+    harness.run_steps(3);
+}
+
+fn label_of(app: &ActforgeApp, kind: Kind, id: &str) -> String {
+    get_item(app.project().unwrap(), kind, id).unwrap().item_label().to_owned()
 }
 
 #[test]
@@ -22,13 +62,12 @@ fn the_browser_lists_every_kind_with_counts_and_selecting_shows_the_file() {
     for label in ["Acts (7)", "Cards (9)", "Tile maps (1)", "Node maps (1)", "Skills (3)"] {
         harness.get_by_label_contains(label);
     }
-    harness.get_by_label_contains("Acts (7)").click();
-    harness.run_steps(2);
-    harness.get_by_label_contains("Tend the Lamp · tend_the_lamp").click();
-    harness.run_steps(2);
+    select(&mut harness, "Acts (7)", "Tend the Lamp · tend_the_lamp");
     assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "tend_the_lamp".to_owned() }));
     harness.get_by_label("Act tend_the_lamp");
     harness.get_by_label_contains("duration_ticks: 100");
+    // The inspector shows the same item as a form.
+    harness.get_by_label("Act · Tend the Lamp");
 }
 
 #[test]
@@ -48,13 +87,9 @@ fn the_filter_narrows_every_kind() {
 #[test]
 fn a_project_that_cannot_open_shows_why_and_keeps_running() {
     let dir = tempfile::tempdir().unwrap();
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().join("missing")));
-    harness.run_steps(2);
+    let mut harness = harness_at(&dir.path().join("missing"));
     harness.get_by_label("The project could not be opened");
-    let reload = format!("{} Reload", egui_phosphor::regular::ARROWS_CLOCKWISE);
-    harness.get_by_role_and_label(egui::accesskit::Role::Button, &reload).click();
+    harness.get_by_role_and_label(Role::Button, "Reload from disk").click();
     harness.run_steps(2);
     harness.get_by_label("The project could not be opened");
 }
@@ -65,11 +100,233 @@ fn clicking_a_diagnostic_selects_its_item() {
     std::fs::write(dir.path().join("project.ron"), "(schema_version: 1, name: \"Broken\")").unwrap();
     std::fs::create_dir_all(dir.path().join("acts")).unwrap();
     std::fs::write(dir.path().join("acts").join("start.ron"), "(id: \"start\", next_acts: [(act: \"gone\")])").unwrap();
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
-    harness.run_steps(2);
+    let mut harness = harness_at(dir.path());
     harness.get_by_label_contains("there is no act `gone`").click();
     harness.run_steps(2);
     assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "start".to_owned() }));
+}
+
+#[test]
+fn editing_a_field_in_the_inspector_changes_the_document_and_undo_restores_it() {
+    let mut harness = harness();
+    select(&mut harness, "Cards (9)", "Ember · ember");
+    harness.get_by_label("Label").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Label").type_text(" glow");
+    harness.run_steps(2);
+    let label = label_of(harness.state(), Kind::Card, "ember");
+    assert!(label.contains("glow"), "{label}");
+    let key = ItemKey::new(Kind::Card, "ember");
+    assert!(harness.state().document().unwrap().is_dirty(&key));
+    assert!(harness.state().title().starts_with('●'));
+    assert_eq!(harness.state().history().undo_len(), 1);
+    // Typing more into the same field is the same gesture: still one step.
+    harness.get_by_label("Label").type_text("s");
+    harness.run_steps(2);
+    assert_eq!(harness.state().history().undo_len(), 1);
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember");
+    assert!(!harness.state().document().unwrap().is_dirty(&key));
+    assert!(!harness.state().title().starts_with('●'));
+
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+    assert!(label_of(harness.state(), Kind::Card, "ember").contains("glows"));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Y);
+    harness.run_steps(2);
+    assert!(label_of(harness.state(), Kind::Card, "ember").contains("glows"));
+}
+
+#[test]
+fn renaming_an_id_rewrites_every_reference_in_one_undo_step() {
+    let mut harness = harness();
+    select(&mut harness, "Aspects (4)", "fuel");
+    let old = ItemKey::new(Kind::Aspect, "fuel");
+    let users = where_used(harness.state().project().unwrap(), &old).len();
+    assert!(users >= 4, "{users}");
+    harness.get_by_label("Id").focus();
+    harness.run_steps(1);
+    for _ in 0.."fuel".len() {
+        harness.key_press(Key::Backspace);
+    }
+    harness.get_by_label("Id").type_text("lamp_fuel");
+    harness.run_steps(1);
+    harness.get_by_role_and_label(Role::Button, "Rename").click();
+    harness.run_steps(3);
+    let new = ItemKey::new(Kind::Aspect, "lamp_fuel");
+    let project = harness.state().project().unwrap();
+    assert!(!project.contains(Kind::Aspect, "fuel"));
+    assert_eq!(where_used(project, &new).len(), users);
+    assert!(where_used(project, &old).is_empty());
+    assert_eq!(harness.state().selection(), Some(&new));
+    assert_eq!(harness.state().history().undo_len(), 1);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    let project = harness.state().project().unwrap();
+    assert!(project.contains(Kind::Aspect, "fuel"));
+    assert_eq!(where_used(project, &old).len(), users);
+    assert!(!harness.state().document().unwrap().has_unsaved_changes());
+}
+
+#[test]
+fn deleting_a_referenced_item_lists_its_users_and_waits_for_confirmation() {
+    let mut harness = harness();
+    select(&mut harness, "Aspects (4)", "fuel");
+    harness.get_by_role_and_label(Role::Button, "Edit").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Delete item").click();
+    // A new window is sized in its first frames: click once it has settled.
+    harness.run_steps(4);
+    harness.get_by_label_contains("is still used by");
+    harness.get_by_label_contains("card `ember`");
+    assert!(harness.state().project().unwrap().contains(Kind::Aspect, "fuel"));
+    harness.get_by_role_and_label(Role::Button, "Keep the item").click();
+    harness.run_steps(4);
+    assert!(harness.state().project().unwrap().contains(Kind::Aspect, "fuel"));
+    assert!(harness.query_by_label_contains("is still used by").is_none());
+}
+
+#[test]
+fn quick_open_finds_an_item_by_label() {
+    let mut harness = harness();
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::P);
+    harness.run_steps(3);
+    harness.get_by_label("Find an item").type_text("lamp oil");
+    harness.run_steps(2);
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    assert_eq!(harness.state().selection(), Some(&ItemKey::new(Kind::Card, "lamp_oil")));
+    assert!(harness.query_by_label("Find an item").is_none());
+}
+
+#[test]
+fn the_command_palette_runs_a_command_by_name() {
+    let mut harness = harness();
+    assert!(harness.state().is_dark());
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::P);
+    harness.run_steps(3);
+    harness.get_by_label("Find a command").type_text("theme");
+    harness.run_steps(2);
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    assert!(!harness.state().is_dark());
+}
+
+#[test]
+fn saved_edits_are_there_after_reopening_and_only_changed_files_are_written() {
+    let dir = lighthouse_copy();
+    let before = std::fs::read_to_string(dir.path().join("cards").join("ash.ron")).unwrap();
+    let mut harness = harness_at(dir.path());
+    select(&mut harness, "Cards (9)", "Ember · ember");
+    harness.get_by_label("Label").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Label").type_text(" glow");
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().document().unwrap().has_unsaved_changes());
+    assert!(harness.state().log().iter().any(|line| line.contains("1 files written")), "{:?}", harness.state().log());
+    assert_eq!(std::fs::read_to_string(dir.path().join("cards").join("ash.ron")).unwrap(), before);
+    let reopened = harness_at(dir.path());
+    assert!(label_of(reopened.state(), Kind::Card, "ember").contains("glow"));
+}
+
+#[test]
+fn unsaved_edits_are_autosaved_and_offered_back_after_a_crash() {
+    let dir = lighthouse_copy();
+    let recovery = tempfile::tempdir().unwrap();
+    let mut harness = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(
+        |ui, app: &mut ActforgeApp| app.ui(ui),
+        ActforgeApp::new(dir.path().to_owned()).with_recovery(recovery.path()),
+    );
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().set_autosave_seconds(0.0);
+    harness.run_steps(3);
+    select(&mut harness, "Cards (9)", "Ember · ember");
+    harness.get_by_label("Label").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Label").type_text(" glow");
+    harness.run_steps(3);
+    assert_eq!(std::fs::read_dir(recovery.path()).unwrap().count(), 1);
+    // The "crash": the app goes away without saving.
+    drop(harness);
+
+    let mut harness = Harness::builder().with_size([1280.0, 800.0]).build_ui_state(
+        |ui, app: &mut ActforgeApp| app.ui(ui),
+        ActforgeApp::new(dir.path().to_owned()).with_recovery(recovery.path()),
+    );
+    ActforgeApp::setup(&harness.ctx);
+    harness.run_steps(3);
+    assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember");
+    harness.get_by_role_and_label(Role::Button, "Recover edits").click();
+    harness.run_steps(3);
+    assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
+    assert!(harness.state().document().unwrap().is_dirty(&ItemKey::new(Kind::Card, "ember")));
+    // Saving removes the recovery file.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(3);
+    assert_eq!(std::fs::read_dir(recovery.path()).unwrap().count(), 0);
+}
+
+/// Runs frames until `done` holds (file events arrive from another thread), at most ~5 s.
+fn run_until(harness: &mut Harness<'static, ActforgeApp>, done: impl Fn(&Harness<'static, ActforgeApp>) -> bool) {
+    for _ in 0..100 {
+        harness.run_steps(1);
+        if done(harness) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the condition never held; log: {:?}", harness.state().log());
+}
+
+fn write_ember(dir: &Path, label: &str) {
+    let file = dir.join("cards").join("ember.ron");
+    let text = std::fs::read_to_string(&file).unwrap().replace("label: \"Ember\"", &format!("label: \"{label}\""));
+    std::fs::write(file, text).unwrap();
+}
+
+#[test]
+fn an_item_changed_on_disk_reloads_as_an_undoable_step() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    write_ember(dir.path(), "Ember from outside");
+    run_until(&mut harness, |h| label_of(h.state(), Kind::Card, "ember") == "Ember from outside");
+    let key = ItemKey::new(Kind::Card, "ember");
+    // The document equals the file: nothing unsaved.
+    assert!(!harness.state().document().unwrap().is_dirty(&key));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember");
+    // Undone, the document differs from the file again.
+    assert!(harness.state().document().unwrap().is_dirty(&key));
+}
+
+#[test]
+fn an_item_changed_on_disk_with_unsaved_edits_raises_a_conflict() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    select(&mut harness, "Cards (9)", "Ember · ember");
+    harness.get_by_label("Label").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Label").type_text(" glow");
+    harness.run_steps(2);
+    write_ember(dir.path(), "Ember from outside");
+    run_until(&mut harness, |h| h.query_by_label("Take theirs").is_some());
+    // A new window is sized in its first frames: click once it has settled.
+    harness.run_steps(3);
+    // Nothing was overwritten: my edit is still there.
+    assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
+    harness.get_by_role_and_label(Role::Button, "Take theirs").click();
+    harness.run_steps(2);
+    assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember from outside");
+    assert!(!harness.state().document().unwrap().is_dirty(&ItemKey::new(Kind::Card, "ember")));
+    // Taking theirs is undoable: my edit comes back.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
 }

@@ -1,0 +1,162 @@
+//! Every action a designer can ask for by name: one enum feeds the menus, the toolbar, the
+//! command palette, the keyboard shortcuts and the tests.
+
+use egui::{Key, KeyboardShortcut, Modifiers};
+use egui_phosphor::regular as icon;
+
+/// An action of the editor, carried out by the app after the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UiCommand {
+    /// Write every changed item to disk.
+    Save,
+    /// Read the project from disk again (undoable while there are no unsaved edits).
+    Reload,
+    /// Undo the last step.
+    Undo,
+    /// Redo the last undone step.
+    Redo,
+    /// Open the command palette.
+    CommandPalette,
+    /// Find an item by id or label.
+    QuickOpen,
+    /// Copy the selected item under a new id.
+    Duplicate,
+    /// Remove the selected item.
+    Delete,
+    /// Switch between the dark and the light theme.
+    ToggleTheme,
+    /// Put every panel back where it starts.
+    ResetLayout,
+}
+
+/// Ctrl (Cmd on macOS) + `key`.
+const fn command(key: Key) -> KeyboardShortcut {
+    KeyboardShortcut::new(Modifiers::COMMAND, key)
+}
+
+/// Ctrl (Cmd on macOS) + Shift + `key`.
+const fn command_shift(key: Key) -> KeyboardShortcut {
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), key)
+}
+
+impl UiCommand {
+    /// Every command, in palette order.
+    pub const ALL: &'static [UiCommand] = &[
+        UiCommand::Save,
+        UiCommand::Reload,
+        UiCommand::Undo,
+        UiCommand::Redo,
+        UiCommand::QuickOpen,
+        UiCommand::CommandPalette,
+        UiCommand::Duplicate,
+        UiCommand::Delete,
+        UiCommand::ToggleTheme,
+        UiCommand::ResetLayout,
+    ];
+
+    /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
+    pub fn label(self) -> &'static str {
+        match self {
+            UiCommand::Save => "Save",
+            UiCommand::Reload => "Reload from disk",
+            UiCommand::Undo => "Undo",
+            UiCommand::Redo => "Redo",
+            UiCommand::CommandPalette => "Command palette…",
+            UiCommand::QuickOpen => "Quick open…",
+            UiCommand::Duplicate => "Duplicate item",
+            UiCommand::Delete => "Delete item",
+            UiCommand::ToggleTheme => "Toggle light theme",
+            UiCommand::ResetLayout => "Reset layout",
+        }
+    }
+
+    /// What the command does, for tooltips.
+    pub fn description(self) -> &'static str {
+        match self {
+            UiCommand::Save => "Write the changed items to disk",
+            UiCommand::Reload => "Read the project from disk again",
+            UiCommand::Undo => "Undo the last change",
+            UiCommand::Redo => "Redo the last undone change",
+            UiCommand::CommandPalette => "Run any command by name",
+            UiCommand::QuickOpen => "Find an item by id or label",
+            UiCommand::Duplicate => "Copy the selected item under a new id",
+            UiCommand::Delete => "Remove the selected item (undoable)",
+            UiCommand::ToggleTheme => "Switch between the dark and the light theme",
+            UiCommand::ResetLayout => "Put every panel back where it starts",
+        }
+    }
+
+    /// The main keyboard shortcut.
+    pub fn shortcut(self) -> Option<KeyboardShortcut> {
+        match self {
+            UiCommand::Save => Some(command(Key::S)),
+            UiCommand::Undo => Some(command(Key::Z)),
+            UiCommand::Redo => Some(command_shift(Key::Z)),
+            UiCommand::CommandPalette => Some(command_shift(Key::P)),
+            UiCommand::QuickOpen => Some(command(Key::P)),
+            UiCommand::Duplicate => Some(command(Key::D)),
+            UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
+        }
+    }
+
+    /// Further shortcuts that do the same (Ctrl+Y for redo).
+    pub fn other_shortcuts(self) -> &'static [KeyboardShortcut] {
+        const REDO: &[KeyboardShortcut] = &[command(Key::Y)];
+        match self {
+            UiCommand::Redo => REDO,
+            _ => &[],
+        }
+    }
+
+    /// The icon (a Phosphor glyph).
+    pub fn icon(self) -> &'static str {
+        match self {
+            UiCommand::Save => icon::FLOPPY_DISK,
+            UiCommand::Reload => icon::ARROWS_CLOCKWISE,
+            UiCommand::Undo => icon::ARROW_COUNTER_CLOCKWISE,
+            UiCommand::Redo => icon::ARROW_CLOCKWISE,
+            UiCommand::CommandPalette => icon::TERMINAL_WINDOW,
+            UiCommand::QuickOpen => icon::MAGNIFYING_GLASS,
+            UiCommand::Duplicate => icon::COPY,
+            UiCommand::Delete => icon::TRASH,
+            UiCommand::ToggleTheme => icon::SUN,
+            UiCommand::ResetLayout => icon::LAYOUT,
+        }
+    }
+
+    /// The shortcut as text for menus and tooltips ("Ctrl+Shift+Z").
+    pub fn shortcut_text(self, ctx: &egui::Context) -> String {
+        self.shortcut().map(|shortcut| ctx.format_shortcut(&shortcut)).unwrap_or_default()
+    }
+
+    /// The commands whose shortcut was pressed this frame (consumed, so text fields do not
+    /// also act on them). Shortcuts with more modifiers are checked first: Ctrl+Shift+Z is
+    /// redo, not undo.
+    pub fn pressed(ctx: &egui::Context) -> Vec<UiCommand> {
+        let mut shortcuts: Vec<(KeyboardShortcut, UiCommand)> = UiCommand::ALL
+            .iter()
+            .flat_map(|&command| {
+                command
+                    .shortcut()
+                    .into_iter()
+                    .chain(command.other_shortcuts().iter().copied())
+                    .map(move |s| (s, command))
+            })
+            .collect();
+        shortcuts.sort_by_key(|(shortcut, _)| std::cmp::Reverse(modifier_count(shortcut.modifiers)));
+        let mut pressed = Vec::new();
+        ctx.input_mut(|input| {
+            for (shortcut, command) in shortcuts {
+                if input.consume_shortcut(&shortcut) && !pressed.contains(&command) {
+                    pressed.push(command);
+                }
+            }
+        });
+        pressed
+    }
+}
+
+/// How many modifier keys a shortcut needs.
+fn modifier_count(modifiers: Modifiers) -> u8 {
+    u8::from(modifiers.alt) + u8::from(modifiers.shift) + u8::from(modifiers.command || modifiers.ctrl)
+}

@@ -1,0 +1,691 @@
+//! The edited project: a [`Document`] changed only through invertible [`Op`]s, and the
+//! [`History`] of those changes (one gesture, one undo step).
+//!
+//! Every op returns its exact inverse when applied, so undo and redo are just "apply the
+//! stored op". Setting a whole item (insert, replace, remove by kind + id) is the basis every
+//! other op's inverse is written in: a rename's inverse is the list of items it touched, as
+//! they were.
+
+use std::any::Any;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+
+use actforge_runtime::model::{
+    FieldPath, Item, Items, KindVisitor, KindVisitorMut, Manifest, Visitor, VisitorMut, Walk, slug_problem, walk_item,
+};
+use actforge_runtime::project::item_text;
+use actforge_runtime::{Kind, Project};
+
+/// One item of a project: its kind and id (not an index, so it survives every edit).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ItemKey {
+    /// Kind of the item.
+    pub kind: Kind,
+    /// Id of the item.
+    pub id: String,
+}
+
+impl ItemKey {
+    /// The key of the item `id` of `kind`.
+    pub fn new(kind: Kind, id: impl Into<String>) -> Self {
+        Self { kind, id: id.into() }
+    }
+}
+
+impl fmt::Display for ItemKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} `{}`", self.kind.label().to_lowercase(), self.id)
+    }
+}
+
+/// An item of any kind, shared (ops and the history keep items without copying them).
+pub trait AnyItem: Any + Send + Sync + fmt::Debug {
+    /// The item's kind.
+    fn kind(&self) -> Kind;
+    /// The item's id.
+    fn item_id(&self) -> &str;
+    /// The display name (may be empty).
+    fn item_label(&self) -> &str;
+    /// The item as `Any`, to get the typed item back.
+    fn as_any(&self) -> &dyn Any;
+    /// Puts a copy into `project`, returning the item it replaced.
+    fn put_into(&self, project: &mut Project) -> Option<SharedItem>;
+    /// Whether `other` is the same item with the same content.
+    fn same_as(&self, other: &dyn AnyItem) -> bool;
+    /// The item in serde's data model as JSON (the inspector's generic form edits this).
+    fn to_json(&self) -> Result<serde_json::Value, String>;
+    /// Visits its references and formulas.
+    fn walk_dyn(&self, visitor: &mut dyn Visitor);
+    /// A copy whose references to `from` (of `kind`) name `to`; `None` when it has none.
+    fn with_reference_renamed(&self, kind: Kind, from: &str, to: &str) -> Option<SharedItem>;
+    /// A copy with another id.
+    fn with_id(&self, id: &str) -> SharedItem;
+    /// The names of every field of the item's struct (serde's list, in declaration order).
+    fn field_names(&self) -> &'static [&'static str];
+    /// The item's file text as saving writes it (or why it cannot be written).
+    fn ron_text(&self) -> String;
+}
+
+/// A shared item of any kind.
+pub type SharedItem = Arc<dyn AnyItem>;
+
+impl<T: Item> AnyItem for T {
+    fn kind(&self) -> Kind {
+        T::KIND
+    }
+    fn item_id(&self) -> &str {
+        self.id().as_str()
+    }
+    fn item_label(&self) -> &str {
+        self.label()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn put_into(&self, project: &mut Project) -> Option<SharedItem> {
+        T::items_mut(project).insert(self.clone()).map(|old| Arc::new(old) as SharedItem)
+    }
+    fn same_as(&self, other: &dyn AnyItem) -> bool {
+        other.as_any().downcast_ref::<T>().is_some_and(|other| other == self)
+    }
+    fn to_json(&self) -> Result<serde_json::Value, String> {
+        serde_json::to_value(self).map_err(|error| error.to_string())
+    }
+    fn walk_dyn(&self, visitor: &mut dyn Visitor) {
+        walk_item(self, visitor);
+    }
+    fn with_reference_renamed(&self, kind: Kind, from: &str, to: &str) -> Option<SharedItem> {
+        if !refers_to(self, kind, from) {
+            return None;
+        }
+        let mut copy = self.clone();
+        copy.walk_mut(&mut FieldPath::root(), &mut RenameReferences { kind, from, to });
+        Some(Arc::new(copy))
+    }
+    fn with_id(&self, id: &str) -> SharedItem {
+        let mut copy = self.clone();
+        copy.id_mut().set(id);
+        Arc::new(copy)
+    }
+    fn field_names(&self) -> &'static [&'static str] {
+        let mut fields = None;
+        // The recorder always ends in an error: it only listens for the field list.
+        let _ = T::deserialize(FieldsRecorder(&mut fields));
+        fields.unwrap_or(&[])
+    }
+    fn ron_text(&self) -> String {
+        item_text(self).unwrap_or_else(|error| error.to_string())
+    }
+}
+
+/// A deserializer that only records the field names serde asks a struct for.
+struct FieldsRecorder<'a>(&'a mut Option<&'static [&'static str]>);
+
+impl<'de> serde::Deserializer<'de> for FieldsRecorder<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("only field names are recorded"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = Some(fields);
+        Err(serde::de::Error::custom("only field names are recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The typed item of `kind` read from RON text (the inspector's text editor).
+pub fn item_from_ron(kind: Kind, text: &str) -> Result<SharedItem, String> {
+    struct Parse<'a> {
+        kind: Kind,
+        text: &'a str,
+        result: Option<Result<SharedItem, String>>,
+    }
+    impl KindVisitor for Parse<'_> {
+        fn visit<T: Item>(&mut self, _items: &Items<T>) {
+            if T::KIND == self.kind {
+                self.result = Some(
+                    ron::from_str::<T>(self.text)
+                        .map(|item| Arc::new(item) as SharedItem)
+                        .map_err(|error| error.to_string()),
+                );
+            }
+        }
+    }
+    let mut parse = Parse { kind, text, result: None };
+    Project::default().visit_kinds(&mut parse);
+    parse.result.unwrap_or_else(|| Err(format!("no kind {kind}")))
+}
+
+/// Whether `item` holds a reference to the item `id` of `kind`.
+fn refers_to(item: &impl Walk, kind: Kind, id: &str) -> bool {
+    let mut found = FindReference { kind, id, paths: Vec::new() };
+    walk_item(item, &mut found);
+    !found.paths.is_empty()
+}
+
+/// Collects the paths of the references to one item.
+struct FindReference<'a> {
+    kind: Kind,
+    id: &'a str,
+    paths: Vec<FieldPath>,
+}
+
+impl Visitor for FindReference<'_> {
+    fn reference(&mut self, path: &FieldPath, target: Kind, slug: &str) {
+        if target == self.kind && slug == self.id {
+            self.paths.push(path.clone());
+        }
+    }
+}
+
+/// Rewrites the references to one item.
+struct RenameReferences<'a> {
+    kind: Kind,
+    from: &'a str,
+    to: &'a str,
+}
+
+impl VisitorMut for RenameReferences<'_> {
+    fn reference(&mut self, _path: &FieldPath, target: Kind, slug: &mut String) {
+        if target == self.kind && slug == self.from {
+            self.to.clone_into(slug);
+        }
+    }
+}
+
+/// The item `id` of `kind` in `project`, shared.
+pub fn get_item(project: &Project, kind: Kind, id: &str) -> Option<SharedItem> {
+    struct Get<'a> {
+        kind: Kind,
+        id: &'a str,
+        found: Option<SharedItem>,
+    }
+    impl KindVisitor for Get<'_> {
+        fn visit<T: Item>(&mut self, items: &Items<T>) {
+            if T::KIND == self.kind
+                && let Some(item) = items.get(self.id)
+            {
+                self.found = Some(Arc::new(item.clone()));
+            }
+        }
+    }
+    let mut get = Get { kind, id, found: None };
+    project.visit_kinds(&mut get);
+    get.found
+}
+
+/// Removes the item `id` of `kind` from `project`, returning it.
+fn remove_item(project: &mut Project, kind: Kind, id: &str) -> Option<SharedItem> {
+    struct Remove<'a> {
+        kind: Kind,
+        id: &'a str,
+        removed: Option<SharedItem>,
+    }
+    impl KindVisitorMut for Remove<'_> {
+        fn visit<T: Item>(&mut self, items: &mut Items<T>) {
+            if T::KIND == self.kind {
+                self.removed = items.remove(self.id).map(|item| Arc::new(item) as SharedItem);
+            }
+        }
+    }
+    let mut remove = Remove { kind, id, removed: None };
+    project.visit_kinds_mut(&mut remove);
+    remove.removed
+}
+
+/// The typed item of `kind` read from its JSON form (the inspector's generic form).
+pub fn item_from_json(kind: Kind, value: serde_json::Value) -> Result<SharedItem, String> {
+    struct Parse {
+        kind: Kind,
+        value: Option<serde_json::Value>,
+        result: Option<Result<SharedItem, String>>,
+    }
+    impl KindVisitor for Parse {
+        fn visit<T: Item>(&mut self, _items: &Items<T>) {
+            if T::KIND == self.kind
+                && let Some(value) = self.value.take()
+            {
+                self.result = Some(
+                    serde_json::from_value::<T>(value)
+                        .map(|item| Arc::new(item) as SharedItem)
+                        .map_err(|error| error.to_string()),
+                );
+            }
+        }
+    }
+    let mut parse = Parse { kind, value: Some(value), result: None };
+    Project::default().visit_kinds(&mut parse);
+    parse.result.unwrap_or_else(|| Err(format!("no kind {kind}")))
+}
+
+/// Every reference to the item `key`: the referring item and the field path, in kind and id order.
+pub fn where_used(project: &Project, key: &ItemKey) -> Vec<(ItemKey, FieldPath)> {
+    struct Uses<'a> {
+        key: &'a ItemKey,
+        found: Vec<(ItemKey, FieldPath)>,
+    }
+    impl KindVisitor for Uses<'_> {
+        fn visit<T: Item>(&mut self, items: &Items<T>) {
+            for item in items {
+                let mut find = FindReference { kind: self.key.kind, id: &self.key.id, paths: Vec::new() };
+                walk_item(item, &mut find);
+                for path in find.paths {
+                    self.found.push((ItemKey::new(T::KIND, item.id().as_str()), path));
+                }
+            }
+        }
+    }
+    let mut uses = Uses { key, found: Vec::new() };
+    project.visit_kinds(&mut uses);
+    uses.found
+}
+
+/// Why an op could not be applied; the document is unchanged then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpError(pub String);
+
+impl fmt::Display for OpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpError {}
+
+/// One change to a project. Applying an op returns the op that undoes it exactly.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// Makes the item `key` be `item` (insert or replace), or removes it when `item` is `None`.
+    SetItem {
+        /// Which item.
+        key: ItemKey,
+        /// Its new content; its id must be `key.id`.
+        item: Option<SharedItem>,
+    },
+    /// Replaces `project.ron`'s manifest.
+    SetManifest(Box<Manifest>),
+    /// Gives the item `key` the id `to` and rewrites every reference to it (items and the
+    /// manifest's entry points) in the same step.
+    Rename {
+        /// The item renamed.
+        key: ItemKey,
+        /// Its new id.
+        to: String,
+    },
+    /// Several ops in order, as one step (all or nothing).
+    Batch(Vec<Op>),
+}
+
+impl Op {
+    /// Sets the item to `item` (insert or replace).
+    pub fn put(item: SharedItem) -> Self {
+        Op::SetItem { key: ItemKey::new(item.kind(), item.item_id()), item: Some(item) }
+    }
+
+    /// Removes the item `key`.
+    pub fn remove(key: ItemKey) -> Self {
+        Op::SetItem { key, item: None }
+    }
+
+    /// Applies the op to `project`, returning its inverse. On error `project` is unchanged.
+    pub fn apply(self, project: &mut Project) -> Result<Op, OpError> {
+        match self {
+            Op::SetItem { key, item } => {
+                let old = match item {
+                    Some(item) => {
+                        if item.kind() != key.kind || item.item_id() != key.id {
+                            return Err(OpError(format!(
+                                "the {} `{}` cannot be stored as the {key}",
+                                item.kind().label().to_lowercase(),
+                                item.item_id()
+                            )));
+                        }
+                        item.put_into(project)
+                    }
+                    None => remove_item(project, key.kind, &key.id),
+                };
+                Ok(Op::SetItem { key, item: old })
+            }
+            Op::SetManifest(manifest) => {
+                Ok(Op::SetManifest(Box::new(std::mem::replace(&mut project.manifest, *manifest))))
+            }
+            Op::Rename { key, to } => rename(project, &key, &to),
+            Op::Batch(ops) => {
+                let mut inverses = Vec::with_capacity(ops.len());
+                for op in ops {
+                    match op.apply(project) {
+                        Ok(inverse) => inverses.push(inverse),
+                        Err(error) => {
+                            // All or nothing: undo what this batch already did.
+                            for inverse in inverses.into_iter().rev() {
+                                // An inverse of an op that just applied applies too.
+                                let _ = inverse.apply(project);
+                            }
+                            return Err(error);
+                        }
+                    }
+                }
+                inverses.reverse();
+                Ok(Op::Batch(inverses))
+            }
+        }
+    }
+
+    /// Calls `f` with every item key this op sets (a rename's touched items are known only
+    /// once applied: its inverse lists them).
+    fn for_each_key(&self, f: &mut impl FnMut(&ItemKey, Option<&SharedItem>)) {
+        match self {
+            Op::SetItem { key, item } => f(key, item.as_ref()),
+            Op::Batch(ops) => {
+                for op in ops {
+                    op.for_each_key(f);
+                }
+            }
+            Op::SetManifest(_) | Op::Rename { .. } => {}
+        }
+    }
+
+    /// Whether the op (after flattening batches) changes the manifest.
+    fn sets_manifest(&self) -> bool {
+        match self {
+            Op::SetManifest(_) => true,
+            Op::Batch(ops) => ops.iter().any(Op::sets_manifest),
+            Op::SetItem { .. } | Op::Rename { .. } => false,
+        }
+    }
+}
+
+/// Renames `key` to `to` and rewrites every reference; the inverse puts back every touched item.
+fn rename(project: &mut Project, key: &ItemKey, to: &str) -> Result<Op, OpError> {
+    if let Some(problem) = slug_problem(to) {
+        return Err(OpError(problem));
+    }
+    if key.id == to {
+        return Ok(Op::Batch(Vec::new()));
+    }
+    if project.contains(key.kind, to) {
+        return Err(OpError(format!("there is already a {} `{to}`", key.kind.label().to_lowercase())));
+    }
+    let Some(item) = get_item(project, key.kind, &key.id) else {
+        return Err(OpError(format!("there is no {key}")));
+    };
+    // The whole change as set-item ops, applied as one batch: its inverse is exact.
+    let mut ops = vec![Op::remove(key.clone()), Op::put(item.with_id(to))];
+    let users: BTreeSet<ItemKey> = where_used(project, key).into_iter().map(|(user, _)| user).collect();
+    for user in users {
+        // The renamed item's own references to itself move with it.
+        let user_id = if user == *key { to.to_owned() } else { user.id.clone() };
+        let current = if user == *key { Some(item.with_id(to)) } else { get_item(project, user.kind, &user.id) };
+        if let Some(renamed) = current.and_then(|current| current.with_reference_renamed(key.kind, &key.id, to)) {
+            ops.push(Op::SetItem { key: ItemKey::new(user.kind, user_id), item: Some(renamed) });
+        }
+    }
+    if refers_to(&project.manifest, key.kind, &key.id) {
+        let mut manifest = project.manifest.clone();
+        manifest.walk_mut(&mut FieldPath::root(), &mut RenameReferences { kind: key.kind, from: &key.id, to });
+        ops.push(Op::SetManifest(Box::new(manifest)));
+    }
+    Op::Batch(ops).apply(project)
+}
+
+/// The project being edited, its revision and what differs from the last save.
+#[derive(Debug)]
+pub struct Document {
+    project: Project,
+    /// Counts applied ops; caches (validation, search) compare it.
+    revision: u64,
+    /// `revision` at the last save or load.
+    saved_revision: u64,
+    /// The saved content of every item changed since the last save (`None`: it did not exist).
+    baseline: BTreeMap<ItemKey, Option<SharedItem>>,
+    /// The saved manifest, once it was changed.
+    baseline_manifest: Option<Manifest>,
+    /// Items whose content differs from the saved one.
+    dirty: BTreeSet<ItemKey>,
+}
+
+impl Document {
+    /// A document over a project just loaded or saved: nothing unsaved.
+    pub fn new(project: Project) -> Self {
+        Self {
+            project,
+            revision: 0,
+            saved_revision: 0,
+            baseline: BTreeMap::new(),
+            baseline_manifest: None,
+            dirty: BTreeSet::new(),
+        }
+    }
+
+    /// The project (read-only: change it with [`Document::apply`]).
+    pub fn project(&self) -> &Project {
+        &self.project
+    }
+
+    /// Counts applied ops.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The revision at the last save.
+    pub fn saved_revision(&self) -> u64 {
+        self.saved_revision
+    }
+
+    /// Applies `op`, returning its inverse; on error nothing changed.
+    pub fn apply(&mut self, op: Op) -> Result<Op, OpError> {
+        let inverse = op.apply(&mut self.project)?;
+        self.revision += 1;
+        // An item may be set more than once in one op (a rename's batch): the inverse's last
+        // setting of it, applied last, holds the content from before the op.
+        let mut before = BTreeMap::new();
+        inverse.for_each_key(&mut |key, old| {
+            before.insert(key.clone(), old.cloned());
+        });
+        let touched: Vec<ItemKey> = before.keys().cloned().collect();
+        for (key, old) in before {
+            // The first time an item changes after a save, its old content is the saved one.
+            self.baseline.entry(key).or_insert(old);
+        }
+        for key in touched {
+            let saved = self.baseline.get(&key).cloned().flatten();
+            let current = get_item(&self.project, key.kind, &key.id);
+            if same_content(saved.as_ref(), current.as_ref()) {
+                self.dirty.remove(&key);
+            } else {
+                self.dirty.insert(key);
+            }
+        }
+        if self.baseline_manifest.is_none() && inverse.sets_manifest() {
+            self.baseline_manifest = saved_manifest(&inverse);
+        }
+        Ok(inverse)
+    }
+
+    /// Whether the item differs from its saved content (or was added or removed).
+    pub fn is_dirty(&self, key: &ItemKey) -> bool {
+        self.dirty.contains(key)
+    }
+
+    /// The items that differ from their saved content.
+    pub fn dirty_items(&self) -> &BTreeSet<ItemKey> {
+        &self.dirty
+    }
+
+    /// Whether the manifest differs from the saved one.
+    pub fn manifest_dirty(&self) -> bool {
+        self.baseline_manifest.as_ref().is_some_and(|saved| *saved != self.project.manifest)
+    }
+
+    /// Whether anything differs from the saved project.
+    pub fn has_unsaved_changes(&self) -> bool {
+        !self.dirty.is_empty() || self.manifest_dirty()
+    }
+
+    /// What the item's file held at the last save or load, as far as the document knows
+    /// (`None`: no file).
+    pub fn saved_content(&self, key: &ItemKey) -> Option<SharedItem> {
+        match self.baseline.get(key) {
+            Some(saved) => saved.clone(),
+            None => get_item(&self.project, key.kind, &key.id),
+        }
+    }
+
+    /// Records that the item's file now holds `saved` (a reload, or a conflict resolved by
+    /// keeping the designer's version: then the item stays unsaved).
+    pub fn set_saved_content(&mut self, key: &ItemKey, saved: Option<SharedItem>) {
+        let current = get_item(&self.project, key.kind, &key.id);
+        if same_content(saved.as_ref(), current.as_ref()) {
+            self.dirty.remove(key);
+        } else {
+            self.dirty.insert(key.clone());
+        }
+        self.baseline.insert(key.clone(), saved);
+    }
+
+    /// Records that the current content is what is on disk.
+    pub fn mark_saved(&mut self) {
+        self.saved_revision = self.revision;
+        self.baseline.clear();
+        self.baseline_manifest = None;
+        self.dirty.clear();
+    }
+
+    /// The window title: the project name, with `●` while there are unsaved changes.
+    pub fn title(&self) -> String {
+        let name = if self.project.manifest.name.is_empty() { "Untitled" } else { &self.project.manifest.name };
+        if self.has_unsaved_changes() { format!("● {name} — Actforge") } else { format!("{name} — Actforge") }
+    }
+}
+
+/// Whether two optional items are the same (both absent counts as the same).
+pub fn same_content(a: Option<&SharedItem>, b: Option<&SharedItem>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.same_as(b.as_ref()),
+        _ => false,
+    }
+}
+
+/// The manifest an inverse op restores last (the one from before the op).
+fn saved_manifest(op: &Op) -> Option<Manifest> {
+    match op {
+        Op::SetManifest(manifest) => Some((**manifest).clone()),
+        Op::Batch(ops) => ops.iter().rev().find_map(saved_manifest),
+        Op::SetItem { .. } | Op::Rename { .. } => None,
+    }
+}
+
+/// One undo step: what undoes it and what it was called.
+#[derive(Clone, Debug)]
+struct Entry {
+    label: String,
+    op: Op,
+}
+
+/// Undo and redo stacks; consecutive edits of one open gesture merge into one step.
+#[derive(Debug, Default)]
+pub struct History {
+    undo: Vec<Entry>,
+    redo: Vec<Entry>,
+    /// The gesture the top undo entry belongs to, while it is still going on.
+    open_gesture: Option<u64>,
+}
+
+impl History {
+    /// An empty history.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies `op` to `document` and records its inverse as the step `label`. Edits with the
+    /// same `gesture` (e.g. one text field being typed into, one drag) merge until
+    /// [`History::end_gesture`].
+    pub fn apply(&mut self, document: &mut Document, op: Op, label: &str, gesture: Option<u64>) -> Result<(), OpError> {
+        let inverse = document.apply(op)?;
+        self.redo.clear();
+        if let (Some(gesture), Some(open)) = (gesture, self.open_gesture)
+            && gesture == open
+            && let Some(top) = self.undo.last_mut()
+        {
+            // Undo the newest edit first, then the earlier ones of the gesture.
+            let earlier = std::mem::replace(&mut top.op, Op::Batch(Vec::new()));
+            top.op = Op::Batch(vec![inverse, earlier]);
+            return Ok(());
+        }
+        self.undo.push(Entry { label: label.to_owned(), op: inverse });
+        self.open_gesture = gesture;
+        Ok(())
+    }
+
+    /// Ends the current gesture: the next edit starts a new undo step.
+    pub fn end_gesture(&mut self) {
+        self.open_gesture = None;
+    }
+
+    /// Undoes the last step; returns its label, or `None` when there is nothing to undo.
+    pub fn undo(&mut self, document: &mut Document) -> Result<Option<String>, OpError> {
+        self.end_gesture();
+        let Some(entry) = self.undo.pop() else { return Ok(None) };
+        match document.apply(entry.op.clone()) {
+            Ok(redo) => {
+                self.redo.push(Entry { label: entry.label.clone(), op: redo });
+                Ok(Some(entry.label))
+            }
+            Err(error) => {
+                self.undo.push(entry);
+                Err(error)
+            }
+        }
+    }
+
+    /// Redoes the last undone step; returns its label, or `None` when there is nothing to redo.
+    pub fn redo(&mut self, document: &mut Document) -> Result<Option<String>, OpError> {
+        self.end_gesture();
+        let Some(entry) = self.redo.pop() else { return Ok(None) };
+        match document.apply(entry.op.clone()) {
+            Ok(undo) => {
+                self.undo.push(Entry { label: entry.label.clone(), op: undo });
+                Ok(Some(entry.label))
+            }
+            Err(error) => {
+                self.redo.push(entry);
+                Err(error)
+            }
+        }
+    }
+
+    /// The label of the step Undo would undo.
+    pub fn undo_label(&self) -> Option<&str> {
+        self.undo.last().map(|entry| entry.label.as_str())
+    }
+
+    /// The label of the step Redo would redo.
+    pub fn redo_label(&self) -> Option<&str> {
+        self.redo.last().map(|entry| entry.label.as_str())
+    }
+
+    /// Number of undo steps.
+    pub fn undo_len(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Forgets every step (another project was opened).
+    pub fn clear(&mut self) {
+        self.undo.clear();
+        self.redo.clear();
+        self.open_gesture = None;
+    }
+}

@@ -1,0 +1,729 @@
+//! The inspector: a form for the selected item of any kind.
+//!
+//! The form is generic over the item's serde representation (JSON values): every field the
+//! file holds gets a widget by its type, with field-specific widgets where the model says
+//! more: formulas (the `Walk` finds them) are monospace with their parse error and value,
+//! references are chips with a searchable picker, `#rrggbbaa` texts get a colour picker,
+//! enumerations a drop-down, lists add/remove/reorder buttons. Fields still at their
+//! default (not written to the file) are listed by name and can be set. The whole item can
+//! also be edited as RON text. Each change becomes one [`Op`] that the app applies after the
+//! frame; the document is never changed while drawing.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use actforge_runtime::formula::{FormulaSet, ProjectNames};
+use actforge_runtime::model::{Expr, FieldPath, PathSegment, Visitor};
+use actforge_runtime::{Kind, Project};
+use egui::{Color32, RichText};
+use serde_json::Value;
+
+use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
+use crate::style::{kind_colour, kind_icon};
+
+/// What the inspector asks the app to do after the frame.
+#[derive(Clone, Debug)]
+pub enum InspectorAction {
+    /// Apply an edit; edits with the same gesture merge into one undo step.
+    Edit {
+        /// The change.
+        op: Op,
+        /// Undo step name.
+        label: String,
+        /// The widget being edited (a text field being typed into, a value being dragged).
+        gesture: Option<u64>,
+    },
+    /// The gesture ended (focus left the field, the drag stopped).
+    EndGesture,
+    /// Select another item.
+    Select(ItemKey),
+    /// Rename the item, rewriting its references.
+    Rename {
+        /// The item.
+        key: ItemKey,
+        /// The new id.
+        to: String,
+    },
+}
+
+/// What a path of the item is, as far as the model's walk knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FieldMeta {
+    Formula,
+    Reference(Kind),
+}
+
+/// Inspector state kept between frames (text being typed that is not yet an edit).
+#[derive(Default)]
+pub struct InspectorState {
+    /// The id being typed in the rename field, for this item.
+    rename: Option<(ItemKey, String)>,
+    /// The RON text being edited, for this item, with its last parse error.
+    ron: Option<(ItemKey, String, Option<String>)>,
+    /// Picker search text.
+    picker_filter: String,
+    /// Enumeration variants by (kind, path) (probed once from serde's error message).
+    variants: BTreeMap<(Kind, String), Option<Vec<String>>>,
+    /// Why the last field could not be set from the form.
+    absent_note: Option<String>,
+    /// Named formulas and names of the project, rebuilt when the revision changes.
+    formulas: Option<(u64, FormulaSet, ProjectNames)>,
+}
+
+/// Everything the inspector reads while drawing.
+pub struct InspectorInput<'a> {
+    /// The project (read-only).
+    pub project: &'a Project,
+    /// The document revision (caches compare it).
+    pub revision: u64,
+    /// The selected item.
+    pub key: &'a ItemKey,
+    /// Whether it has unsaved changes.
+    pub dirty: bool,
+    /// Its diagnostics, as (field path, message).
+    pub problems: Vec<(String, String)>,
+}
+
+/// Draws the inspector for `input.key`, pushing what should change into `actions`.
+pub fn inspector_ui(
+    ui: &mut egui::Ui,
+    input: &InspectorInput<'_>,
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    let key = input.key;
+    let Some(item) = crate::document::get_item(input.project, key.kind, &key.id) else {
+        ui.label(format!("There is no {key} any more."));
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(kind_icon(key.kind)).size(22.0).color(kind_colour(key.kind)));
+        let dirty = if input.dirty { " ●" } else { "" };
+        let name = if item.item_label().is_empty() { key.id.as_str() } else { item.item_label() };
+        ui.heading(format!("{} · {}{dirty}", key.kind.label(), name.replace('\n', " ")));
+    });
+    if input.revision != state.formulas.as_ref().map_or(u64::MAX, |(revision, ..)| *revision) {
+        let names = ProjectNames::new(input.project);
+        let named: Vec<(String, String)> = input
+            .project
+            .formulas
+            .iter()
+            .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
+            .collect();
+        let (set, _) = FormulaSet::build(&named, &names);
+        state.formulas = Some((input.revision, set, names));
+    }
+    rename_ui(ui, key, state, actions);
+    for (path, message) in &input.problems {
+        let at = if path.is_empty() { String::new() } else { format!("{path}: ") };
+        ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), format!("{at}{message}"));
+    }
+    ui.separator();
+    let json = match item.to_json() {
+        Ok(json) => json,
+        Err(error) => {
+            ui.label(format!("This item cannot be shown as a form: {error}"));
+            return;
+        }
+    };
+    let mut meta = MetaCollector::default();
+    item.walk_dyn(&mut meta);
+    let mut form = Form {
+        project: input.project,
+        key,
+        meta: &meta.found,
+        state,
+        changed: None,
+        gesture_ended: false,
+        selected: None,
+    };
+    let mut edited = json.clone();
+    egui::ScrollArea::vertical().id_salt("inspector_scroll").auto_shrink([false, false]).show(ui, |ui| {
+        form.object_ui(ui, &mut Vec::new(), &mut edited, true);
+        absent_fields_ui(ui, &mut form, &item, &mut edited);
+        ui.add_space(8.0);
+        where_used_ui(ui, input.project, key, actions);
+        ui.add_space(8.0);
+        ron_ui(ui, &item, key, &mut *form.state, actions);
+    });
+    if let Some(target) = form.selected.take() {
+        actions.push(InspectorAction::Select(target));
+    }
+    if form.gesture_ended {
+        actions.push(InspectorAction::EndGesture);
+    }
+    if let Some((label, gesture)) = form.changed
+        && edited != json
+    {
+        // Ids stay as they are here: a new id is a rename, which rewrites references.
+        if let Some(object) = edited.as_object_mut() {
+            object.insert("id".to_owned(), Value::String(key.id.clone()));
+        }
+        if let Ok(new_item) = item_from_json(key.kind, edited) {
+            actions.push(InspectorAction::Edit { op: Op::put(new_item), label, gesture });
+        }
+    }
+}
+
+/// The id field: typing keeps a draft; Enter or the button renames with every reference.
+fn rename_ui(ui: &mut egui::Ui, key: &ItemKey, state: &mut InspectorState, actions: &mut Vec<InspectorAction>) {
+    if state.rename.as_ref().is_none_or(|(for_key, _)| for_key != key) {
+        state.rename = Some((key.clone(), key.id.clone()));
+    }
+    let Some((_, draft)) = state.rename.as_mut() else { return };
+    ui.horizontal(|ui| {
+        let label = ui.label("Id");
+        let response = ui.add(egui::TextEdit::singleline(draft).desired_width(200.0).font(egui::TextStyle::Monospace));
+        let response = response.labelled_by(label.id).on_hover_text("The item's id; renaming rewrites every reference");
+        let problem = actforge_runtime::model::slug_problem(draft);
+        let enter = response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
+        let clicked = ui
+            .add_enabled(*draft != key.id && problem.is_none(), egui::Button::new("Rename"))
+            .on_hover_text("Give the item this id and rewrite every reference to it")
+            .clicked();
+        if (enter || clicked) && *draft != key.id && problem.is_none() {
+            actions.push(InspectorAction::Rename { key: key.clone(), to: draft.clone() });
+        }
+        if let Some(problem) = problem.filter(|_| *draft != key.id) {
+            ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), problem);
+        }
+    });
+}
+
+/// Collects what the walk knows about each path.
+#[derive(Default)]
+struct MetaCollector {
+    found: BTreeMap<String, FieldMeta>,
+}
+
+impl Visitor for MetaCollector {
+    fn reference(&mut self, path: &FieldPath, target: Kind, _slug: &str) {
+        self.found.insert(path_key(path), FieldMeta::Reference(target));
+    }
+    fn expr(&mut self, path: &FieldPath, _expr: &Expr) {
+        self.found.insert(path_key(path), FieldMeta::Formula);
+    }
+}
+
+/// A path as `a/0/b` (struct fields and map keys alike, as JSON sees them).
+fn path_key(path: &FieldPath) -> String {
+    let parts: Vec<String> = path
+        .0
+        .iter()
+        .map(|segment| match segment {
+            PathSegment::Field(name) => (*name).to_owned(),
+            PathSegment::Index(at) => at.to_string(),
+            PathSegment::Key(key) => key.clone(),
+        })
+        .collect();
+    parts.join("/")
+}
+
+/// A path for people (`next_acts[2].act`).
+fn path_text(path: &[String]) -> String {
+    let mut text = String::new();
+    for part in path {
+        if part.parse::<usize>().is_ok() {
+            let _ = write!(text, "[{part}]");
+        } else if text.is_empty() {
+            text.push_str(part);
+        } else {
+            let _ = write!(text, ".{part}");
+        }
+    }
+    text
+}
+
+/// The form being drawn for one item.
+struct Form<'a> {
+    project: &'a Project,
+    key: &'a ItemKey,
+    meta: &'a BTreeMap<String, FieldMeta>,
+    state: &'a mut InspectorState,
+    /// The undo label and gesture of the change made this frame.
+    changed: Option<(String, Option<u64>)>,
+    gesture_ended: bool,
+    /// A reference chip clicked: select its target.
+    selected: Option<ItemKey>,
+}
+
+impl Form<'_> {
+    fn gesture(&self, path: &[String]) -> u64 {
+        egui::Id::new(("inspector", &self.key.kind, &self.key.id, path)).value()
+    }
+
+    fn mark(&mut self, path: &[String], response: &egui::Response, continuous: bool) {
+        if response.changed() {
+            let gesture = continuous.then(|| self.gesture(path));
+            self.changed = Some((format!("Edit {}", path_text(path)), gesture));
+        }
+        if response.lost_focus() || response.drag_stopped() {
+            self.gesture_ended = true;
+        }
+    }
+
+    fn object_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, value: &mut Value, top: bool) {
+        let Some(object) = value.as_object_mut() else { return };
+        egui::Grid::new(("inspector_grid", path.clone())).num_columns(2).striped(top).spacing([12.0, 6.0]).show(
+            ui,
+            |ui| {
+                for (name, field) in object.iter_mut() {
+                    if top && name == "id" {
+                        continue;
+                    }
+                    path.push(name.clone());
+                    let label = ui.label(RichText::new(humanise(name)).strong()).on_hover_text(path_text(path));
+                    ui.vertical(|ui| self.value_ui(ui, path, field, label.id));
+                    ui.end_row();
+                    path.pop();
+                }
+            },
+        );
+    }
+
+    fn value_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, value: &mut Value, label: egui::Id) {
+        let meta = self.meta.get(&path.join("/")).copied();
+        match (meta, &mut *value) {
+            (Some(FieldMeta::Reference(kind)), Value::String(slug)) => self.reference_ui(ui, path, kind, slug),
+            // A reference inside an enumeration variant, e.g. `Aspect("light")`.
+            (Some(FieldMeta::Reference(kind)), Value::Object(variant)) if variant.len() == 1 => {
+                if let Some((_, Value::String(slug))) = variant.iter_mut().next() {
+                    self.reference_ui(ui, path, kind, slug);
+                }
+            }
+            (Some(FieldMeta::Formula), _) => self.formula_ui(ui, path, value, label),
+            (_, Value::Bool(flag)) => {
+                let response = ui.checkbox(flag, "").labelled_by(label);
+                self.mark(path, &response, false);
+            }
+            (_, Value::Number(number)) => {
+                let response = if let Some(mut int) = number.as_i64() {
+                    let response = ui.add(egui::DragValue::new(&mut int)).labelled_by(label);
+                    *number = int.into();
+                    response
+                } else {
+                    let mut float = number.as_f64().unwrap_or_default();
+                    let response = ui.add(egui::DragValue::new(&mut float).speed(0.01)).labelled_by(label);
+                    if let Some(new) = serde_json::Number::from_f64(float) {
+                        *number = new;
+                    }
+                    response
+                };
+                self.mark(path, &response, true);
+            }
+            (_, Value::String(text)) => self.string_ui(ui, path, text, label),
+            (_, Value::Array(list)) => self.list_ui(ui, path, list),
+            (_, Value::Object(_)) => {
+                egui::CollapsingHeader::new(format!("{} fields", value.as_object().map_or(0, serde_json::Map::len)))
+                    .id_salt(("inspector_object", path.clone()))
+                    .default_open(true)
+                    .show(ui, |ui| self.object_ui(ui, path, value, false));
+            }
+            (_, Value::Null) => {
+                ui.label(RichText::new("none").weak());
+            }
+        }
+    }
+
+    fn string_ui(&mut self, ui: &mut egui::Ui, path: &[String], text: &mut String, label: egui::Id) {
+        if let Some(colour) = parse_colour(text) {
+            ui.horizontal(|ui| {
+                let mut rgba = colour;
+                let response = ui.color_edit_button_srgba(&mut rgba).on_hover_text("Pick a colour");
+                if rgba != colour {
+                    *text = format!("#{:02x}{:02x}{:02x}{:02x}", rgba.r(), rgba.g(), rgba.b(), rgba.a());
+                }
+                self.mark(path, &response, true);
+                ui.monospace(text.as_str());
+            });
+            return;
+        }
+        if let Some(variants) = self.variants(path) {
+            let mut chosen = text.clone();
+            egui::ComboBox::from_id_salt(("inspector_enum", path)).selected_text(humanise(text)).show_ui(ui, |ui| {
+                for variant in &variants {
+                    ui.selectable_value(&mut chosen, variant.clone(), humanise(variant));
+                }
+            });
+            if chosen != *text {
+                *text = chosen;
+                self.changed = Some((format!("Edit {}", path_text(path)), None));
+            }
+            return;
+        }
+        let multiline = text.contains('\n') || text.len() > 60;
+        // Ids from the path: a message appearing above must not move focus to another field.
+        let edit = if multiline {
+            egui::TextEdit::multiline(text).desired_rows(3).desired_width(f32::INFINITY)
+        } else {
+            egui::TextEdit::singleline(text).desired_width(f32::INFINITY)
+        }
+        .id_salt(("inspector_text", path));
+        let response = ui.add(edit).labelled_by(label);
+        self.mark(path, &response, true);
+    }
+
+    /// The variants of an enumeration at `path`, found by asking serde about an unknown one.
+    fn variants(&mut self, path: &[String]) -> Option<Vec<String>> {
+        let cache_key = (
+            self.key.kind,
+            path.iter().filter(|part| part.parse::<usize>().is_err()).cloned().collect::<Vec<_>>().join("/"),
+        );
+        if let Some(found) = self.state.variants.get(&cache_key) {
+            return found.clone();
+        }
+        let found = crate::document::get_item(self.project, self.key.kind, &self.key.id)
+            .and_then(|item| item.to_json().ok())
+            .and_then(|mut json| {
+                let slot = path.iter().try_fold(&mut json, |value, part| match value {
+                    Value::Object(map) => map.get_mut(part),
+                    Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
+                    _ => None,
+                })?;
+                *slot = Value::String("\u{1}probe".to_owned());
+                let error = item_from_json(self.key.kind, json).err()?;
+                expected_variants(&error)
+            });
+        self.state.variants.insert(cache_key, found.clone());
+        found
+    }
+
+    fn reference_ui(&mut self, ui: &mut egui::Ui, path: &[String], kind: Kind, slug: &mut String) {
+        let exists = self.project.contains(kind, slug);
+        let label = self
+            .project
+            .entries(kind)
+            .into_iter()
+            .find(|(id, _)| *id == slug.as_str())
+            .map(|(_, label)| label.to_owned());
+        ui.horizontal(|ui| {
+            let colour = if exists {
+                kind_colour(kind)
+            } else {
+                crate::style::severity_colour(actforge_runtime::Severity::Error)
+            };
+            let shown = match &label {
+                Some(label) if !label.is_empty() && label != slug => format!("{} {label} · {slug}", kind_icon(kind)),
+                _ => format!("{} {slug}", kind_icon(kind)),
+            };
+            let chip = egui::Button::new(RichText::new(shown).color(colour)).corner_radius(10.0);
+            let hover = if exists {
+                format!("Open the {} `{slug}`", kind.label().to_lowercase())
+            } else {
+                format!("There is no {} `{slug}`", kind.label().to_lowercase())
+            };
+            if ui.add(chip).on_hover_text(hover).clicked() && exists {
+                self.selected = Some(ItemKey::new(kind, slug.clone()));
+            }
+            let mut chosen = None;
+            egui::ComboBox::from_id_salt(("inspector_ref", path)).selected_text("Change").width(80.0).show_ui(
+                ui,
+                |ui| {
+                    ui.add(egui::TextEdit::singleline(&mut self.state.picker_filter).hint_text("search"));
+                    let filter = self.state.picker_filter.to_lowercase();
+                    for (id, label) in self
+                        .project
+                        .entries(kind)
+                        .into_iter()
+                        .filter(|(id, label)| {
+                            filter.is_empty() || id.contains(&filter) || label.to_lowercase().contains(&filter)
+                        })
+                        .take(200)
+                    {
+                        let text = if label.is_empty() {
+                            format!("{} {id}", kind_icon(kind))
+                        } else {
+                            format!("{} {label} · {id}", kind_icon(kind))
+                        };
+                        if ui.selectable_label(id == slug.as_str(), text).clicked() {
+                            chosen = Some(id.to_owned());
+                        }
+                    }
+                },
+            );
+            if let Some(chosen) = chosen
+                && chosen != *slug
+            {
+                *slug = chosen;
+                self.changed = Some((format!("Edit {}", path_text(path)), None));
+            }
+        });
+    }
+
+    fn formula_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: egui::Id) {
+        let mut text = match &*value {
+            Value::String(text) => text.clone(),
+            Value::Number(number) => number.to_string(),
+            other => other.to_string(),
+        };
+        let response = ui
+            .add(
+                egui::TextEdit::singleline(&mut text)
+                    .font(egui::TextStyle::Monospace)
+                    .desired_width(f32::INFINITY)
+                    .id_salt(("inspector_formula", path)),
+            )
+            .labelled_by(label);
+        if response.changed() {
+            // Integers are written as numbers (as Expr serialises them), anything else as text.
+            *value = Expr::new(text.clone()).as_int().map_or_else(|| Value::String(text.clone()), Value::from);
+        }
+        self.mark(path, &response, true);
+        let Some((_, set, names)) = self.state.formulas.as_mut() else { return };
+        match set.compile(&text, &*names) {
+            Ok(compiled) => match compiled.constant() {
+                Some(constant) if constant.is_finite() => {
+                    ui.label(RichText::new(format!("= {constant}")).weak());
+                }
+                _ => {
+                    ui.label(RichText::new("depends on the game state").weak());
+                }
+            },
+            Err(error) => {
+                let start = text.get(..error.span.start.min(text.len())).map_or(0, |before| before.chars().count());
+                let width = text
+                    .get(error.span.start.min(text.len())..error.span.end.min(text.len()))
+                    .map_or(1, |inside| inside.chars().count().max(1));
+                let caret = format!("{}{}", " ".repeat(start), "^".repeat(width));
+                let colour = crate::style::severity_colour(actforge_runtime::Severity::Error);
+                ui.label(RichText::new(format!("{text}\n{caret}")).monospace().color(colour));
+                ui.label(RichText::new(&error.message).color(colour));
+            }
+        }
+    }
+
+    fn list_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, list: &mut Vec<Value>) {
+        let mut remove = None;
+        let mut swap = None;
+        let count = list.len();
+        for (at, element) in list.iter_mut().enumerate() {
+            path.push(at.to_string());
+            let what = path_text(path);
+            ui.horizontal(|ui| {
+                ui.label(RichText::new(format!("{}", at + 1)).weak());
+                if ui
+                    .add_enabled(at > 0, egui::Button::new(egui_phosphor::regular::ARROW_UP).small())
+                    .on_hover_text(format!("Move {what} up"))
+                    .clicked()
+                {
+                    swap = Some(at - 1);
+                }
+                if ui
+                    .add_enabled(at + 1 < count, egui::Button::new(egui_phosphor::regular::ARROW_DOWN).small())
+                    .on_hover_text(format!("Move {what} down"))
+                    .clicked()
+                {
+                    swap = Some(at);
+                }
+                if ui
+                    .add(egui::Button::new(egui_phosphor::regular::X).small())
+                    .on_hover_text(format!("Remove {what}"))
+                    .clicked()
+                {
+                    remove = Some(at);
+                }
+                let label = ui.label("").id;
+                ui.vertical(|ui| self.value_ui(ui, path, element, label));
+            });
+            path.pop();
+        }
+        let what = path_text(path);
+        if ui
+            .button(format!("{} Add", egui_phosphor::regular::PLUS))
+            .on_hover_text(format!("Add an element to {what}"))
+            .clicked()
+        {
+            let element = list.last().cloned().or_else(|| self.probe_element(path));
+            if let Some(element) = element {
+                list.push(element);
+                self.changed = Some((format!("Add to {what}"), None));
+            }
+        }
+        if let Some(at) = remove
+            && at < list.len()
+        {
+            list.remove(at);
+            self.changed = Some((format!("Remove from {what}"), None));
+        }
+        if let Some(at) = swap
+            && at + 1 < list.len()
+        {
+            list.swap(at, at + 1);
+            self.changed = Some((format!("Reorder {what}"), None));
+        }
+    }
+
+    /// A first element for an empty list: the simplest value the item accepts there.
+    fn probe_element(&self, path: &[String]) -> Option<Value> {
+        let item = crate::document::get_item(self.project, self.key.kind, &self.key.id)?;
+        let json = item.to_json().ok()?;
+        CANDIDATES.iter().find_map(|candidate| {
+            let mut probe = json.clone();
+            let slot = path.iter().try_fold(&mut probe, |value, part| match value {
+                Value::Object(map) => map.get_mut(part),
+                Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
+                _ => None,
+            })?;
+            *slot = Value::Array(vec![candidate()]);
+            item_from_json(self.key.kind, probe).is_ok().then(candidate)
+        })
+    }
+}
+
+/// Values tried, simplest first, where the type of a field or element is not known.
+const CANDIDATES: &[fn() -> Value] = &[
+    || Value::Object(serde_json::Map::new()),
+    || Value::String(String::new()),
+    || Value::from(0),
+    || Value::Bool(false),
+    || Value::Null,
+];
+
+/// `snake_case` as "Snake case".
+fn humanise(name: &str) -> String {
+    let spaced = name.replace('_', " ");
+    let mut chars = spaced.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// A `#rrggbb` or `#rrggbbaa` colour.
+fn parse_colour(text: &str) -> Option<Color32> {
+    let hex = text.strip_prefix('#')?;
+    if !(hex.len() == 6 || hex.len() == 8) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let byte = |at: usize| hex.get(at..at + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok());
+    let alpha = if hex.len() == 8 { byte(6)? } else { 255 };
+    Some(Color32::from_rgba_unmultiplied(byte(0)?, byte(2)?, byte(4)?, alpha))
+}
+
+/// The variants serde lists in "unknown variant `x`, expected one of `A`, `B`".
+fn expected_variants(error: &str) -> Option<Vec<String>> {
+    if !error.contains("unknown variant") {
+        return None;
+    }
+    let (_, list) = error.split_once("expected ")?;
+    let variants: Vec<String> = list.split('`').skip(1).step_by(2).map(str::to_owned).collect();
+    (!variants.is_empty()).then_some(variants)
+}
+
+/// The fields the file leaves out because they hold their default: set one to edit it.
+fn absent_fields_ui(ui: &mut egui::Ui, form: &mut Form<'_>, item: &SharedItem, edited: &mut Value) {
+    let Some(object) = edited.as_object() else { return };
+    let absent: Vec<&'static str> =
+        item.field_names().iter().copied().filter(|name| !object.contains_key(*name)).collect();
+    if absent.is_empty() {
+        return;
+    }
+    ui.add_space(6.0);
+    let mut added = None;
+    egui::CollapsingHeader::new(format!("Fields at their default ({})", absent.len()))
+        .id_salt("inspector_absent")
+        .show(ui, |ui| {
+            ui.label(RichText::new("These are not written to the file. Set one to give it a value.").weak());
+            ui.horizontal_wrapped(|ui| {
+                for name in absent {
+                    if ui.button(humanise(name)).on_hover_text(format!("Set the field `{name}`")).clicked() {
+                        added = Some(name);
+                    }
+                }
+            });
+        });
+    let Some(name) = added else { return };
+    // The first value the item accepts that is not the default (which would not be written).
+    let candidates: [fn() -> Value; 4] =
+        [|| Value::from(1), || Value::Bool(true), || Value::String("new".to_owned()), || Value::Array(Vec::new())];
+    let accepted = candidates.iter().find_map(|candidate| {
+        let mut probe = edited.clone();
+        probe.as_object_mut()?.insert(name.to_owned(), candidate());
+        let parsed = item_from_json(form.key.kind, probe.clone()).ok()?;
+        let json = parsed.to_json().ok()?;
+        json.as_object()?.contains_key(name).then_some(probe)
+    });
+    match accepted {
+        Some(probe) => {
+            *edited = probe;
+            form.changed = Some((format!("Set {name}"), None));
+        }
+        None => {
+            form.state.absent_note = Some(format!("`{name}` holds a structure or list: add it in the RON text below."))
+        }
+    }
+}
+
+/// Every item that refers to this one, each a link.
+fn where_used_ui(ui: &mut egui::Ui, project: &Project, key: &ItemKey, actions: &mut Vec<InspectorAction>) {
+    let uses = where_used(project, key);
+    egui::CollapsingHeader::new(format!("Used by ({})", uses.len()))
+        .id_salt("inspector_where_used")
+        .default_open(true)
+        .show(ui, |ui| {
+            if uses.is_empty() {
+                ui.label(RichText::new("Nothing refers to this item.").weak());
+            }
+            for (user, path) in uses.iter().take(500) {
+                let text = format!("{} {} · {path}", kind_icon(user.kind), user.id);
+                if ui
+                    .link(RichText::new(text).color(kind_colour(user.kind)))
+                    .on_hover_text(format!("Select the {user}"))
+                    .clicked()
+                {
+                    actions.push(InspectorAction::Select(user.clone()));
+                }
+            }
+        });
+}
+
+/// The whole item as RON text; applying parses it into one edit (the id stays).
+fn ron_ui(
+    ui: &mut egui::Ui,
+    item: &SharedItem,
+    key: &ItemKey,
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    if let Some(note) = &state.absent_note {
+        ui.label(RichText::new(note).weak());
+    }
+    egui::CollapsingHeader::new("RON text").id_salt("inspector_ron").show(ui, |ui| {
+        let current = item.ron_text();
+        if state.ron.as_ref().is_none_or(|(for_key, ..)| for_key != key) {
+            state.ron = Some((key.clone(), current.clone(), None));
+        }
+        let Some((_, text, error)) = state.ron.as_mut() else { return };
+        let label = ui.label("Item as RON");
+        ui.add(egui::TextEdit::multiline(text).code_editor().desired_width(f32::INFINITY).desired_rows(8))
+            .labelled_by(label.id);
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(*text != current, egui::Button::new("Apply text"))
+                .on_hover_text("Replace the item with this text")
+                .clicked()
+            {
+                match item_from_ron(key.kind, text) {
+                    Ok(parsed) if parsed.item_id() == key.id => {
+                        *error = None;
+                        actions.push(InspectorAction::Edit {
+                            op: Op::put(parsed),
+                            label: "Edit as text".to_owned(),
+                            gesture: None,
+                        });
+                    }
+                    Ok(_) => *error = Some("the text has another id: use the Id field to rename".to_owned()),
+                    Err(problem) => *error = Some(problem),
+                }
+            }
+            if ui
+                .add_enabled(*text != current, egui::Button::new("Discard text"))
+                .on_hover_text("Show the item as it is")
+                .clicked()
+            {
+                current.clone_into(text);
+                *error = None;
+            }
+        });
+        if let Some(error) = error {
+            ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), error.as_str());
+        }
+    });
+}

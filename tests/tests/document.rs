@@ -1,0 +1,168 @@
+//! The editor's document model: every op applied and then inverted leaves the project as it
+//! was; renames rewrite every reference; history steps merge per gesture; dirty tracking.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+
+use actforge_editor::document::{Document, History, ItemKey, Op, get_item, where_used};
+use actforge_runtime::model::Manifest;
+use actforge_runtime::{Kind, Project};
+use actforge_tests::{Rng, synthetic_project};
+use proptest::prelude::*;
+
+/// Every item key of a project, in kind and id order.
+fn keys(project: &Project) -> Vec<ItemKey> {
+    Kind::ALL
+        .iter()
+        .flat_map(|&kind| project.entries(kind).into_iter().map(move |(id, _)| ItemKey::new(kind, id)))
+        .collect()
+}
+
+/// A random op over `project`: set (replace with another item's content, insert a copy under a
+/// new id), remove, rename (to a new id, an existing id or an invalid one), set the manifest,
+/// or a batch of those.
+fn random_op(rng: &mut Rng, project: &Project, depth: usize) -> Op {
+    let all = keys(project);
+    let Some(key) = all.get(rng.below(all.len())).cloned() else {
+        return Op::SetManifest(Box::new(Manifest::new("Empty")));
+    };
+    let fresh = format!("fresh_{}", rng.below(1000));
+    match rng.below(if depth > 0 { 7 } else { 6 }) {
+        0 => {
+            // Replace with the content of another item of the same kind, under this id.
+            let same_kind: Vec<&ItemKey> = all.iter().filter(|other| other.kind == key.kind).collect();
+            let other = same_kind[rng.below(same_kind.len())];
+            let item = get_item(project, other.kind, &other.id).unwrap().with_id(&key.id);
+            Op::put(item)
+        }
+        1 => Op::put(get_item(project, key.kind, &key.id).unwrap().with_id(&fresh)),
+        2 => Op::remove(key),
+        3 => Op::Rename { key, to: fresh },
+        4 => {
+            let to = all.iter().filter(|other| other.kind == key.kind).map(|other| other.id.clone()).next_back();
+            // Sometimes an existing id (refused), sometimes an invalid slug (refused).
+            Op::Rename { key, to: if rng.chance(50) { to.unwrap_or_default() } else { "Not A Slug".to_owned() } }
+        }
+        5 => {
+            let mut manifest = project.manifest.clone();
+            manifest.name = format!("Renamed {}", rng.below(100));
+            Op::SetManifest(Box::new(manifest))
+        }
+        _ => Op::Batch((0..1 + rng.below(4)).map(|_| random_op(rng, project, depth - 1)).collect()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn applying_any_op_then_its_inverse_is_the_identity(seed in any::<u64>(), items in 20usize..90, steps in 1usize..12) {
+        let original = synthetic_project(items, seed);
+        let mut project = original.clone();
+        let mut rng = Rng::new(seed ^ 0x5eed);
+        let mut inverses = Vec::new();
+        for _ in 0..steps {
+            let op = random_op(&mut rng, &project, 2);
+            let before = project.clone();
+            match op.apply(&mut project) {
+                Ok(inverse) => {
+                    // The inverse alone restores the state before this op …
+                    let mut undone = project.clone();
+                    let redo = inverse.clone().apply(&mut undone).unwrap();
+                    prop_assert_eq!(&undone, &before);
+                    // … and the inverse of the inverse redoes it.
+                    redo.apply(&mut undone).unwrap();
+                    prop_assert_eq!(&undone, &project);
+                    inverses.push(inverse);
+                }
+                Err(_) => prop_assert_eq!(&project, &before, "a refused op changed the project"),
+            }
+        }
+        for inverse in inverses.into_iter().rev() {
+            inverse.apply(&mut project).unwrap();
+        }
+        prop_assert_eq!(&project, &original);
+    }
+
+    #[test]
+    fn undoing_every_step_leaves_nothing_unsaved(seed in any::<u64>(), steps in 1usize..10) {
+        let original = synthetic_project(40, seed);
+        let mut document = Document::new(original.clone());
+        let mut history = History::new();
+        let mut rng = Rng::new(seed);
+        for step in 0..steps {
+            let op = random_op(&mut rng, document.project(), 1);
+            let _ = history.apply(&mut document, op, "edit", Some(step as u64 % 3));
+        }
+        while history.undo(&mut document).unwrap().is_some() {}
+        prop_assert_eq!(document.project(), &original);
+        prop_assert!(!document.has_unsaved_changes(), "{:?}", document.dirty_items());
+    }
+}
+
+#[test]
+fn rename_rewrites_every_reference_in_one_undo_step() {
+    let project = synthetic_project(200, 7);
+    let key = keys(&project)
+        .into_iter()
+        .find(|key| key.kind == Kind::Aspect && where_used(&project, key).len() > 1)
+        .expect("a used aspect");
+    let users = where_used(&project, &key);
+    let mut document = Document::new(project.clone());
+    let mut history = History::new();
+    history
+        .apply(&mut document, Op::Rename { key: key.clone(), to: "renamed_aspect".to_owned() }, "Rename", None)
+        .unwrap();
+    assert!(!document.project().contains(Kind::Aspect, &key.id));
+    assert!(document.project().contains(Kind::Aspect, "renamed_aspect"));
+    assert!(where_used(document.project(), &key).is_empty());
+    let renamed = where_used(document.project(), &ItemKey::new(Kind::Aspect, "renamed_aspect"));
+    assert_eq!(renamed.len(), users.len());
+    for (user, _) in &users {
+        let user = if *user == key { ItemKey::new(Kind::Aspect, "renamed_aspect") } else { user.clone() };
+        assert!(document.is_dirty(&user), "{user} should be unsaved");
+    }
+    assert_eq!(history.undo_len(), 1);
+    history.undo(&mut document).unwrap();
+    assert_eq!(document.project(), &project);
+    assert!(!document.has_unsaved_changes());
+    history.redo(&mut document).unwrap();
+    assert!(document.project().contains(Kind::Aspect, "renamed_aspect"));
+}
+
+#[test]
+fn rename_refuses_taken_and_invalid_ids_without_changing_anything() {
+    let project = synthetic_project(60, 3);
+    let mut document = Document::new(project.clone());
+    let acts: Vec<ItemKey> = keys(&project).into_iter().filter(|key| key.kind == Kind::Act).collect();
+    let taken = Op::Rename { key: acts[0].clone(), to: acts[1].id.clone() };
+    assert!(document.apply(taken).unwrap_err().0.contains("already"));
+    assert!(document.apply(Op::Rename { key: acts[0].clone(), to: "Bad Id".to_owned() }).is_err());
+    assert_eq!(document.project(), &project);
+    assert_eq!(document.revision(), 0);
+}
+
+#[test]
+fn one_gesture_is_one_undo_step_and_dirty_marks_follow_the_content() {
+    let project = synthetic_project(40, 1);
+    let key = keys(&project).into_iter().find(|key| key.kind == Kind::Card).unwrap();
+    let mut document = Document::new(project.clone());
+    let mut history = History::new();
+    let original = get_item(&project, key.kind, &key.id).unwrap();
+    let mut json = original.to_json().unwrap();
+    for text in ["L", "La", "Lan"] {
+        json["label"] = serde_json::Value::String(text.to_owned());
+        let item = actforge_editor::document::item_from_json(key.kind, json.clone()).unwrap();
+        history.apply(&mut document, Op::put(item), "Edit label", Some(42)).unwrap();
+    }
+    history.end_gesture();
+    assert_eq!(history.undo_len(), 1);
+    assert!(document.is_dirty(&key));
+    assert!(document.title().starts_with('●'));
+    history.undo(&mut document).unwrap();
+    assert_eq!(document.project(), &project);
+    assert!(!document.is_dirty(&key));
+    assert!(!document.title().starts_with('●'));
+    history.redo(&mut document).unwrap();
+    assert_eq!(get_item(document.project(), key.kind, &key.id).unwrap().item_label(), "Lan");
+    document.mark_saved();
+    assert!(!document.has_unsaved_changes());
+}
