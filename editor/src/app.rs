@@ -179,7 +179,7 @@ impl ActforgeApp {
     pub fn new(path: PathBuf) -> Self {
         let workspace = Self::open(&path);
         let mut app = Self {
-            path: path.clone(),
+            path,
             workspace,
             history: History::new(),
             filter: String::new(),
@@ -201,7 +201,8 @@ impl ActforgeApp {
             watch: None,
             conflicts: Vec::new(),
         };
-        app.note_opened(&path);
+        let opened = app.path.clone();
+        app.note_opened(&opened);
         app.start_watching();
         app
     }
@@ -317,14 +318,15 @@ impl ActforgeApp {
 
     /// As [`ActforgeApp::new`], with the layout, theme and recent projects of the last run.
     pub fn with_storage(path: PathBuf, storage: Option<&dyn eframe::Storage>) -> Self {
-        let mut app = Self::new(path.clone());
+        let mut app = Self::new(path);
         if let Some(settings) = storage.and_then(|storage| eframe::get_value::<Settings>(storage, SETTINGS_KEY)) {
             app.dark = settings.dark;
             app.recent = settings.recent;
             if let Some(dock) = settings.dock {
                 app.dock = dock;
             }
-            app.note_opened(&path);
+            let opened = app.path.clone();
+            app.note_opened(&opened);
         }
         app.with_recovery(&Recovery::default_folder())
     }
@@ -725,7 +727,7 @@ impl ActforgeApp {
                 }
             }
             UiCommand::CommandPalette => {
-                self.palette = Some(Palette { items: false, query: String::new(), focus: true })
+                self.palette = Some(Palette { items: false, query: String::new(), focus: true });
             }
             UiCommand::QuickOpen => self.palette = Some(Palette { items: true, query: String::new(), focus: true }),
             UiCommand::Duplicate => self.duplicate(),
@@ -738,7 +740,7 @@ impl ActforgeApp {
     fn duplicate(&mut self) {
         let (Some(key), Some(project)) = (self.selection.clone(), self.project()) else { return };
         let Some(item) = get_item(project, key.kind, &key.id) else { return };
-        let id = (2..)
+        let id = (2..=u32::MAX)
             .map(|n| format!("{}_{n}", key.id))
             .find(|id| !project.contains(key.kind, id))
             .unwrap_or_else(|| format!("{}_copy", key.id));
@@ -760,6 +762,7 @@ impl ActforgeApp {
         }
     }
 
+    #[allow(clippy::needless_pass_by_value)] // the key is taken out of the confirmation it answers
     fn delete_now(&mut self, key: ItemKey) {
         if self.edit(Op::remove(key.clone()), &format!("Delete {key}"), None) && self.selection.as_ref() == Some(&key) {
             self.selection = None;

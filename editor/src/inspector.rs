@@ -646,7 +646,7 @@ fn absent_fields_ui(ui: &mut egui::Ui, form: &mut Form<'_>, item: &SharedItem, e
             form.changed = Some((format!("Set {name}"), None));
         }
         None => {
-            form.state.absent_note = Some(format!("`{name}` holds a structure or list: add it in the RON text below."))
+            form.state.absent_note = Some(format!("`{name}` holds a structure or list: add it in the RON text below."));
         }
     }
 }

@@ -46,7 +46,7 @@ fn random_op(rng: &mut Rng, project: &Project, depth: usize) -> Op {
             manifest.name = format!("Renamed {}", rng.below(100));
             Op::SetManifest(Box::new(manifest))
         }
-        _ => Op::Batch((0..1 + rng.below(4)).map(|_| random_op(rng, project, depth - 1)).collect()),
+        _ => Op::Batch((0..=rng.below(4)).map(|_| random_op(rng, project, depth - 1)).collect()),
     }
 }
 
@@ -62,18 +62,17 @@ proptest! {
         for _ in 0..steps {
             let op = random_op(&mut rng, &project, 2);
             let before = project.clone();
-            match op.apply(&mut project) {
-                Ok(inverse) => {
-                    // The inverse alone restores the state before this op …
-                    let mut undone = project.clone();
-                    let redo = inverse.clone().apply(&mut undone).unwrap();
-                    prop_assert_eq!(&undone, &before);
-                    // … and the inverse of the inverse redoes it.
-                    redo.apply(&mut undone).unwrap();
-                    prop_assert_eq!(&undone, &project);
-                    inverses.push(inverse);
-                }
-                Err(_) => prop_assert_eq!(&project, &before, "a refused op changed the project"),
+            if let Ok(inverse) = op.apply(&mut project) {
+                // The inverse alone restores the state before this op …
+                let mut undone = project.clone();
+                let redo = inverse.clone().apply(&mut undone).unwrap();
+                prop_assert_eq!(&undone, &before);
+                // … and the inverse of the inverse redoes it.
+                redo.apply(&mut undone).unwrap();
+                prop_assert_eq!(&undone, &project);
+                inverses.push(inverse);
+            } else {
+                prop_assert_eq!(&project, &before, "a refused op changed the project");
             }
         }
         for inverse in inverses.into_iter().rev() {

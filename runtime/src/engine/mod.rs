@@ -683,9 +683,15 @@ impl Session {
             }
             Choice::Close { token } => engine.close_window(token),
             Choice::Flip { card } => engine.flip(card),
-            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {}
-            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } => {}
-            Choice::PlayOption { .. } | Choice::EndTurn => {}
+            // The other systems' choices were dispatched above, before the table's step.
+            Choice::RollDie { .. }
+            | Choice::PlaceOnBoard { .. }
+            | Choice::PlayBoardCard { .. }
+            | Choice::MoveUnit { .. }
+            | Choice::UseSkill { .. }
+            | Choice::WaitUnit { .. }
+            | Choice::PlayOption { .. }
+            | Choice::EndTurn => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;
