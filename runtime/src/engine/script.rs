@@ -265,7 +265,7 @@ impl Session {
             return result;
         }
         match what {
-            "unit" | "turn" | "winner" => self.tactics_expect(what, args),
+            "unit" | "turn" | "winner" if self.tactics.is_some() => self.tactics_expect(what, args),
             "title" | "text" | "end" => {
                 let (token, text) =
                     args.split_once(char::is_whitespace).ok_or("usage: expect title|text|end TOKEN \"…\"")?;
