@@ -319,7 +319,11 @@ fn issues_sim_checks_clean_and_is_in_canonical_layout() {
     let root = workspace().join("content/issues-sim");
     let loaded = load_folder(&root).unwrap();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-    let problems = actforge_runtime::validate::validate(&loaded.project, &actforge_runtime::project::Sources::default(), Some(&root));
+    let problems = actforge_runtime::validate::validate(
+        &loaded.project,
+        &actforge_runtime::project::Sources::default(),
+        Some(&root),
+    );
     assert!(problems.is_empty(), "{problems:?}");
     assert!(loaded.project.cards.len() >= 10 && loaded.project.stats.len() >= 6);
     for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
