@@ -111,7 +111,7 @@ impl Ctx {
     }
 }
 
-fn compare(op: TestOp, left: i64, right: i64) -> bool {
+pub(super) fn compare(op: TestOp, left: i64, right: i64) -> bool {
     match op {
         TestOp::MoreOrEqual => left >= right,
         TestOp::Equal => left == right,

@@ -22,7 +22,7 @@ use crate::model::{
 };
 
 use super::content::{Accessor, Content};
-use super::rules::MAX_RULE_DEPTH;
+use super::rules::{MAX_RULE_DEPTH, compare};
 use super::state::Outcome;
 use super::{Choice, ChoiceError, Event, Session};
 
@@ -321,18 +321,12 @@ impl Turns<'_> {
         };
         let left = if test.fragment1.is_some() { self.hand_count(test.fragment1.as_ref()) } else { 0 };
         match test.op {
-            TestOp::MoreOrEqual => left >= right,
-            TestOp::Equal => left == right,
-            TestOp::LessOrEqual => left <= right,
-            TestOp::More => left > right,
-            TestOp::NotEqual => left != right,
-            TestOp::Less => left < right,
-            TestOp::Mod => right != 0 && left.checked_rem(right) == Some(0),
             TestOp::RandomChallenge => constant.saturating_mul(left) > self.below(100) as i64,
             TestOp::RandomClash => {
                 let sum = left.saturating_add(right);
                 sum > 0 && self.below(usize::try_from(sum).unwrap_or(usize::MAX)) < usize::try_from(left).unwrap_or(0)
             }
+            op => compare(op, left, right),
         }
     }
 
