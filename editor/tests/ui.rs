@@ -44,6 +44,14 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Focuses the text field labelled `label` and types `text` into it, as one gesture.
+fn type_into(harness: &mut Harness<'static, ActforgeApp>, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    harness.run_steps(1);
+    harness.get_by_label(label).type_text(text);
+    harness.run_steps(2);
+}
+
 fn select(harness: &mut Harness<'static, ActforgeApp>, group: &str, entry: &str) {
     harness.get_by_label_contains(group).click();
     harness.run_steps(2);
@@ -110,10 +118,7 @@ fn clicking_a_diagnostic_selects_its_item() {
 fn editing_a_field_in_the_inspector_changes_the_document_and_undo_restores_it() {
     let mut harness = harness();
     select(&mut harness, "Cards (9)", "Ember · ember");
-    harness.get_by_label("Label").focus();
-    harness.run_steps(1);
-    harness.get_by_label("Label").type_text(" glow");
-    harness.run_steps(2);
+    type_into(&mut harness, "Label", " glow");
     let label = label_of(harness.state(), Kind::Card, "ember");
     assert!(label.contains("glow"), "{label}");
     let key = ItemKey::new(Kind::Card, "ember");
@@ -222,10 +227,7 @@ fn saved_edits_are_there_after_reopening_and_only_changed_files_are_written() {
     let before = std::fs::read_to_string(dir.path().join("cards").join("ash.ron")).unwrap();
     let mut harness = harness_at(dir.path());
     select(&mut harness, "Cards (9)", "Ember · ember");
-    harness.get_by_label("Label").focus();
-    harness.run_steps(1);
-    harness.get_by_label("Label").type_text(" glow");
-    harness.run_steps(2);
+    type_into(&mut harness, "Label", " glow");
     harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
     harness.run_steps(2);
     assert!(!harness.state().document().unwrap().has_unsaved_changes());
@@ -247,10 +249,8 @@ fn unsaved_edits_are_autosaved_and_offered_back_after_a_crash() {
     harness.state_mut().set_autosave_seconds(0.0);
     harness.run_steps(3);
     select(&mut harness, "Cards (9)", "Ember · ember");
-    harness.get_by_label("Label").focus();
+    type_into(&mut harness, "Label", " glow");
     harness.run_steps(1);
-    harness.get_by_label("Label").type_text(" glow");
-    harness.run_steps(3);
     assert_eq!(std::fs::read_dir(recovery.path()).unwrap().count(), 1);
     // The "crash": the app goes away without saving.
     drop(harness);
@@ -311,10 +311,7 @@ fn an_item_changed_on_disk_with_unsaved_edits_raises_a_conflict() {
     let dir = lighthouse_copy();
     let mut harness = harness_at(dir.path());
     select(&mut harness, "Cards (9)", "Ember · ember");
-    harness.get_by_label("Label").focus();
-    harness.run_steps(1);
-    harness.get_by_label("Label").type_text(" glow");
-    harness.run_steps(2);
+    type_into(&mut harness, "Label", " glow");
     write_ember(dir.path(), "Ember from outside");
     run_until(&mut harness, |h| h.query_by_label("Take theirs").is_some());
     // A new window is sized in its first frames: click once it has settled.
