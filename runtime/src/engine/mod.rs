@@ -552,6 +552,13 @@ impl Session {
         choices
     }
 
+    /// The [`Choice::Start`] and [`Choice::Collect`] choices alone, in the order of
+    /// [`Session::choices`]: cheap, as no card is tried in any slot (players that run acts
+    /// before they move cards ask this first).
+    pub fn act_choices(&self) -> Vec<Choice> {
+        self.choices_where(Movable::None, |choice| matches!(choice, Choice::Start { .. } | Choice::Collect { .. }))
+    }
+
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
     /// worked out for the slot choices it keeps, of the cards `movable` names.
     fn choices_where(&self, movable: Movable, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
@@ -565,7 +572,7 @@ impl Session {
         // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
         // by counts is worked out once per such class and slot place (a table of 20 cakes).
         let mut cards: Vec<(CardKey, Option<usize>)> = Vec::with_capacity(self.state.cards.len());
-        let mut classes: Vec<&CardInstance> = Vec::new();
+        let mut classes: Vec<(*const u8, &AspectCounts)> = Vec::new();
         let candidates: Box<dyn Iterator<Item = (&CardKey, &CardInstance)>> = match movable {
             Movable::All => Box::new(self.state.cards.iter()),
             Movable::Only(key) => Box::new(self.state.cards.get_key_value(&key).into_iter()),
@@ -576,9 +583,14 @@ impl Session {
                 continue;
             }
             let class = card.children.is_empty().then(|| {
-                let same = |other: &&CardInstance| other.card == card.card && other.aspects == card.aspects;
+                // By the id's address: ids copied from the content share it, and a card whose
+                // id was built apart only gets a class of its own (a cache miss, never a wrong
+                // answer).
+                let id_at = card.card.as_str().as_ptr();
+                let same =
+                    |(other_at, aspects): &(*const u8, &AspectCounts)| *other_at == id_at && **aspects == card.aspects;
                 classes.iter().position(same).unwrap_or_else(|| {
-                    classes.push(card);
+                    classes.push((id_at, &card.aspects));
                     classes.len() - 1
                 })
             });
@@ -622,16 +634,20 @@ impl Session {
                 class_accepts.clear();
                 class_accepts.resize(classes.len(), None);
                 for (card, class) in &cards {
-                    let choice = Choice::Slot { card: *card, token: *token, place };
-                    if open.card == Some(*card) || !wanted(&choice) {
+                    if open.card == Some(*card) {
                         continue;
                     }
+                    // Counts first: most pairs fail them, and a choice is only built for the rest.
                     let by_counts = match class.and_then(|class| class_accepts.get_mut(class)) {
                         Some(Some(known)) => *known,
                         Some(unknown) => *unknown.insert(table::accepts_by_counts(slot, &self.state, *card)),
                         None => table::accepts_by_counts(slot, &self.state, *card),
                     };
                     if !by_counts {
+                        continue;
+                    }
+                    let choice = Choice::Slot { card: *card, token: *token, place };
+                    if !wanted(&choice) {
                         continue;
                     }
                     let accepted = slot.accept_all || slot.card_rule.is_none() || {

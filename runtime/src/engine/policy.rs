@@ -39,36 +39,40 @@ impl RandomPolicy {
         if session.state().outcome.is_some() {
             return Move::Stuck;
         }
-        let choices = session.choices();
-        let (acts, moves): (Vec<&Choice>, Vec<&Choice>) =
-            choices.iter().partition(|choice| matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
+        // The full list (every card tried in every slot) is only worked out when a move is
+        // wanted: most steps start, collect or wait.
+        let mut acts = session.act_choices();
         let coin = self.below(2) == 0;
+        let next_due = session.next_due();
         let pick = if !acts.is_empty() && coin {
-            acts.get(self.below(acts.len()))
-        } else if !moves.is_empty() && (coin || session.next_due().is_none()) {
-            moves.get(self.below(moves.len()))
+            Some(acts.swap_remove(self.below(acts.len())))
+        } else if coin || next_due.is_none() {
+            let mut moves = session.choices();
+            moves.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
+            (!moves.is_empty()).then(|| moves.swap_remove(self.below(moves.len())))
         } else {
             None
         };
         if let Some(choice) = pick {
-            // Only choices from `choices()` are applied, so this is never refused.
-            let events = session.apply(choice).unwrap_or_default();
-            return Move::Chose((*choice).clone(), events);
+            return Self::chose(session, choice);
         }
-        match session.next_due() {
+        match next_due {
             Some(at) => {
                 let ticks = at.saturating_sub(session.state().tick);
                 Move::Waited(ticks, session.advance(ticks))
             }
             None if !acts.is_empty() => {
-                let choice = acts.get(self.below(acts.len())).map(|choice| (*choice).clone());
-                choice.map_or(Move::Stuck, |choice| {
-                    let events = session.apply(&choice).unwrap_or_default();
-                    Move::Chose(choice, events)
-                })
+                let choice = acts.swap_remove(self.below(acts.len()));
+                Self::chose(session, choice)
             }
             None => Move::Stuck,
         }
+    }
+
+    fn chose(session: &mut Session, choice: Choice) -> Move {
+        // Only choices the session listed are applied, so this is never refused.
+        let events = session.apply(&choice).unwrap_or_default();
+        Move::Chose(choice, events)
     }
 
     /// Plays up to `moves` moves; stops early when stuck. Returns the moves made.
