@@ -103,7 +103,7 @@ fn field() -> Project {
                 value: Expr::new("-(c.atk - t.def + targeted-side{back: 2; default: 0})"),
                 ..StatEffect::default()
             }],
-            status_effects: Vec::new(),
+            ..HitType::default()
         }],
         ..Skill::default()
     });
@@ -122,6 +122,7 @@ fn field() -> Project {
                     ..StatEffect::default()
                 }],
             }],
+            ..HitType::default()
         }],
         ..Skill::default()
     });
@@ -196,7 +197,7 @@ fn a_skill_hits_with_damage_from_formulas_and_facing() {
     assert!(session.choices().contains(&jab));
     let events = session.apply(&jab).unwrap();
     // b faces +x, away from a standing west of it: a hits it from behind, 9 − 4 + 2.
-    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 7, hp: 13 }), "{events:?}");
+    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 7.0, hp: 13.0 }), "{events:?}");
     assert_eq!(hp(&session, "b"), 13.0);
     assert_eq!(session.tactics().unwrap().stat("a", "ct"), Some(60.0), "actCT 40");
     assert!(session.apply(&jab).is_err(), "one action a turn");

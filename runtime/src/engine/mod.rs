@@ -140,7 +140,7 @@ pub enum Choice {
 }
 
 /// Something that happened, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Event {
     /// An act started running in a window.
     ActStarted {
@@ -330,23 +330,23 @@ pub enum Event {
         /// The hit type's label.
         hit: String,
     },
-    /// Tactics: a unit lost hp (values rounded).
+    /// Tactics: a unit lost hp (exact values, not rounded).
     UnitDamaged {
         /// The unit.
         unit: String,
         /// How much.
-        amount: i64,
+        amount: f64,
         /// Its hp now.
-        hp: i64,
+        hp: f64,
     },
-    /// Tactics: another stat of a unit changed (or hp rose), rounded.
+    /// Tactics: another stat of a unit changed (or hp rose); the exact value.
     UnitStatChanged {
         /// The unit.
         unit: String,
         /// The stat.
         stat: String,
         /// Its stored value now.
-        value: i64,
+        value: f64,
     },
     /// Tactics: a status effect began (or started over).
     UnitStatusAdded {

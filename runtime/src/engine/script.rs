@@ -20,7 +20,7 @@ pub struct ScriptError {
 }
 
 /// What a script did: one log line per step and every event with its tick.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ScriptReport {
     /// Human-readable log.
     pub log: Vec<String>,
@@ -31,7 +31,7 @@ pub struct ScriptReport {
 }
 
 /// An event and the tick at the end of the step that produced it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TimedEvent {
     /// Game time after the step.
     pub tick: u64,

@@ -282,11 +282,6 @@ fn limited(old: f64, new: f64, limits: Option<&(Option<f64>, Option<f64>)>) -> f
     value
 }
 
-/// A value rounded for events and logs.
-fn rounded(value: f64) -> i64 {
-    if value.is_finite() { value.round() as i64 } else { 0 }
-}
-
 fn eval_expr(content: &Content, state: &TacticsState, ctx: Ctx<'_>, rng: &mut Pcg64Mcg, expr: &Expr, depth: u8) -> f64 {
     if let Some(value) = expr.as_int() {
         return value as f64;
@@ -1102,9 +1097,9 @@ impl TacticsState {
         let new = limited(old, apply_op(op, old, amount), unit.limits.get(stat));
         unit.stats.insert(stat.to_owned(), new);
         if stat == "hp" && new < old {
-            events.push(Event::UnitDamaged { unit: key.to_owned(), amount: rounded(old - new), hp: rounded(new) });
+            events.push(Event::UnitDamaged { unit: key.to_owned(), amount: old - new, hp: new });
         } else {
-            events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: rounded(new) });
+            events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: new });
         }
     }
 

@@ -574,7 +574,7 @@ pub fn reach_pick(
 }
 
 /// Whether the segment `from → to` (grid space) passes through the box `low..high`.
-fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], high: [f32; 3]) -> bool {
+pub(super) fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], high: [f32; 3]) -> bool {
     let (mut t_enter, mut t_exit) = (0.0_f32, 1.0_f32);
     for (((from, to), low), high) in from.into_iter().zip(to).zip(low).zip(high) {
         let d = to - from;
