@@ -321,6 +321,25 @@ pub enum Event {
         /// The spot aimed at (x, y, level).
         at: [u16; 3],
     },
+    /// Tactics: a knockback, shove or throw moved a unit in a straight line (§b.8).
+    UnitPushed {
+        /// The unit moved.
+        unit: String,
+        /// Who used the skill.
+        by: String,
+        /// Where from (x, y, level).
+        from: [u16; 3],
+        /// Where it ended.
+        to: [u16; 3],
+        /// Steps taken of the walk (cells crossed at a locked direction).
+        steps: u16,
+        /// Steps it could not take (it met a wall, a unit or the map's edge).
+        remaining: u16,
+        /// Levels fallen beyond the walk's `z_down_max`.
+        drop: f32,
+        /// The units it ran into, in order.
+        collided: Vec<String>,
+    },
     /// Tactics: a skill reached a unit with a hit type.
     UnitHit {
         /// The unit hit.

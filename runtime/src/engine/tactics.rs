@@ -12,10 +12,13 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::{Env, Lookup, Scope, Side, Slot};
 use crate::map::{
-    Occupant, ReachParams, SightParams, Spot, TileGrid, line_of_sight, reach_line, reach_path, reach_pick, signed_dz,
-    standing_spots,
+    LineMoveParams, Occupant, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_of_sight, reach_line,
+    reach_path, reach_pick, signed_dz, standing_spots,
 };
-use crate::model::{EffectTarget, Expr, Id, InterveningSpace, Region, RegionShape, Skill, SkillKind, StatOp, TileMap};
+use crate::model::{
+    EffectTarget, Expr, FacingLock, Id, InterveningSpace, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
+    StatOp, TileMap,
+};
 
 use super::content::Content;
 use super::{Choice, ChoiceError, Event, Session};
@@ -252,6 +255,38 @@ fn facing_towards(from: Spot, to: Spot) -> Option<f64> {
         return None;
     }
     Some(wrap_degrees((dy.atan2(dx).to_degrees() / 90.0).round() * 90.0))
+}
+
+/// A line-move direction locked as the region asks (`spec/srpgck.md` §b.8): cardinal to the
+/// nearest axis, ordinal to the diagonal of its quadrant, cardinal+ordinal to the nearest 45°.
+fn locked_direction(degrees: f64, lock: FacingLock) -> f64 {
+    let degrees = wrap_degrees(degrees);
+    match lock {
+        FacingLock::Free => degrees,
+        FacingLock::Cardinal => wrap_degrees((degrees / 90.0).round() * 90.0),
+        FacingLock::Ordinal => wrap_degrees((degrees / 90.0).floor() * 90.0 + 45.0),
+        FacingLock::CardinalOrdinal => wrap_degrees((degrees / 45.0).round() * 45.0),
+    }
+}
+
+/// The way from `from` to `to` in degrees; None when they share a cell.
+fn direction_towards(from: Spot, to: Spot) -> Option<f64> {
+    let dx = f64::from(to.cell_x) - f64::from(from.cell_x);
+    let dy = f64::from(to.cell_y) - f64::from(from.cell_y);
+    (dx != 0.0 || dy != 0.0).then(|| wrap_degrees(dy.atan2(dx).to_degrees()))
+}
+
+/// A region's line-move walk settings.
+fn walk_params(region: &Region, numbers: &RegionNumbers) -> LineMoveParams {
+    LineMoveParams {
+        amount: cells(numbers.radius_max),
+        z_up_max: levels(numbers.z_up_max),
+        z_down_max: levels(numbers.z_down_max),
+        can_cross_walls: region.can_cross_walls,
+        can_cross_units: region.can_cross_enemies,
+        perform_fall: region.perform_fall,
+        can_glide: region.can_glide,
+    }
 }
 
 fn apply_op(op: StatOp, old: f64, amount: f64) -> f64 {
@@ -779,11 +814,27 @@ impl TacticsState {
     ) -> BTreeSet<Spot> {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
-        let line_like = matches!(region.shape, RegionShape::Line | RegionShape::LineMove);
-        let width = if region.shape == RegionShape::Line { cells(numbers.line_width_max) } else { 0 };
+        if region.shape == RegionShape::LineMove {
+            // The spots the walk (§b.8) passes, the start left out, and the units it meets.
+            let direction = locked_direction(facing + numbers.xy_direction, region.facing_lock);
+            let walk = line_move(grid, center, direction, &walk_params(region, numbers), &occupants);
+            let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
+            spots.extend(walk.collided);
+            return spots;
+        }
+        let line_like = region.shape == RegionShape::Line;
+        let width = if line_like { cells(numbers.line_width_max) } else { 0 };
+        let cylinder = region.shape == RegionShape::Cylinder;
+        // SRPGCK's arc range bonus (§b.4): the search reaches max(z window)/2 further, then
+        // each spot keeps radius − rise/2 (lower spots are reached further, higher nearer).
+        let arc_bonus = if cylinder && region.use_arc_range_bonus {
+            cells(numbers.z_down_max.max(numbers.z_up_max) / 2.0)
+        } else {
+            0
+        };
         let params = ReachParams {
-            radius_min: if region.shape == RegionShape::Cylinder { cells(numbers.radius_min) } else { 0 },
-            radius_max: cells(numbers.radius_max).saturating_add(if line_like { width } else { 0 }),
+            radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
+            radius_max: cells(numbers.radius_max).saturating_add(width).saturating_add(arc_bonus),
             z_up_min: levels(numbers.z_up_min),
             z_up_max: levels(numbers.z_up_max),
             z_down_min: levels(numbers.z_down_min),
@@ -805,9 +856,22 @@ impl TacticsState {
         };
         let Ok(reach) = reach else { return BTreeSet::new() };
         let pool = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
-        if region.shape == RegionShape::Cylinder {
-            let within = |spot: &Spot| spot.xy_distance(center) >= u32::from(params.radius_min);
-            return pool.filter(within).collect();
+        if cylinder {
+            let radius = cells(numbers.radius_max);
+            let within = |spot: &Spot| {
+                let xy = spot.xy_distance(center);
+                let bonus_ok = arc_bonus == 0 || {
+                    let rise = signed_dz(grid, center, *spot).unwrap_or(0.0);
+                    f64::from(xy) <= f64::from(radius) - f64::from(rise) / 2.0
+                };
+                xy >= u32::from(params.radius_min) && bonus_ok
+            };
+            let kept: BTreeSet<Spot> = pool.filter(within).collect();
+            // Path and Line spaces were the search itself.
+            return match region.space {
+                InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
+                _ => kept,
+            };
         }
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
@@ -838,9 +902,7 @@ impl TacticsState {
                     let distance = f64::from(xy) + f64::from(dz);
                     distance >= f64::from(r_min) && distance <= f64::from(r_max)
                 }
-                RegionShape::Line | RegionShape::LineMove => {
-                    line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y)))
-                }
+                RegionShape::Line => line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y))),
                 _ => {
                     // Cone: within the radius and the arc either side of the direction.
                     if xy == 0 {
@@ -867,9 +929,35 @@ impl TacticsState {
                 let Ok(walk) = reach_path(grid, center, &params, &occupants) else { return BTreeSet::new() };
                 shaped.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
-            // A lob clears what is between (Arc), and the rest need nothing between.
-            InterveningSpace::Pick | InterveningSpace::Arc | InterveningSpace::LineMove => shaped,
+            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, shaped),
+            InterveningSpace::Pick | InterveningSpace::LineMove => shaped,
         }
+    }
+
+    /// The spots a ballistic arc from `center` reaches (§b.7): launch speed from the range
+    /// `max(radius_max, line_width_max)`, the flight clear of tiles and of enemies that
+    /// cannot be crossed.
+    fn arced(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        center: Spot,
+        occupants: &BTreeMap<Spot, Occupant>,
+        spots: BTreeSet<Spot>,
+    ) -> BTreeSet<Spot> {
+        let grid = &self.setup.grid;
+        let range = numbers.radius_max.max(numbers.line_width_max);
+        let range = if range.is_finite() { range.max(0.0) as f32 } else { 0.0 };
+        let blockers: Vec<Spot> = if region.can_cross_enemies {
+            Vec::new()
+        } else {
+            occupants.iter().filter(|(_, occupant)| **occupant == Occupant::Enemy).map(|(spot, _)| *spot).collect()
+        };
+        let sight = SightParams::default();
+        spots
+            .into_iter()
+            .filter(|spot| *spot == center || arc_shot(grid, center, *spot, range, &sight, &blockers).is_some())
+            .collect()
     }
 
     /// Where `key` can aim `skill` now.
@@ -1075,6 +1163,9 @@ impl TacticsState {
                     ticks: remaining,
                 });
             }
+            for line_move in &hit.line_moves {
+                self.push_unit(content, rng, ctx, line_move, events);
+            }
         }
         let cost = self.setting(key, ACT_CT);
         self.spend_ct(key, cost);
@@ -1082,6 +1173,57 @@ impl TacticsState {
             turn.acted = true;
         }
         self.check_defeats(events);
+    }
+
+    /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
+    /// along its facing; a target on the actor's cell too), `xy_direction` added, locked.
+    fn push_unit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Ctx<'_>,
+        effect: &LineMoveEffect,
+        events: &mut Vec<Event>,
+    ) {
+        let (Some(key), Some(target)) = (ctx.actor, ctx.target) else { return };
+        let mover = match effect.target {
+            EffectTarget::Target => target,
+            EffectTarget::Actor => key,
+        };
+        // A unit the hit has just brought to 0 hp falls where it stands.
+        if self.stat(mover, "hp").is_some_and(|hp| hp <= 0.0) {
+            return;
+        }
+        let (Some(actor), Some(moved)) = (self.units.get(key), self.units.get(mover)) else { return };
+        let from = moved.spot;
+        let base = match effect.target {
+            EffectTarget::Target => direction_towards(actor.spot, from).unwrap_or(actor.facing),
+            EffectTarget::Actor => actor.facing,
+        };
+        let numbers = self.numbers(content, rng, ctx, &effect.region);
+        let direction = locked_direction(base + numbers.xy_direction, effect.region.facing_lock);
+        let params = walk_params(&effect.region, &numbers);
+        let walk = line_move(&self.setup.grid, from, direction, &params, &self.occupants(Some(mover)));
+        let collided: Vec<String> =
+            walk.collided.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        self.place_unit(mover, walk.end);
+        events.push(Event::UnitPushed {
+            unit: mover.to_owned(),
+            by: key.to_owned(),
+            from: [from.cell_x, from.cell_y, from.level],
+            to: [walk.end.cell_x, walk.end.cell_y, walk.end.level],
+            steps: walk.steps,
+            remaining: walk.remaining,
+            drop: walk.drop,
+            collided,
+        });
+    }
+
+    /// Puts a unit on a spot.
+    fn place_unit(&mut self, key: &str, to: Spot) {
+        if let Some(unit) = self.units.get_mut(key) {
+            unit.spot = to;
+        }
     }
 
     fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {

@@ -225,6 +225,9 @@ const ARC_DT: f64 = 0.05;
 /// Most samples of one flight (a near-vertical lob is cut off here).
 const MAX_ARC_SAMPLES: u32 = 4096;
 
+/// The height of a unit's box that blocks a flight (SRPGCK's default character size 1×1×2).
+const UNIT_HEIGHT: f32 = 2.0;
+
 /// A ballistic shot that clears everything between.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArcShot {
@@ -237,7 +240,7 @@ pub struct ArcShot {
 /// The ballistic arc from the eye over `from` to the target point over `to` (`spec/srpgck.md`
 /// §b.7): launch speed `√(g · max_range)`, the steep angle tried before the flat one, each
 /// flight sampled every 0.05 s and every piece tested against the real tile shapes (and the
-/// boxes of `blockers`, units that cannot be crossed). None when neither angle clears (or the
+/// boxes of `blockers`, units that cannot be crossed, 2 levels tall). None when neither angle clears (or the
 /// target is out of the speed's range, or either spot is not a standing spot).
 pub fn arc_shot(
     grid: &TileGrid,
@@ -269,7 +272,7 @@ pub fn arc_shot(
         .filter_map(|spot| {
             let [_, _, z] = spot_point(grid, *spot)?;
             let (x, y) = (f32::from(spot.cell_x), f32::from(spot.cell_y));
-            Some(([x, y, z], [x + 1.0, y + 1.0, z + 1.0]))
+            Some(([x, y, z], [x + 1.0, y + 1.0, z + UNIT_HEIGHT]))
         })
         .collect();
     let root = discriminant.sqrt();
