@@ -871,7 +871,7 @@ fn a_line_move_walks_climbs_one_step_and_stops_before_a_wall() {
     let grid = floor(7, 1, vec![((2, 0), stack(2)), ((3, 0), stack(2)), ((4, 0), stack(5))]);
     let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &walk_params(6), &BTreeMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 0, 1), Spot::new(2, 0, 2), Spot::new(3, 0, 2)]);
-    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(3, 0, 2), 4, 2, WalkStop::Wall));
+    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(3, 0, 2), 3, 3, WalkStop::Wall));
     // Walls that may be crossed are walked through, but nobody ends inside one: it backs up.
     let through = LineMoveParams { can_cross_walls: true, ..walk_params(5) };
     let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &BTreeMap::new());
@@ -881,7 +881,7 @@ fn a_line_move_walks_climbs_one_step_and_stops_before_a_wall() {
     assert_eq!(walk.end, Spot::new(3, 0, 2), "ends in the wall at x = 4: backs up");
     // The edge of the map stops it; −x from x = 0 goes nowhere.
     let walk = line_move(&grid, Spot::new(0, 0, 1), 180.0, &walk_params(3), &BTreeMap::new());
-    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(0, 0, 1), 1, 2, WalkStop::Edge));
+    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(0, 0, 1), 0, 3, WalkStop::Edge));
 }
 
 #[test]

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::map::{Occupant, ReachParams, Spot, TileGrid, reach_path};
 use actforge_runtime::model::{
-    Column, EffectTarget, Expr, HitType, Id, Placement, Project, Region, Skill, SkillKind, StatEffect, StatusEffect,
-    Tile, TileMap, Unit, WinCondition,
+    Column, EffectTarget, Expr, HitType, Id, InterveningSpace, LineMoveEffect, Placement, Project, Region, RegionShape,
+    Skill, SkillKind, StatEffect, StatusEffect, Tile, TileMap, Unit, WinCondition,
 };
 use actforge_runtime::project::load_folder;
 
@@ -299,4 +299,175 @@ fn random_play_never_panics_and_replays_to_the_same_hash() {
         }
         assert_eq!(hashes[0], hashes[1]);
     }
+}
+
+/// The field with `shove` for `a`: adjacent, 1.5 damage (not rounded), then the target is
+/// pushed `c.push` (2) cells away from `a`.
+fn shove_field() -> Project {
+    let mut project = field();
+    project.skills.insert(Skill {
+        id: Id::new("shove"),
+        target_region: Region {
+            radius_min: Expr::new("1"),
+            radius_max: Expr::new("1"),
+            z_up_max: Expr::new("1"),
+            z_down_max: Expr::new("1"),
+            can_target_friends: false,
+            ..Region::default()
+        },
+        hit_types: vec![HitType {
+            label: "Shoved".to_owned(),
+            stat_effects: vec![StatEffect { stat: "hp".to_owned(), value: Expr::new("-1.5"), ..StatEffect::default() }],
+            line_moves: vec![LineMoveEffect {
+                target: EffectTarget::Target,
+                region: Region {
+                    shape: RegionShape::LineMove,
+                    space: InterveningSpace::LineMove,
+                    radius_max: Expr::new("c.push"),
+                    z_up_max: Expr::new("1"),
+                    z_down_max: Expr::new("2"),
+                    can_cross_walls: false,
+                    can_cross_enemies: false,
+                    ..Region::default()
+                },
+            }],
+            ..HitType::default()
+        }],
+        ..Skill::default()
+    });
+    let a = project.units.get_mut("a").unwrap();
+    a.stats.insert("push".to_owned(), Expr::new("2"));
+    a.skills.push(Id::new("shove"));
+    project
+}
+
+fn pushed(events: &[Event]) -> Vec<&Event> {
+    events.iter().filter(|event| matches!(event, Event::UnitPushed { .. })).collect()
+}
+
+#[test]
+fn a_shove_pushes_the_target_away_and_stops_before_a_unit() {
+    let mut session = Session::new(shove_field(), 1).unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 2, y: 1, z: 1 }).unwrap();
+    // Stat values are exact in events: 1.5 damage leaves 18.5.
+    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 1.5, hp: 18.5 }), "{events:?}");
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [2, 1, 1],
+            to: [4, 1, 1],
+            steps: 2,
+            remaining: 0,
+            drop: 0.0,
+            collided: Vec::new(),
+        }]
+    );
+    session.run_script("expect unit b at 4 1 1\nexpect unit b hp 18.5").unwrap();
+
+    // With `c` two cells behind `b`, the push stops after one cell and names `c`.
+    let mut project = shove_field();
+    project.tile_maps.get_mut("field").unwrap().placements[2].x = 4;
+    project.tile_maps.get_mut("field").unwrap().placements[2].y = 1;
+    let mut session = Session::new(project, 1).unwrap();
+    session.run_script("expect turn a").unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 2, y: 1, z: 1 }).unwrap();
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [2, 1, 1],
+            to: [3, 1, 1],
+            steps: 1,
+            remaining: 1,
+            drop: 0.0,
+            collided: vec!["c".to_owned()],
+        }]
+    );
+}
+
+#[test]
+fn a_shove_climbs_one_level_and_the_map_edge_stops_it() {
+    // `b` stands at (4, 5) next to the two-level block at (5, 5); `a` shoves it east from (3, 5):
+    // it climbs onto the block (a rise of 1), then meets the map's edge.
+    let mut project = shove_field();
+    let placements = &mut project.tile_maps.get_mut("field").unwrap().placements;
+    (placements[0].x, placements[0].y) = (3, 5);
+    (placements[1].x, placements[1].y) = (4, 5);
+    project.units.get_mut("a").unwrap().stats.insert("push".to_owned(), Expr::new("3"));
+    let mut session = Session::new(project, 1).unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 4, y: 5, z: 1 }).unwrap();
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [4, 5, 1],
+            to: [5, 5, 2],
+            steps: 1,
+            remaining: 2,
+            drop: 0.0,
+            collided: Vec::new(),
+        }]
+    );
+}
+
+#[test]
+fn a_line_move_target_region_is_the_walk_up_to_the_unit_it_meets() {
+    // `charge`: a line-move region 4 cells along the facing (a faces east, b is next to it).
+    let mut project = field();
+    project.skills.insert(Skill {
+        id: Id::new("charge"),
+        target_region: Region {
+            shape: RegionShape::LineMove,
+            space: InterveningSpace::LineMove,
+            radius_max: Expr::new("4"),
+            z_up_max: Expr::new("1"),
+            z_down_max: Expr::new("1"),
+            can_cross_walls: false,
+            can_cross_enemies: false,
+            ..Region::default()
+        },
+        hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
+        ..Skill::default()
+    });
+    project.units.get_mut("a").unwrap().skills.push(Id::new("charge"));
+    let session = Session::new(project.clone(), 1).unwrap();
+    let aimed = |session: &Session| -> Vec<(u16, u16, u16)> {
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::UseSkill { skill, x, y, z, .. } if skill.as_str() == "charge" => Some((x, y, z)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(aimed(&session), vec![(2, 1, 1)]);
+    // Facing north (90°) the walk passes two cells and meets `c` at (1, 4): that spot ends it.
+    project.tile_maps.get_mut("field").unwrap().placements[0].facing_degrees = 90.0;
+    let session = Session::new(project, 1).unwrap();
+    assert_eq!(aimed(&session), vec![(1, 2, 1), (1, 3, 1), (1, 4, 1)]);
+}
+
+#[test]
+fn the_active_unit_chooses_its_facing_as_it_ends_its_turn() {
+    let mut session = Session::new(field(), 1).unwrap();
+    let choices = session.choices();
+    let faces: Vec<&Choice> = choices.iter().filter(|choice| matches!(choice, Choice::FaceUnit { .. })).collect();
+    assert_eq!(faces.len(), 4);
+    assert_eq!(session.describe_choice(faces[1]), "face a north");
+    let events = session.apply(&Choice::FaceUnit { unit: "a".to_owned(), facing: 270 }).unwrap();
+    assert_eq!(events[0], Event::UnitFaced { unit: "a".to_owned(), facing: 270 });
+    assert_eq!(events[1], Event::UnitTurnEnded { unit: "a".to_owned() });
+    assert_eq!(session.tactics().unwrap().unit("a").unwrap().facing, 270.0);
+    // `wait` keeps the facing; `face` takes names or degrees; only the active unit turns.
+    session.run_script("expect turn c\nface c west\nexpect unit c facing 180\nexpect unit a facing 270").unwrap();
+    assert!(session.apply(&Choice::FaceUnit { unit: "a".to_owned(), facing: 45 }).is_err());
+    session.run_script("expect turn a\nwait a\nexpect unit a facing 270").unwrap();
 }

@@ -128,6 +128,13 @@ pub enum Choice {
         /// The unit's key.
         unit: String,
     },
+    /// Tactics: the active unit turns to face a direction and ends its turn.
+    FaceUnit {
+        /// The unit's key.
+        unit: String,
+        /// Degrees counter-clockwise from +x: 0 east, 90 north, 180 west, 270 south.
+        facing: u16,
+    },
     /// Turns system: choose an option of a card in the hand; the turn then ends.
     PlayOption {
         /// The card type in the hand (its first copy is played).
@@ -320,6 +327,13 @@ pub enum Event {
         skill: Id<Skill>,
         /// The spot aimed at (x, y, level).
         at: [u16; 3],
+    },
+    /// Tactics: the active unit turned to a facing as it ended its turn.
+    UnitFaced {
+        /// The unit.
+        unit: String,
+        /// Degrees counter-clockwise from +x.
+        facing: u16,
     },
     /// Tactics: a knockback, shove or throw moved a unit in a straight line (§b.8).
     UnitPushed {
@@ -709,6 +723,7 @@ impl Session {
             | Choice::MoveUnit { .. }
             | Choice::UseSkill { .. }
             | Choice::WaitUnit { .. }
+            | Choice::FaceUnit { .. }
             | Choice::PlayOption { .. }
             | Choice::EndTurn => {}
         }

@@ -40,6 +40,18 @@ const ACT_CT: (&str, f64) = ("actCT", 40.0);
 /// A status that stops a unit's CT from growing (SRPGCK's `jumping`).
 const FROZEN_STATUS: &str = "jumping";
 
+/// The directions a unit can turn to at the end of its turn: name and degrees
+/// (counter-clockwise from +x, +y being north).
+pub const COMPASS: [(&str, u16); 4] = [("east", 0), ("north", 90), ("west", 180), ("south", 270)];
+
+/// The compass name of a facing in degrees (the degrees themselves when it is none of the four).
+pub fn compass_name(facing: u16) -> String {
+    COMPASS
+        .iter()
+        .find(|(_, degrees)| *degrees == facing)
+        .map_or_else(|| facing.to_string(), |(name, _)| (*name).to_owned())
+}
+
 /// What a lookup reads in a battle.
 #[derive(Clone, Debug, PartialEq)]
 enum Acc {
@@ -1004,6 +1016,9 @@ impl TacticsState {
             }
         }
         choices.push(Choice::WaitUnit { unit: key.to_owned() });
+        for facing in COMPASS.map(|(_, degrees)| degrees) {
+            choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
+        }
         choices
     }
 
@@ -1045,6 +1060,19 @@ impl TacticsState {
                 if *unit != turn.unit {
                     return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
                 }
+                self.end_turn(&mut events);
+            }
+            Choice::FaceUnit { unit, facing } => {
+                if *unit != turn.unit {
+                    return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
+                }
+                if !COMPASS.iter().any(|(_, degrees)| degrees == facing) {
+                    return Err(format!("{unit} can face 0, 90, 180 or 270 degrees, not {facing}"));
+                }
+                if let Some(state) = self.units.get_mut(unit) {
+                    state.facing = f64::from(*facing);
+                }
+                events.push(Event::UnitFaced { unit: unit.clone(), facing: *facing });
                 self.end_turn(&mut events);
             }
             _ => return Err("not a tactics choice".to_owned()),
@@ -1403,7 +1431,10 @@ impl Session {
 
     /// Applies a tactics choice; None for the other systems' choices.
     pub(super) fn apply_tactics(&mut self, choice: &Choice) -> Option<Result<Vec<Event>, ChoiceError>> {
-        if !matches!(choice, Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. }) {
+        if !matches!(
+            choice,
+            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } | Choice::FaceUnit { .. }
+        ) {
             return None;
         }
         let Some(battle) = self.tactics.as_mut() else {
@@ -1465,6 +1496,15 @@ impl Session {
         };
         if command == "wait" {
             return Ok(Choice::WaitUnit { unit });
+        }
+        if command == "face" {
+            let word = words.next().ok_or("usage: face UNIT east|north|west|south (or 0|90|180|270)")?;
+            let facing = COMPASS
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(word))
+                .map(|(_, degrees)| *degrees)
+                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south)"), Ok)?;
+            return Ok(Choice::FaceUnit { unit, facing });
         }
         let x: u16 = number(words.next(), "cell x")?;
         let y: u16 = number(words.next(), "cell y")?;

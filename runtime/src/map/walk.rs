@@ -61,7 +61,8 @@ pub struct LineMoveWalk {
     pub path: Vec<Spot>,
     /// Where the walker ends (the last safe spot: on ground, inside no wall, on nobody).
     pub end: Spot,
-    /// Steps taken (a step may keep the walker in its cell at free angles).
+    /// Steps taken, the one refused by a wall, a unit or the edge not counted (a step may
+    /// keep the walker in its cell at free angles).
     pub steps: u16,
     /// Steps left when it stopped (`amount − steps`, at least 0).
     pub remaining: u16,
@@ -138,6 +139,7 @@ pub fn line_move(
             continue;
         }
         if !grid.contains(cell.0, cell.1) {
+            steps -= 1;
             stop = WalkStop::Edge;
             break;
         }
@@ -148,12 +150,14 @@ pub fn line_move(
                     nodes.push(WalkNode { cell, feet: last.feet, safe: None });
                     continue;
                 }
+                steps -= 1;
                 stop = WalkStop::Wall;
                 break;
             }
             if occupants.contains_key(&surface) {
                 collided.push(surface);
                 if !params.can_cross_units {
+                    steps -= 1;
                     stop = WalkStop::Unit;
                     break;
                 }
@@ -173,6 +177,7 @@ pub fn line_move(
                 nodes.push(WalkNode { cell, feet: last.feet, safe: None });
                 continue;
             }
+            steps -= 1;
             stop = WalkStop::Wall;
             break;
         };
@@ -183,6 +188,7 @@ pub fn line_move(
         if occupants.contains_key(&ground) {
             collided.push(ground);
             if !params.can_cross_units {
+                steps -= 1;
                 stop = WalkStop::Unit;
                 break;
             }
