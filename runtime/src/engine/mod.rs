@@ -328,6 +328,20 @@ pub enum Event {
         /// The spot aimed at (x, y, level).
         at: [u16; 3],
     },
+    /// Tactics: a unit ended a move on another and rides it (`spec/srpgck.md` §a.7).
+    UnitMounted {
+        /// The rider.
+        unit: String,
+        /// The unit ridden.
+        mount: String,
+    },
+    /// Tactics: a rider left its mount (walked or was pushed off).
+    UnitDismounted {
+        /// The rider.
+        unit: String,
+        /// The unit it rode.
+        mount: String,
+    },
     /// Tactics: the active unit turned to a facing as it ended its turn.
     UnitFaced {
         /// The unit.

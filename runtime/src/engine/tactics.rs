@@ -12,8 +12,8 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::{Env, Lookup, Scope, Side, Slot};
 use crate::map::{
-    LineMoveParams, Occupant, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_of_sight, reach_line,
-    reach_path, reach_pick, signed_dz, standing_spots,
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_of_sight,
+    reach_line, reach_path, reach_pick, signed_dz, standing_spots,
 };
 use crate::model::{
     EffectTarget, Expr, FacingLock, Id, InterveningSpace, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
@@ -144,6 +144,8 @@ pub struct UnitState {
     pub defeated: bool,
     /// Takes turns (has `ct` and `speed` stats).
     pub scheduled: bool,
+    /// The unit it rides (it stands on the mount's spot and moves with it).
+    pub mount: Option<String>,
 }
 
 /// Whose turn it is and what they did.
@@ -186,6 +188,7 @@ impl Hash for TacticsState {
             unit.spot.hash(state);
             unit.facing.to_bits().hash(state);
             unit.defeated.hash(state);
+            unit.mount.hash(state);
             for (name, value) in &unit.stats {
                 name.hash(state);
                 value.to_bits().hash(state);
@@ -286,6 +289,30 @@ fn direction_towards(from: Spot, to: Spot) -> Option<f64> {
     let dx = f64::from(to.cell_x) - f64::from(from.cell_x);
     let dy = f64::from(to.cell_y) - f64::from(from.cell_y);
     (dx != 0.0 || dy != 0.0).then(|| wrap_degrees(dy.atan2(dx).to_degrees()))
+}
+
+/// The cells of a line region (§b.4, SRPGCK's perpendicular fixed): `along` cells out along
+/// `theta` (radians) from `center`, `across` cells to each side.
+fn line_cells(
+    center: Spot,
+    theta: f64,
+    (r_min, r_max): (u16, u16),
+    (w_min, width): (u16, u16),
+) -> BTreeSet<(i64, i64)> {
+    let (cos, sin) = (theta.cos(), theta.sin());
+    let mut found = BTreeSet::new();
+    for along in r_min..=r_max {
+        for across in -i64::from(width)..=i64::from(width) {
+            if across.unsigned_abs() < u64::from(w_min) {
+                continue;
+            }
+            let (along, across) = (f64::from(along), across as f64);
+            let x = i64::from(center.cell_x) + (along * cos - across * sin).round() as i64;
+            let y = i64::from(center.cell_y) + (along * sin + across * cos).round() as i64;
+            found.insert((x, y));
+        }
+    }
+    found
 }
 
 /// A region's line-move walk settings.
@@ -530,6 +557,7 @@ impl TacticsState {
                     statuses: Vec::new(),
                     defeated: false,
                     scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
+                    mount: None,
                 },
             );
             order.push(key.clone());
@@ -630,7 +658,8 @@ impl TacticsState {
             "position.z" => Some(f64::from(unit.spot.level)),
             "size.x" | "size.y" => Some(1.0),
             "size.z" => Some(2.0),
-            "isMounted" | "isMounting" => Some(0.0),
+            "isMounted" => Some(flag(self.rider_of(key).is_some())),
+            "isMounting" => Some(flag(unit.mount.is_some())),
             _ => None,
         };
         if pseudo.is_some() {
@@ -657,9 +686,49 @@ impl TacticsState {
         self.units.values().filter(|unit| !unit.defeated && unit.team == team).count()
     }
 
-    /// The unit standing on `spot`.
+    /// The unit standing on `spot`: a rider before its mount (`spec/srpgck.md` §a.7).
     pub fn unit_at(&self, spot: Spot) -> Option<&str> {
-        self.units.iter().find(|(_, unit)| !unit.defeated && unit.spot == spot).map(|(key, _)| key.as_str())
+        let here = || self.units.iter().filter(|(_, unit)| !unit.defeated && unit.spot == spot);
+        here().find(|(_, unit)| unit.mount.is_some()).or_else(|| here().next()).map(|(key, _)| key.as_str())
+    }
+
+    /// The unit riding `key`, if any.
+    pub fn rider_of(&self, key: &str) -> Option<&str> {
+        self.units
+            .iter()
+            .find(|(_, unit)| !unit.defeated && unit.mount.as_deref() == Some(key))
+            .map(|(rider, _)| rider.as_str())
+    }
+
+    /// Whether `key` may ride `other` with `region` (§b.4 step 3): the region may mount
+    /// friends (enemies); `other` has a non-zero `mountable` stat, rides nobody and carries
+    /// nobody; `key` has a non-zero `canMount` stat (default 1) and carries nobody.
+    fn can_mount(&self, key: &str, other: &str, region: &Region) -> bool {
+        let (Some(unit), Some(mount)) = (self.units.get(key), self.units.get(other)) else { return false };
+        let side_allows = if unit.team == mount.team { region.can_mount_friends } else { region.can_mount_enemies };
+        side_allows
+            && key != other
+            && !mount.defeated
+            && mount.mount.is_none()
+            && self.rider_of(other).is_none()
+            && self.rider_of(key).is_none()
+            && self.stat(other, "mountable").is_some_and(|value| value != 0.0 && !value.is_nan())
+            && self.stat(key, "canMount").is_none_or(|value| value != 0.0)
+    }
+
+    /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
+    /// one it rides, which it may leave) are mounts.
+    fn move_occupants(&self, key: &str, region: &Region) -> BTreeMap<Spot, Occupant> {
+        let mut occupants = self.occupants(Some(key));
+        let riding = self.units.get(key).and_then(|unit| unit.mount.as_deref());
+        let team = self.units.get(key).map(|unit| unit.team.as_str());
+        for (other, unit) in &self.units {
+            if riding == Some(other.as_str()) || self.can_mount(key, other, region) {
+                let enemy = Some(unit.team.as_str()) != team;
+                occupants.insert(unit.spot, if enemy { Occupant::MountEnemy } else { Occupant::MountAlly });
+            }
+        }
+        occupants
     }
 
     /// The value of a battle-wide name for queries (`unit.ID.STAT`, `team.NAME.alive`,
@@ -677,16 +746,25 @@ impl TacticsState {
         }
     }
 
-    /// Everyone else on the map as `key` sees them.
+    /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
     fn occupants(&self, key: Option<&str>) -> BTreeMap<Spot, Occupant> {
         let team = key.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
-        self.units
-            .iter()
-            .filter(|(other, unit)| !unit.defeated && Some(other.as_str()) != key)
-            .map(|(_, unit)| {
-                (unit.spot, if Some(unit.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy })
-            })
-            .collect()
+        let own = self.spot_of(key);
+        let mut occupants = BTreeMap::new();
+        for (other, unit) in &self.units {
+            // The mover's own mount (or rider) shares its spot: that spot is the mover's.
+            if unit.defeated || Some(other.as_str()) == key || Some(unit.spot) == own {
+                continue;
+            }
+            let shown = self.unit_at(unit.spot).and_then(|top| self.units.get(top)).unwrap_or(unit);
+            let occupant = if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy };
+            occupants.insert(unit.spot, occupant);
+        }
+        occupants
+    }
+
+    fn spot_of(&self, key: Option<&str>) -> Option<Spot> {
+        key.and_then(|key| self.units.get(key)).map(|unit| unit.spot)
     }
 
     fn numbers(&self, content: &Content, rng: &mut Pcg64Mcg, ctx: Ctx<'_>, region: &Region) -> RegionNumbers {
@@ -718,19 +796,7 @@ impl TacticsState {
             if skill.kind != SkillKind::Move {
                 continue;
             }
-            let region = &skill.target_region;
-            let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
-            let n = self.numbers(content, rng, ctx, region);
-            let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
-            params.radius_min = cells(n.radius_min);
-            params.z_up_min = levels(n.z_up_min);
-            params.z_down_min = levels(n.z_down_min);
-            params.use_absolute_dz = region.use_absolute_dz;
-            params.can_cross_walls = region.can_cross_walls;
-            params.can_cross_enemies = region.can_cross_enemies;
-            let Ok(reach) = reach_path(&self.setup.grid, unit.spot, &params, &self.occupants(Some(key))) else {
-                continue;
-            };
+            let Some(reach) = self.move_reach(content, rng, key, skill) else { continue };
             for spot in reach.stops().filter(|spot| *spot != unit.spot) {
                 spots.entry(spot).or_insert(at);
             }
@@ -749,17 +815,27 @@ impl TacticsState {
             .and_then(|model| model.skills.get(at))
             .and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return fallback(unit.spot) };
+        self.move_reach(content, rng, key, skill)
+            .and_then(|reach| reach.path_to(to))
+            .unwrap_or_else(|| fallback(unit.spot))
+    }
+
+    /// Where `key` can walk with the move skill `skill` (Path space; mounts it may ride can
+    /// be stopped on, with the mounting step bonus when the region asks for it).
+    fn move_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> Option<Reach> {
+        let unit = self.units.get(key)?;
         let region = &skill.target_region;
         let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
         let n = self.numbers(content, rng, ctx, region);
         let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
+        params.radius_min = cells(n.radius_min);
+        params.z_up_min = levels(n.z_up_min);
+        params.z_down_min = levels(n.z_down_min);
         params.use_absolute_dz = region.use_absolute_dz;
         params.can_cross_walls = region.can_cross_walls;
         params.can_cross_enemies = region.can_cross_enemies;
-        reach_path(&self.setup.grid, unit.spot, &params, &self.occupants(Some(key)))
-            .ok()
-            .and_then(|reach| reach.path_to(to))
-            .unwrap_or_else(|| fallback(unit.spot))
+        params.mount_step_bonus = region.use_mounting_step_bonus;
+        reach_path(&self.setup.grid, unit.spot, &params, &self.move_occupants(key, region)).ok()
     }
 
     /// The spots of `region` around `center` facing `facing` (`spec/srpgck.md` §b.4): the
@@ -794,6 +870,15 @@ impl TacticsState {
                 }
                 all
             }
+            RegionShape::LineMove => {
+                // The spots the walk (§b.8) passes, the start left out, and the units it meets.
+                let direction = locked_direction(facing + n.xy_direction, region.facing_lock);
+                let occupants = self.occupants(ctx.actor);
+                let walk = line_move(&self.setup.grid, center, direction, &walk_params(region, &n), &occupants);
+                let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
+                spots.extend(walk.collided);
+                spots
+            }
             _ => self.shaped(region, &n, ctx.actor, center, facing),
         };
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
@@ -826,14 +911,6 @@ impl TacticsState {
     ) -> BTreeSet<Spot> {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
-        if region.shape == RegionShape::LineMove {
-            // The spots the walk (§b.8) passes, the start left out, and the units it meets.
-            let direction = locked_direction(facing + numbers.xy_direction, region.facing_lock);
-            let walk = line_move(grid, center, direction, &walk_params(region, numbers), &occupants);
-            let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
-            spots.extend(walk.collided);
-            return spots;
-        }
         let line_like = region.shape == RegionShape::Line;
         let width = if line_like { cells(numbers.line_width_max) } else { 0 };
         let cylinder = region.shape == RegionShape::Cylinder;
@@ -859,6 +936,7 @@ impl TacticsState {
             can_halt_at_allies: true,
             clearance: 1,
             leap_cells: 0,
+            mount_step_bonus: region.use_mounting_step_bonus,
         };
         let sight = SightParams::default();
         let reach = match (region.shape, region.space) {
@@ -869,14 +947,13 @@ impl TacticsState {
         let Ok(reach) = reach else { return BTreeSet::new() };
         let pool = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
         if cylinder {
-            let radius = cells(numbers.radius_max);
+            let radius = f64::from(cells(numbers.radius_max));
             let within = |spot: &Spot| {
                 let xy = spot.xy_distance(center);
-                let bonus_ok = arc_bonus == 0 || {
-                    let rise = signed_dz(grid, center, *spot).unwrap_or(0.0);
-                    f64::from(xy) <= f64::from(radius) - f64::from(rise) / 2.0
-                };
-                xy >= u32::from(params.radius_min) && bonus_ok
+                // With the arc range bonus each spot keeps radius − rise/2.
+                xy >= u32::from(params.radius_min)
+                    && (arc_bonus == 0
+                        || f64::from(xy) <= radius - f64::from(signed_dz(grid, center, *spot).unwrap_or(0.0)) / 2.0)
             };
             let kept: BTreeSet<Spot> = pool.filter(within).collect();
             // Path and Line spaces were the search itself.
@@ -887,22 +964,8 @@ impl TacticsState {
         }
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
-        let line_cells: BTreeSet<(i64, i64)> = if line_like {
-            let (cos, sin) = (theta.cos(), theta.sin());
-            let w_min = cells(numbers.line_width_min);
-            let mut found = BTreeSet::new();
-            for along in r_min..=r_max {
-                for across in -i64::from(width)..=i64::from(width) {
-                    if across.unsigned_abs() < u64::from(w_min) {
-                        continue;
-                    }
-                    let (along, across) = (f64::from(along), across as f64);
-                    let x = i64::from(center.cell_x) + (along * cos - across * sin).round() as i64;
-                    let y = i64::from(center.cell_y) + (along * sin + across * cos).round() as i64;
-                    found.insert((x, y));
-                }
-            }
-            found
+        let line_cells = if line_like {
+            line_cells(center, theta, (r_min, r_max), (cells(numbers.line_width_min), width))
         } else {
             BTreeSet::new()
         };
@@ -1097,8 +1160,12 @@ impl TacticsState {
             path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
         let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
+        // Ending on another unit (the move region allowed it) is riding it.
+        let mount = self.unit_at(to).filter(|other| *other != key).map(str::to_owned);
+        let left = self.units.get(key).and_then(|unit| unit.mount.clone());
+        self.place_unit(key, to);
         if let Some(unit) = self.units.get_mut(key) {
-            unit.spot = to;
+            unit.mount.clone_from(&mount);
             if let Some(facing) = facing_towards(last_step, to) {
                 unit.facing = facing;
             }
@@ -1113,6 +1180,12 @@ impl TacticsState {
             to: [to.cell_x, to.cell_y, to.level],
             steps: length,
         });
+        if let Some(mount) = left.filter(|left| Some(left) != mount.as_ref()) {
+            events.push(Event::UnitDismounted { unit: key.to_owned(), mount });
+        }
+        if let Some(mount) = mount {
+            events.push(Event::UnitMounted { unit: key.to_owned(), mount });
+        }
     }
 
     fn spend_ct(&mut self, key: &str, cost: f64) {
@@ -1234,7 +1307,12 @@ impl TacticsState {
         let walk = line_move(&self.setup.grid, from, direction, &params, &self.occupants(Some(mover)));
         let collided: Vec<String> =
             walk.collided.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        // A rider pushed off its mount leaves it.
+        let left = self.units.get_mut(mover).and_then(|unit| unit.mount.take());
         self.place_unit(mover, walk.end);
+        if let Some(mount) = left {
+            events.push(Event::UnitDismounted { unit: mover.to_owned(), mount });
+        }
         events.push(Event::UnitPushed {
             unit: mover.to_owned(),
             by: key.to_owned(),
@@ -1247,10 +1325,13 @@ impl TacticsState {
         });
     }
 
-    /// Puts a unit on a spot.
+    /// Puts a unit on a spot; its rider goes with it.
     fn place_unit(&mut self, key: &str, to: Spot) {
-        if let Some(unit) = self.units.get_mut(key) {
-            unit.spot = to;
+        let rider = self.rider_of(key).map(str::to_owned);
+        for moved in [Some(key.to_owned()), rider].into_iter().flatten() {
+            if let Some(unit) = self.units.get_mut(&moved) {
+                unit.spot = to;
+            }
         }
     }
 
@@ -1287,6 +1368,11 @@ impl TacticsState {
             if let Some(unit) = self.units.get_mut(&key) {
                 unit.defeated = true;
                 unit.statuses.clear();
+                unit.mount = None;
+            }
+            // The rider of a fallen mount stands where it fell.
+            for rider in self.units.values_mut().filter(|unit| unit.mount.as_deref() == Some(key.as_str())) {
+                rider.mount = None;
             }
             events.push(Event::UnitDefeated { unit: key.clone() });
             if self.active_unit() == Some(key.as_str()) {

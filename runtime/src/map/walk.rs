@@ -316,13 +316,14 @@ fn flight_clear(
     let mut sample = 1;
     loop {
         let time = f64::from(sample) * ARC_DT;
-        let point = if time >= duration || sample >= MAX_ARC_SAMPLES { end } else { at(time) };
+        let landed = time >= duration || sample >= MAX_ARC_SAMPLES;
+        let point = if landed { end } else { at(time) };
         if first_hit_on_segment(grid, previous, point, invisible_blocks).is_some()
             || boxes.iter().any(|(low, high)| segment_meets_box(previous, point, *low, *high))
         {
             return false;
         }
-        if point == end {
+        if landed {
             return true;
         }
         previous = point;
