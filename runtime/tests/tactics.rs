@@ -471,3 +471,131 @@ fn the_active_unit_chooses_its_facing_as_it_ends_its_turn() {
     assert!(session.apply(&Choice::FaceUnit { unit: "a".to_owned(), facing: 45 }).is_err());
     session.run_script("expect turn a\nwait a\nexpect unit a facing 270").unwrap();
 }
+
+/// The field with `c` mountable, `walk` able to mount friends (with or without the mounting
+/// step bonus) and a three-cube column at (1, 5) (a rise of 2 from the floor next to `c`).
+fn mount_field(step_bonus: bool) -> Project {
+    let mut project = field();
+    project.units.get_mut("c").unwrap().stats.insert("mountable".to_owned(), Expr::new("1"));
+    let walk = &mut project.skills.get_mut("walk").unwrap().target_region;
+    walk.can_mount_friends = true;
+    walk.use_mounting_step_bonus = step_bonus;
+    let map = project.tile_maps.get_mut("field").unwrap();
+    for column in &mut map.columns {
+        if (column.x, column.y) == (1, 5) {
+            column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+        }
+    }
+    project
+}
+
+/// Ends turns until it is `unit`'s.
+fn wait_for(session: &mut Session, unit: &str) {
+    for _ in 0..20 {
+        match turn(session) {
+            Some(active) if active == unit => return,
+            Some(active) => {
+                session.apply(&Choice::WaitUnit { unit: active }).unwrap();
+            }
+            None => panic!("nobody's turn"),
+        }
+    }
+    panic!("{unit} never got a turn");
+}
+
+fn can_move_to(session: &Session, unit: &str, spot: (u16, u16, u16)) -> bool {
+    session.choices().contains(&Choice::MoveUnit { unit: unit.to_owned(), x: spot.0, y: spot.1, z: spot.2 })
+}
+
+#[test]
+fn a_unit_mounts_a_friend_rides_with_it_and_gets_the_step_bonus() {
+    let mut session = Session::new(mount_field(true), 1).unwrap();
+    // `b` (an enemy) is not mountable, `c` is: a may end its move on c.
+    assert!(can_move_to(&session, "a", (1, 4, 1)));
+    assert!(!can_move_to(&session, "a", (2, 1, 1)));
+    let events = session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 1, y: 4, z: 1 }).unwrap();
+    assert!(events.contains(&Event::UnitMounted { unit: "a".to_owned(), mount: "c".to_owned() }), "{events:?}");
+    session.run_script("expect unit a isMounting 1\nexpect unit c isMounted 1\nexpect unit c isMounting 0").unwrap();
+    // The rider is targeted before its mount (§a.7): b's jab at (1, 4) would hit a.
+    assert_eq!(session.tactics().unwrap().unit_at(Spot::new(1, 4, 1)), Some("a"));
+    session.apply(&Choice::WaitUnit { unit: "a".to_owned() }).unwrap();
+    // The mount walks and carries its rider.
+    wait_for(&mut session, "c");
+    session.run_script("move c 2 4\nexpect unit a at 2 4 1\nexpect unit c at 2 4 1\nwait c").unwrap();
+    // The rider walks off and leaves its mount where it is.
+    wait_for(&mut session, "a");
+    assert!(can_move_to(&session, "a", (2, 5, 1)));
+    let events = session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 2, y: 5, z: 1 }).unwrap();
+    assert!(events.contains(&Event::UnitDismounted { unit: "a".to_owned(), mount: "c".to_owned() }), "{events:?}");
+    session.run_script("expect unit a isMounting 0\nexpect unit c isMounted 0\nexpect unit c at 2 4 1").unwrap();
+}
+
+#[test]
+fn the_mounting_step_bonus_lets_a_rider_climb_one_level_more_off_its_mount() {
+    for (bonus, reaches) in [(true, true), (false, false)] {
+        let mut session = Session::new(mount_field(bonus), 1).unwrap();
+        session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 1, y: 4, z: 1 }).unwrap();
+        session.apply(&Choice::WaitUnit { unit: "a".to_owned() }).unwrap();
+        wait_for(&mut session, "a");
+        // (1, 5) is 2 levels up from the mount's spot; a's jump is 1.
+        assert_eq!(can_move_to(&session, "a", (1, 5, 3)), reaches, "step bonus {bonus}");
+    }
+}
+
+#[test]
+fn an_arc_region_reaches_further_downhill_with_the_arc_range_bonus() {
+    // `a` stands on a three-cube column at (1, 1) (level 3); everything near is floor (level 1).
+    let lob_field = |bonus: bool| {
+        let mut project = field();
+        let map = project.tile_maps.get_mut("field").unwrap();
+        for column in &mut map.columns {
+            if (column.x, column.y) == (1, 1) {
+                column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+            }
+        }
+        project.skills.insert(Skill {
+            id: Id::new("lob"),
+            target_region: Region {
+                space: InterveningSpace::Arc,
+                radius_max: Expr::new("2"),
+                z_up_max: Expr::new("2"),
+                z_down_max: Expr::new("2"),
+                use_arc_range_bonus: bonus,
+                can_target_friends: false,
+                can_target_self: false,
+                ..Region::default()
+            },
+            hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
+            ..Skill::default()
+        });
+        project.units.get_mut("a").unwrap().skills.push(Id::new("lob"));
+        project
+    };
+    let aimed = |bonus: bool| -> BTreeSet<(u16, u16, u16)> {
+        let session = Session::new(lob_field(bonus), 1).unwrap();
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::UseSkill { skill, x, y, z, .. } if skill.as_str() == "lob" => Some((x, y, z)),
+                _ => None,
+            })
+            .collect()
+    };
+    let within = |radius: u16| -> BTreeSet<(u16, u16, u16)> {
+        let mut cells = BTreeSet::new();
+        for y in 0..6u16 {
+            for x in 0..6u16 {
+                let distance = x.abs_diff(1) + y.abs_diff(1);
+                // Not a itself, not its friend c at (1, 4).
+                if distance >= 1 && distance <= radius && (x, y) != (1, 4) {
+                    cells.insert((x, y, 1));
+                }
+            }
+        }
+        cells
+    };
+    // 2 levels down: radius 2 − (−2)/2 = 3 with the bonus; 2 without.
+    assert_eq!(aimed(true), within(3));
+    assert_eq!(aimed(false), within(2));
+}
