@@ -276,6 +276,40 @@ fn the_scripted_skirmish_ends_exactly_as_written() {
 }
 
 #[test]
+fn the_skirmish_knight_bashes_the_raider_away_and_turns_north() {
+    let script = std::fs::read_to_string(workspace().join("tests/playtests/srpg_skirmish_bash.play")).unwrap();
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(report.expectations, 8);
+    let pushes: Vec<&Event> = report.events.iter().map(|logged| &logged.event).collect();
+    assert!(
+        pushes.contains(&&Event::UnitPushed {
+            unit: "raider".to_owned(),
+            by: "knight".to_owned(),
+            from: [5, 3, 1],
+            to: [7, 3, 1],
+            steps: 2,
+            remaining: 0,
+            drop: 0.0,
+            collided: Vec::new(),
+        }),
+        "{pushes:?}"
+    );
+}
+
+#[test]
+fn the_skirmish_pack_is_canonical_and_validates_without_warnings() {
+    let root = workspace().join("content/srpg-skirmish");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    }
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
 fn random_play_never_panics_and_replays_to_the_same_hash() {
     for (project, seed) in [(skirmish(), 5), (field(), 9)] {
         let mut hashes = Vec::new();
