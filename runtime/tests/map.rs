@@ -917,6 +917,9 @@ fn a_line_move_stops_before_a_unit_and_locks_nothing_itself() {
     let crossing = LineMoveParams { can_cross_units: true, ..walk_params(3) };
     let walk = line_move(&grid, Spot::new(1, 1, 1), 0.0, &crossing, &occupants);
     assert_eq!((walk.end, walk.collided), (Spot::new(4, 1, 1), vec![Spot::new(3, 1, 1)]));
+    // A direction that is not a number (a broken formula) moves nobody.
+    let walk = line_move(&grid, Spot::new(1, 1, 1), f64::NAN, &walk_params(4), &occupants);
+    assert_eq!((walk.end, walk.steps, walk.path.len()), (Spot::new(1, 1, 1), 0, 1));
     // A diagonal (45°) walk: each step of length 1 rounds to a cell.
     let walk = line_move(&grid, Spot::new(0, 0, 1), 45.0, &walk_params(4), &BTreeMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 1, 1), Spot::new(2, 2, 1), Spot::new(3, 3, 1)]);

@@ -887,7 +887,9 @@ impl TacticsState {
             Some(key) if Some(key) == ctx.actor => region.can_target_self,
             Some(key) => {
                 let same = self.units.get(key).map(|unit| unit.team.as_str()) == actor_team;
-                if same { region.can_target_friends } else { region.can_target_enemies }
+                // A unit the actor may ride counts too (§b.4 step 3).
+                let mountable = ctx.actor.is_some_and(|actor| self.can_mount(actor, key, region));
+                (if same { region.can_target_friends } else { region.can_target_enemies }) || mountable
             }
         });
         if let Some(predicate) = &region.predicate {

@@ -110,7 +110,7 @@ fn ground_below(grid: &TileGrid, cell: (i32, i32), feet: u32) -> Option<Spot> {
 /// wall; over a column with no ground at the feet the walker glides (while steps remain, when
 /// it may) or falls to the ground below. Units on the way stop it unless they may be crossed.
 /// At the end a walker in the air, in a wall or on another unit backs up to the last safe spot
-/// (SRPGCK's `StopBefore`).
+/// (SRPGCK's `StopBefore`). A direction that is not finite takes no step.
 pub fn line_move(
     grid: &TileGrid,
     start: Spot,
@@ -118,6 +118,9 @@ pub fn line_move(
     params: &LineMoveParams,
     occupants: &BTreeMap<Spot, Occupant>,
 ) -> LineMoveWalk {
+    // A direction that is not a number (a broken formula) moves nobody.
+    let amount = if direction_degrees.is_finite() { params.amount } else { 0 };
+    let params = &LineMoveParams { amount, ..*params };
     let radians = direction_degrees.to_radians();
     let (step_x, step_y) = (radians.cos(), radians.sin());
     let origin = (f64::from(start.cell_x), f64::from(start.cell_y));
