@@ -843,6 +843,12 @@ impl ValueChecks for Skill {
         }
         check_region(checks, &root.clone().field("target_region"), &self.target_region);
         check_region(checks, &root.clone().field("effect_region"), &self.effect_region);
+        for (at, hit) in self.hit_types.iter().enumerate() {
+            for (index, line_move) in hit.line_moves.iter().enumerate() {
+                let path = root.clone().field("hit_types").index(at).field("line_moves").index(index).field("region");
+                check_region(checks, &path, &line_move.region);
+            }
+        }
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
         }
@@ -937,5 +943,23 @@ mod tests {
         let found = messages(&project);
         assert!(found.iter().any(|m| m.contains("columns[0].tiles[1].z: the tile at level 0 overlaps")), "{found:?}");
         assert!(found.iter().any(|m| m.contains("columns[0].tiles[2].insets: opposite insets overlap")), "{found:?}");
+    }
+
+    #[test]
+    fn line_move_regions_of_hit_types_are_checked() {
+        use crate::model::{Expr, HitType, LineMoveEffect};
+        let mut project = Project::new("p");
+        let region = Region { radius_max: Expr::int(-2), ..Region::default() };
+        project.skills.insert(Skill {
+            id: Id::new("shove"),
+            hit_types: vec![HitType {
+                label: "Shoved".to_owned(),
+                line_moves: vec![LineMoveEffect { region, ..LineMoveEffect::default() }],
+                ..HitType::default()
+            }],
+            ..Skill::default()
+        });
+        let found = messages(&project);
+        assert!(found.iter().any(|m| m.contains("hit_types[0].line_moves[0].region.radius_max")), "{found:?}");
     }
 }

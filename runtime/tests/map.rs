@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 
 use actforge_runtime::map::{
-    AtlasLayout, ChunkKey, Face, MapError, MapMesher, MapScale, MeshStyle, Occupant, ReachParams, SightParams, Spot,
-    TileGrid, TileSolid, UvRect, chunks_touched, face_shade, line_of_sight, pick, reach_line, reach_path, reach_pick,
-    resize_tile_map, sight_blocker, signed_dz, spot_point, standing_height, standing_spots,
+    AtlasLayout, ChunkKey, Face, LineMoveParams, MapError, MapMesher, MapScale, MeshStyle, Occupant, ReachParams,
+    SightParams, Spot, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade, line_move,
+    line_of_sight, pick, reach_line, reach_path, reach_pick, resize_tile_map, sight_blocker, signed_dz, spot_point,
+    standing_height, standing_spots,
 };
 use actforge_runtime::model::{Column, Corners, Faces, Id, Placement, Prop, Tile, TileMap};
 
@@ -858,4 +859,100 @@ fn lines_may_end_on_an_enemy_but_not_pass_one() {
     let through = ReachParams { can_cross_enemies: true, ..params };
     let seen = reach_line(&grid, Spot::new(1, 0, 1), &through, &SightParams::default(), &occupants).unwrap();
     assert_eq!(seen.stops().count(), 7);
+}
+
+fn walk_params(amount: u16) -> LineMoveParams {
+    LineMoveParams { amount, z_up_max: 1.0, z_down_max: 1.0, ..LineMoveParams::default() }
+}
+
+#[test]
+fn a_line_move_walks_climbs_one_step_and_stops_before_a_wall() {
+    // Row y = 0: floor (level 1), a step up at x = 2 (level 2), a wall at x = 4 (level 5).
+    let grid = floor(7, 1, vec![((2, 0), stack(2)), ((3, 0), stack(2)), ((4, 0), stack(5))]);
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &walk_params(6), &BTreeMap::new());
+    assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 0, 1), Spot::new(2, 0, 2), Spot::new(3, 0, 2)]);
+    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(3, 0, 2), 3, 3, WalkStop::Wall));
+    // Walls that may be crossed are walked through, but nobody ends inside one: it backs up.
+    let through = LineMoveParams { can_cross_walls: true, ..walk_params(5) };
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &BTreeMap::new());
+    assert_eq!((walk.end, walk.steps, walk.stop), (Spot::new(5, 0, 1), 5, WalkStop::Done));
+    let through = LineMoveParams { can_cross_walls: true, ..walk_params(4) };
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &BTreeMap::new());
+    assert_eq!(walk.end, Spot::new(3, 0, 2), "ends in the wall at x = 4: backs up");
+    // The edge of the map stops it; −x from x = 0 goes nowhere.
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 180.0, &walk_params(3), &BTreeMap::new());
+    assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(0, 0, 1), 0, 3, WalkStop::Edge));
+}
+
+#[test]
+fn a_line_move_falls_off_a_ledge_counting_the_drop_beyond_the_window() {
+    // A plateau (level 4) for x ≤ 1, floor (level 1) beyond: a fall of 3 with z_down_max 1.
+    let grid = floor(5, 1, vec![((0, 0), stack(4)), ((1, 0), stack(4))]);
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &walk_params(3), &BTreeMap::new());
+    assert_eq!(walk.path, vec![Spot::new(0, 0, 4), Spot::new(1, 0, 4), Spot::new(2, 0, 1), Spot::new(3, 0, 1)]);
+    assert_eq!((walk.end, walk.drop), (Spot::new(3, 0, 1), 2.0));
+    // A glider keeps its height while steps remain and comes down at the end.
+    let glide = LineMoveParams { can_glide: true, ..walk_params(3) };
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &glide, &BTreeMap::new());
+    assert_eq!(walk.path, vec![Spot::new(0, 0, 4), Spot::new(1, 0, 4), Spot::new(3, 0, 1)]);
+    assert_eq!((walk.end, walk.drop), (Spot::new(3, 0, 1), 2.0));
+    // Without falling it stops at the edge of the plateau (it would hang in the air).
+    let no_fall = LineMoveParams { perform_fall: false, ..walk_params(3) };
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &no_fall, &BTreeMap::new());
+    assert_eq!(walk.end, Spot::new(1, 0, 4));
+}
+
+#[test]
+fn a_line_move_stops_before_a_unit_and_locks_nothing_itself() {
+    let grid = floor(6, 6, vec![]);
+    let occupants = BTreeMap::from([(Spot::new(3, 1, 1), Occupant::Enemy)]);
+    let walk = line_move(&grid, Spot::new(1, 1, 1), 0.0, &walk_params(4), &occupants);
+    assert_eq!(
+        (walk.end, walk.stop, walk.collided.clone()),
+        (Spot::new(2, 1, 1), WalkStop::Unit, vec![Spot::new(3, 1, 1)])
+    );
+    let crossing = LineMoveParams { can_cross_units: true, ..walk_params(2) };
+    let walk = line_move(&grid, Spot::new(1, 1, 1), 0.0, &crossing, &occupants);
+    assert_eq!(walk.end, Spot::new(2, 1, 1), "would end on the unit: backs up");
+    let crossing = LineMoveParams { can_cross_units: true, ..walk_params(3) };
+    let walk = line_move(&grid, Spot::new(1, 1, 1), 0.0, &crossing, &occupants);
+    assert_eq!((walk.end, walk.collided), (Spot::new(4, 1, 1), vec![Spot::new(3, 1, 1)]));
+    // A direction that is not a number (a broken formula) moves nobody.
+    let walk = line_move(&grid, Spot::new(1, 1, 1), f64::NAN, &walk_params(4), &occupants);
+    assert_eq!((walk.end, walk.steps, walk.path.len()), (Spot::new(1, 1, 1), 0, 1));
+    // A diagonal (45°) walk: each step of length 1 rounds to a cell.
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 45.0, &walk_params(4), &BTreeMap::new());
+    assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 1, 1), Spot::new(2, 2, 1), Spot::new(3, 3, 1)]);
+}
+
+#[test]
+fn a_ballistic_arc_clears_a_wall_a_line_cannot_and_needs_the_speed() {
+    // A wall 3 levels above the floor between x = 0 and x = 4.
+    let grid = floor(5, 1, vec![((2, 0), stack(4))]);
+    let (from, to) = (Spot::new(0, 0, 1), Spot::new(4, 0, 1));
+    let sight = SightParams::default();
+    assert!(!line_of_sight(&grid, from, to, &sight));
+    // Range 6: speed √58.8, the steep angle atan((v² + √D)/(g·d)) = 70.2° peaks 2.65 levels up.
+    let shot = arc_shot(&grid, from, to, 6.0, &sight, &[]).unwrap();
+    assert!((shot.angle_degrees - 70.18).abs() < 0.01, "the steep lob: {shot:?}");
+    assert!((shot.speed - (9.8_f64 * 6.0).sqrt()).abs() < 1e-9);
+    // Range 4: the steep lob (56.3°) peaks at 3.39 and meets the wall (top at 4); the flat
+    // one too. Range 3 cannot carry 4 cells at all.
+    assert_eq!(arc_shot(&grid, from, to, 4.0, &sight, &[]), None);
+    assert_eq!(arc_shot(&grid, from, to, 3.0, &sight, &[]), None);
+    // Under a ceiling the steep lob hits it and the flat one the wall.
+    let mut roofed = floor(5, 1, vec![((2, 0), stack(4))]);
+    for x in [0, 1, 3, 4] {
+        roofed.set_column(x, 0, vec![cube(0), cube(3)]).unwrap();
+    }
+    assert_eq!(arc_shot(&roofed, from, to, 6.0, &sight, &[]), None);
+    // Under a low roof over open ground only the flat shot (12.69°) fits, and a unit on the
+    // way blocks it.
+    let mut low = floor(5, 1, vec![]);
+    for x in 0..5 {
+        low.set_column(x, 0, vec![cube(0), cube(3)]).unwrap();
+    }
+    let flat = arc_shot(&low, from, to, 6.0, &sight, &[]).unwrap();
+    assert!((flat.angle_degrees - 12.69).abs() < 0.01, "{flat:?}");
+    assert_eq!(arc_shot(&low, from, to, 6.0, &sight, &[Spot::new(2, 0, 1)]), None);
 }

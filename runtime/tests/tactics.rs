@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::map::{Occupant, ReachParams, Spot, TileGrid, reach_path};
 use actforge_runtime::model::{
-    Column, EffectTarget, Expr, HitType, Id, Placement, Project, Region, Skill, SkillKind, StatEffect, StatusEffect,
-    Tile, TileMap, Unit, WinCondition,
+    Column, EffectTarget, Expr, HitType, Id, InterveningSpace, LineMoveEffect, Placement, Project, Region, RegionShape,
+    Skill, SkillKind, StatEffect, StatusEffect, Tile, TileMap, Unit, WinCondition,
 };
 use actforge_runtime::project::load_folder;
 
@@ -103,7 +103,7 @@ fn field() -> Project {
                 value: Expr::new("-(c.atk - t.def + targeted-side{back: 2; default: 0})"),
                 ..StatEffect::default()
             }],
-            status_effects: Vec::new(),
+            ..HitType::default()
         }],
         ..Skill::default()
     });
@@ -122,6 +122,7 @@ fn field() -> Project {
                     ..StatEffect::default()
                 }],
             }],
+            ..HitType::default()
         }],
         ..Skill::default()
     });
@@ -196,7 +197,7 @@ fn a_skill_hits_with_damage_from_formulas_and_facing() {
     assert!(session.choices().contains(&jab));
     let events = session.apply(&jab).unwrap();
     // b faces +x, away from a standing west of it: a hits it from behind, 9 − 4 + 2.
-    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 7, hp: 13 }), "{events:?}");
+    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 7.0, hp: 13.0 }), "{events:?}");
     assert_eq!(hp(&session, "b"), 13.0);
     assert_eq!(session.tactics().unwrap().stat("a", "ct"), Some(60.0), "actCT 40");
     assert!(session.apply(&jab).is_err(), "one action a turn");
@@ -275,6 +276,40 @@ fn the_scripted_skirmish_ends_exactly_as_written() {
 }
 
 #[test]
+fn the_skirmish_knight_bashes_the_raider_away_and_turns_north() {
+    let script = std::fs::read_to_string(workspace().join("tests/playtests/srpg_skirmish_bash.play")).unwrap();
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(report.expectations, 8);
+    let pushes: Vec<&Event> = report.events.iter().map(|logged| &logged.event).collect();
+    assert!(
+        pushes.contains(&&Event::UnitPushed {
+            unit: "raider".to_owned(),
+            by: "knight".to_owned(),
+            from: [5, 3, 1],
+            to: [7, 3, 1],
+            steps: 2,
+            remaining: 0,
+            drop: 0.0,
+            collided: Vec::new(),
+        }),
+        "{pushes:?}"
+    );
+}
+
+#[test]
+fn the_skirmish_pack_is_canonical_and_validates_without_warnings() {
+    let root = workspace().join("content/srpg-skirmish");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    }
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
 fn random_play_never_panics_and_replays_to_the_same_hash() {
     for (project, seed) in [(skirmish(), 5), (field(), 9)] {
         let mut hashes = Vec::new();
@@ -298,4 +333,303 @@ fn random_play_never_panics_and_replays_to_the_same_hash() {
         }
         assert_eq!(hashes[0], hashes[1]);
     }
+}
+
+/// The field with `shove` for `a`: adjacent, 1.5 damage (not rounded), then the target is
+/// pushed `c.push` (2) cells away from `a`.
+fn shove_field() -> Project {
+    let mut project = field();
+    project.skills.insert(Skill {
+        id: Id::new("shove"),
+        target_region: Region {
+            radius_min: Expr::new("1"),
+            radius_max: Expr::new("1"),
+            z_up_max: Expr::new("1"),
+            z_down_max: Expr::new("1"),
+            can_target_friends: false,
+            ..Region::default()
+        },
+        hit_types: vec![HitType {
+            label: "Shoved".to_owned(),
+            stat_effects: vec![StatEffect { stat: "hp".to_owned(), value: Expr::new("-1.5"), ..StatEffect::default() }],
+            line_moves: vec![LineMoveEffect {
+                target: EffectTarget::Target,
+                region: Region {
+                    shape: RegionShape::LineMove,
+                    space: InterveningSpace::LineMove,
+                    radius_max: Expr::new("c.push"),
+                    z_up_max: Expr::new("1"),
+                    z_down_max: Expr::new("2"),
+                    can_cross_walls: false,
+                    can_cross_enemies: false,
+                    ..Region::default()
+                },
+            }],
+            ..HitType::default()
+        }],
+        ..Skill::default()
+    });
+    let a = project.units.get_mut("a").unwrap();
+    a.stats.insert("push".to_owned(), Expr::new("2"));
+    a.skills.push(Id::new("shove"));
+    project
+}
+
+fn pushed(events: &[Event]) -> Vec<&Event> {
+    events.iter().filter(|event| matches!(event, Event::UnitPushed { .. })).collect()
+}
+
+#[test]
+fn a_shove_pushes_the_target_away_and_stops_before_a_unit() {
+    let mut session = Session::new(shove_field(), 1).unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 2, y: 1, z: 1 }).unwrap();
+    // Stat values are exact in events: 1.5 damage leaves 18.5.
+    assert!(events.contains(&Event::UnitDamaged { unit: "b".to_owned(), amount: 1.5, hp: 18.5 }), "{events:?}");
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [2, 1, 1],
+            to: [4, 1, 1],
+            steps: 2,
+            remaining: 0,
+            drop: 0.0,
+            collided: Vec::new(),
+        }]
+    );
+    session.run_script("expect unit b at 4 1 1\nexpect unit b hp 18.5").unwrap();
+
+    // With `c` two cells behind `b`, the push stops after one cell and names `c`.
+    let mut project = shove_field();
+    project.tile_maps.get_mut("field").unwrap().placements[2].x = 4;
+    project.tile_maps.get_mut("field").unwrap().placements[2].y = 1;
+    let mut session = Session::new(project, 1).unwrap();
+    session.run_script("expect turn a").unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 2, y: 1, z: 1 }).unwrap();
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [2, 1, 1],
+            to: [3, 1, 1],
+            steps: 1,
+            remaining: 1,
+            drop: 0.0,
+            collided: vec!["c".to_owned()],
+        }]
+    );
+}
+
+#[test]
+fn a_shove_climbs_one_level_and_the_map_edge_stops_it() {
+    // `b` stands at (4, 5) next to the two-level block at (5, 5); `a` shoves it east from (3, 5):
+    // it climbs onto the block (a rise of 1), then meets the map's edge.
+    let mut project = shove_field();
+    let placements = &mut project.tile_maps.get_mut("field").unwrap().placements;
+    (placements[0].x, placements[0].y) = (3, 5);
+    (placements[1].x, placements[1].y) = (4, 5);
+    project.units.get_mut("a").unwrap().stats.insert("push".to_owned(), Expr::new("3"));
+    let mut session = Session::new(project, 1).unwrap();
+    let events =
+        session.apply(&Choice::UseSkill { unit: "a".to_owned(), skill: Id::new("shove"), x: 4, y: 5, z: 1 }).unwrap();
+    assert_eq!(
+        pushed(&events),
+        vec![&Event::UnitPushed {
+            unit: "b".to_owned(),
+            by: "a".to_owned(),
+            from: [4, 5, 1],
+            to: [5, 5, 2],
+            steps: 1,
+            remaining: 2,
+            drop: 0.0,
+            collided: Vec::new(),
+        }]
+    );
+}
+
+#[test]
+fn a_line_move_target_region_is_the_walk_up_to_the_unit_it_meets() {
+    // `charge`: a line-move region 4 cells along the facing (a faces east, b is next to it).
+    let mut project = field();
+    project.skills.insert(Skill {
+        id: Id::new("charge"),
+        target_region: Region {
+            shape: RegionShape::LineMove,
+            space: InterveningSpace::LineMove,
+            radius_max: Expr::new("4"),
+            z_up_max: Expr::new("1"),
+            z_down_max: Expr::new("1"),
+            can_cross_walls: false,
+            can_cross_enemies: false,
+            ..Region::default()
+        },
+        hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
+        ..Skill::default()
+    });
+    project.units.get_mut("a").unwrap().skills.push(Id::new("charge"));
+    let session = Session::new(project.clone(), 1).unwrap();
+    let aimed = |session: &Session| -> Vec<(u16, u16, u16)> {
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::UseSkill { skill, x, y, z, .. } if skill.as_str() == "charge" => Some((x, y, z)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(aimed(&session), vec![(2, 1, 1)]);
+    // Facing north (90°) the walk passes two cells and meets `c` at (1, 4): that spot ends it.
+    project.tile_maps.get_mut("field").unwrap().placements[0].facing_degrees = 90.0;
+    let session = Session::new(project, 1).unwrap();
+    assert_eq!(aimed(&session), vec![(1, 2, 1), (1, 3, 1), (1, 4, 1)]);
+}
+
+#[test]
+fn the_active_unit_chooses_its_facing_as_it_ends_its_turn() {
+    let mut session = Session::new(field(), 1).unwrap();
+    let choices = session.choices();
+    let faces: Vec<&Choice> = choices.iter().filter(|choice| matches!(choice, Choice::FaceUnit { .. })).collect();
+    assert_eq!(faces.len(), 4);
+    assert_eq!(session.describe_choice(faces[1]), "face a north");
+    let events = session.apply(&Choice::FaceUnit { unit: "a".to_owned(), facing: 270 }).unwrap();
+    assert_eq!(events[0], Event::UnitFaced { unit: "a".to_owned(), facing: 270 });
+    assert_eq!(events[1], Event::UnitTurnEnded { unit: "a".to_owned() });
+    assert_eq!(session.tactics().unwrap().unit("a").unwrap().facing, 270.0);
+    // `wait` keeps the facing; `face` takes names or degrees; only the active unit turns.
+    session.run_script("expect turn c\nface c west\nexpect unit c facing 180\nexpect unit a facing 270").unwrap();
+    assert!(session.apply(&Choice::FaceUnit { unit: "a".to_owned(), facing: 45 }).is_err());
+    session.run_script("expect turn a\nwait a\nexpect unit a facing 270").unwrap();
+}
+
+/// The field with `c` mountable, `walk` able to mount friends (with or without the mounting
+/// step bonus) and a three-cube column at (1, 5) (a rise of 2 from the floor next to `c`).
+fn mount_field(step_bonus: bool) -> Project {
+    let mut project = field();
+    project.units.get_mut("c").unwrap().stats.insert("mountable".to_owned(), Expr::new("1"));
+    let walk = &mut project.skills.get_mut("walk").unwrap().target_region;
+    walk.can_mount_friends = true;
+    walk.use_mounting_step_bonus = step_bonus;
+    let map = project.tile_maps.get_mut("field").unwrap();
+    for column in &mut map.columns {
+        if (column.x, column.y) == (1, 5) {
+            column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+        }
+    }
+    project
+}
+
+/// Ends turns until it is `unit`'s.
+fn wait_for(session: &mut Session, unit: &str) {
+    for _ in 0..20 {
+        match turn(session) {
+            Some(active) if active == unit => return,
+            Some(active) => {
+                session.apply(&Choice::WaitUnit { unit: active }).unwrap();
+            }
+            None => panic!("nobody's turn"),
+        }
+    }
+    panic!("{unit} never got a turn");
+}
+
+fn can_move_to(session: &Session, unit: &str, spot: (u16, u16, u16)) -> bool {
+    session.choices().contains(&Choice::MoveUnit { unit: unit.to_owned(), x: spot.0, y: spot.1, z: spot.2 })
+}
+
+#[test]
+fn a_unit_mounts_a_friend_rides_with_it_and_gets_the_step_bonus() {
+    let mut session = Session::new(mount_field(true), 1).unwrap();
+    // `b` (an enemy) is not mountable, `c` is: a may end its move on c.
+    assert!(can_move_to(&session, "a", (1, 4, 1)));
+    assert!(!can_move_to(&session, "a", (2, 1, 1)));
+    let events = session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 1, y: 4, z: 1 }).unwrap();
+    assert!(events.contains(&Event::UnitMounted { unit: "a".to_owned(), mount: "c".to_owned() }), "{events:?}");
+    session.run_script("expect unit a isMounting 1\nexpect unit c isMounted 1\nexpect unit c isMounting 0").unwrap();
+    // The rider is targeted before its mount (§a.7): b's jab at (1, 4) would hit a.
+    assert_eq!(session.tactics().unwrap().unit_at(Spot::new(1, 4, 1)), Some("a"));
+    session.apply(&Choice::WaitUnit { unit: "a".to_owned() }).unwrap();
+    // The mount walks and carries its rider.
+    wait_for(&mut session, "c");
+    session.run_script("move c 2 4\nexpect unit a at 2 4 1\nexpect unit c at 2 4 1\nwait c").unwrap();
+    // The rider walks off and leaves its mount where it is.
+    wait_for(&mut session, "a");
+    assert!(can_move_to(&session, "a", (2, 5, 1)));
+    let events = session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 2, y: 5, z: 1 }).unwrap();
+    assert!(events.contains(&Event::UnitDismounted { unit: "a".to_owned(), mount: "c".to_owned() }), "{events:?}");
+    session.run_script("expect unit a isMounting 0\nexpect unit c isMounted 0\nexpect unit c at 2 4 1").unwrap();
+}
+
+#[test]
+fn the_mounting_step_bonus_lets_a_rider_climb_one_level_more_off_its_mount() {
+    for (bonus, reaches) in [(true, true), (false, false)] {
+        let mut session = Session::new(mount_field(bonus), 1).unwrap();
+        session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 1, y: 4, z: 1 }).unwrap();
+        session.apply(&Choice::WaitUnit { unit: "a".to_owned() }).unwrap();
+        wait_for(&mut session, "a");
+        // (1, 5) is 2 levels up from the mount's spot; a's jump is 1.
+        assert_eq!(can_move_to(&session, "a", (1, 5, 3)), reaches, "step bonus {bonus}");
+    }
+}
+
+#[test]
+fn an_arc_region_reaches_further_downhill_with_the_arc_range_bonus() {
+    // `a` stands on a three-cube column at (1, 1) (level 3); everything near is floor (level 1).
+    let lob_field = |bonus: bool| {
+        let mut project = field();
+        let map = project.tile_maps.get_mut("field").unwrap();
+        for column in &mut map.columns {
+            if (column.x, column.y) == (1, 1) {
+                column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+            }
+        }
+        project.skills.insert(Skill {
+            id: Id::new("lob"),
+            target_region: Region {
+                space: InterveningSpace::Arc,
+                radius_max: Expr::new("2"),
+                z_up_max: Expr::new("2"),
+                z_down_max: Expr::new("2"),
+                use_arc_range_bonus: bonus,
+                can_target_friends: false,
+                can_target_self: false,
+                ..Region::default()
+            },
+            hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
+            ..Skill::default()
+        });
+        project.units.get_mut("a").unwrap().skills.push(Id::new("lob"));
+        project
+    };
+    let aimed = |bonus: bool| -> BTreeSet<(u16, u16, u16)> {
+        let session = Session::new(lob_field(bonus), 1).unwrap();
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::UseSkill { skill, x, y, z, .. } if skill.as_str() == "lob" => Some((x, y, z)),
+                _ => None,
+            })
+            .collect()
+    };
+    let within = |radius: u16| -> BTreeSet<(u16, u16, u16)> {
+        let mut cells = BTreeSet::new();
+        for y in 0..6u16 {
+            for x in 0..6u16 {
+                let distance = x.abs_diff(1) + y.abs_diff(1);
+                // Not a itself, not its friend c at (1, 4).
+                if distance >= 1 && distance <= radius && (x, y) != (1, 4) {
+                    cells.insert((x, y, 1));
+                }
+            }
+        }
+        cells
+    };
+    // 2 levels down: radius 2 − (−2)/2 = 3 with the bonus; 2 without.
+    assert_eq!(aimed(true), within(3));
+    assert_eq!(aimed(false), within(2));
 }

@@ -128,6 +128,13 @@ pub enum Choice {
         /// The unit's key.
         unit: String,
     },
+    /// Tactics: the active unit turns to face a direction and ends its turn.
+    FaceUnit {
+        /// The unit's key.
+        unit: String,
+        /// Degrees counter-clockwise from +x: 0 east, 90 north, 180 west, 270 south.
+        facing: u16,
+    },
     /// Turns system: choose an option of a card in the hand; the turn then ends.
     PlayOption {
         /// The card type in the hand (its first copy is played).
@@ -140,7 +147,7 @@ pub enum Choice {
 }
 
 /// Something that happened, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Event {
     /// An act started running in a window.
     ActStarted {
@@ -321,6 +328,46 @@ pub enum Event {
         /// The spot aimed at (x, y, level).
         at: [u16; 3],
     },
+    /// Tactics: a unit ended a move on another and rides it (`spec/srpgck.md` §a.7).
+    UnitMounted {
+        /// The rider.
+        unit: String,
+        /// The unit ridden.
+        mount: String,
+    },
+    /// Tactics: a rider left its mount (walked or was pushed off).
+    UnitDismounted {
+        /// The rider.
+        unit: String,
+        /// The unit it rode.
+        mount: String,
+    },
+    /// Tactics: the active unit turned to a facing as it ended its turn.
+    UnitFaced {
+        /// The unit.
+        unit: String,
+        /// Degrees counter-clockwise from +x.
+        facing: u16,
+    },
+    /// Tactics: a knockback, shove or throw moved a unit in a straight line (§b.8).
+    UnitPushed {
+        /// The unit moved.
+        unit: String,
+        /// Who used the skill.
+        by: String,
+        /// Where from (x, y, level).
+        from: [u16; 3],
+        /// Where it ended.
+        to: [u16; 3],
+        /// Steps taken of the walk (cells crossed at a locked direction).
+        steps: u16,
+        /// Steps it could not take (it met a wall, a unit or the map's edge).
+        remaining: u16,
+        /// Levels fallen beyond the walk's `z_down_max`.
+        drop: f32,
+        /// The units it ran into, in order.
+        collided: Vec<String>,
+    },
     /// Tactics: a skill reached a unit with a hit type.
     UnitHit {
         /// The unit hit.
@@ -330,23 +377,23 @@ pub enum Event {
         /// The hit type's label.
         hit: String,
     },
-    /// Tactics: a unit lost hp (values rounded).
+    /// Tactics: a unit lost hp (exact values, not rounded).
     UnitDamaged {
         /// The unit.
         unit: String,
         /// How much.
-        amount: i64,
+        amount: f64,
         /// Its hp now.
-        hp: i64,
+        hp: f64,
     },
-    /// Tactics: another stat of a unit changed (or hp rose), rounded.
+    /// Tactics: another stat of a unit changed (or hp rose); the exact value.
     UnitStatChanged {
         /// The unit.
         unit: String,
         /// The stat.
         stat: String,
         /// Its stored value now.
-        value: i64,
+        value: f64,
     },
     /// Tactics: a status effect began (or started over).
     UnitStatusAdded {
@@ -706,6 +753,7 @@ impl Session {
             | Choice::MoveUnit { .. }
             | Choice::UseSkill { .. }
             | Choice::WaitUnit { .. }
+            | Choice::FaceUnit { .. }
             | Choice::PlayOption { .. }
             | Choice::EndTurn => {}
         }

@@ -14,7 +14,7 @@ pub struct RandomPolicy {
 }
 
 /// What one [`RandomPolicy::step`] did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Move {
     /// Applied a choice.
     Chose(Choice, Vec<Event>),

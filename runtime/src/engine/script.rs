@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::table::Engine;
+use super::tactics::compass_name;
 use super::{CardKey, Choice, Event, Place, Session, Status, TokenKey};
 
 /// A script line that failed: where and why.
@@ -20,7 +21,7 @@ pub struct ScriptError {
 }
 
 /// What a script did: one log line per step and every event with its tick.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ScriptReport {
     /// Human-readable log.
     pub log: Vec<String>,
@@ -31,7 +32,7 @@ pub struct ScriptReport {
 }
 
 /// An event and the tick at the end of the step that produced it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TimedEvent {
     /// Game time after the step.
     pub tick: u64,
@@ -145,7 +146,7 @@ impl Session {
                 Choice::Flip { card }
             }
             "collect" => Choice::Collect { token: self.token_arg(words.next())? },
-            "move" | "use" => self.tactics_line(command, rest)?,
+            "move" | "use" | "face" => self.tactics_line(command, rest)?,
             "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
             "play" => self.play_choice(rest)?,
             "end-turn" => Choice::EndTurn,
@@ -206,7 +207,7 @@ impl Session {
             }
             Choice::MoveUnit { .. } => "that unit cannot move there now",
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
-            Choice::WaitUnit { .. } => "it is not that unit's turn",
+            Choice::WaitUnit { .. } | Choice::FaceUnit { .. } => "it is not that unit's turn",
             Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
         };
         if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
@@ -246,6 +247,7 @@ impl Session {
             Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
+            Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
             Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
         }
     }

@@ -12,10 +12,13 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::{Env, Lookup, Scope, Side, Slot};
 use crate::map::{
-    Occupant, ReachParams, SightParams, Spot, TileGrid, line_of_sight, reach_line, reach_path, reach_pick, signed_dz,
-    standing_spots,
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_of_sight,
+    reach_line, reach_path, reach_pick, signed_dz, standing_spots,
 };
-use crate::model::{EffectTarget, Expr, Id, InterveningSpace, Region, RegionShape, Skill, SkillKind, StatOp, TileMap};
+use crate::model::{
+    EffectTarget, Expr, FacingLock, Id, InterveningSpace, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
+    StatOp, TileMap,
+};
 
 use super::content::Content;
 use super::{Choice, ChoiceError, Event, Session};
@@ -36,6 +39,18 @@ const ACT_CT: (&str, f64) = ("actCT", 40.0);
 
 /// A status that stops a unit's CT from growing (SRPGCK's `jumping`).
 const FROZEN_STATUS: &str = "jumping";
+
+/// The directions a unit can turn to at the end of its turn: name and degrees
+/// (counter-clockwise from +x, +y being north).
+pub const COMPASS: [(&str, u16); 4] = [("east", 0), ("north", 90), ("west", 180), ("south", 270)];
+
+/// The compass name of a facing in degrees (the degrees themselves when it is none of the four).
+pub fn compass_name(facing: u16) -> String {
+    COMPASS
+        .iter()
+        .find(|(_, degrees)| *degrees == facing)
+        .map_or_else(|| facing.to_string(), |(name, _)| (*name).to_owned())
+}
 
 /// What a lookup reads in a battle.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,6 +144,8 @@ pub struct UnitState {
     pub defeated: bool,
     /// Takes turns (has `ct` and `speed` stats).
     pub scheduled: bool,
+    /// The unit it rides (it stands on the mount's spot and moves with it).
+    pub mount: Option<String>,
 }
 
 /// Whose turn it is and what they did.
@@ -171,6 +188,7 @@ impl Hash for TacticsState {
             unit.spot.hash(state);
             unit.facing.to_bits().hash(state);
             unit.defeated.hash(state);
+            unit.mount.hash(state);
             for (name, value) in &unit.stats {
                 name.hash(state);
                 value.to_bits().hash(state);
@@ -254,6 +272,62 @@ fn facing_towards(from: Spot, to: Spot) -> Option<f64> {
     Some(wrap_degrees((dy.atan2(dx).to_degrees() / 90.0).round() * 90.0))
 }
 
+/// A line-move direction locked as the region asks (`spec/srpgck.md` §b.8): cardinal to the
+/// nearest axis, ordinal to the diagonal of its quadrant, cardinal+ordinal to the nearest 45°.
+fn locked_direction(degrees: f64, lock: FacingLock) -> f64 {
+    let degrees = wrap_degrees(degrees);
+    match lock {
+        FacingLock::Free => degrees,
+        FacingLock::Cardinal => wrap_degrees((degrees / 90.0).round() * 90.0),
+        FacingLock::Ordinal => wrap_degrees((degrees / 90.0).floor() * 90.0 + 45.0),
+        FacingLock::CardinalOrdinal => wrap_degrees((degrees / 45.0).round() * 45.0),
+    }
+}
+
+/// The way from `from` to `to` in degrees; None when they share a cell.
+fn direction_towards(from: Spot, to: Spot) -> Option<f64> {
+    let dx = f64::from(to.cell_x) - f64::from(from.cell_x);
+    let dy = f64::from(to.cell_y) - f64::from(from.cell_y);
+    (dx != 0.0 || dy != 0.0).then(|| wrap_degrees(dy.atan2(dx).to_degrees()))
+}
+
+/// The cells of a line region (§b.4, SRPGCK's perpendicular fixed): `along` cells out along
+/// `theta` (radians) from `center`, `across` cells to each side.
+fn line_cells(
+    center: Spot,
+    theta: f64,
+    (r_min, r_max): (u16, u16),
+    (w_min, width): (u16, u16),
+) -> BTreeSet<(i64, i64)> {
+    let (cos, sin) = (theta.cos(), theta.sin());
+    let mut found = BTreeSet::new();
+    for along in r_min..=r_max {
+        for across in -i64::from(width)..=i64::from(width) {
+            if across.unsigned_abs() < u64::from(w_min) {
+                continue;
+            }
+            let (along, across) = (f64::from(along), across as f64);
+            let x = i64::from(center.cell_x) + (along * cos - across * sin).round() as i64;
+            let y = i64::from(center.cell_y) + (along * sin + across * cos).round() as i64;
+            found.insert((x, y));
+        }
+    }
+    found
+}
+
+/// A region's line-move walk settings.
+fn walk_params(region: &Region, numbers: &RegionNumbers) -> LineMoveParams {
+    LineMoveParams {
+        amount: cells(numbers.radius_max),
+        z_up_max: levels(numbers.z_up_max),
+        z_down_max: levels(numbers.z_down_max),
+        can_cross_walls: region.can_cross_walls,
+        can_cross_units: region.can_cross_enemies,
+        perform_fall: region.perform_fall,
+        can_glide: region.can_glide,
+    }
+}
+
 fn apply_op(op: StatOp, old: f64, amount: f64) -> f64 {
     match op {
         StatOp::Add => old + amount,
@@ -280,11 +354,6 @@ fn limited(old: f64, new: f64, limits: Option<&(Option<f64>, Option<f64>)>) -> f
         value = min.min(old);
     }
     value
-}
-
-/// A value rounded for events and logs.
-fn rounded(value: f64) -> i64 {
-    if value.is_finite() { value.round() as i64 } else { 0 }
 }
 
 fn eval_expr(content: &Content, state: &TacticsState, ctx: Ctx<'_>, rng: &mut Pcg64Mcg, expr: &Expr, depth: u8) -> f64 {
@@ -488,6 +557,7 @@ impl TacticsState {
                     statuses: Vec::new(),
                     defeated: false,
                     scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
+                    mount: None,
                 },
             );
             order.push(key.clone());
@@ -588,7 +658,8 @@ impl TacticsState {
             "position.z" => Some(f64::from(unit.spot.level)),
             "size.x" | "size.y" => Some(1.0),
             "size.z" => Some(2.0),
-            "isMounted" | "isMounting" => Some(0.0),
+            "isMounted" => Some(flag(self.rider_of(key).is_some())),
+            "isMounting" => Some(flag(unit.mount.is_some())),
             _ => None,
         };
         if pseudo.is_some() {
@@ -615,9 +686,49 @@ impl TacticsState {
         self.units.values().filter(|unit| !unit.defeated && unit.team == team).count()
     }
 
-    /// The unit standing on `spot`.
+    /// The unit standing on `spot`: a rider before its mount (`spec/srpgck.md` §a.7).
     pub fn unit_at(&self, spot: Spot) -> Option<&str> {
-        self.units.iter().find(|(_, unit)| !unit.defeated && unit.spot == spot).map(|(key, _)| key.as_str())
+        let here = || self.units.iter().filter(|(_, unit)| !unit.defeated && unit.spot == spot);
+        here().find(|(_, unit)| unit.mount.is_some()).or_else(|| here().next()).map(|(key, _)| key.as_str())
+    }
+
+    /// The unit riding `key`, if any.
+    pub fn rider_of(&self, key: &str) -> Option<&str> {
+        self.units
+            .iter()
+            .find(|(_, unit)| !unit.defeated && unit.mount.as_deref() == Some(key))
+            .map(|(rider, _)| rider.as_str())
+    }
+
+    /// Whether `key` may ride `other` with `region` (§b.4 step 3): the region may mount
+    /// friends (enemies); `other` has a non-zero `mountable` stat, rides nobody and carries
+    /// nobody; `key` has a non-zero `canMount` stat (default 1) and carries nobody.
+    fn can_mount(&self, key: &str, other: &str, region: &Region) -> bool {
+        let (Some(unit), Some(mount)) = (self.units.get(key), self.units.get(other)) else { return false };
+        let side_allows = if unit.team == mount.team { region.can_mount_friends } else { region.can_mount_enemies };
+        side_allows
+            && key != other
+            && !mount.defeated
+            && mount.mount.is_none()
+            && self.rider_of(other).is_none()
+            && self.rider_of(key).is_none()
+            && self.stat(other, "mountable").is_some_and(|value| value != 0.0 && !value.is_nan())
+            && self.stat(key, "canMount").is_none_or(|value| value != 0.0)
+    }
+
+    /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
+    /// one it rides, which it may leave) are mounts.
+    fn move_occupants(&self, key: &str, region: &Region) -> BTreeMap<Spot, Occupant> {
+        let mut occupants = self.occupants(Some(key));
+        let riding = self.units.get(key).and_then(|unit| unit.mount.as_deref());
+        let team = self.units.get(key).map(|unit| unit.team.as_str());
+        for (other, unit) in &self.units {
+            if riding == Some(other.as_str()) || self.can_mount(key, other, region) {
+                let enemy = Some(unit.team.as_str()) != team;
+                occupants.insert(unit.spot, if enemy { Occupant::MountEnemy } else { Occupant::MountAlly });
+            }
+        }
+        occupants
     }
 
     /// The value of a battle-wide name for queries (`unit.ID.STAT`, `team.NAME.alive`,
@@ -635,16 +746,25 @@ impl TacticsState {
         }
     }
 
-    /// Everyone else on the map as `key` sees them.
+    /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
     fn occupants(&self, key: Option<&str>) -> BTreeMap<Spot, Occupant> {
         let team = key.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
-        self.units
-            .iter()
-            .filter(|(other, unit)| !unit.defeated && Some(other.as_str()) != key)
-            .map(|(_, unit)| {
-                (unit.spot, if Some(unit.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy })
-            })
-            .collect()
+        let own = self.spot_of(key);
+        let mut occupants = BTreeMap::new();
+        for (other, unit) in &self.units {
+            // The mover's own mount (or rider) shares its spot: that spot is the mover's.
+            if unit.defeated || Some(other.as_str()) == key || Some(unit.spot) == own {
+                continue;
+            }
+            let shown = self.unit_at(unit.spot).and_then(|top| self.units.get(top)).unwrap_or(unit);
+            let occupant = if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy };
+            occupants.insert(unit.spot, occupant);
+        }
+        occupants
+    }
+
+    fn spot_of(&self, key: Option<&str>) -> Option<Spot> {
+        key.and_then(|key| self.units.get(key)).map(|unit| unit.spot)
     }
 
     fn numbers(&self, content: &Content, rng: &mut Pcg64Mcg, ctx: Ctx<'_>, region: &Region) -> RegionNumbers {
@@ -676,19 +796,7 @@ impl TacticsState {
             if skill.kind != SkillKind::Move {
                 continue;
             }
-            let region = &skill.target_region;
-            let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
-            let n = self.numbers(content, rng, ctx, region);
-            let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
-            params.radius_min = cells(n.radius_min);
-            params.z_up_min = levels(n.z_up_min);
-            params.z_down_min = levels(n.z_down_min);
-            params.use_absolute_dz = region.use_absolute_dz;
-            params.can_cross_walls = region.can_cross_walls;
-            params.can_cross_enemies = region.can_cross_enemies;
-            let Ok(reach) = reach_path(&self.setup.grid, unit.spot, &params, &self.occupants(Some(key))) else {
-                continue;
-            };
+            let Some(reach) = self.move_reach(content, rng, key, skill) else { continue };
             for spot in reach.stops().filter(|spot| *spot != unit.spot) {
                 spots.entry(spot).or_insert(at);
             }
@@ -707,17 +815,27 @@ impl TacticsState {
             .and_then(|model| model.skills.get(at))
             .and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return fallback(unit.spot) };
+        self.move_reach(content, rng, key, skill)
+            .and_then(|reach| reach.path_to(to))
+            .unwrap_or_else(|| fallback(unit.spot))
+    }
+
+    /// Where `key` can walk with the move skill `skill` (Path space; mounts it may ride can
+    /// be stopped on, with the mounting step bonus when the region asks for it).
+    fn move_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> Option<Reach> {
+        let unit = self.units.get(key)?;
         let region = &skill.target_region;
         let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
         let n = self.numbers(content, rng, ctx, region);
         let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
+        params.radius_min = cells(n.radius_min);
+        params.z_up_min = levels(n.z_up_min);
+        params.z_down_min = levels(n.z_down_min);
         params.use_absolute_dz = region.use_absolute_dz;
         params.can_cross_walls = region.can_cross_walls;
         params.can_cross_enemies = region.can_cross_enemies;
-        reach_path(&self.setup.grid, unit.spot, &params, &self.occupants(Some(key)))
-            .ok()
-            .and_then(|reach| reach.path_to(to))
-            .unwrap_or_else(|| fallback(unit.spot))
+        params.mount_step_bonus = region.use_mounting_step_bonus;
+        reach_path(&self.setup.grid, unit.spot, &params, &self.move_occupants(key, region)).ok()
     }
 
     /// The spots of `region` around `center` facing `facing` (`spec/srpgck.md` §b.4): the
@@ -752,6 +870,15 @@ impl TacticsState {
                 }
                 all
             }
+            RegionShape::LineMove => {
+                // The spots the walk (§b.8) passes, the start left out, and the units it meets.
+                let direction = locked_direction(facing + n.xy_direction, region.facing_lock);
+                let occupants = self.occupants(ctx.actor);
+                let walk = line_move(&self.setup.grid, center, direction, &walk_params(region, &n), &occupants);
+                let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
+                spots.extend(walk.collided);
+                spots
+            }
             _ => self.shaped(region, &n, ctx.actor, center, facing),
         };
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
@@ -760,7 +887,9 @@ impl TacticsState {
             Some(key) if Some(key) == ctx.actor => region.can_target_self,
             Some(key) => {
                 let same = self.units.get(key).map(|unit| unit.team.as_str()) == actor_team;
-                if same { region.can_target_friends } else { region.can_target_enemies }
+                // A unit the actor may ride counts too (§b.4 step 3).
+                let mountable = ctx.actor.is_some_and(|actor| self.can_mount(actor, key, region));
+                (if same { region.can_target_friends } else { region.can_target_enemies }) || mountable
             }
         });
         if let Some(predicate) = &region.predicate {
@@ -784,11 +913,19 @@ impl TacticsState {
     ) -> BTreeSet<Spot> {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
-        let line_like = matches!(region.shape, RegionShape::Line | RegionShape::LineMove);
-        let width = if region.shape == RegionShape::Line { cells(numbers.line_width_max) } else { 0 };
+        let line_like = region.shape == RegionShape::Line;
+        let width = if line_like { cells(numbers.line_width_max) } else { 0 };
+        let cylinder = region.shape == RegionShape::Cylinder;
+        // SRPGCK's arc range bonus (§b.4): the search reaches max(z window)/2 further, then
+        // each spot keeps radius − rise/2 (lower spots are reached further, higher nearer).
+        let arc_bonus = if cylinder && region.use_arc_range_bonus {
+            cells(numbers.z_down_max.max(numbers.z_up_max) / 2.0)
+        } else {
+            0
+        };
         let params = ReachParams {
-            radius_min: if region.shape == RegionShape::Cylinder { cells(numbers.radius_min) } else { 0 },
-            radius_max: cells(numbers.radius_max).saturating_add(if line_like { width } else { 0 }),
+            radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
+            radius_max: cells(numbers.radius_max).saturating_add(width).saturating_add(arc_bonus),
             z_up_min: levels(numbers.z_up_min),
             z_up_max: levels(numbers.z_up_max),
             z_down_min: levels(numbers.z_down_min),
@@ -801,6 +938,7 @@ impl TacticsState {
             can_halt_at_allies: true,
             clearance: 1,
             leap_cells: 0,
+            mount_step_bonus: region.use_mounting_step_bonus,
         };
         let sight = SightParams::default();
         let reach = match (region.shape, region.space) {
@@ -810,28 +948,26 @@ impl TacticsState {
         };
         let Ok(reach) = reach else { return BTreeSet::new() };
         let pool = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
-        if region.shape == RegionShape::Cylinder {
-            let within = |spot: &Spot| spot.xy_distance(center) >= u32::from(params.radius_min);
-            return pool.filter(within).collect();
+        if cylinder {
+            let radius = f64::from(cells(numbers.radius_max));
+            let within = |spot: &Spot| {
+                let xy = spot.xy_distance(center);
+                // With the arc range bonus each spot keeps radius − rise/2.
+                xy >= u32::from(params.radius_min)
+                    && (arc_bonus == 0
+                        || f64::from(xy) <= radius - f64::from(signed_dz(grid, center, *spot).unwrap_or(0.0)) / 2.0)
+            };
+            let kept: BTreeSet<Spot> = pool.filter(within).collect();
+            // Path and Line spaces were the search itself.
+            return match region.space {
+                InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
+                _ => kept,
+            };
         }
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
-        let line_cells: BTreeSet<(i64, i64)> = if line_like {
-            let (cos, sin) = (theta.cos(), theta.sin());
-            let w_min = cells(numbers.line_width_min);
-            let mut found = BTreeSet::new();
-            for along in r_min..=r_max {
-                for across in -i64::from(width)..=i64::from(width) {
-                    if across.unsigned_abs() < u64::from(w_min) {
-                        continue;
-                    }
-                    let (along, across) = (f64::from(along), across as f64);
-                    let x = i64::from(center.cell_x) + (along * cos - across * sin).round() as i64;
-                    let y = i64::from(center.cell_y) + (along * sin + across * cos).round() as i64;
-                    found.insert((x, y));
-                }
-            }
-            found
+        let line_cells = if line_like {
+            line_cells(center, theta, (r_min, r_max), (cells(numbers.line_width_min), width))
         } else {
             BTreeSet::new()
         };
@@ -843,9 +979,7 @@ impl TacticsState {
                     let distance = f64::from(xy) + f64::from(dz);
                     distance >= f64::from(r_min) && distance <= f64::from(r_max)
                 }
-                RegionShape::Line | RegionShape::LineMove => {
-                    line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y)))
-                }
+                RegionShape::Line => line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y))),
                 _ => {
                     // Cone: within the radius and the arc either side of the direction.
                     if xy == 0 {
@@ -872,9 +1006,35 @@ impl TacticsState {
                 let Ok(walk) = reach_path(grid, center, &params, &occupants) else { return BTreeSet::new() };
                 shaped.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
-            // A lob clears what is between (Arc), and the rest need nothing between.
-            InterveningSpace::Pick | InterveningSpace::Arc | InterveningSpace::LineMove => shaped,
+            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, shaped),
+            InterveningSpace::Pick | InterveningSpace::LineMove => shaped,
         }
+    }
+
+    /// The spots a ballistic arc from `center` reaches (§b.7): launch speed from the range
+    /// `max(radius_max, line_width_max)`, the flight clear of tiles and of enemies that
+    /// cannot be crossed.
+    fn arced(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        center: Spot,
+        occupants: &BTreeMap<Spot, Occupant>,
+        spots: BTreeSet<Spot>,
+    ) -> BTreeSet<Spot> {
+        let grid = &self.setup.grid;
+        let range = numbers.radius_max.max(numbers.line_width_max);
+        let range = if range.is_finite() { range.max(0.0) as f32 } else { 0.0 };
+        let blockers: Vec<Spot> = if region.can_cross_enemies {
+            Vec::new()
+        } else {
+            occupants.iter().filter(|(_, occupant)| **occupant == Occupant::Enemy).map(|(spot, _)| *spot).collect()
+        };
+        let sight = SightParams::default();
+        spots
+            .into_iter()
+            .filter(|spot| *spot == center || arc_shot(grid, center, *spot, range, &sight, &blockers).is_some())
+            .collect()
     }
 
     /// Where `key` can aim `skill` now.
@@ -921,6 +1081,9 @@ impl TacticsState {
             }
         }
         choices.push(Choice::WaitUnit { unit: key.to_owned() });
+        for facing in COMPASS.map(|(_, degrees)| degrees) {
+            choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
+        }
         choices
     }
 
@@ -964,6 +1127,19 @@ impl TacticsState {
                 }
                 self.end_turn(&mut events);
             }
+            Choice::FaceUnit { unit, facing } => {
+                if *unit != turn.unit {
+                    return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
+                }
+                if !COMPASS.iter().any(|(_, degrees)| degrees == facing) {
+                    return Err(format!("{unit} can face 0, 90, 180 or 270 degrees, not {facing}"));
+                }
+                if let Some(state) = self.units.get_mut(unit) {
+                    state.facing = f64::from(*facing);
+                }
+                events.push(Event::UnitFaced { unit: unit.clone(), facing: *facing });
+                self.end_turn(&mut events);
+            }
             _ => return Err("not a tactics choice".to_owned()),
         }
         self.check_end(content, rng, &mut events);
@@ -986,8 +1162,12 @@ impl TacticsState {
             path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
         let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
+        // Ending on another unit (the move region allowed it) is riding it.
+        let mount = self.unit_at(to).filter(|other| *other != key).map(str::to_owned);
+        let left = self.units.get(key).and_then(|unit| unit.mount.clone());
+        self.place_unit(key, to);
         if let Some(unit) = self.units.get_mut(key) {
-            unit.spot = to;
+            unit.mount.clone_from(&mount);
             if let Some(facing) = facing_towards(last_step, to) {
                 unit.facing = facing;
             }
@@ -1002,6 +1182,12 @@ impl TacticsState {
             to: [to.cell_x, to.cell_y, to.level],
             steps: length,
         });
+        if let Some(mount) = left.filter(|left| Some(left) != mount.as_ref()) {
+            events.push(Event::UnitDismounted { unit: key.to_owned(), mount });
+        }
+        if let Some(mount) = mount {
+            events.push(Event::UnitMounted { unit: key.to_owned(), mount });
+        }
     }
 
     fn spend_ct(&mut self, key: &str, cost: f64) {
@@ -1080,6 +1266,9 @@ impl TacticsState {
                     ticks: remaining,
                 });
             }
+            for line_move in &hit.line_moves {
+                self.push_unit(content, rng, ctx, line_move, events);
+            }
         }
         let cost = self.setting(key, ACT_CT);
         self.spend_ct(key, cost);
@@ -1087,6 +1276,65 @@ impl TacticsState {
             turn.acted = true;
         }
         self.check_defeats(events);
+    }
+
+    /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
+    /// along its facing; a target on the actor's cell too), `xy_direction` added, locked.
+    fn push_unit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Ctx<'_>,
+        effect: &LineMoveEffect,
+        events: &mut Vec<Event>,
+    ) {
+        let (Some(key), Some(target)) = (ctx.actor, ctx.target) else { return };
+        let mover = match effect.target {
+            EffectTarget::Target => target,
+            EffectTarget::Actor => key,
+        };
+        // A unit the hit has just brought to 0 hp falls where it stands.
+        if self.stat(mover, "hp").is_some_and(|hp| hp <= 0.0) {
+            return;
+        }
+        let (Some(actor), Some(moved)) = (self.units.get(key), self.units.get(mover)) else { return };
+        let from = moved.spot;
+        let base = match effect.target {
+            EffectTarget::Target => direction_towards(actor.spot, from).unwrap_or(actor.facing),
+            EffectTarget::Actor => actor.facing,
+        };
+        let numbers = self.numbers(content, rng, ctx, &effect.region);
+        let direction = locked_direction(base + numbers.xy_direction, effect.region.facing_lock);
+        let params = walk_params(&effect.region, &numbers);
+        let walk = line_move(&self.setup.grid, from, direction, &params, &self.occupants(Some(mover)));
+        let collided: Vec<String> =
+            walk.collided.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        // A rider pushed off its mount leaves it.
+        let left = self.units.get_mut(mover).and_then(|unit| unit.mount.take());
+        self.place_unit(mover, walk.end);
+        if let Some(mount) = left {
+            events.push(Event::UnitDismounted { unit: mover.to_owned(), mount });
+        }
+        events.push(Event::UnitPushed {
+            unit: mover.to_owned(),
+            by: key.to_owned(),
+            from: [from.cell_x, from.cell_y, from.level],
+            to: [walk.end.cell_x, walk.end.cell_y, walk.end.level],
+            steps: walk.steps,
+            remaining: walk.remaining,
+            drop: walk.drop,
+            collided,
+        });
+    }
+
+    /// Puts a unit on a spot; its rider goes with it.
+    fn place_unit(&mut self, key: &str, to: Spot) {
+        let rider = self.rider_of(key).map(str::to_owned);
+        for moved in [Some(key.to_owned()), rider].into_iter().flatten() {
+            if let Some(unit) = self.units.get_mut(&moved) {
+                unit.spot = to;
+            }
+        }
     }
 
     fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {
@@ -1102,9 +1350,9 @@ impl TacticsState {
         let new = limited(old, apply_op(op, old, amount), unit.limits.get(stat));
         unit.stats.insert(stat.to_owned(), new);
         if stat == "hp" && new < old {
-            events.push(Event::UnitDamaged { unit: key.to_owned(), amount: rounded(old - new), hp: rounded(new) });
+            events.push(Event::UnitDamaged { unit: key.to_owned(), amount: old - new, hp: new });
         } else {
-            events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: rounded(new) });
+            events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: new });
         }
     }
 
@@ -1122,6 +1370,11 @@ impl TacticsState {
             if let Some(unit) = self.units.get_mut(&key) {
                 unit.defeated = true;
                 unit.statuses.clear();
+                unit.mount = None;
+            }
+            // The rider of a fallen mount stands where it fell.
+            for rider in self.units.values_mut().filter(|unit| unit.mount.as_deref() == Some(key.as_str())) {
+                rider.mount = None;
             }
             events.push(Event::UnitDefeated { unit: key.clone() });
             if self.active_unit() == Some(key.as_str()) {
@@ -1266,7 +1519,10 @@ impl Session {
 
     /// Applies a tactics choice; None for the other systems' choices.
     pub(super) fn apply_tactics(&mut self, choice: &Choice) -> Option<Result<Vec<Event>, ChoiceError>> {
-        if !matches!(choice, Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. }) {
+        if !matches!(
+            choice,
+            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } | Choice::FaceUnit { .. }
+        ) {
             return None;
         }
         let Some(battle) = self.tactics.as_mut() else {
@@ -1328,6 +1584,15 @@ impl Session {
         };
         if command == "wait" {
             return Ok(Choice::WaitUnit { unit });
+        }
+        if command == "face" {
+            let word = words.next().ok_or("usage: face UNIT east|north|west|south (or 0|90|180|270)")?;
+            let facing = COMPASS
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(word))
+                .map(|(_, degrees)| *degrees)
+                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south)"), Ok)?;
+            return Ok(Choice::FaceUnit { unit, facing });
         }
         let x: u16 = number(words.next(), "cell x")?;
         let y: u16 = number(words.next(), "cell y")?;

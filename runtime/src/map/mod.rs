@@ -15,6 +15,7 @@ mod grid;
 mod mesh;
 mod pick;
 mod reach;
+mod walk;
 
 pub use geometry::{Face, TileSolid};
 pub use grid::{CHUNK_SIDE, MAX_INSET, ResizeReport, TileGrid, resize_tile_map};
@@ -26,6 +27,7 @@ pub use reach::{
     Occupant, Reach, ReachNode, ReachParams, SightParams, Spot, line_of_sight, reach_line, reach_path, reach_pick,
     sight_blocker, signed_dz, spot_point, standing_spots,
 };
+pub use walk::{ArcShot, LineMoveParams, LineMoveWalk, WalkStop, arc_shot, line_move};
 
 use crate::model::{MAX_MAP_SIDE, TileMap};
 

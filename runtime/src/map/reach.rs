@@ -42,6 +42,23 @@ pub enum Occupant {
     Ally,
     /// Other side: blocks unless the region may cross enemies.
     Enemy,
+    /// Same side, and the mover may ride it (or is riding it and leaves it): can be chosen,
+    /// and gives the mounting step bonus.
+    MountAlly,
+    /// Other side, and the mover may ride it: can be chosen (passed only as an enemy).
+    MountEnemy,
+}
+
+impl Occupant {
+    /// On the other side (a mount or not).
+    pub fn is_enemy(self) -> bool {
+        matches!(self, Self::Enemy | Self::MountEnemy)
+    }
+
+    /// The mover may ride it.
+    pub fn is_mount(self) -> bool {
+        matches!(self, Self::MountAlly | Self::MountEnemy)
+    }
 }
 
 /// A region's numbers and flags (`spec/srpgck.md` §b.3), formulas already evaluated.
@@ -73,6 +90,9 @@ pub struct ReachParams {
     pub clearance: u16,
     /// Most cells a leap crosses (SRPGCK: `z_down_max / 2`, rounded down).
     pub leap_cells: u16,
+    /// SRPGCK's `useMountingStepBonus`: a step off a mount may climb, and a step onto one
+    /// drop, one level more (§b.6); the window of chosen spots is one level wider.
+    pub mount_step_bonus: bool,
 }
 
 impl Default for ReachParams {
@@ -101,17 +121,23 @@ impl ReachParams {
             can_halt_at_allies: false,
             clearance: 1,
             leap_cells,
+            mount_step_bonus: false,
         }
+    }
+
+    /// The mounting step bonus in levels (1 with `mount_step_bonus`).
+    fn bonus(&self) -> f32 {
+        if self.mount_step_bonus { 1.0 } else { 0.0 }
     }
 
     /// Whether a rise `dz` is inside the window: at most the maxima (inclusive), and at
     /// least the minima (`dz ≤ −z_down_min` or `dz ≥ z_up_min`, §b.4 step 4).
     fn dz_allowed(&self, dz: f32) -> bool {
-        dz <= self.z_up_max && dz >= -self.z_down_max && (dz <= -self.z_down_min || dz >= self.z_up_min)
+        self.dz_within_maxima(dz) && (dz <= -self.z_down_min || dz >= self.z_up_min)
     }
 
     fn dz_within_maxima(&self, dz: f32) -> bool {
-        dz <= self.z_up_max && dz >= -self.z_down_max
+        dz <= self.z_up_max + self.bonus() && dz >= -self.z_down_max - self.bonus()
     }
 }
 
@@ -339,7 +365,11 @@ impl Search<'_> {
         } else {
             step_dz
         };
-        if !params.dz_within_maxima(window_dz) {
+        // The step bonus (§b.6) only for a step off a mount (up) or onto one (down).
+        let mount_at = |spot: Spot| params.mount_step_bonus && self.occupants.get(&spot).is_some_and(|o| o.is_mount());
+        let up = params.z_up_max + if mount_at(from.spot) { 1.0 } else { 0.0 };
+        let down = params.z_down_max + if mount_at(to.spot) { 1.0 } else { 0.0 };
+        if window_dz > up || window_dz < -down {
             return;
         }
         if !params.can_cross_walls {
@@ -458,7 +488,7 @@ fn settle(
     let distance = start.xy_distance(node.spot);
     let occupant_allows = node.spot == start
         || match occupants.get(&node.spot) {
-            None => true,
+            None | Some(Occupant::MountAlly | Occupant::MountEnemy) => true,
             Some(Occupant::Ally) => params.can_halt_at_allies,
             Some(Occupant::Enemy) => params.can_halt_at_enemies,
         };
@@ -502,7 +532,7 @@ pub fn reach_path(
             continue;
         }
         let Some((node, _)) = search.nodes.get(&spot).copied() else { continue };
-        let blocked = spot != start && occupants.get(&spot) == Some(&Occupant::Enemy) && !params.can_cross_enemies;
+        let blocked = spot != start && occupants.get(&spot).is_some_and(|o| o.is_enemy()) && !params.can_cross_enemies;
         if !blocked {
             search.expand(&node, cost);
         }
@@ -574,7 +604,7 @@ pub fn reach_pick(
 }
 
 /// Whether the segment `from → to` (grid space) passes through the box `low..high`.
-fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], high: [f32; 3]) -> bool {
+pub(super) fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], high: [f32; 3]) -> bool {
     let (mut t_enter, mut t_exit) = (0.0_f32, 1.0_f32);
     for (((from, to), low), high) in from.into_iter().zip(to).zip(low).zip(high) {
         let d = to - from;
@@ -613,7 +643,7 @@ pub fn reach_line(
     } else {
         occupants
             .iter()
-            .filter(|(spot, occupant)| **occupant == Occupant::Enemy && **spot != start)
+            .filter(|(spot, occupant)| occupant.is_enemy() && **spot != start)
             .filter_map(|(spot, _)| {
                 let [_, _, z] = spot_point(grid, *spot)?;
                 let (x, y) = (f32::from(spot.cell_x), f32::from(spot.cell_y));

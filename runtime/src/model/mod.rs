@@ -33,8 +33,8 @@ pub use table::{
     Token, TokenId,
 };
 pub use tactics::{
-    EffectTarget, HitType, InterveningSpace, Limits, Region, RegionShape, Skill, SkillKind, StatEffect, StatusEffect,
-    Unit,
+    EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
+    StatEffect, StatusEffect, Unit,
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,

@@ -192,6 +192,38 @@ pub struct Region {
     /// Lower targets give more range (arcs).
     #[serde(skip_serializing_if = "is_default")]
     pub use_arc_range_bonus: bool,
+    /// Steps onto or off a mount may climb or drop one level more.
+    #[serde(skip_serializing_if = "is_default")]
+    pub use_mounting_step_bonus: bool,
+    /// May end on a friend and ride it.
+    #[serde(skip_serializing_if = "is_default")]
+    pub can_mount_friends: bool,
+    /// May end on an enemy and ride it.
+    #[serde(skip_serializing_if = "is_default")]
+    pub can_mount_enemies: bool,
+    /// Line-move: how the walk's direction is locked.
+    #[serde(skip_serializing_if = "is_default")]
+    pub facing_lock: FacingLock,
+    /// Line-move: falls down to the ground below when the walk leaves an edge.
+    #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    pub perform_fall: bool,
+    /// Line-move: keeps its height over gaps while steps remain.
+    #[serde(skip_serializing_if = "is_default")]
+    pub can_glide: bool,
+}
+
+/// How a line-move walk's direction is locked (`spec/srpgck.md` §b.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FacingLock {
+    /// The raw angle.
+    Free,
+    /// The nearest of ±x, ±y.
+    #[default]
+    Cardinal,
+    /// The nearest diagonal.
+    Ordinal,
+    /// The nearest of the eight 45° directions.
+    CardinalOrdinal,
 }
 impl_walk!(Region {
     radius_min,
@@ -245,6 +277,12 @@ impl Default for Region {
             can_target_friends: true,
             can_target_self: true,
             use_arc_range_bonus: false,
+            use_mounting_step_bonus: false,
+            can_mount_friends: false,
+            can_mount_enemies: false,
+            facing_lock: FacingLock::default(),
+            perform_fall: true,
+            can_glide: false,
         }
     }
 }
@@ -306,9 +344,27 @@ pub struct HitType {
     /// Status effects applied to each target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub status_effects: Vec<StatusEffect>,
+    /// Knockback, shove or throw walks, after the stat and status effects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub line_moves: Vec<LineMoveEffect>,
 }
 
-impl_walk!(HitType { stat_effects, status_effects });
+impl_walk!(HitType { stat_effects, status_effects, line_moves });
+
+/// A knockback, shove or throw (`spec/srpgck.md` §b.8): the unit walks in a straight line.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LineMoveEffect {
+    /// Who is moved: each target (away from the actor) or the actor (along its facing).
+    #[serde(skip_serializing_if = "is_default")]
+    pub target: EffectTarget,
+    /// The walk: `radius_max` steps, `xy_direction` added to the direction, the `z_up_max`
+    /// and `z_down_max` window, `facing_lock`, `can_cross_walls`, `can_cross_enemies` (any
+    /// unit), `perform_fall`, `can_glide`.
+    pub region: Region,
+}
+
+impl_walk!(LineMoveEffect { region });
 
 /// A skill: a move or an action a unit can use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
