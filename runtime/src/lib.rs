@@ -10,6 +10,7 @@ pub mod map;
 pub mod model;
 pub mod project;
 pub mod ron_locate;
+pub mod sim;
 pub mod synthesis;
 pub mod validate;
 

@@ -1,0 +1,641 @@
+//! Monte Carlo simulation: many seeded runs of a project through the [`Session`] API, spread
+//! across threads, folded into a [`Summary`] (outcomes, lengths, hit counts, dead content, stat
+//! distributions) and compared with [`diff`].
+//!
+//! Runs are folded in run order whatever the thread count, so the same seed gives the same
+//! summary on one thread or on many.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rand_core::{Rng as _, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::policy::{Move, RandomPolicy};
+use crate::engine::{Choice, Content, Event, Session};
+
+/// Summary format version, written into every summary (`actforge sim --json`).
+pub const SUMMARY_VERSION: u32 = 1;
+/// Buckets of each histogram in a summary.
+pub const HISTOGRAM_BUCKETS: usize = 12;
+
+/// How the simulated player chooses.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Policy {
+    /// Uniformly among the legal choices, starting and collecting acts half the time.
+    Random,
+    /// The choice whose result scores highest; ties are broken at random. On boards the score
+    /// is the mover's score minus the best other side's; elsewhere it is the given formula.
+    Greedy {
+        /// The formula to maximise (required outside board content).
+        score: Option<String>,
+    },
+    /// A playtest script (FORMAT.md §7) first, then random play.
+    Script(Arc<str>),
+}
+
+impl Policy {
+    /// The policy's name in summaries.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::Greedy { .. } => "greedy",
+            Self::Script(_) => "script",
+        }
+    }
+}
+
+/// What to simulate.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Number of runs.
+    pub runs: usize,
+    /// Seed of the first run; run `i` plays with a seed derived from it and `i`.
+    pub seed: u64,
+    /// The player.
+    pub policy: Policy,
+    /// Moves after which a run stops as `unfinished` (games such as act tables need not end).
+    pub max_moves: usize,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        Self { runs: 1000, seed: 1, policy: Policy::Random, max_moves: 2000, threads: 0 }
+    }
+}
+
+/// Shared between a running simulation and whoever watches it: runs done, and a cancel flag.
+#[derive(Debug, Default)]
+pub struct Progress {
+    done: AtomicUsize,
+    cancel: AtomicBool,
+}
+
+impl Progress {
+    /// Runs finished so far.
+    pub fn done(&self) -> usize {
+        self.done.load(Ordering::Relaxed)
+    }
+
+    /// Asks the simulation to stop; runs not yet started are skipped.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Progress::cancel`] was called.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The options make no sense (e.g. greedy without a score for this content).
+    #[error("{0}")]
+    Options(String),
+    /// The score formula does not compile or cannot be read from the state.
+    #[error("score formula: {0}")]
+    Score(String),
+    /// A run's script stopped at a line.
+    #[error("run {run} (seed {seed}): script line {line}: {message}")]
+    Script {
+        /// The run, from 0.
+        run: usize,
+        /// Its seed.
+        seed: u64,
+        /// The failing line, from 1.
+        line: usize,
+        /// Why.
+        message: String,
+    },
+    /// The worker pool could not start.
+    #[error("could not start {0} worker threads")]
+    Threads(usize),
+    /// Cancelled before every run finished.
+    #[error("cancelled after {0} runs")]
+    Cancelled(usize),
+}
+
+/// Minimum, maximum, mean, quartiles and a histogram of one measured value over the runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Runs that measured it.
+    pub count: usize,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Median (nearest rank).
+    pub median: f64,
+    /// 10th percentile (nearest rank).
+    pub p10: f64,
+    /// 90th percentile (nearest rank).
+    pub p90: f64,
+    /// Equal-width buckets from `min` to `max`: `(low, high, runs)`; the last includes `max`.
+    pub histogram: Vec<(f64, f64, usize)>,
+}
+
+impl Distribution {
+    /// The distribution of `values` (NaNs are left out).
+    pub fn of(values: &[f64]) -> Self {
+        let mut sorted: Vec<f64> = values.iter().copied().filter(|value| !value.is_nan()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let (Some(&min), Some(&max)) = (sorted.first(), sorted.last()) else { return Self::default() };
+        let count = sorted.len();
+        let rank = |fraction: f64| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+            let at = ((fraction * count as f64).ceil() as usize).clamp(1, count) - 1;
+            sorted.get(at).copied().unwrap_or(min)
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let mean = sorted.iter().sum::<f64>() / count as f64;
+        let buckets = if max > min { HISTOGRAM_BUCKETS } else { 1 };
+        #[allow(clippy::cast_precision_loss)]
+        let width = (max - min) / buckets as f64;
+        let mut histogram: Vec<(f64, f64, usize)> = (0..buckets)
+            .map(|bucket| {
+                #[allow(clippy::cast_precision_loss)]
+                let low = min + width * bucket as f64;
+                (low, if bucket + 1 == buckets { max } else { low + width }, 0)
+            })
+            .collect();
+        for value in &sorted {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let bucket = if width > 0.0 { (((value - min) / width) as usize).min(buckets - 1) } else { 0 };
+            if let Some(entry) = histogram.get_mut(bucket) {
+                entry.2 += 1;
+            }
+        }
+        Self { count, min, max, mean, median: rank(0.5), p10: rank(0.1), p90: rank(0.9), histogram }
+    }
+}
+
+/// Content the runs never reached, by kind (ids in id order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadContent {
+    /// Acts no run started.
+    pub acts: Vec<String>,
+    /// Cards no run created, drew, rolled or played.
+    pub cards: Vec<String>,
+    /// Card options (`card/option`, from 1) no run played (turns and board cards).
+    pub options: Vec<String>,
+    /// Skills no unit used (tactics).
+    pub skills: Vec<String>,
+}
+
+impl DeadContent {
+    /// Whether nothing is dead.
+    pub fn is_empty(&self) -> bool {
+        self.acts.is_empty() && self.cards.is_empty() && self.options.is_empty() && self.skills.is_empty()
+    }
+}
+
+/// What a simulation found (the `actforge sim --json` document; FORMAT.md §14).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// [`SUMMARY_VERSION`].
+    pub version: u32,
+    /// Runs folded in.
+    pub runs: usize,
+    /// The first seed.
+    pub seed: u64,
+    /// The policy's name.
+    pub policy: String,
+    /// Runs per outcome: `won:SIDE`, `draw`, `ended:OUTCOME`, `stopped`, `unfinished`.
+    pub outcomes: BTreeMap<String, usize>,
+    /// Moves (choices applied and waits) per run.
+    pub moves: Distribution,
+    /// Game time per run, in ticks (table content).
+    pub ticks: Distribution,
+    /// Turns begun per run (boards, tactics units, turns).
+    pub turns: Distribution,
+    /// Act completions per act, over all runs.
+    pub act_completions: BTreeMap<String, usize>,
+    /// Runs in which each act started at least once.
+    pub act_runs: BTreeMap<String, usize>,
+    /// Runs in which each card was seen (created, drawn, rolled or played).
+    pub card_runs: BTreeMap<String, usize>,
+    /// Plays per card option (`card/option`), over all runs.
+    pub option_plays: BTreeMap<String, usize>,
+    /// Uses per skill, over all runs.
+    pub skill_uses: BTreeMap<String, usize>,
+    /// What no run reached.
+    pub dead: DeadContent,
+    /// Final value of each stat, score and unit stat, over the runs that have it.
+    pub stats: BTreeMap<String, Distribution>,
+}
+
+/// What one run did.
+#[derive(Clone, Debug, Default)]
+struct RunRecord {
+    outcome: String,
+    moves: usize,
+    ticks: u64,
+    turns: usize,
+    act_completions: BTreeMap<String, usize>,
+    acts_started: BTreeSet<String>,
+    cards: BTreeSet<String>,
+    option_plays: BTreeMap<String, usize>,
+    skill_uses: BTreeMap<String, usize>,
+    stats: Vec<(String, f64)>,
+}
+
+impl RunRecord {
+    fn note(&mut self, project: &crate::model::Project, event: &Event) {
+        match event {
+            Event::ActStarted { act, .. } => {
+                self.acts_started.insert(act.to_string());
+            }
+            Event::ActCompleted { act, .. } => *self.act_completions.entry(act.to_string()).or_default() += 1,
+            Event::CardCreated { card_type, .. } => {
+                self.cards.insert(card_type.to_string());
+            }
+            Event::CardTransformed { to, .. } => {
+                self.cards.insert(to.to_string());
+            }
+            Event::BoardCardPlayed { card, option, .. } => {
+                self.cards.insert(card.to_string());
+                *self.option_plays.entry(format!("{card}/{}", (*option).max(1))).or_default() += 1;
+            }
+            Event::TurnOptionPlayed { card, option } => {
+                self.cards.insert(card.to_string());
+                let options = project.cards.get(card.as_str()).map_or(&[][..], |card| card.options.as_slice());
+                let index = options.iter().position(|known| known.label == *option).map_or(0, |at| at + 1);
+                *self.option_plays.entry(format!("{card}/{index}")).or_default() += 1;
+            }
+            Event::TurnCardDrawn { card } => {
+                self.cards.insert(card.to_string());
+            }
+            Event::UnitUsedSkill { skill, .. } => *self.skill_uses.entry(skill.to_string()).or_default() += 1,
+            Event::BoardTurn { .. } | Event::UnitTurnStarted { .. } | Event::TurnStarted { .. } => self.turns += 1,
+            _ => {}
+        }
+    }
+}
+
+/// The seed of run `run` of a simulation seeded with `seed` (SplitMix64: neighbouring runs
+/// get unrelated seeds).
+pub fn run_seed(seed: u64, run: usize) -> u64 {
+    let mut z = seed.wrapping_add((run as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Runs the simulation and folds the runs into a summary. `progress` counts finished runs and
+/// can cancel; a cancelled simulation returns [`SimError::Cancelled`].
+pub fn simulate(content: &Arc<Content>, options: &SimOptions, progress: &Progress) -> Result<Summary, SimError> {
+    check_policy(content, &options.policy)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|_| SimError::Threads(options.threads))?;
+    let records: Vec<Option<Result<RunRecord, SimError>>> = pool.install(|| {
+        (0..options.runs)
+            .into_par_iter()
+            .map(|run| {
+                if progress.cancelled() {
+                    return None;
+                }
+                let record = play_run(content, options, run);
+                progress.done.fetch_add(1, Ordering::Relaxed);
+                Some(record)
+            })
+            .collect()
+    });
+    let mut finished = Vec::with_capacity(records.len());
+    for record in records {
+        match record {
+            Some(record) => finished.push(record?),
+            None => return Err(SimError::Cancelled(progress.done())),
+        }
+    }
+    Ok(fold(content, options, &finished))
+}
+
+/// Refuses a policy that cannot play this content before any run starts.
+fn check_policy(content: &Arc<Content>, policy: &Policy) -> Result<(), SimError> {
+    let session = Session::from_content(Arc::clone(content), 0);
+    match policy {
+        Policy::Greedy { score: Some(score) } => session.query(score).map(|_| ()).map_err(SimError::Score),
+        Policy::Greedy { score: None } if session.board().is_none() => Err(SimError::Options(
+            "greedy play needs a score formula to maximise for this content (--score EXPR); \
+             only board content has a built-in score"
+                .to_owned(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<RunRecord, SimError> {
+    let seed = run_seed(options.seed, run);
+    let mut session = Session::from_content(Arc::clone(content), seed);
+    let mut record = RunRecord::default();
+    let mut random = RandomPolicy::new(seed ^ 0x5EED);
+    if let Policy::Script(script) = &options.policy {
+        let report = session.run_script(script).map_err(|error| SimError::Script {
+            run,
+            seed,
+            line: error.line,
+            message: error.message.clone(),
+        })?;
+        for timed in &report.events {
+            record.note(&content.project, &timed.event);
+        }
+    }
+    let mut greedy_rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6EED);
+    while record.moves < options.max_moves {
+        let step = match &options.policy {
+            Policy::Greedy { score } => greedy_step(&mut session, score.as_deref(), &mut greedy_rng, &mut random),
+            Policy::Random | Policy::Script(_) => random.step(&mut session),
+        };
+        match step {
+            Move::Chose(_, events) | Move::Waited(_, events) => {
+                for event in &events {
+                    record.note(&content.project, event);
+                }
+            }
+            Move::Stuck => break,
+        }
+        record.moves += 1;
+    }
+    if let Some(board) = session.board() {
+        // Rolls do not name the die's card type: the dice left on the boards do.
+        let dice = board.game.sides.iter().flat_map(|side| side.cells.iter().flatten()).chain(&board.game.die);
+        record.cards.extend(dice.map(|die| die.card.to_string()));
+    }
+    record.outcome = outcome(&session);
+    record.ticks = session.state().tick;
+    record.stats = final_stats(&session);
+    Ok(record)
+}
+
+/// One greedy move: every choice is tried on a copy and the best-scoring one applied; when
+/// there is none, time passes as for the random player.
+fn greedy_step(session: &mut Session, score: Option<&str>, rng: &mut Pcg64Mcg, random: &mut RandomPolicy) -> Move {
+    if ended(session) {
+        return Move::Stuck;
+    }
+    let choices = session.choices();
+    if choices.is_empty() {
+        return random.step(session);
+    }
+    let formula = score.map_or_else(|| board_score(session), str::to_owned);
+    let mut best: Vec<&Choice> = Vec::new();
+    let mut best_score = f64::NEG_INFINITY;
+    for choice in &choices {
+        let mut trial = session.clone();
+        if trial.apply(choice).is_err() {
+            continue;
+        }
+        let value = trial.query(&formula).unwrap_or(f64::NEG_INFINITY);
+        let value = if value.is_nan() { f64::NEG_INFINITY } else { value };
+        if value > best_score {
+            best_score = value;
+            best.clear();
+        }
+        if value >= best_score {
+            best.push(choice);
+        }
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    let pick = (rng.next_u64() % best.len().max(1) as u64) as usize;
+    let Some(choice) = best.get(pick).map(|choice| (*choice).clone()) else { return random.step(session) };
+    let events = session.apply(&choice).unwrap_or_default();
+    Move::Chose(choice, events)
+}
+
+/// The board score of the side to move: its score minus the best other side's.
+fn board_score(session: &Session) -> String {
+    let Some(board) = session.board() else { return "0".to_owned() };
+    let game = &board.game;
+    let Some(mover) = game.sides.get(game.active) else { return "0".to_owned() };
+    let others: Vec<String> = game
+        .sides
+        .iter()
+        .filter(|side| side.board != mover.board)
+        .map(|side| format!("board.{}.score", side.board))
+        .collect();
+    match others.as_slice() {
+        [] => format!("board.{}.score", mover.board),
+        [other] => format!("board.{}.score - {other}", mover.board),
+        _ => format!("board.{}.score - max({})", mover.board, others.join(", ")),
+    }
+}
+
+/// Whether the game has ended in any system.
+fn ended(session: &Session) -> bool {
+    session.state().outcome.is_some()
+        || session.board().is_some_and(|board| board.game.outcome.is_some())
+        || session.tactics().is_some_and(|battle| battle.winner().is_some())
+        || session.turns().is_some_and(|turns| turns.outcome.is_some())
+}
+
+/// How a run ended, as a summary key.
+fn outcome(session: &Session) -> String {
+    use crate::engine::Outcome;
+    let table = |outcome: &Outcome| match outcome {
+        Outcome::Ended(name) => format!("ended:{name}"),
+        Outcome::Stopped(_) => "stopped".to_owned(),
+    };
+    if let Some(outcome) = &session.state().outcome {
+        return table(outcome);
+    }
+    if let Some(outcome) = session.board().and_then(|board| board.game.outcome.as_ref()) {
+        return outcome.winner.as_ref().map_or_else(|| "draw".to_owned(), |winner| format!("won:{winner}"));
+    }
+    if let Some(winner) = session.tactics().and_then(|battle| battle.winner()) {
+        return format!("won:{winner}");
+    }
+    if let Some(outcome) = session.turns().and_then(|turns| turns.outcome.as_ref()) {
+        return table(outcome);
+    }
+    "unfinished".to_owned()
+}
+
+/// The values a run ends with: visible turn stats, board scores, unit stats of the battle.
+fn final_stats(session: &Session) -> Vec<(String, f64)> {
+    let mut stats: Vec<(String, f64)> =
+        session.turn_stats(false).into_iter().map(|line| (format!("stat.{}", line.id), line.value)).collect();
+    if let Some(board) = session.board() {
+        for side in &board.game.sides {
+            let name = format!("board.{}.score", side.board);
+            if let Ok(value) = session.query(&name) {
+                stats.push((name, value));
+            }
+        }
+    }
+    if let Some(battle) = session.tactics() {
+        for (key, _) in battle.units() {
+            if let Some(hp) = battle.stat(key, "hp") {
+                stats.push((format!("unit.{key}.hp"), hp));
+            }
+        }
+    }
+    stats
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn fold(content: &Arc<Content>, options: &SimOptions, records: &[RunRecord]) -> Summary {
+    let mut summary = Summary {
+        version: SUMMARY_VERSION,
+        runs: records.len(),
+        seed: options.seed,
+        policy: options.policy.name().to_owned(),
+        ..Summary::default()
+    };
+    let mut stats: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for record in records {
+        *summary.outcomes.entry(record.outcome.clone()).or_default() += 1;
+        for (act, count) in &record.act_completions {
+            *summary.act_completions.entry(act.clone()).or_default() += count;
+        }
+        for act in &record.acts_started {
+            *summary.act_runs.entry(act.clone()).or_default() += 1;
+        }
+        for card in &record.cards {
+            *summary.card_runs.entry(card.clone()).or_default() += 1;
+        }
+        for (option, count) in &record.option_plays {
+            *summary.option_plays.entry(option.clone()).or_default() += count;
+        }
+        for (skill, count) in &record.skill_uses {
+            *summary.skill_uses.entry(skill.clone()).or_default() += count;
+        }
+        for (name, value) in &record.stats {
+            stats.entry(name.clone()).or_default().push(*value);
+        }
+    }
+    let column = |value: fn(&RunRecord) -> f64| records.iter().map(value).collect::<Vec<f64>>();
+    summary.moves = Distribution::of(&column(|record| record.moves as f64));
+    summary.ticks = Distribution::of(&column(|record| record.ticks as f64));
+    summary.turns = Distribution::of(&column(|record| record.turns as f64));
+    summary.stats = stats.into_iter().map(|(name, values)| (name, Distribution::of(&values))).collect();
+    summary.dead = dead_content(content, &summary);
+    summary
+}
+
+/// What the content defines and no run reached. Cards present when a run starts count as seen.
+fn dead_content(content: &Arc<Content>, summary: &Summary) -> DeadContent {
+    let project = &content.project;
+    let start = Session::from_content(Arc::clone(content), 0);
+    let mut seen_cards: BTreeSet<String> = summary.card_runs.keys().cloned().collect();
+    seen_cards.extend(start.state().cards.values().map(|card| card.card.to_string()));
+    if let Some(board) = start.board() {
+        for side in &board.game.sides {
+            seen_cards.extend(side.hand.iter().map(ToString::to_string));
+        }
+    }
+    if let Some(turns) = start.turns() {
+        seen_cards.extend(turns.hand.iter().chain(&turns.deck).map(ToString::to_string));
+    }
+    let played_options: BTreeSet<&String> = summary.option_plays.keys().collect();
+    let mut options = Vec::new();
+    for card in project.cards.iter() {
+        let id = &card.id;
+        let count = card.options.len().max(card.board_play.as_ref().map_or(0, |play| play.options.len()));
+        for index in 1..=count {
+            let key = format!("{id}/{index}");
+            if !played_options.contains(&key) {
+                options.push(key);
+            }
+        }
+    }
+    DeadContent {
+        acts: project
+            .acts
+            .iter()
+            .map(|act| act.id.to_string())
+            .filter(|id| !summary.act_runs.contains_key(id))
+            .collect(),
+        cards: project.cards.iter().map(|card| card.id.to_string()).filter(|id| !seen_cards.contains(id)).collect(),
+        options,
+        skills: if start.tactics().is_some() {
+            project
+                .skills
+                .iter()
+                .map(|skill| skill.id.to_string())
+                .filter(|id| !summary.skill_uses.contains_key(id))
+                .collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// One value that moved between two summaries.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    /// What moved, e.g. `outcome won:player_one (share)` or `stat stat.gdp mean`.
+    pub what: String,
+    /// Its value in the first summary.
+    pub before: f64,
+    /// Its value in the second.
+    pub after: f64,
+}
+
+/// What moved from `before` to `after`: outcome shares, mean lengths, mean stats, act and option
+/// frequencies per run, and content that became dead or alive. Unchanged values are left out.
+pub fn diff(before: &Summary, after: &Summary) -> Vec<Change> {
+    let mut changes = Vec::new();
+    #[allow(clippy::cast_precision_loss)]
+    let share = |count: usize, runs: usize| if runs == 0 { 0.0 } else { count as f64 / runs as f64 };
+    let push = |changes: &mut Vec<Change>, what: String, before: f64, after: f64| {
+        let moved = if before.is_nan() || after.is_nan() {
+            before.is_nan() != after.is_nan()
+        } else {
+            (before - after).abs() > 1e-9
+        };
+        if moved {
+            changes.push(Change { what, before, after });
+        }
+    };
+    let keys = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
+        a.keys().chain(b.keys()).cloned().collect::<BTreeSet<String>>()
+    };
+    for key in keys(&before.outcomes, &after.outcomes) {
+        let count = |summary: &Summary| summary.outcomes.get(&key).copied().unwrap_or(0);
+        push(
+            &mut changes,
+            format!("outcome {key} (share)"),
+            share(count(before), before.runs),
+            share(count(after), after.runs),
+        );
+    }
+    for (name, pick) in [
+        ("moves", (|s: &Summary| s.moves.mean) as fn(&Summary) -> f64),
+        ("ticks", |s: &Summary| s.ticks.mean),
+        ("turns", |s: &Summary| s.turns.mean),
+    ] {
+        push(&mut changes, format!("{name} (mean)"), pick(before), pick(after));
+    }
+    let stat_names: BTreeSet<&String> = before.stats.keys().chain(after.stats.keys()).collect();
+    for name in stat_names {
+        let mean = |summary: &Summary| summary.stats.get(name).map_or(f64::NAN, |d| d.mean);
+        push(&mut changes, format!("{name} (mean)"), mean(before), mean(after));
+    }
+    for (label, map) in [
+        ("act runs", (|s: &Summary| &s.act_runs) as fn(&Summary) -> &BTreeMap<String, usize>),
+        ("option plays", |s: &Summary| &s.option_plays),
+        ("card runs", |s: &Summary| &s.card_runs),
+    ] {
+        for key in keys(map(before), map(after)) {
+            let count = |summary: &Summary| map(summary).get(&key).copied().unwrap_or(0);
+            push(
+                &mut changes,
+                format!("{label} {key} (per run)"),
+                share(count(before), before.runs),
+                share(count(after), after.runs),
+            );
+        }
+    }
+    changes
+}

@@ -1,0 +1,139 @@
+//! Simulation over real content: the same seed gives the same summary on any number of threads,
+//! dead content is found, each policy plays, cancelling stops, and summaries diff.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use actforge_runtime::engine::Content;
+use actforge_runtime::model::{Act, Card, Id, Project};
+use actforge_runtime::project::load_folder;
+use actforge_runtime::sim::{Distribution, Policy, Progress, SimError, SimOptions, Summary, diff, simulate};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn project(pack: &str) -> Project {
+    load_folder(&workspace().join("content").join(pack)).unwrap().project
+}
+
+fn compiled(project: Project) -> Arc<Content> {
+    Arc::new(Content::compile(project).unwrap())
+}
+
+fn run(content: &Arc<Content>, runs: usize, seed: u64, threads: usize, policy: Policy) -> Summary {
+    let options = SimOptions { runs, seed, policy, max_moves: 400, threads };
+    simulate(content, &options, &Progress::default()).unwrap()
+}
+
+#[test]
+fn same_seed_same_summary_on_one_two_and_three_threads() {
+    let content = compiled(project("knucklebones"));
+    let one = run(&content, 300, 11, 1, Policy::Random);
+    assert_eq!(one, run(&content, 300, 11, 2, Policy::Random));
+    assert_eq!(one, run(&content, 300, 11, 3, Policy::Random));
+    assert_eq!(one.runs, 300);
+    assert_eq!(one.outcomes.values().sum::<usize>(), 300);
+    assert_ne!(one, run(&content, 300, 12, 2, Policy::Random), "another seed plays other games");
+    // Every Knucklebones game ends, once a side has placed nine dice (destroyed dice make it longer).
+    assert!(!one.outcomes.contains_key("unfinished"), "{:?}", one.outcomes);
+    assert!(one.turns.min >= 9.0, "{:?}", one.turns);
+    let scores = &one.stats["board.player_one.score"];
+    assert_eq!(scores.count, 300);
+    assert_eq!(scores.histogram.iter().map(|bucket| bucket.2).sum::<usize>(), 300);
+}
+
+#[test]
+fn dead_content_lists_what_no_run_reached() {
+    let mut made = project("knucklebones");
+    made.acts.insert(Act { id: Id::new("orphan_act"), label: "Nothing leads here".into(), ..Act::default() });
+    made.cards.insert(Card { id: Id::new("orphan_card"), label: "Nothing makes me".into(), ..Card::default() });
+    let summary = run(&compiled(made), 200, 3, 2, Policy::Random);
+    assert_eq!(summary.dead.acts, ["orphan_act"]);
+    assert_eq!(summary.dead.cards, ["orphan_card"], "the die and the four ability cards are all seen");
+    assert!(summary.dead.options.is_empty(), "random play picks every option of every card: {:?}", summary.dead);
+    assert!(summary.card_runs["die"] == 200);
+}
+
+#[test]
+fn random_table_play_counts_acts_and_leaves_unreached_acts_dead() {
+    let content = compiled(project("lighthouse"));
+    let summary = run(&content, 40, 5, 2, Policy::Random);
+    assert!(!summary.act_completions.is_empty());
+    for act in summary.act_runs.keys() {
+        assert!(!summary.dead.acts.contains(act), "{act} ran yet is listed dead");
+    }
+    let acts = content.project.acts.len();
+    assert_eq!(summary.act_runs.len() + summary.dead.acts.len(), acts);
+}
+
+#[test]
+fn greedy_needs_a_score_outside_boards_and_plays_boards_with_the_built_in_one() {
+    let table = compiled(project("lighthouse"));
+    let options = SimOptions { runs: 4, policy: Policy::Greedy { score: None }, ..SimOptions::default() };
+    match simulate(&table, &options, &Progress::default()) {
+        Err(SimError::Options(message)) => assert!(message.contains("--score"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let options = SimOptions { runs: 4, policy: Policy::Greedy { score: Some("1 +".into()) }, ..SimOptions::default() };
+    assert!(matches!(simulate(&table, &options, &Progress::default()), Err(SimError::Score(_))));
+
+    let board = compiled(project("knucklebones"));
+    let greedy = run(&board, 60, 2, 2, Policy::Greedy { score: None });
+    assert_eq!(greedy.policy, "greedy");
+    assert_eq!(greedy.outcomes.values().sum::<usize>(), 60);
+    // Both sides playing for their lead score more than random players do.
+    let random = run(&board, 60, 2, 2, Policy::Random);
+    let mean = |summary: &Summary| summary.stats["board.player_one.score"].mean;
+    assert!(mean(&greedy) > mean(&random), "greedy {} vs random {}", mean(&greedy), mean(&random));
+}
+
+#[test]
+fn a_script_policy_plays_the_script_then_random() {
+    let content = compiled(project("knucklebones"));
+    let script: Arc<str> = "setup turn player_one\nplace player_one 1\nexpect turn player_two\n".into();
+    let summary = run(&content, 50, 1, 2, Policy::Script(script));
+    assert_eq!(summary.policy, "script");
+    assert_eq!(summary.runs, 50);
+    let broken: Arc<str> = "place 9\n".into();
+    let options = SimOptions { runs: 3, policy: Policy::Script(broken), ..SimOptions::default() };
+    match simulate(&content, &options, &Progress::default()) {
+        Err(SimError::Script { line: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cancelling_stops_the_simulation() {
+    let content = compiled(project("knucklebones"));
+    let progress = Progress::default();
+    progress.cancel();
+    let options = SimOptions { runs: 100, ..SimOptions::default() };
+    assert!(matches!(simulate(&content, &options, &progress), Err(SimError::Cancelled(0))));
+}
+
+#[test]
+fn diff_shows_what_moved_and_nothing_else() {
+    let content = compiled(project("knucklebones"));
+    let before = run(&content, 100, 4, 2, Policy::Random);
+    assert!(diff(&before, &before).is_empty());
+    let after = run(&content, 100, 5, 2, Policy::Random);
+    let changes = diff(&before, &after);
+    assert!(changes.iter().any(|change| change.what.starts_with("outcome ")), "{changes:?}");
+    assert!(changes.iter().all(|change| change.before != change.after));
+}
+
+#[test]
+fn distributions_use_nearest_ranks_and_equal_buckets() {
+    let values: Vec<f64> = (1..=10).map(f64::from).collect();
+    let distribution = Distribution::of(&values);
+    assert_eq!((distribution.min, distribution.max, distribution.mean), (1.0, 10.0, 5.5));
+    assert_eq!((distribution.p10, distribution.median, distribution.p90), (1.0, 5.0, 9.0));
+    assert_eq!(distribution.histogram.len(), 12);
+    assert_eq!(distribution.histogram.iter().map(|bucket| bucket.2).sum::<usize>(), 10);
+    assert_eq!(distribution.histogram.last().unwrap().1, 10.0);
+    let flat = Distribution::of(&[3.0, 3.0, f64::NAN]);
+    assert_eq!((flat.count, flat.histogram.len(), flat.histogram[0].2), (2, 1, 2));
+    assert_eq!(Distribution::of(&[]), Distribution::default());
+}
