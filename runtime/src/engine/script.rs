@@ -53,6 +53,9 @@ impl Session {
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
     /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        if let Some(value) = self.campaign_query(formula) {
+            return value;
+        }
         if let Some(value) = self.turn_query(formula) {
             return value;
         }
@@ -149,6 +152,8 @@ impl Session {
             "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
             "play" => self.play_choice(rest)?,
             "end-turn" => Choice::EndTurn,
+            "go" => Choice::MoveToNode { node: crate::model::Id::new(words.next().ok_or("usage: go NODE")?) },
+            "end-phase" => Choice::EndPhase,
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -177,7 +182,7 @@ impl Session {
                 None => {
                     return Err(format!(
                         "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
-                         play, end-turn, expect, roll, place, ability, setup)"
+                         play, end-turn, go, end-phase, expect, roll, place, ability, setup)"
                     ));
                 }
             },
@@ -194,6 +199,7 @@ impl Session {
 
     /// Why a choice is refused, and what the player could do instead.
     fn why_not(&self, choice: &Choice) -> String {
+        let campaign_why;
         let why = match choice {
             Choice::Start { .. } => "that window is not ready to start",
             Choice::Collect { .. } => "that window has no results to collect",
@@ -208,6 +214,10 @@ impl Session {
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
             Choice::WaitUnit { .. } => "it is not that unit's turn",
             Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
+            Choice::MoveToNode { .. } | Choice::EndPhase => {
+                campaign_why = self.why_not_campaign(choice);
+                campaign_why.as_str()
+            }
         };
         if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
             return "the battle has ended".to_owned();
@@ -247,6 +257,7 @@ impl Session {
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
             Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
+            Choice::MoveToNode { .. } | Choice::EndPhase => Self::describe_campaign_choice(choice),
         }
     }
 
@@ -262,6 +273,9 @@ impl Session {
             }
         };
         if let Some(result) = self.expect_turn(what, args) {
+            return result;
+        }
+        if let Some(result) = self.expect_campaign(what, args) {
             return result;
         }
         match what {
