@@ -766,6 +766,16 @@ fn check_node_map(map: &NodeMap, checks: &mut Checks<'_>) {
     check_campaign(map, &nodes, &successors, checks);
 }
 
+/// A campaign name (phase, grade, patrol) must be a slug, unique among its kind.
+fn names(checks: &mut Checks<'_>, path: FieldPath, name: &str, what: &str, seen: &mut BTreeSet<String>) {
+    if let Some(problem) = slug_problem(name) {
+        checks.error(path.clone(), format!("a {what} name: {problem}"));
+    }
+    if !seen.insert(name.to_owned()) {
+        checks.error(path, format!("two {what}s are called `{name}`"));
+    }
+}
+
 /// The campaign parts of a node map: phase, patrol and grade names, patrol routes along paths.
 fn check_campaign(
     map: &NodeMap,
@@ -774,14 +784,6 @@ fn check_campaign(
     checks: &mut Checks<'_>,
 ) {
     let root = FieldPath::root();
-    fn names(checks: &mut Checks<'_>, path: FieldPath, name: &str, what: &str, seen: &mut BTreeSet<String>) {
-        if let Some(problem) = slug_problem(name) {
-            checks.error(path.clone(), format!("a {what} name: {problem}"));
-        }
-        if !seen.insert(name.to_owned()) {
-            checks.error(path, format!("two {what}s are called `{name}`"));
-        }
-    }
     let mut seen = BTreeSet::new();
     for (at, phase) in map.phases.iter().enumerate() {
         names(checks, root.clone().field("phases").index(at).field("name"), &phase.name, "phase", &mut seen);

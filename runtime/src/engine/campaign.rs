@@ -483,7 +483,7 @@ impl Step<'_> {
                 PathOp::Warning => self.warn(modifier.text.clone()),
                 PathOp::EndGame | PathOp::GameOver | PathOp::Error => {
                     let won = self.map.win.clone().is_some_and(|win| truthy(self.value(&win)));
-                    self.end(won, Some(modifier.text.clone()));
+                    self.end(won, Some(&modifier.text));
                 }
                 _ => self.warn(format!("rule `{id}`: the path op {:?} does nothing in the campaign", modifier.op)),
             }
@@ -501,7 +501,7 @@ impl Step<'_> {
 
     /// Ends the campaign: the result first (grades read `campaign.won`), then the first grade
     /// that holds.
-    fn end(&mut self, won: bool, text: Option<String>) {
+    fn end(&mut self, won: bool, text: Option<&str>) {
         if self.ended() {
             return;
         }
@@ -510,7 +510,7 @@ impl Step<'_> {
         let grade = map.grades.iter().find(|grade| truthy(self.value(&grade.when)));
         let verdict = if won { "victory" } else { "defeat" };
         let outcome = match (&text, grade) {
-            (Some(text), _) if !text.is_empty() => text.clone(),
+            (Some(text), _) if !text.is_empty() => (*text).to_owned(),
             (_, Some(grade)) if !grade.label.is_empty() => format!("{verdict}: {}", grade.label),
             (_, Some(grade)) => format!("{verdict}: {}", grade.id),
             _ => verdict.to_owned(),

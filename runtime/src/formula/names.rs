@@ -139,7 +139,11 @@ impl ProjectNames {
             | ["era", "turn"]
             | ["dice", "last"]
             | ["synth", "score" | "share"]
-            | ["synth", "a" | "b" | "result", _] => NameCheck::Known,
+            | ["synth", "a" | "b" | "result", _]
+            | [
+                "campaign",
+                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended",
+            ] => NameCheck::Known,
             ["stat", id] => in_set(&self.stats, id, "stat"),
             [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),
             [location, "aspect", id] if LOCATIONS.contains(location) => in_set(&self.aspects, id, "aspect"),
@@ -152,10 +156,6 @@ impl ProjectNames {
             ["era", id] => in_set(&self.eras, id, "era"),
             ["node", "current", property] => in_set(&self.node_properties, property, "node property"),
             ["node", id, "visited" | "captured" | "here" | "patrolled" | "spent"] => in_set(&self.nodes, id, "node"),
-            [
-                "campaign",
-                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended",
-            ] => NameCheck::Known,
             ["phase", name] => in_set(&self.phases, name, "phase"),
             ["node", id, property] => match in_set(&self.nodes, id, "node") {
                 NameCheck::Known => in_set(&self.node_properties, property, "node property"),
