@@ -1,0 +1,274 @@
+//! The campaign system (FORMAT.md §14) with the `content/era-synthesis` pack: the pack loads
+//! and validates, traversal and path costs, a locked path opening, the credit limit, a meter
+//! threshold firing its rule, patrols retaking a node, the era cycle, the end and its grade,
+//! refused content, random play that replays to the same hash, and the golden playtest.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test
+
+use std::path::PathBuf;
+
+use actforge_runtime::engine::policy::{Move, RandomPolicy};
+use actforge_runtime::engine::{Choice, Event, Outcome, Session};
+use actforge_runtime::model::{Id, Patrol, Project};
+use actforge_runtime::project::load_folder;
+use actforge_runtime::{Severity, validate::validate};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn pack() -> Project {
+    load_folder(&workspace().join("content/era-synthesis")).unwrap().project
+}
+
+fn session() -> Session {
+    Session::new(pack(), 3).unwrap()
+}
+
+fn run(session: &mut Session, script: &str) -> Vec<Event> {
+    let report = session
+        .run_script(script)
+        .unwrap_or_else(|error| panic!("{error}\n{}", session.describe_campaign().join("\n")));
+    report.events.into_iter().map(|timed| timed.event).collect()
+}
+
+fn query(session: &Session, formula: &str) -> f64 {
+    session.query(formula).unwrap_or_else(|error| panic!("{formula}: {error}"))
+}
+
+fn go(node: &str) -> Choice {
+    Choice::MoveToNode { node: Id::new(node) }
+}
+
+#[test]
+fn the_pack_is_canonical_and_validates_without_errors() {
+    let root = workspace().join("content/era-synthesis");
+    let loaded = load_folder(&root).unwrap();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
+        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    }
+    // What `actforge check` runs.
+    let found = validate(&loaded.project, &loaded.sources, Some(&root));
+    assert!(found.iter().all(|d| d.severity != Severity::Error), "{found:?}");
+    assert!(found.is_empty(), "warnings too: {found:?}");
+    let project = &loaded.project;
+    assert_eq!(project.eras.iter().count(), 7);
+    let map = project.node_maps.get("shattered_frontier").unwrap();
+    for kind in ["Normal", "Home", "Anecdote", "Forge", "Safehouse", "Custom"] {
+        assert!(map.nodes.iter().any(|node| format!("{:?}", node.kind).starts_with(kind)), "no {kind} node");
+    }
+    for formula in ["m_faith", "m_entropy", "success_chance"] {
+        assert!(project.formulas.get(formula).is_some(), "{formula}");
+    }
+}
+
+#[test]
+fn the_campaign_starts_at_home_at_dawn_of_the_first_era() {
+    let session = session();
+    let campaign = session.campaign().unwrap();
+    assert_eq!(campaign.node.as_str(), "sanctum");
+    assert_eq!((campaign.day, campaign.era.as_ref().map(Id::as_str)), (1, Some("totem")));
+    assert_eq!(query(&session, "phase.dawn"), 1.0);
+    assert_eq!(query(&session, "node.sanctum.here + node.sanctum.captured + campaign.captured"), 3.0);
+    // Dawn income (+3 flow, +2 compute) and the totem's favour (+1 flow) ran at the start.
+    assert_eq!((query(&session, "flow"), query(&session, "compute")), (14.0, 8.0));
+    // Dawn has no moves.
+    assert_eq!(session.choices(), vec![Choice::EndPhase]);
+}
+
+#[test]
+fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
+    let mut session = session();
+    run(&mut session, "end-phase");
+    assert_eq!(session.choices(), vec![go("whisper_market"), go("old_shrine"), Choice::EndPhase]);
+    let events = session.apply(&go("old_shrine")).unwrap();
+    assert!(events.iter().any(|e| matches!(e, Event::NodeCaptured { node } if node.as_str() == "old_shrine")));
+    assert!(events.iter().any(|e| matches!(e, Event::CampaignRuleRan { rule } if rule.as_str() == "shrine_tale")));
+    assert_eq!(query(&session, "compute"), 7.0);
+    assert_eq!(query(&session, "faith"), 70.0);
+    assert_eq!(query(&session, "node.old_shrine.here and node.old_shrine.visited and campaign.moves == 1"), 1.0);
+    // The map is a DAG: there is no way back.
+    assert!(!session.choices().contains(&go("sanctum")));
+    let refused = session.run_script("go sanctum").unwrap_err();
+    assert!(refused.message.contains("no path leads there"), "{refused}");
+    assert!(refused.message.contains("possible now: go ember_forge, go ash_refuge, end-phase"), "{refused}");
+}
+
+#[test]
+fn a_forge_works_once_and_a_designer_kind_runs_its_kind_rules() {
+    let mut session = session();
+    run(&mut session, "end-phase\ngo whisper_market\ngo ember_forge\nexpect meter flow_cap == 25\nexpect node.ember_forge.spent");
+    run(&mut session, "end-phase\nend-phase\nend-phase\ngo signal_tower\nexpect meter balance == 60");
+}
+
+#[test]
+fn a_locked_path_opens_when_its_condition_holds() {
+    let mut session = session();
+    run(&mut session, "end-phase\ngo whisper_market");
+    assert!(!session.choices().contains(&go("iron_gate")));
+    let refused = session.run_script("go iron_gate").unwrap_err();
+    assert!(refused.message.contains("locked"), "{refused}");
+    // Day 3 lifts the fog: `campaign.day >= 3`.
+    run(&mut session, "end-phase\nend-phase\nend-phase\nend-phase\nend-phase\nend-phase\nexpect day 3\nexpect phase noon");
+    assert!(session.choices().contains(&go("iron_gate")));
+    run(&mut session, "go iron_gate\nexpect node iron_gate");
+}
+
+#[test]
+fn the_credit_limit_refuses_a_path_that_would_pass_it() {
+    let mut session = session();
+    // compute 8 → 7 → 4 → 2 → 0; the cap is 10, so credit reaches −3.
+    run(&mut session, "end-phase\ngo old_shrine\ngo ash_refuge\ngo signal_tower\ngo iron_gate\nexpect meter compute == 0");
+    // The citadel costs 4: 0 − 4 = −4 < −3.
+    assert!(!session.choices().contains(&go("enemy_citadel")));
+    let refused = session.run_script("go enemy_citadel").unwrap_err();
+    assert!(refused.message.contains("credit limit"), "{refused}");
+    let hash = session.state_hash();
+    assert!(session.apply(&go("enemy_citadel")).is_err());
+    assert_eq!(session.state_hash(), hash, "a refused choice changes nothing");
+    // Next dawn brings 2 compute: 2 − 4 = −2 is within credit.
+    run(&mut session, "end-phase\nend-phase\nend-phase\ngo enemy_citadel\nexpect meter compute == -2");
+}
+
+#[test]
+fn a_meter_crossing_a_threshold_fires_its_rule() {
+    let mut session = session();
+    let mut all = Vec::new();
+    for _ in 0..60 {
+        all.extend(session.apply(&Choice::EndPhase).unwrap());
+        if query(&session, "deterrence") >= 25.0 {
+            break;
+        }
+    }
+    let at = all
+        .iter()
+        .position(|e| matches!(e, Event::ThresholdCrossed { stat, .. } if stat.as_str() == "deterrence"))
+        .expect("deterrence crossed 25");
+    assert!(matches!(&all[at + 1], Event::CampaignRuleRan { rule } if rule.as_str() == "deterrence_step"));
+    assert!(matches!(&all[at + 2], Event::Warning(text) if text.contains("another 10 %")));
+    // At home the warden cannot see the player: stealthy, no penalty.
+    assert_eq!(query(&session, "campaign.stealthy"), 1.0);
+    assert_eq!(query(&session, "f.card_penalty"), 0.0);
+}
+
+#[test]
+fn deterrence_resets_at_full_and_an_angel_attacks() {
+    let mut project = pack();
+    // Start near the top so one dusk takes deterrence over 100.
+    let mut stat = project.stats.get("deterrence").unwrap().clone();
+    stat.value = actforge_runtime::model::StatValue::Stored(actforge_runtime::model::Expr::int(99));
+    project.stats.insert(stat);
+    let mut session = Session::new(project, 3).unwrap();
+    let events = run(&mut session, "end-phase\nend-phase");
+    assert!(events.iter().any(|e| matches!(e, Event::CampaignRuleRan { rule } if rule.as_str() == "angel_attack")));
+    assert_eq!((query(&session, "deterrence"), query(&session, "faith"), query(&session, "balance")), (0.0, 50.0, 40.0));
+}
+
+#[test]
+fn the_warden_retakes_a_weak_captured_node() {
+    let mut session = session();
+    run(&mut session, "end-phase\ngo whisper_market\ngo ember_forge\nend-phase\nend-phase");
+    // The warden walks iron_gate → signal_tower → ember_forge: day 2's end reaches the forge.
+    assert_eq!(query(&session, "node.signal_tower.patrolled"), 1.0);
+    let events = run(&mut session, "end-phase\nend-phase\nend-phase");
+    assert!(events.iter().any(|e| matches!(e, Event::NodeRetaken { node, patrol } if node.as_str() == "ember_forge" && patrol == "warden")));
+    assert_eq!(query(&session, "node.ember_forge.captured + campaign.retaken * 10"), 10.0);
+    // Seen by the warden on the player's own node: not stealthy; retaking cost deterrence and balance.
+    assert_eq!(query(&session, "campaign.stealthy"), 0.0);
+    assert_eq!(query(&session, "balance"), 45.0);
+}
+
+#[test]
+fn eras_rotate_in_their_cycle() {
+    let mut session = session();
+    let mut started = Vec::new();
+    for _ in 0..(7 * 3 * 2) {
+        for event in session.apply(&Choice::EndPhase).unwrap() {
+            if let Event::EraStarted { era } = event {
+                started.push(era.as_str().to_owned());
+            }
+        }
+    }
+    assert_eq!(started, ["ignorance", "enlightenment"]);
+    assert_eq!(query(&session, "era.enlightenment * 100 + era.turn * 10 + campaign.phase"), 111.0);
+    assert_eq!(query(&session, "campaign.day"), 15.0);
+}
+
+#[test]
+fn the_golden_playtest_passes_and_ends_with_a_grade() {
+    let script = std::fs::read_to_string(workspace().join("tests/playtests/era_synthesis.play")).unwrap();
+    let mut hashes = Vec::new();
+    for _ in 0..2 {
+        let mut session = session();
+        let report = session
+            .run_script(&script)
+            .unwrap_or_else(|error| panic!("{error}\n{}", session.describe_campaign().join("\n")));
+        assert!(report.expectations >= 20, "{report:?}");
+        assert_eq!(session.state().outcome, Some(Outcome::Ended("victory: Ascendant (神临): Victory+".to_owned())));
+        assert!(session.choices().is_empty());
+        hashes.push(session.state_hash());
+    }
+    assert_eq!(hashes[0], hashes[1]);
+}
+
+#[test]
+fn random_play_replays_to_the_same_state() {
+    let play = |seed: u64| {
+        let mut session = Session::new(pack(), seed).unwrap();
+        let mut policy = RandomPolicy::new(seed);
+        let mut moves = 0;
+        for _ in 0..2000 {
+            match policy.step(&mut session) {
+                Move::Stuck => break,
+                Move::Chose(..) | Move::Waited(..) => moves += 1,
+            }
+        }
+        (session.state_hash(), moves, session)
+    };
+    let mut ended = 0;
+    for seed in 0..20 {
+        let (hash, moves, session) = play(seed);
+        let (again, again_moves, _) = play(seed);
+        assert_eq!((hash, moves), (again, again_moves), "seed {seed}");
+        if session.campaign().unwrap().result.is_some() {
+            ended += 1;
+            assert!(session.state().outcome.is_some());
+        }
+    }
+    assert!(ended > 0, "some random campaigns end");
+}
+
+#[test]
+fn invalid_maps_are_refused_with_clear_messages() {
+    let mut project = pack();
+    let mut map = project.node_maps.get("shattered_frontier").unwrap().clone();
+    map.patrols.push(Patrol {
+        id: "ghost".into(),
+        route: vec![Id::new("sanctum"), Id::new("nowhere"), Id::new("iron_gate")],
+        ..Patrol::default()
+    });
+    map.win = Some(actforge_runtime::model::Expr::new("balance >="));
+    map.edges.push(actforge_runtime::model::MapEdge {
+        from: Id::new("enemy_citadel"),
+        to: Id::new("sanctum"),
+        style: actforge_runtime::model::EdgeStyle::Solid,
+        unlock: Some(actforge_runtime::model::Expr::new("node.atlantis.captured")),
+        cost: actforge_runtime::model::Expr::int(0),
+    });
+    project.node_maps.insert(map);
+    let error = Session::new(project, 1).unwrap_err().to_string();
+    for expected in ["there is no node `nowhere`", "a patrol walks along paths", "cycle", "atlantis"] {
+        assert!(error.contains(expected), "{expected}: {error}");
+    }
+}
+
+#[test]
+fn the_lighthouse_plays_its_coast_route_with_the_turns_stats() {
+    let project = load_folder(&workspace().join("content/lighthouse")).unwrap().project;
+    let mut session = Session::new(project, 7).unwrap();
+    // The dashed path reads the turns system's `storm` (one set of stats).
+    assert!(session.choices().contains(&go("tide_caves")));
+    session.apply(&go("tide_caves")).unwrap();
+    assert_eq!(query(&session, "node.tide_caves.here"), 1.0);
+    assert_eq!(query(&session, "table.card.lamp_oil"), 1.0, "table counts are still the table's");
+}
