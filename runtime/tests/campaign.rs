@@ -97,7 +97,10 @@ fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
 #[test]
 fn a_forge_works_once_and_a_designer_kind_runs_its_kind_rules() {
     let mut session = session();
-    run(&mut session, "end-phase\ngo whisper_market\ngo ember_forge\nexpect meter flow_cap == 25\nexpect node.ember_forge.spent");
+    run(
+        &mut session,
+        "end-phase\ngo whisper_market\ngo ember_forge\nexpect meter flow_cap == 25\nexpect node.ember_forge.spent",
+    );
     run(&mut session, "end-phase\nend-phase\nend-phase\ngo signal_tower\nexpect meter balance == 60");
 }
 
@@ -109,7 +112,10 @@ fn a_locked_path_opens_when_its_condition_holds() {
     let refused = session.run_script("go iron_gate").unwrap_err();
     assert!(refused.message.contains("locked"), "{refused}");
     // Day 3 lifts the fog: `campaign.day >= 3`.
-    run(&mut session, "end-phase\nend-phase\nend-phase\nend-phase\nend-phase\nend-phase\nexpect day 3\nexpect phase noon");
+    run(
+        &mut session,
+        "end-phase\nend-phase\nend-phase\nend-phase\nend-phase\nend-phase\nexpect day 3\nexpect phase noon",
+    );
     assert!(session.choices().contains(&go("iron_gate")));
     run(&mut session, "go iron_gate\nexpect node iron_gate");
 }
@@ -118,7 +124,10 @@ fn a_locked_path_opens_when_its_condition_holds() {
 fn the_credit_limit_refuses_a_path_that_would_pass_it() {
     let mut session = session();
     // compute 8 → 7 → 4 → 2 → 0; the cap is 10, so credit reaches −3.
-    run(&mut session, "end-phase\ngo old_shrine\ngo ash_refuge\ngo signal_tower\ngo iron_gate\nexpect meter compute == 0");
+    run(
+        &mut session,
+        "end-phase\ngo old_shrine\ngo ash_refuge\ngo signal_tower\ngo iron_gate\nexpect meter compute == 0",
+    );
     // The citadel costs 4: 0 − 4 = −4 < −3.
     assert!(!session.choices().contains(&go("enemy_citadel")));
     let refused = session.run_script("go enemy_citadel").unwrap_err();
@@ -161,7 +170,10 @@ fn deterrence_resets_at_full_and_an_angel_attacks() {
     let mut session = Session::new(project, 3).unwrap();
     let events = run(&mut session, "end-phase\nend-phase");
     assert!(events.iter().any(|e| matches!(e, Event::CampaignRuleRan { rule } if rule.as_str() == "angel_attack")));
-    assert_eq!((query(&session, "deterrence"), query(&session, "faith"), query(&session, "balance")), (0.0, 50.0, 40.0));
+    assert_eq!(
+        (query(&session, "deterrence"), query(&session, "faith"), query(&session, "balance")),
+        (0.0, 50.0, 40.0)
+    );
 }
 
 #[test]
@@ -171,7 +183,9 @@ fn the_warden_retakes_a_weak_captured_node() {
     // The warden walks iron_gate → signal_tower → ember_forge: day 2's end reaches the forge.
     assert_eq!(query(&session, "node.signal_tower.patrolled"), 1.0);
     let events = run(&mut session, "end-phase\nend-phase\nend-phase");
-    assert!(events.iter().any(|e| matches!(e, Event::NodeRetaken { node, patrol } if node.as_str() == "ember_forge" && patrol == "warden")));
+    assert!(events.iter().any(
+        |e| matches!(e, Event::NodeRetaken { node, patrol } if node.as_str() == "ember_forge" && patrol == "warden")
+    ));
     assert_eq!(query(&session, "node.ember_forge.captured + campaign.retaken * 10"), 10.0);
     // Seen by the warden on the player's own node: not stealthy; retaking cost deterrence and balance.
     assert_eq!(query(&session, "campaign.stealthy"), 0.0);

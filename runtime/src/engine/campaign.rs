@@ -19,8 +19,7 @@ use serde::Serialize;
 
 use crate::formula::{Env, FormulaSet, ProjectNames, Slot};
 use crate::model::{
-    Crossing, Era, Expr, Id, MapNode, NodeKind, NodeMap, PathOp, Project, Requirements, RuleId, Stat, StatOp,
-    StatValue,
+    Crossing, Era, Expr, Id, MapNode, NodeKind, NodeMap, PathOp, Project, Requirements, RuleId, Stat, StatOp, StatValue,
 };
 
 use super::content::{Accessor, Content};
@@ -438,7 +437,11 @@ impl Step<'_> {
     fn rule_holds(&mut self, id: &RuleId, depth: usize) -> bool {
         let content = self.content;
         depth <= MAX_RULE_DEPTH
-            && content.project.rules.get(id.as_str()).is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
+            && content
+                .project
+                .rules
+                .get(id.as_str())
+                .is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
     }
 
     /// Runs a rule when its requirements hold: stat modifiers, path modifiers (`EndGame`,
@@ -538,7 +541,8 @@ impl Step<'_> {
     /// its cost not a number, or paying it would pass the meter's credit limit).
     fn path_cost(&mut self, to: &Id<MapNode>) -> Result<f64, Refusal> {
         let map = self.map;
-        let edge = map.edges.iter().find(|edge| edge.from == self.state.node && edge.to == *to).ok_or(Refusal::NoPath)?;
+        let edge =
+            map.edges.iter().find(|edge| edge.from == self.state.node && edge.to == *to).ok_or(Refusal::NoPath)?;
         if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
             return Err(Refusal::Phase);
         }
@@ -632,8 +636,7 @@ impl Step<'_> {
     fn begin_phase(&mut self, new_day: bool) {
         let map = self.map;
         let content = self.content;
-        self.events
-            .push(Event::PhaseStarted { day: self.state.day, phase: self.state.phase_name(map).to_owned() });
+        self.events.push(Event::PhaseStarted { day: self.state.day, phase: self.state.phase_name(map).to_owned() });
         if new_day && let Some(era) = self.state.era.as_ref().and_then(|id| content.project.eras.get(id.as_str())) {
             self.run_rules(&era.rules);
         }
@@ -656,7 +659,8 @@ impl Step<'_> {
             let Some(node_id) = patrol.route.get(next) else { continue };
             self.events.push(Event::PatrolMoved { patrol: patrol.id.clone(), node: node_id.clone() });
             let Some(node) = map.nodes.iter().find(|node| node.id == *node_id) else { continue };
-            let protected = matches!(node.kind, NodeKind::Home | NodeKind::Safehouse) || map.start.as_ref() == Some(node_id);
+            let protected =
+                matches!(node.kind, NodeKind::Home | NodeKind::Safehouse) || map.start.as_ref() == Some(node_id);
             if protected || !self.state.captured.contains(node_id) {
                 continue;
             }
@@ -724,7 +728,8 @@ impl Session {
     /// first era's first day, meters at their start values, the first phase's rules run.
     pub(super) fn start_campaign(&mut self, events: &mut Vec<Event>) {
         let content = Arc::clone(&self.content);
-        let Some(map) = content.project.manifest.entry.node_map.as_ref().and_then(|id| content.project.node_maps.get(id.as_str()))
+        let Some(map) =
+            content.project.manifest.entry.node_map.as_ref().and_then(|id| content.project.node_maps.get(id.as_str()))
         else {
             return;
         };
@@ -767,7 +772,8 @@ impl Session {
             Some(turns) => std::mem::take(&mut turns.stored),
             None => std::mem::take(&mut campaign.meters),
         };
-        let mut step = Step { content: &content, map, state: campaign, stored: &mut stored, rng: &mut self.rng, events };
+        let mut step =
+            Step { content: &content, map, state: campaign, stored: &mut stored, rng: &mut self.rng, events };
         let result = body(&mut step);
         step.check_end();
         match self.turns.as_mut() {
@@ -795,8 +801,14 @@ impl Session {
             Some(turns) => std::mem::take(&mut turns.stored),
             None => std::mem::take(&mut campaign.meters),
         };
-        let mut step =
-            Step { content: &content, map, state: campaign, stored: &mut stored, rng: &mut copy.rng, events: &mut events };
+        let mut step = Step {
+            content: &content,
+            map,
+            state: campaign,
+            stored: &mut stored,
+            rng: &mut copy.rng,
+            events: &mut events,
+        };
         Some(body(&mut step))
     }
 
@@ -984,7 +996,11 @@ impl Session {
                     ">=" => value >= want,
                     _ => return Some(Err(format!("`{op}` is not a comparison (== != < <= > >=)"))),
                 };
-                if holds { Ok(String::new()) } else { Err(format!("meter {name} is {}, expected {op} {want}", show_value(value, None))) }
+                if holds {
+                    Ok(String::new())
+                } else {
+                    Err(format!("meter {name} is {}, expected {op} {want}", show_value(value, None)))
+                }
             }
             _ => return None,
         };

@@ -32,8 +32,8 @@ pub use state::{
 
 pub use turns::{Message, StatLine, TurnsState};
 
-pub use campaign::{CampaignResult, CampaignState};
 use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
+pub use campaign::{CampaignResult, CampaignState};
 use table::Engine;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
