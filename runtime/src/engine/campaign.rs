@@ -578,10 +578,22 @@ impl Step<'_> {
         self.state.moves += 1;
         self.events.push(Event::CampaignMoved { from, to: to.clone(), cost: show_value(cost, None) });
         self.state.visited.insert(to.clone());
-        if self.state.captured.insert(to.clone()) {
+        let captured = self.state.captured.insert(to.clone());
+        if captured {
             self.events.push(Event::NodeCaptured { node: to.clone() });
         }
-        let Some(node) = map.nodes.iter().find(|node| node.id == *to) else { return };
+        if let Some(node) = map.nodes.iter().find(|node| node.id == *to) {
+            self.enter(node);
+        }
+        if captured {
+            self.run_rules(&map.on_capture);
+        }
+    }
+
+    /// What a node's kind does when the player enters it.
+    fn enter(&mut self, node: &MapNode) {
+        let map = self.map;
+        let to = &node.id;
         match &node.kind {
             // A forge works once, then plays as a normal node.
             NodeKind::Forge if self.state.spent.contains(to) => {}

@@ -124,6 +124,9 @@ pub struct NodeMap {
     /// Campaign: rules run when the player enters a node of a designer-defined kind.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub kind_rules: BTreeMap<String, Vec<RuleId>>,
+    /// Campaign: rules run whenever the player captures a node (after the node's own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_capture: Vec<RuleId>,
     /// Campaign: units that walk their route one node each day.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patrols: Vec<Patrol>,
@@ -137,7 +140,7 @@ pub struct NodeMap {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub grades: Vec<Grade>,
 }
-impl_walk!(NodeMap { nodes, edges, cost_stat, first_era, phases, kind_rules, patrols, win, lose, grades });
+impl_walk!(NodeMap { nodes, edges, cost_stat, first_era, phases, kind_rules, on_capture, patrols, win, lose, grades });
 
 /// A phase of a campaign day (dawn, noon, dusk…).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
