@@ -575,7 +575,7 @@ impl Step<'_> {
             self.set_stat(stat, current - cost, 0);
         }
         let from = std::mem::replace(&mut self.state.node, to.clone());
-        self.state.moves += 1;
+        self.state.moves = self.state.moves.saturating_add(1);
         self.events.push(Event::CampaignMoved { from, to: to.clone(), cost: show_value(cost, None) });
         self.state.visited.insert(to.clone());
         let captured = self.state.captured.insert(to.clone());
@@ -680,7 +680,7 @@ impl Step<'_> {
             let patrol_strength = self.value(&patrol.strength);
             if strength < patrol_strength {
                 self.state.captured.remove(node_id);
-                self.state.retaken += 1;
+                self.state.retaken = self.state.retaken.saturating_add(1);
                 self.events.push(Event::NodeRetaken { node: node_id.clone(), patrol: patrol.id.clone() });
                 self.run_rules(&patrol.on_retake);
             }
