@@ -4,12 +4,14 @@
 //! refused content, random play that replays to the same hash, and the golden playtest.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
 use actforge_runtime::engine::{Choice, Event, Outcome, Session};
 use actforge_runtime::model::{Id, Patrol, Project};
 use actforge_runtime::project::load_folder;
+use actforge_runtime::synthesis::probability_table;
 use actforge_runtime::{Severity, validate::validate};
 
 fn workspace() -> PathBuf {
@@ -285,4 +287,35 @@ fn the_lighthouse_plays_its_coast_route_with_the_turns_stats() {
     session.apply(&go("tide_caves")).unwrap();
     assert_eq!(query(&session, "node.tide_caves.here"), 1.0);
     assert_eq!(query(&session, "table.card.lamp_oil"), 1.0, "table counts are still the table's");
+}
+
+#[test]
+fn the_synthesis_table_reads_the_named_formulas_and_meters() {
+    let project = pack();
+    // Only the names the synthesis's formulas reach need values (not `card_penalty`'s
+    // `campaign.stealthy`); the temperature is read without `synth.result.*`.
+    let values = |faith: f64, entropy: f64| {
+        [("faith", faith), ("entropy", entropy)]
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect::<BTreeMap<_, _>>()
+    };
+    // Iron id (alien, −20) + tide medium: tags gear 2, stone 1, tide 2.
+    let table = probability_table(&project, "smelt", "iron_id", "tide_medium", &values(60.0, 0.0)).unwrap();
+    let cards: Vec<(&str, f64)> = table.candidates.iter().map(|c| (c.card.as_str(), c.score)).collect();
+    assert_eq!(cards, [("bastion", 4.0), ("eruption", 1.0), ("clockwork_idol", 4.0)]);
+    let success = |table: &actforge_runtime::synthesis::ProbabilityTable, card: &str| {
+        table.candidates.iter().find(|c| c.card.as_str() == card).unwrap().success
+    };
+    // D = 0; M_faith(60) = −4 + 0.175·20 = −0.5; M_entropy(0) = 0.
+    assert!((success(&table, "bastion") - 79.5).abs() < 1e-9);
+    // D = |6 − 5| + |2 − 5| = 4.
+    assert!((success(&table, "clockwork_idol") - 75.5).abs() < 1e-9);
+    // At faith 80 the upper piece holds (4, not 3); entropy 40 costs (40 / 10)^1.5 = 8.
+    let table = probability_table(&project, "smelt", "iron_id", "tide_medium", &values(80.0, 40.0)).unwrap();
+    assert!((success(&table, "bastion") - 76.0).abs() < 1e-9, "{}", success(&table, "bastion"));
+    let shares: f64 = table.candidates.iter().map(|c| c.share).sum();
+    assert!((shares - 1.0).abs() < 1e-9);
+    // The same named formulas read the live meters in a session.
+    assert_eq!(query(&session(), "f.m_faith"), -0.5);
 }
