@@ -319,3 +319,114 @@ fn the_synthesis_table_reads_the_named_formulas_and_meters() {
     // The same named formulas read the live meters in a session.
     assert_eq!(query(&session(), "f.m_faith"), -0.5);
 }
+
+/// A random campaign: nodes of every kind, forward paths (some locked, some with odd costs),
+/// phases, a patrol whose route may leave the paths, meters with thresholds and a credit limit.
+fn random_campaign(seed: &[u8]) -> Project {
+    use actforge_runtime::model::{
+        Crossing, EdgeStyle, Effects, Expr, Grade, MapEdge, MapNode, NodeKind, NodeMap, Phase, Rule, Stat,
+        StatModifier, StatOp, StatValue, Threshold,
+    };
+    let mut bytes = seed.iter().copied().cycle();
+    let mut next = move |n: u8| bytes.next().unwrap_or(0) % n.max(1);
+    let formulas = ["compute > 2", "campaign.day >= 2", "1/0", "0/0", "node.n0.captured", "-3", "2"];
+    let formula = |next: &mut dyn FnMut(u8) -> u8| Expr::new(formulas[usize::from(next(7))]);
+    let mut project = Project::default();
+    project.stats.insert(Stat {
+        id: Id::new("compute"),
+        value: StatValue::Stored(Expr::int(5)),
+        min: Some(Expr::new("-0.3 * 10")),
+        max: Some(Expr::int(10)),
+        thresholds: vec![Threshold { at: Expr::int(2), crossing: Crossing::Either, rule: Id::new("ping") }],
+        ..Stat::default()
+    });
+    project.rules.insert(Rule {
+        id: Id::new("ping"),
+        effects: Effects {
+            stat_modifiers: vec![StatModifier { stat: Id::new("compute"), op: StatOp::Add, value: Expr::new("1") }],
+            ..Effects::default()
+        },
+        ..Rule::default()
+    });
+    let count = 2 + next(7);
+    let kinds = [
+        NodeKind::Normal,
+        NodeKind::Home,
+        NodeKind::Anecdote,
+        NodeKind::Forge,
+        NodeKind::Safehouse,
+        NodeKind::Custom("odd".into()),
+    ];
+    let nodes: Vec<MapNode> = (0..count)
+        .map(|at| MapNode {
+            id: Id::new(format!("n{at}")),
+            kind: kinds[usize::from(next(6))].clone(),
+            properties: [("strength".to_owned(), Expr::int(i64::from(next(4))))].into(),
+            rules: if next(2) == 0 { vec![Id::new("ping")] } else { Vec::new() },
+            ..MapNode::default()
+        })
+        .collect();
+    let mut edges = Vec::new();
+    for from in 0..count {
+        for to in from + 1..count {
+            if next(3) != 0 {
+                let locked = next(3) == 0;
+                edges.push(MapEdge {
+                    from: Id::new(format!("n{from}")),
+                    to: Id::new(format!("n{to}")),
+                    style: if locked { EdgeStyle::Dashed } else { EdgeStyle::Solid },
+                    unlock: locked.then(|| formula(&mut next)),
+                    cost: Expr::int(i64::from(next(6))),
+                });
+            }
+        }
+    }
+    let route = (0..=next(3)).map(|_| Id::new(format!("n{}", next(count)))).collect();
+    project.node_maps.insert(NodeMap {
+        id: Id::new("map"),
+        start: Some(Id::new("n0")),
+        nodes,
+        edges,
+        cost_stat: Some(Id::new("compute")),
+        phases: (0..next(4))
+            .map(|at| Phase { name: format!("p{at}"), no_moves: next(3) == 0, ..Phase::default() })
+            .collect(),
+        patrols: if next(2) == 0 {
+            vec![Patrol { id: "w".into(), route, strength: Expr::int(2), ..Patrol::default() }]
+        } else {
+            Vec::new()
+        },
+        win: (next(2) == 0).then(|| formula(&mut next)),
+        lose: (next(3) == 0).then(|| Expr::new("campaign.day > 4")),
+        grades: vec![Grade { id: "g".into(), when: Expr::new("campaign.won"), ..Grade::default() }],
+        ..NodeMap::default()
+    });
+    project.manifest.entry.node_map = Some(Id::new("map"));
+    project
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_campaigns_never_panic_and_replay(seed in proptest::collection::vec(proptest::prelude::any::<u8>(), 1..64)) {
+        let project = random_campaign(&seed);
+        if let Ok(mut session) = Session::new(project.clone(), 5) {
+            let mut policy = RandomPolicy::new(5);
+            policy.play(&mut session, 200);
+            let mut again = Session::new(project, 5).unwrap();
+            RandomPolicy::new(5).play(&mut again, 200);
+            proptest::prop_assert_eq!(session.state_hash(), again.state_hash());
+            // Arbitrary lines are refused with a reason, never a panic.
+            for line in ["go n1", "go nowhere", "end-phase", "expect meter compute >= -3", "expect grade g", "go"] {
+                let _ = session.run_script(line);
+            }
+            proptest::prop_assert!(session.query("compute").unwrap() >= -3.0);
+        }
+    }
+}
+
+#[test]
+fn the_random_campaigns_of_the_property_test_mostly_play() {
+    let playable = (0..64u8).filter(|n| Session::new(random_campaign(&[*n, n.wrapping_mul(7), 3]), 5).is_ok()).count();
+    assert!(playable > 16, "{playable} of 64");
+}
