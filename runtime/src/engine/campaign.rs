@@ -983,7 +983,11 @@ impl Session {
                 let grade = campaign.result.as_ref().and_then(|result| result.grade.as_deref()).unwrap_or("none");
                 same("the grade", grade, args.trim())
             }
-            "day" => same("the day", &campaign.day.to_string(), args.trim()),
+            // `expect day N`; anything else after `day` is left to the formula reading.
+            "day" => {
+                let want = args.trim().parse::<u32>().ok()?;
+                same("the day", &campaign.day.to_string(), &want.to_string())
+            }
             "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
             "phase" => same("the phase", campaign.phase_name(map), args.trim()),
             "meter" => {
@@ -1018,4 +1022,23 @@ impl Session {
         };
         Some(result)
     }
+}
+
+/// How many of `seeds` end with each grade when the random policy plays up to `moves` moves
+/// from each seed (the policy seeded alike): keys are grade ids, `won`/`lost` for an end without
+/// a grade, and `unfinished`. For seeing a campaign's balance; deterministic.
+pub fn grade_distribution(content: &Arc<Content>, seeds: std::ops::Range<u64>, moves: usize) -> BTreeMap<String, u32> {
+    let mut counts = BTreeMap::new();
+    for seed in seeds {
+        let mut session = Session::from_content(Arc::clone(content), seed);
+        super::policy::RandomPolicy::new(seed).play(&mut session, moves);
+        let key = match session.campaign().and_then(|campaign| campaign.result.as_ref()) {
+            None => "unfinished".to_owned(),
+            Some(CampaignResult { grade: Some(grade), .. }) => grade.clone(),
+            Some(CampaignResult { won: true, .. }) => "won".to_owned(),
+            Some(CampaignResult { won: false, .. }) => "lost".to_owned(),
+        };
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    counts
 }
