@@ -802,23 +802,23 @@ impl Session {
         Some(result)
     }
 
-    /// A read-only step over a copy of the state: for choices, refusals and queries.
+    /// A read-only step over copies of the campaign, its stats and the generator (not the
+    /// table): for choices, refusals and queries.
     fn campaign_look<R>(&self, body: impl FnOnce(&mut Step<'_>) -> R) -> Option<R> {
-        let mut copy = self.clone();
-        let mut events = Vec::new();
-        let content = Arc::clone(&copy.content);
-        let campaign = copy.campaign.as_mut()?;
-        let map = content.project.node_maps.get(campaign.map.as_str())?;
-        let mut stored = match copy.turns.as_mut() {
-            Some(turns) => std::mem::take(&mut turns.stored),
+        let mut campaign = self.campaign.clone()?;
+        let map = self.content.project.node_maps.get(campaign.map.as_str())?;
+        let mut stored = match &self.turns {
+            Some(turns) => turns.stored.clone(),
             None => std::mem::take(&mut campaign.meters),
         };
+        let mut rng = self.rng.clone();
+        let mut events = Vec::new();
         let mut step = Step {
-            content: &content,
+            content: &self.content,
             map,
-            state: campaign,
+            state: &mut campaign,
             stored: &mut stored,
-            rng: &mut copy.rng,
+            rng: &mut rng,
             events: &mut events,
         };
         Some(body(&mut step))
