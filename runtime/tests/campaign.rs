@@ -82,7 +82,9 @@ fn the_campaign_starts_at_home_at_dawn_of_the_first_era() {
 fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
     let mut session = session();
     run(&mut session, "end-phase");
-    assert_eq!(session.choices(), vec![go("whisper_market"), go("old_shrine"), Choice::EndPhase]);
+    let moves: Vec<Choice> =
+        session.choices().into_iter().filter(|choice| !matches!(choice, Choice::Synthesize { .. })).collect();
+    assert_eq!(moves, vec![go("whisper_market"), go("old_shrine"), Choice::EndPhase]);
     let events = session.apply(&go("old_shrine")).unwrap();
     assert!(events.iter().any(|e| matches!(e, Event::NodeCaptured { node } if node.as_str() == "old_shrine")));
     assert!(events.iter().any(|e| matches!(e, Event::CampaignRuleRan { rule } if rule.as_str() == "shrine_tale")));
@@ -93,7 +95,7 @@ fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
     assert!(!session.choices().contains(&go("sanctum")));
     let refused = session.run_script("go sanctum").unwrap_err();
     assert!(refused.message.contains("no path leads there"), "{refused}");
-    assert!(refused.message.contains("possible now: go ember_forge, go ash_refuge, end-phase"), "{refused}");
+    assert!(refused.message.contains("possible now: go ember_forge, go ash_refuge, smelt ember_root"), "{refused}");
 }
 
 #[test]
@@ -440,4 +442,42 @@ fn simulations_give_a_deterministic_grade_distribution() {
     assert!(counts.get("triumph").is_some_and(|n| *n > 10), "{counts:?}");
     assert!(counts.get("caged").is_some_and(|n| *n > 0), "{counts:?}");
     assert_eq!(counts, actforge_runtime::engine::campaign::grade_distribution(&content, 0..40, 2000));
+}
+
+#[test]
+fn a_synthesis_on_the_map_spends_compute_and_two_cards() {
+    let mut session = session();
+    let refused = session.run_script("smelt iron_id tide_medium").unwrap_err();
+    assert!(refused.message.contains("cannot move during this phase"), "{refused}");
+    run(&mut session, "end-phase");
+    // A first, then B; each input must be in the hand.
+    assert!(session.run_script("smelt flame_gospel iron_id").unwrap_err().message.contains("inputs (A first"));
+    assert!(session.run_script("smelt iron_id iron_id").unwrap_err().message.contains("does not hold"));
+    let choices = session.choices();
+    assert_eq!(choices.iter().filter(|choice| matches!(choice, Choice::Synthesize { .. })).count(), 9);
+    let events = session.apply(&Choice::Synthesize { a: Id::new("iron_id"), b: Id::new("tide_medium") }).unwrap();
+    let Some(Event::Synthesized { result, success, chance, .. }) =
+        events.iter().find(|event| matches!(event, Event::Synthesized { .. }))
+    else {
+        panic!("{events:?}")
+    };
+    // The table of FORMAT.md's example: bastion, eruption or the clockwork idol; 79.5, 71.5 or 75.5 %.
+    let expected = match result.as_str() {
+        "bastion" => "79.5",
+        "eruption" => "71.5",
+        "clockwork_idol" => "75.5",
+        other => panic!("{other}"),
+    };
+    assert_eq!(chance, expected);
+    assert_eq!(query(&session, "compute"), 5.0);
+    assert_eq!(query(&session, "campaign.syntheses"), 1.0);
+    let hand = session.campaign().unwrap().hand.clone();
+    assert_eq!(hand.contains(result), *success, "{hand:?}");
+    assert_eq!(hand.len(), if *success { 5 } else { 4 });
+    let rule = if *success { "smelt_success" } else { "smelt_failure" };
+    assert!(events.iter().any(|e| matches!(e, Event::CampaignRuleRan { rule: r } if r.as_str() == rule)));
+    // Same seed, same draw.
+    let mut again = self::session();
+    run(&mut again, "end-phase\nsmelt iron_id tide_medium");
+    assert_eq!(again.state_hash(), session.state_hash());
 }

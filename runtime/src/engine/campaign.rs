@@ -19,7 +19,8 @@ use serde::Serialize;
 
 use crate::formula::{Env, FormulaSet, ProjectNames, Slot};
 use crate::model::{
-    Crossing, Era, Expr, Id, MapNode, NodeKind, NodeMap, PathOp, Project, Requirements, RuleId, Stat, StatOp, StatValue,
+    CardId, Crossing, Era, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, PathOp, Project, Requirements, RuleId,
+    Stat, StatOp, StatValue,
 };
 
 use super::content::{Accessor, Content};
@@ -57,6 +58,12 @@ pub enum CampaignRead {
     Lost,
     /// `campaign.ended`: 1 once the campaign is over.
     Ended,
+    /// `campaign.hand`: how many cards the player holds.
+    Hand,
+    /// `campaign.syntheses`: syntheses triggered.
+    Syntheses,
+    /// `campaign.failures`: syntheses that failed.
+    Failures,
     /// `era.ID`: 1 while the era runs.
     Era(Id<Era>),
     /// `phase.NAME`: 1 during the phase.
@@ -90,6 +97,9 @@ impl CampaignRead {
             ["campaign", "won"] => Self::Won,
             ["campaign", "lost"] => Self::Lost,
             ["campaign", "ended"] => Self::Ended,
+            ["campaign", "hand"] => Self::Hand,
+            ["campaign", "syntheses"] => Self::Syntheses,
+            ["campaign", "failures"] => Self::Failures,
             ["era", "turn"] => Self::EraDay,
             ["era", id] if project.eras.get(id).is_some() => Self::Era(Id::new(*id)),
             ["phase", name] => Self::PhaseNamed((*name).to_owned()),
@@ -150,6 +160,12 @@ pub struct CampaignState {
     pub moves: u32,
     /// Nodes retaken by patrols.
     pub retaken: u32,
+    /// The cards the player holds, in the order they came.
+    pub hand: Vec<CardId>,
+    /// Syntheses triggered.
+    pub syntheses: u32,
+    /// Syntheses that failed.
+    pub failures: u32,
     /// Stored stat values, when the project plays no turns system (else the turns hold them).
     pub meters: BTreeMap<Id<Stat>, f64>,
     /// How the campaign ended, once it has.
@@ -170,6 +186,9 @@ impl Hash for CampaignState {
         self.era_day.hash(state);
         self.moves.hash(state);
         self.retaken.hash(state);
+        self.hand.hash(state);
+        self.syntheses.hash(state);
+        self.failures.hash(state);
         for (id, value) in &self.meters {
             id.hash(state);
             value.to_bits().hash(state);
@@ -276,6 +295,9 @@ impl CampaignEnv<'_> {
             CampaignRead::Won => flag(won == Some(true)),
             CampaignRead::Lost => flag(won == Some(false)),
             CampaignRead::Ended => flag(won.is_some()),
+            CampaignRead::Hand => state.hand.len() as f64,
+            CampaignRead::Syntheses => f64::from(state.syntheses),
+            CampaignRead::Failures => f64::from(state.failures),
             CampaignRead::Era(id) => flag(state.era.as_ref() == Some(id)),
             CampaignRead::PhaseNamed(name) => flag(state.phase_name(self.map) == name),
             CampaignRead::Visited(node) => flag(state.visited.contains(node)),
@@ -320,6 +342,11 @@ impl Env for CampaignEnv<'_> {
     fn random_bits(&mut self) -> u64 {
         self.rng.next_u64()
     }
+}
+
+/// A uniform draw in 0..1 from the session's generator.
+fn unit(rng: &mut Pcg64Mcg) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 fn truthy(value: f64) -> bool {
@@ -552,10 +579,15 @@ impl Step<'_> {
             return Err(Refusal::Locked);
         }
         let cost = self.value(&edge.cost);
+        self.affordable(cost)
+    }
+
+    /// `cost` when it is a number ≥ 0 that `cost_stat` can pay within its credit limit.
+    fn affordable(&mut self, cost: f64) -> Result<f64, Refusal> {
         if !cost.is_finite() || cost < 0.0 {
             return Err(Refusal::BadCost);
         }
-        if let Some(stat) = map.cost_stat.as_ref().and_then(|id| self.content.project.stats.get(id.as_str())) {
+        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| self.content.project.stats.get(id.as_str())) {
             let floor = self.floor_of(stat);
             if self.stat_value(&stat.id) - cost < floor - 1e-9 {
                 return Err(Refusal::Credit);
@@ -564,16 +596,109 @@ impl Step<'_> {
         Ok(cost)
     }
 
-    /// Takes a path: pays, moves, captures, and does what the node's kind does.
-    fn move_to(&mut self, to: &Id<MapNode>, cost: f64) {
-        let map = self.map;
+    /// Pays `cost` from `cost_stat` (thresholds fire).
+    fn pay(&mut self, cost: f64) {
         let content = self.content;
-        if let Some(stat) = map.cost_stat.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
+        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
             && cost != 0.0
         {
             let current = self.stat_value(&stat.id);
             self.set_stat(stat, current - cost, 0);
         }
+    }
+
+    /// Whether a card has the aspect an input needs (any card when the map names none).
+    fn fits(&self, card: &CardId, aspect: Option<&crate::model::AspectId>) -> bool {
+        aspect.is_none_or(|aspect| {
+            self.content.project.cards.get(card.as_str()).is_some_and(|card| {
+                card.fragments.iter().any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
+            })
+        })
+    }
+
+    /// What triggering the synthesis with `a` and `b` costs now, or why it cannot be.
+    fn synthesis_cost(&mut self, a: &CardId, b: &CardId) -> Result<f64, Refusal> {
+        let map = self.map;
+        if map.synthesis.is_none() {
+            return Err(Refusal::NoSynthesis);
+        }
+        if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
+            return Err(Refusal::Phase);
+        }
+        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
+        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
+            return Err(Refusal::NotInHand);
+        }
+        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
+            return Err(Refusal::WrongInputs);
+        }
+        let cost = self.value(&map.synthesis_cost);
+        self.affordable(cost)
+    }
+
+    /// Triggers the synthesis: its table from the meters' values now, a candidate drawn by
+    /// share, a success roll against its chance; both inputs leave the hand, the result joins
+    /// it on success; then the synthesis's `on_success` or `on_failure` rules. A table that
+    /// cannot be worked out (a content error) is a warning and changes nothing.
+    fn synthesize(&mut self, a: &CardId, b: &CardId, cost: f64) {
+        let map = self.map;
+        let content = self.content;
+        let Some(id) = &map.synthesis else { return };
+        let mut values = BTreeMap::new();
+        for stat in &content.project.stats {
+            let value = self.stat_value(&stat.id);
+            if !value.is_nan() {
+                values.insert(stat.id.as_str().to_owned(), value);
+            }
+        }
+        let table =
+            match crate::synthesis::probability_table(&content.project, id.as_str(), a.as_str(), b.as_str(), &values) {
+                Ok(table) => table,
+                Err(error) => {
+                    self.warn(format!("synthesis `{id}`: {error}"));
+                    return;
+                }
+            };
+        let roll = unit(self.rng);
+        let mut total = 0.0;
+        let chosen = table
+            .candidates
+            .iter()
+            .find(|candidate| {
+                total += candidate.share;
+                roll < total
+            })
+            .or_else(|| table.candidates.last());
+        let Some(chosen) = chosen else { return };
+        let success = unit(self.rng) * 100.0 < chosen.success;
+        self.pay(cost);
+        for input in [a, b] {
+            if let Some(at) = self.state.hand.iter().position(|held| held == input) {
+                self.state.hand.remove(at);
+            }
+        }
+        self.state.syntheses = self.state.syntheses.saturating_add(1);
+        if success {
+            self.state.hand.push(chosen.card.clone());
+        } else {
+            self.state.failures = self.state.failures.saturating_add(1);
+        }
+        self.events.push(Event::Synthesized {
+            a: a.clone(),
+            b: b.clone(),
+            result: chosen.card.clone(),
+            chance: show_value(chosen.success, None),
+            success,
+        });
+        if let Some(synthesis) = content.project.syntheses.get(id.as_str()) {
+            self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
+        }
+    }
+
+    /// Takes a path: pays, moves, captures, and does what the node's kind does.
+    fn move_to(&mut self, to: &Id<MapNode>, cost: f64) {
+        let map = self.map;
+        self.pay(cost);
         let from = std::mem::replace(&mut self.state.node, to.clone());
         self.state.moves = self.state.moves.saturating_add(1);
         self.events.push(Event::CampaignMoved { from, to: to.clone(), cost: show_value(cost, None) });
@@ -696,6 +821,9 @@ enum Refusal {
     Locked,
     BadCost,
     Credit,
+    NoSynthesis,
+    NotInHand,
+    WrongInputs,
 }
 
 impl Refusal {
@@ -704,8 +832,11 @@ impl Refusal {
             Self::NoPath => "no path leads there from the player's node",
             Self::Phase => "the player cannot move during this phase",
             Self::Locked => "that path is locked (its unlock condition does not hold)",
-            Self::BadCost => "that path's cost is not a number of 0 or more",
-            Self::Credit => "paying that path's cost would go past the meter's credit limit",
+            Self::BadCost => "the cost is not a number of 0 or more",
+            Self::Credit => "paying that cost would go past the meter's credit limit",
+            Self::NoSynthesis => "the map has no synthesis",
+            Self::NotInHand => "the hand does not hold those cards",
+            Self::WrongInputs => "those cards cannot be the synthesis's inputs (A first, then B)",
         }
     }
 }
@@ -759,6 +890,9 @@ impl Session {
             era_day: 1,
             moves: 0,
             retaken: 0,
+            hand: map.hand.clone(),
+            syntheses: 0,
+            failures: 0,
             meters: BTreeMap::new(),
             result: None,
         };
@@ -835,12 +969,27 @@ impl Session {
             .campaign_look(|step| {
                 let map = step.map;
                 let here = step.state.node.clone();
-                map.edges
+                let mut choices: Vec<Choice> = map
+                    .edges
                     .iter()
                     .filter(|edge| edge.from == here)
                     .filter(|edge| step.path_cost(&edge.to).is_ok())
                     .map(|edge| Choice::MoveToNode { node: edge.to.clone() })
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                let mut kinds: Vec<CardId> = Vec::new();
+                for card in &step.state.hand {
+                    if !kinds.contains(card) {
+                        kinds.push(card.clone());
+                    }
+                }
+                for a in &kinds {
+                    for b in &kinds {
+                        if step.synthesis_cost(a, b).is_ok() {
+                            choices.push(Choice::Synthesize { a: a.clone(), b: b.clone() });
+                        }
+                    }
+                }
+                choices
             })
             .unwrap_or_default();
         choices.push(Choice::EndPhase);
@@ -869,6 +1018,13 @@ impl Session {
                 step.end_phase();
                 true
             }),
+            Choice::Synthesize { a, b } => self.campaign_step(&mut events, |step| match step.synthesis_cost(a, b) {
+                Ok(cost) => {
+                    step.synthesize(a, b, cost);
+                    true
+                }
+                Err(_) => false,
+            }),
             _ => None,
         };
         if done != Some(true) {
@@ -885,6 +1041,9 @@ impl Session {
             (_, Some(campaign)) if campaign.result.is_some() => "the campaign has ended".to_owned(),
             (Choice::MoveToNode { node }, Some(_)) => self
                 .campaign_look(|step| step.path_cost(node).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::Synthesize { a, b }, Some(_)) => self
+                .campaign_look(|step| step.synthesis_cost(a, b).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
             _ => "the phase cannot end now".to_owned(),
         }
@@ -945,6 +1104,8 @@ impl Session {
         )];
         let captured: Vec<&str> = campaign.captured.iter().map(Id::as_str).collect();
         lines.push(format!("  captured: {}", captured.join(" ")));
+        let hand: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
+        lines.push(format!("  hand: {}", hand.join(" ")));
         for patrol in &map.patrols {
             let at = campaign.patrol_node(map, &patrol.id).map_or("?", |node| node.as_str());
             lines.push(format!("  patrol {} at {at}", patrol.id));
@@ -965,6 +1126,7 @@ impl Session {
     pub(super) fn describe_campaign_choice(choice: &Choice) -> String {
         match choice {
             Choice::MoveToNode { node } => format!("go {node}"),
+            Choice::Synthesize { a, b } => format!("smelt {a} {b}"),
             _ => "end-phase".to_owned(),
         }
     }
@@ -990,6 +1152,13 @@ impl Session {
             }
             "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
             "phase" => same("the phase", campaign.phase_name(map), args.trim()),
+            "hand" => {
+                let mut want: Vec<&str> = args.split_whitespace().collect();
+                let mut have: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
+                want.sort_unstable();
+                have.sort_unstable();
+                same("the hand", &have.join(" "), &want.join(" "))
+            }
             "meter" => {
                 let mut words = args.split_whitespace();
                 let (Some(name), Some(op), Some(want), None) = (words.next(), words.next(), words.next(), words.next())

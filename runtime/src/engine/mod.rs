@@ -146,6 +146,13 @@ pub enum Choice {
     },
     /// Campaign: end the day's current phase.
     EndPhase,
+    /// Campaign: trigger the map's synthesis with two cards of the hand (A first).
+    Synthesize {
+        /// The first input (its first copy in the hand).
+        a: CardId,
+        /// The second input.
+        b: CardId,
+    },
 }
 
 /// Something that happened, in order.
@@ -480,6 +487,19 @@ pub enum Event {
         /// The threshold's rule.
         rule: RuleId,
     },
+    /// Campaign: a synthesis was triggered; both inputs left the hand.
+    Synthesized {
+        /// The first input.
+        a: CardId,
+        /// The second input.
+        b: CardId,
+        /// The candidate chosen.
+        result: CardId,
+        /// Its success chance in percent, in words.
+        chance: String,
+        /// Whether it succeeded (the result joined the hand).
+        success: bool,
+    },
     /// Campaign: the campaign ended.
     CampaignEnded {
         /// Whether the player won.
@@ -737,7 +757,7 @@ impl Session {
         if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
             return self.apply_turn(choice);
         }
-        if matches!(choice, Choice::MoveToNode { .. } | Choice::EndPhase) {
+        if matches!(choice, Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. }) {
             return self.apply_campaign(choice);
         }
         let movable = match choice {
@@ -771,7 +791,8 @@ impl Session {
             | Choice::PlayOption { .. }
             | Choice::EndTurn
             | Choice::MoveToNode { .. }
-            | Choice::EndPhase => {}
+            | Choice::EndPhase
+            | Choice::Synthesize { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -154,6 +154,12 @@ impl Session {
             "end-turn" => Choice::EndTurn,
             "go" => Choice::MoveToNode { node: crate::model::Id::new(words.next().ok_or("usage: go NODE")?) },
             "end-phase" => Choice::EndPhase,
+            "smelt" => {
+                let (Some(a), Some(b)) = (words.next(), words.next()) else {
+                    return Err("usage: smelt A B".to_owned());
+                };
+                Choice::Synthesize { a: crate::model::Id::new(a), b: crate::model::Id::new(b) }
+            }
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -182,7 +188,7 @@ impl Session {
                 None => {
                     return Err(format!(
                         "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
-                         play, end-turn, go, end-phase, expect, roll, place, ability, setup)"
+                         play, end-turn, go, end-phase, smelt, expect, roll, place, ability, setup)"
                     ));
                 }
             },
@@ -214,7 +220,7 @@ impl Session {
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
             Choice::WaitUnit { .. } => "it is not that unit's turn",
             Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
-            Choice::MoveToNode { .. } | Choice::EndPhase => {
+            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
                 campaign_why = self.why_not_campaign(choice);
                 campaign_why.as_str()
             }
@@ -257,7 +263,9 @@ impl Session {
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
             Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
-            Choice::MoveToNode { .. } | Choice::EndPhase => Self::describe_campaign_choice(choice),
+            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
+                Self::describe_campaign_choice(choice)
+            }
         }
     }
 

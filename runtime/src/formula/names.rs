@@ -11,7 +11,7 @@
 //! | `card.ID.PROPERTY`, `self.PROPERTY` | a card type's property; the property of the card the formula belongs to |
 //! | `turn`, `era.turn`, `era.ID` | the turn number; turns into the current era; 1 while era `ID` runs |
 //! | `node.ID.visited`, `node.ID.captured`, `node.ID.here`, `node.ID.patrolled`, `node.ID.spent`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
-//! | `campaign.day`, `campaign.phase`, `campaign.captured`, `campaign.retaken`, `campaign.moves`, `campaign.stealthy`, `campaign.won`, `campaign.lost`, `campaign.ended`, `phase.NAME` | the campaign (FORMAT.md §14) |
+//! | `campaign.day`, `campaign.phase`, `campaign.captured`, `campaign.retaken`, `campaign.moves`, `campaign.stealthy`, `campaign.won`, `campaign.lost`, `campaign.ended`, `campaign.hand`, `campaign.syntheses`, `campaign.failures`, `phase.NAME` | the campaign (FORMAT.md §14) |
 //! | `board.B.cCOLrROW`, `board.B.filled`, … | board cells, lines and variables (`B` is an id, `own` or `facing`; FORMAT.md §11 lists them) |
 //! | `column.*`, `facing_column.*`, `cell.*`, `option`, `roll`, `die.value`, `board.turn` | the context of a board rule |
 //! | `dice.last` | the last die rolled |
@@ -142,7 +142,8 @@ impl ProjectNames {
             | ["synth", "a" | "b" | "result", _]
             | [
                 "campaign",
-                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended",
+                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended" | "hand"
+                | "syntheses" | "failures",
             ] => NameCheck::Known,
             ["stat", id] => in_set(&self.stats, id, "stat"),
             [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),

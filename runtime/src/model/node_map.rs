@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Id;
-use super::systems::{Era, Stat};
-use super::table::RuleId;
+use super::systems::{Era, Stat, Synthesis};
+use super::table::{AspectId, CardId, RuleId};
 use super::value::{Expr, is_default};
 use super::walk::impl_walk;
 
@@ -130,6 +130,21 @@ pub struct NodeMap {
     /// Campaign: units that walk their route one node each day.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub patrols: Vec<Patrol>,
+    /// Campaign: the cards the player holds at the start (inputs of the synthesis).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand: Vec<CardId>,
+    /// Campaign: the synthesis the player may trigger with two cards of the hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<Id<Synthesis>>,
+    /// Campaign: what triggering the synthesis costs, paid from `cost_stat`.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub synthesis_cost: Expr,
+    /// Campaign: the aspect a card needs to be the synthesis's first input (A); none: any card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_a: Option<AspectId>,
+    /// Campaign: the aspect a card needs to be the second input (B); none: any card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_b: Option<AspectId>,
     /// Campaign: the player has won once this formula is non-zero.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub win: Option<Expr>,
@@ -140,7 +155,24 @@ pub struct NodeMap {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub grades: Vec<Grade>,
 }
-impl_walk!(NodeMap { nodes, edges, cost_stat, first_era, phases, kind_rules, on_capture, patrols, win, lose, grades });
+impl_walk!(NodeMap {
+    nodes,
+    edges,
+    cost_stat,
+    first_era,
+    phases,
+    kind_rules,
+    on_capture,
+    patrols,
+    hand,
+    synthesis,
+    synthesis_cost,
+    synthesis_a,
+    synthesis_b,
+    win,
+    lose,
+    grades
+});
 
 /// A phase of a campaign day (dawn, noon, dusk…).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
