@@ -2,8 +2,9 @@
 //! a node map (a DAG) from its start, paying each path's cost from a meter that may run into
 //! credit down to its `min`; entering a node captures it and fires what its kind does; dashed
 //! paths open while their unlock formula holds; patrols walk their routes each day and retake
-//! weak captured nodes; days run through phases, eras rotate in their cycle, meters fire rules
-//! when they cross thresholds, and the content's formulas decide win, loss and the grade.
+//! weak captured nodes; two cards of the hand may be smelted by the map's synthesis; days run
+//! through phases, eras rotate in their cycle, meters fire rules when they cross thresholds,
+//! and the content's formulas decide win, loss and the grade.
 //!
 //! It shares the engine's core: compiled formulas and accessors, rules (requirements, stat and
 //! path modifiers), stats, the session's seeded generator and outcome. Stored stats are the
@@ -445,8 +446,8 @@ impl Step<'_> {
         }
     }
 
-    /// Whether requirements hold: the condition, then and/or rules. Tests count cards, which a
-    /// campaign does not hold: a test that cannot fail fails.
+    /// Whether requirements hold: the condition, then and/or rules. Tests count cards at table
+    /// locations, which a campaign has none of: a test passes only when it `can_fail`.
     fn holds(&mut self, requirements: &Requirements, invert: bool, depth: usize) -> bool {
         let mut passed = requirements.tests.iter().all(|test| test.can_fail);
         if passed && let Some(condition) = &requirements.condition {
