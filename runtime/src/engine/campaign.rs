@@ -1153,7 +1153,8 @@ impl Session {
             }
             "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
             "phase" => same("the phase", campaign.phase_name(map), args.trim()),
-            "hand" => {
+            // Boards have `expect hand BOARD …` too: a map without cards leaves the word to them.
+            "hand" if map.synthesis.is_some() || !map.hand.is_empty() => {
                 let mut want: Vec<&str> = args.split_whitespace().collect();
                 let mut have: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
                 want.sort_unstable();
