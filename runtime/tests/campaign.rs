@@ -481,3 +481,40 @@ fn a_synthesis_on_the_map_spends_compute_and_two_cards() {
     run(&mut again, "end-phase\nsmelt iron_id tide_medium");
     assert_eq!(again.state_hash(), session.state_hash());
 }
+
+#[test]
+fn the_campaign_fields_round_trip_through_both_bundle_formats() {
+    use actforge_runtime::project::{BundleFormat, bundle_text, parse_bundle};
+    let project = pack();
+    for format in [BundleFormat::Ron, BundleFormat::Json] {
+        let text = bundle_text(&project, format).unwrap();
+        let loaded = parse_bundle(&text, std::path::Path::new("bundle")).unwrap();
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        assert_eq!(loaded.project.node_maps.get("shattered_frontier"), project.node_maps.get("shattered_frontier"));
+    }
+}
+
+#[test]
+fn queries_read_every_campaign_name() {
+    let mut session = session();
+    run(&mut session, "end-phase\ngo whisper_market\ngo ember_forge");
+    for (formula, value) in [
+        ("campaign.day + campaign.phase * 10", 21.0),
+        ("phase.noon + phase.dawn", 1.0),
+        ("era.totem + era.punk + era.turn", 2.0),
+        ("node.ember_forge.here + node.whisper_market.visited + node.sanctum.captured", 3.0),
+        ("node.ember_forge.spent + node.iron_gate.patrolled + node.signal_tower.patrolled", 2.0),
+        ("node.current.strength + node.signal_tower.strength", 4.0),
+        ("campaign.captured + campaign.moves + campaign.retaken", 5.0),
+        ("campaign.stealthy", 1.0),
+        ("campaign.won + campaign.lost + campaign.ended", 0.0),
+        ("campaign.hand + campaign.syntheses + campaign.failures", 6.0),
+        ("turn", 1.0),
+        ("stat.compute + compute", 8.0),
+    ] {
+        assert_eq!(query(&session, formula), value, "{formula}");
+    }
+    let error = session.query("node.atlantis.here").unwrap_err();
+    assert!(error.contains("there is no node `atlantis`"), "{error}");
+    assert!(session.query("phase.siesta").unwrap_err().contains("there is no phase `siesta`"));
+}
