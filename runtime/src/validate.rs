@@ -829,6 +829,14 @@ fn check_campaign(
             );
         }
     }
+    if let Some(stat) = map.cost_stat.as_ref().and_then(|id| checks.project.stats.get(id.as_str()))
+        && !stat.value.is_stored()
+    {
+        checks.error(
+            root.clone().field("cost_stat"),
+            format!("the stat `{}` is computed; costs are paid from a stored stat", stat.id),
+        );
+    }
     for kind in map.kind_rules.keys() {
         if !map.nodes.iter().any(|node| matches!(&node.kind, crate::model::NodeKind::Custom(name) if name == kind)) {
             checks.warning(root.clone().field("kind_rules"), format!("no node has the kind `{kind}`"));

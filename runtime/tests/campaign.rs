@@ -273,9 +273,21 @@ fn invalid_maps_are_refused_with_clear_messages() {
         unlock: Some(actforge_runtime::model::Expr::new("node.atlantis.captured")),
         cost: actforge_runtime::model::Expr::int(0),
     });
+    project.stats.insert(actforge_runtime::model::Stat {
+        id: Id::new("doom"),
+        value: actforge_runtime::model::StatValue::Computed(actforge_runtime::model::Expr::new("entropy * 2")),
+        ..actforge_runtime::model::Stat::default()
+    });
+    map.cost_stat = Some(Id::new("doom"));
     project.node_maps.insert(map);
     let error = Session::new(project, 1).unwrap_err().to_string();
-    for expected in ["there is no node `nowhere`", "a patrol walks along paths", "cycle", "atlantis"] {
+    for expected in [
+        "there is no node `nowhere`",
+        "a patrol walks along paths",
+        "cycle",
+        "atlantis",
+        "costs are paid from a stored stat",
+    ] {
         assert!(error.contains(expected), "{expected}: {error}");
     }
 }
