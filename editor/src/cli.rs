@@ -433,6 +433,11 @@ fn play_json(
         let stats = session.turn_stats(true);
         object.insert("turns".to_owned(), json!({ "state": turns, "stats": stats }));
     }
+    if let Some(campaign) = session.campaign()
+        && let Some(object) = json.as_object_mut()
+    {
+        object.insert("campaign".to_owned(), json!(campaign));
+    }
     if trace && let Some(object) = json.as_object_mut() {
         object.insert("events".to_owned(), json!(report.events));
     }
@@ -456,6 +461,9 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
         }
     }
     for line in session.describe_turns() {
+        writeln!(out, "{line}")?;
+    }
+    for line in session.describe_campaign() {
         writeln!(out, "{line}")?;
     }
     if let Some(outcome) = &state.outcome {

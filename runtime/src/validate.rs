@@ -760,8 +760,87 @@ fn check_node_map(map: &NodeMap, checks: &mut Checks<'_>) {
                 }
             }
         }
-        None if !map.nodes.is_empty() => checks.warning(root.field("start"), "the map has no start node"),
+        None if !map.nodes.is_empty() => checks.warning(root.clone().field("start"), "the map has no start node"),
         None => {}
+    }
+    check_campaign(map, &nodes, &successors, checks);
+}
+
+/// A campaign name (phase, grade, patrol) must be a slug, unique among its kind.
+fn names(checks: &mut Checks<'_>, path: FieldPath, name: &str, what: &str, seen: &mut BTreeSet<String>) {
+    if let Some(problem) = slug_problem(name) {
+        checks.error(path.clone(), format!("a {what} name: {problem}"));
+    }
+    if !seen.insert(name.to_owned()) {
+        checks.error(path, format!("two {what}s are called `{name}`"));
+    }
+}
+
+/// The campaign parts of a node map: phase, patrol and grade names, patrol routes along paths.
+fn check_campaign(
+    map: &NodeMap,
+    nodes: &BTreeMap<&str, usize>,
+    successors: &BTreeMap<&str, Vec<&str>>,
+    checks: &mut Checks<'_>,
+) {
+    let root = FieldPath::root();
+    let mut seen = BTreeSet::new();
+    for (at, phase) in map.phases.iter().enumerate() {
+        names(checks, root.clone().field("phases").index(at).field("name"), &phase.name, "phase", &mut seen);
+    }
+    let mut seen = BTreeSet::new();
+    for (at, grade) in map.grades.iter().enumerate() {
+        names(checks, root.clone().field("grades").index(at).field("id"), &grade.id, "grade", &mut seen);
+    }
+    let mut seen = BTreeSet::new();
+    let joined = |a: &str, b: &str| {
+        a == b
+            || successors.get(a).is_some_and(|next| next.contains(&b))
+            || successors.get(b).is_some_and(|next| next.contains(&a))
+    };
+    for (at, patrol) in map.patrols.iter().enumerate() {
+        let path = root.clone().field("patrols").index(at);
+        names(checks, path.clone().field("id"), &patrol.id, "patrol", &mut seen);
+        if patrol.route.is_empty() {
+            checks.error(path.clone().field("route"), "a patrol needs at least one node on its route");
+        }
+        for (step, node) in patrol.route.iter().enumerate() {
+            if !nodes.contains_key(node.as_str()) {
+                checks.error(path.clone().field("route").index(step), format!("there is no node `{node}` in this map"));
+            }
+        }
+        for (step, pair) in patrol.route.windows(2).enumerate() {
+            if let [a, b] = pair
+                && !joined(a.as_str(), b.as_str())
+            {
+                checks.error(
+                    path.clone().field("route").index(step + 1),
+                    format!("no path joins `{a}` and `{b}`: a patrol walks along paths"),
+                );
+            }
+        }
+        if let (Some(first), Some(last)) = (patrol.route.first(), patrol.route.last())
+            && patrol.route.len() > 1
+            && !joined(last.as_str(), first.as_str())
+        {
+            checks.error(
+                path.field("route"),
+                format!("no path joins `{last}` back to `{first}`: a patrol's route loops"),
+            );
+        }
+    }
+    if let Some(stat) = map.cost_stat.as_ref().and_then(|id| checks.project.stats.get(id.as_str()))
+        && !stat.value.is_stored()
+    {
+        checks.error(
+            root.clone().field("cost_stat"),
+            format!("the stat `{}` is computed; costs are paid from a stored stat", stat.id),
+        );
+    }
+    for kind in map.kind_rules.keys() {
+        if !map.nodes.iter().any(|node| matches!(&node.kind, crate::model::NodeKind::Custom(name) if name == kind)) {
+            checks.warning(root.clone().field("kind_rules"), format!("no node has the kind `{kind}`"));
+        }
     }
 }
 

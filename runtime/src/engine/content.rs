@@ -26,6 +26,8 @@ pub(super) enum Accessor {
     Stat(crate::model::Id<crate::model::Stat>),
     /// `turn`: the turn number (read by the turns system).
     Turn,
+    /// A campaign name (`campaign.day`, `node.ID.captured`, `era.ID`…; read by the campaign).
+    Campaign(super::campaign::CampaignRead),
     /// A name the table has no value for.
     Missing,
 }
@@ -150,6 +152,9 @@ pub(super) fn accessor(lookup: &Lookup, project: &Project) -> Accessor {
         "free" => Some(Location::Free),
         _ => None,
     };
+    if let Some(read) = super::campaign::CampaignRead::of(&parts, project) {
+        return Accessor::Campaign(read);
+    }
     match parts.as_slice() {
         [stat] | ["stat", stat] if project.stats.get(stat).is_some() => Accessor::Stat((*stat).into()),
         ["turn"] => Accessor::Turn,

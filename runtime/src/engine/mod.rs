@@ -6,6 +6,7 @@
 //! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
 
 pub mod board;
+pub mod campaign;
 mod content;
 pub mod policy;
 mod rules;
@@ -31,7 +32,8 @@ pub use state::{
 
 pub use turns::{Message, StatLine, TurnsState};
 
-use crate::model::{ActId, Board, CardId, Id, Project, RuleId, Skill, Stat, TokenId};
+use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
+pub use campaign::{CampaignResult, CampaignState};
 use table::Engine;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
@@ -144,6 +146,20 @@ pub enum Choice {
     },
     /// Turns system: end the turn without playing a card.
     EndTurn,
+    /// Campaign: take the path from the player's node to `node` (FORMAT.md §14).
+    MoveToNode {
+        /// The node the path leads to.
+        node: Id<MapNode>,
+    },
+    /// Campaign: end the day's current phase.
+    EndPhase,
+    /// Campaign: trigger the map's synthesis with two cards of the hand (A first).
+    Synthesize {
+        /// The first input (its first copy in the hand).
+        a: CardId,
+        /// The second input.
+        b: CardId,
+    },
 }
 
 /// Something that happened, in order.
@@ -466,6 +482,78 @@ pub enum Event {
     },
     /// A message to the player (the turn's deferred messages, at its end).
     MessageShown(Message),
+    /// Campaign: the player took a path.
+    CampaignMoved {
+        /// The node left.
+        from: Id<MapNode>,
+        /// The node entered.
+        to: Id<MapNode>,
+        /// What it cost, in words.
+        cost: String,
+    },
+    /// Campaign: the player captured a node.
+    NodeCaptured {
+        /// The node.
+        node: Id<MapNode>,
+    },
+    /// Campaign: a patrol retook a captured node.
+    NodeRetaken {
+        /// The node.
+        node: Id<MapNode>,
+        /// The patrol.
+        patrol: String,
+    },
+    /// Campaign: a patrol walked to the next node of its route.
+    PatrolMoved {
+        /// The patrol.
+        patrol: String,
+        /// Where it stands now.
+        node: Id<MapNode>,
+    },
+    /// Campaign: a phase of a day began.
+    PhaseStarted {
+        /// The day, from 1.
+        day: u32,
+        /// The phase's name.
+        phase: String,
+    },
+    /// Campaign: an era began.
+    EraStarted {
+        /// The era.
+        era: Id<Era>,
+    },
+    /// Campaign: a rule's requirements held and it ran.
+    CampaignRuleRan {
+        /// The rule.
+        rule: RuleId,
+    },
+    /// Campaign: a meter crossed a threshold; its rule runs next.
+    ThresholdCrossed {
+        /// The stat.
+        stat: Id<Stat>,
+        /// The threshold's rule.
+        rule: RuleId,
+    },
+    /// Campaign: a synthesis was triggered; both inputs left the hand.
+    Synthesized {
+        /// The first input.
+        a: CardId,
+        /// The second input.
+        b: CardId,
+        /// The candidate chosen.
+        result: CardId,
+        /// Its success chance in percent, in words.
+        chance: String,
+        /// Whether it succeeded (the result joined the hand).
+        success: bool,
+    },
+    /// Campaign: the campaign ended.
+    CampaignEnded {
+        /// Whether the player won.
+        won: bool,
+        /// The grade, when one applied.
+        grade: Option<String>,
+    },
 }
 
 /// Why a choice was refused.
@@ -520,6 +608,8 @@ pub struct Session {
     tactics: Option<TacticsState>,
     /// The turns system, when the project has a turn config.
     turns: Option<TurnsState>,
+    /// The campaign, when the project's entry names a node map.
+    campaign: Option<CampaignState>,
 }
 
 impl Session {
@@ -538,6 +628,7 @@ impl Session {
             board: None,
             tactics: None,
             turns: None,
+            campaign: None,
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -561,6 +652,8 @@ impl Session {
         session.counters.add(0, &events, evaluations);
         session.board = board::BoardState::start(&content, &mut session.rng);
         session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
+        // Last, so that the systems set up before it draw from the generator as they always did.
+        session.start_campaign(&mut Vec::new());
         session
     }
 
@@ -586,6 +679,7 @@ impl Session {
         self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
         self.tactics.hash(&mut hasher);
         self.turns.hash(&mut hasher);
+        self.campaign.hash(&mut hasher);
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
@@ -596,6 +690,7 @@ impl Session {
         self.board_choices(&mut choices);
         choices.extend(self.tactics_choices());
         choices.extend(self.turn_choices());
+        choices.extend(self.campaign_choices());
         choices
     }
 
@@ -725,6 +820,9 @@ impl Session {
         if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
             return self.apply_turn(choice);
         }
+        if matches!(choice, Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. }) {
+            return self.apply_campaign(choice);
+        }
         let movable = match choice {
             Choice::Slot { card, .. } => Movable::Only(*card),
             _ => Movable::None,
@@ -755,7 +853,10 @@ impl Session {
             | Choice::WaitUnit { .. }
             | Choice::FaceUnit { .. }
             | Choice::PlayOption { .. }
-            | Choice::EndTurn => {}
+            | Choice::EndTurn
+            | Choice::MoveToNode { .. }
+            | Choice::EndPhase
+            | Choice::Synthesize { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -7,7 +7,8 @@ use rand_pcg::Pcg64Mcg;
 use super::{Choice, Event, Session};
 
 /// Plays at random: half the time it starts or collects a window when it can, otherwise it
-/// moves a random card or waits for the next timer or decay. Seeded, so a run replays exactly.
+/// makes any other choice (a card move, a board, turn or battle action, a campaign path or
+/// `EndPhase`) or waits for the next timer or decay. Seeded, so a run replays exactly.
 #[derive(Clone, Debug)]
 pub struct RandomPolicy {
     rng: Pcg64Mcg,

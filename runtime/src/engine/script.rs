@@ -54,6 +54,9 @@ impl Session {
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
     /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        if let Some(value) = self.campaign_query(formula) {
+            return value;
+        }
         if let Some(value) = self.turn_query(formula) {
             return value;
         }
@@ -150,6 +153,14 @@ impl Session {
             "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
             "play" => self.play_choice(rest)?,
             "end-turn" => Choice::EndTurn,
+            "go" => Choice::MoveToNode { node: crate::model::Id::new(words.next().ok_or("usage: go NODE")?) },
+            "end-phase" => Choice::EndPhase,
+            "smelt" => {
+                let (Some(a), Some(b)) = (words.next(), words.next()) else {
+                    return Err("usage: smelt A B".to_owned());
+                };
+                Choice::Synthesize { a: crate::model::Id::new(a), b: crate::model::Id::new(b) }
+            }
             "wait" => {
                 let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
@@ -178,7 +189,7 @@ impl Session {
                 None => {
                     return Err(format!(
                         "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
-                         play, end-turn, expect, roll, place, ability, setup)"
+                         play, end-turn, go, end-phase, smelt, expect, roll, place, ability, setup)"
                     ));
                 }
             },
@@ -195,6 +206,7 @@ impl Session {
 
     /// Why a choice is refused, and what the player could do instead.
     fn why_not(&self, choice: &Choice) -> String {
+        let campaign_why;
         let why = match choice {
             Choice::Start { .. } => "that window is not ready to start",
             Choice::Collect { .. } => "that window has no results to collect",
@@ -209,6 +221,10 @@ impl Session {
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
             Choice::WaitUnit { .. } | Choice::FaceUnit { .. } => "it is not that unit's turn",
             Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
+            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
+                campaign_why = self.why_not_campaign(choice);
+                campaign_why.as_str()
+            }
         };
         if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
             return "the battle has ended".to_owned();
@@ -249,6 +265,9 @@ impl Session {
             Choice::WaitUnit { unit } => format!("wait {unit}"),
             Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
             Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
+            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
+                Self::describe_campaign_choice(choice)
+            }
         }
     }
 
@@ -264,6 +283,9 @@ impl Session {
             }
         };
         if let Some(result) = self.expect_turn(what, args) {
+            return result;
+        }
+        if let Some(result) = self.expect_campaign(what, args) {
             return result;
         }
         match what {

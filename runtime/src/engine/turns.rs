@@ -185,14 +185,14 @@ impl Env for TurnsEnv<'_> {
             Some(Accessor::Cards(location)) => {
                 self.table.map_or(f64::NAN, |(engine, ctx)| engine.count_at(*location, None, ctx) as f64)
             }
-            Some(Accessor::Missing) | None => f64::NAN,
+            Some(Accessor::Campaign(_) | Accessor::Missing) | None => f64::NAN,
         }
     }
     fn has(&mut self, slot: Slot) -> bool {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
             Some(Accessor::Count(..) | Accessor::Cards(_)) => self.table.is_some(),
-            Some(Accessor::Missing) | None => false,
+            Some(Accessor::Campaign(_) | Accessor::Missing) | None => false,
         }
     }
     fn random_bits(&mut self) -> u64 {

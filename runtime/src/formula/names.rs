@@ -10,7 +10,8 @@
 //! | `LOCATION.cards` | how many cards are at a location |
 //! | `card.ID.PROPERTY`, `self.PROPERTY` | a card type's property; the property of the card the formula belongs to |
 //! | `turn`, `era.turn`, `era.ID` | the turn number; turns into the current era; 1 while era `ID` runs |
-//! | `node.ID.visited`, `node.ID.captured`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
+//! | `node.ID.visited`, `node.ID.captured`, `node.ID.here`, `node.ID.patrolled`, `node.ID.spent`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
+//! | `campaign.day`, `campaign.phase`, `campaign.captured`, `campaign.retaken`, `campaign.moves`, `campaign.stealthy`, `campaign.won`, `campaign.lost`, `campaign.ended`, `campaign.hand`, `campaign.syntheses`, `campaign.failures`, `phase.NAME` | the campaign (FORMAT.md §14) |
 //! | `board.B.cCOLrROW`, `board.B.filled`, … | board cells, lines and variables (`B` is an id, `own` or `facing`; FORMAT.md §11 lists them) |
 //! | `column.*`, `facing_column.*`, `cell.*`, `option`, `roll`, `die.value`, `board.turn` | the context of a board rule |
 //! | `dice.last` | the last die rolled |
@@ -66,6 +67,7 @@ pub struct ProjectNames {
     eras: BTreeSet<String>,
     nodes: BTreeSet<String>,
     node_properties: BTreeSet<String>,
+    phases: BTreeSet<String>,
     boards: BTreeSet<String>,
     board_vars: BTreeSet<String>,
     column_vars: BTreeSet<String>,
@@ -95,6 +97,7 @@ impl ProjectNames {
                 names.nodes.insert(node.id.as_str().to_owned());
                 names.node_properties.extend(node.properties.keys().cloned());
             }
+            names.phases.extend(map.phases.iter().map(|phase| phase.name.clone()));
         }
         for board in &project.boards {
             names.board_vars.extend(board.vars.keys().cloned());
@@ -136,7 +139,12 @@ impl ProjectNames {
             | ["era", "turn"]
             | ["dice", "last"]
             | ["synth", "score" | "share"]
-            | ["synth", "a" | "b" | "result", _] => NameCheck::Known,
+            | ["synth", "a" | "b" | "result", _]
+            | [
+                "campaign",
+                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended" | "hand"
+                | "syntheses" | "failures",
+            ] => NameCheck::Known,
             ["stat", id] => in_set(&self.stats, id, "stat"),
             [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),
             [location, "aspect", id] if LOCATIONS.contains(location) => in_set(&self.aspects, id, "aspect"),
@@ -148,7 +156,8 @@ impl ProjectNames {
             ["self", property] => in_set(&self.card_properties, property, "card property"),
             ["era", id] => in_set(&self.eras, id, "era"),
             ["node", "current", property] => in_set(&self.node_properties, property, "node property"),
-            ["node", id, "visited" | "captured"] => in_set(&self.nodes, id, "node"),
+            ["node", id, "visited" | "captured" | "here" | "patrolled" | "spent"] => in_set(&self.nodes, id, "node"),
+            ["phase", name] => in_set(&self.phases, name, "phase"),
             ["node", id, property] => match in_set(&self.nodes, id, "node") {
                 NameCheck::Known => in_set(&self.node_properties, property, "node property"),
                 other => other,

@@ -139,7 +139,10 @@ pub fn evaluate(text: &str, query: &Query<'_>) -> Result<f64, QueryError> {
         named.push((name.clone(), define.clone()));
     }
     let (mut set, errors) = FormulaSet::build(&named, &names);
-    if let Some(error) = errors.into_iter().next() {
+    // Only the named formulas this text reaches must make sense here: a synthesis temperature
+    // need not give values to the names of an unrelated success formula.
+    let reached = reached_formulas(text, &named);
+    if let Some(error) = errors.into_iter().find(|error| reached.contains(error.name.as_str())) {
         let text = named.iter().find(|(name, _)| *name == error.name).map(|(_, text)| text.clone()).unwrap_or_default();
         return Err(QueryError::Named { name: error.name, text, error: error.error });
     }
@@ -168,6 +171,32 @@ pub fn evaluate(text: &str, query: &Query<'_>) -> Result<f64, QueryError> {
         depth: 0,
     };
     Ok(set.eval(&compiled, &mut env))
+}
+
+/// The named formulas `text` refers to (`f.NAME`), directly or through other named formulas.
+/// Read from the text without whitespace; a name it cannot see is simply not excused from errors.
+fn reached_formulas<'n>(text: &str, named: &'n [(String, String)]) -> BTreeSet<&'n str> {
+    let mentions = |text: &str, name: &str| {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let needle = format!("f.{name}");
+        compact.match_indices(&needle).any(|(at, _)| {
+            let before = compact.get(..at).and_then(|head| head.chars().next_back());
+            let after = compact.get(at + needle.len()..).and_then(|tail| tail.chars().next());
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+                && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let mut reached: BTreeSet<&str> = BTreeSet::new();
+    let mut queue: Vec<&str> = vec![text];
+    while let Some(current) = queue.pop() {
+        for (name, body) in named {
+            if !reached.contains(name.as_str()) && mentions(current, name) {
+                reached.insert(name.as_str());
+                queue.push(body.as_str());
+            }
+        }
+    }
+    reached
 }
 
 /// Evaluation environment of a query.

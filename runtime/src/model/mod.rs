@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use id::{Id, MAX_ID_LEN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
-pub use node_map::{EdgeStyle, MapEdge, MapNode, NodeKind, NodeMap};
+pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
 pub use systems::{
     Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, Crossing, Era, Formula, Stat, StatOrder,
     StatValue, Synthesis, Threshold, TurnConfig,

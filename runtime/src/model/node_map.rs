@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::Id;
-use super::table::RuleId;
+use super::systems::{Era, Stat, Synthesis};
+use super::table::{AspectId, CardId, RuleId};
 use super::value::{Expr, is_default};
 use super::walk::impl_walk;
 
@@ -111,5 +112,113 @@ pub struct NodeMap {
     /// The paths.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub edges: Vec<MapEdge>,
+    /// Campaign: the meter path costs are paid from (its `min` is the credit limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_stat: Option<Id<Stat>>,
+    /// Campaign: the era the cycle starts with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_era: Option<Id<Era>>,
+    /// Campaign: the phases of a day, in order (none: a day is one phase).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+    /// Campaign: rules run when the player enters a node of a designer-defined kind.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub kind_rules: BTreeMap<String, Vec<RuleId>>,
+    /// Campaign: rules run whenever the player captures a node (after the node's own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_capture: Vec<RuleId>,
+    /// Campaign: units that walk their route one node each day.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patrols: Vec<Patrol>,
+    /// Campaign: the cards the player holds at the start (inputs of the synthesis).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand: Vec<CardId>,
+    /// Campaign: the synthesis the player may trigger with two cards of the hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<Id<Synthesis>>,
+    /// Campaign: what triggering the synthesis costs, paid from `cost_stat`.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub synthesis_cost: Expr,
+    /// Campaign: the aspect a card needs to be the synthesis's first input (A); none: any card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_a: Option<AspectId>,
+    /// Campaign: the aspect a card needs to be the second input (B); none: any card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_b: Option<AspectId>,
+    /// Campaign: the player has won once this formula is non-zero.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub win: Option<Expr>,
+    /// Campaign: the player has lost once this formula is non-zero (checked before `win`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lose: Option<Expr>,
+    /// Campaign: the grade of the end state is the first whose formula is non-zero.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grades: Vec<Grade>,
 }
-impl_walk!(NodeMap { nodes, edges });
+impl_walk!(NodeMap {
+    nodes,
+    edges,
+    cost_stat,
+    first_era,
+    phases,
+    kind_rules,
+    on_capture,
+    patrols,
+    hand,
+    synthesis,
+    synthesis_cost,
+    synthesis_a,
+    synthesis_b,
+    win,
+    lose,
+    grades
+});
+
+/// A phase of a campaign day (dawn, noon, dusk…).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Phase {
+    /// Name, a slug unique within the map (read as `phase.NAME`).
+    pub name: String,
+    /// Rules run when the phase begins.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleId>,
+    /// The player cannot move along paths during this phase.
+    #[serde(skip_serializing_if = "is_default")]
+    pub no_moves: bool,
+}
+impl_walk!(Phase { rules });
+
+/// A patrol: walks its route (looping) one node at the end of each day, at no cost.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Patrol {
+    /// Name, a slug unique within the map.
+    pub id: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The nodes it walks, in order; each consecutive pair (and last → first) joined by a path.
+    pub route: Vec<Id<MapNode>>,
+    /// A captured node whose `strength` property is below this is retaken when the patrol arrives.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub strength: Expr,
+    /// Rules run when it retakes a node.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_retake: Vec<RuleId>,
+}
+impl_walk!(Patrol { strength, on_retake });
+
+/// A victory or defeat grade, decided from the end state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Grade {
+    /// Name, a slug unique within the map.
+    pub id: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The grade applies when this is non-zero (read at the end; `campaign.won` tells the result).
+    pub when: Expr,
+}
+impl_walk!(Grade { when });
