@@ -1,4 +1,4 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | synth`. Never opens a window.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | synth | sim`. Never opens a window.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -138,6 +138,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run many seeded games and summarise them: outcomes and grades, lengths, act, node, option
+    /// and skill counts, dead content, final values; optionally against a baseline summary.
+    ///
+    /// Example: actforge sim content/knucklebones --runs 10000 --seed 1 --json > before.json
+    Sim(crate::sim_cli::SimArgs),
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
         /// Project folder.
@@ -261,6 +266,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             let script = script.or(script_path);
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
         }
+        Command::Sim(args) => crate::sim_cli::sim(&args, out, err),
         Command::Synth { project, synthesis, a, b, sets, json } => {
             synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
         }

@@ -8,5 +8,6 @@ pub mod commands;
 pub mod document;
 pub mod inspector;
 pub mod recovery;
+pub mod sim_cli;
 pub mod style;
 pub mod watch;

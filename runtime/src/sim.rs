@@ -189,12 +189,18 @@ pub struct DeadContent {
     pub options: Vec<String>,
     /// Skills no unit used (tactics).
     pub skills: Vec<String>,
+    /// Nodes of the campaign's map no run stood on.
+    pub nodes: Vec<String>,
 }
 
 impl DeadContent {
     /// Whether nothing is dead.
     pub fn is_empty(&self) -> bool {
-        self.acts.is_empty() && self.cards.is_empty() && self.options.is_empty() && self.skills.is_empty()
+        self.acts.is_empty()
+            && self.cards.is_empty()
+            && self.options.is_empty()
+            && self.skills.is_empty()
+            && self.nodes.is_empty()
     }
 }
 
@@ -209,13 +215,16 @@ pub struct Summary {
     pub seed: u64,
     /// The policy's name.
     pub policy: String,
-    /// Runs per outcome: `won:SIDE`, `draw`, `ended:OUTCOME`, `stopped`, `unfinished`.
+    /// Runs per outcome: `won:SIDE`, `draw`, `ended:OUTCOME`, `stopped`, `won`/`lost` (campaigns),
+    /// `unfinished`.
     pub outcomes: BTreeMap<String, usize>,
+    /// Runs per campaign grade (campaigns that ended with one).
+    pub grades: BTreeMap<String, usize>,
     /// Moves (choices applied and waits) per run.
     pub moves: Distribution,
     /// Game time per run, in ticks (table content).
     pub ticks: Distribution,
-    /// Turns begun per run (boards, tactics units, turns).
+    /// Turns begun per run (boards, tactics units, turns; days of a campaign).
     pub turns: Distribution,
     /// Act completions per act, over all runs.
     pub act_completions: BTreeMap<String, usize>,
@@ -227,6 +236,8 @@ pub struct Summary {
     pub option_plays: BTreeMap<String, usize>,
     /// Uses per skill, over all runs.
     pub skill_uses: BTreeMap<String, usize>,
+    /// Runs in which the player stood on each campaign node.
+    pub node_runs: BTreeMap<String, usize>,
     /// What no run reached.
     pub dead: DeadContent,
     /// Final value of each stat, score and unit stat, over the runs that have it.
@@ -237,6 +248,7 @@ pub struct Summary {
 #[derive(Clone, Debug, Default)]
 struct RunRecord {
     outcome: String,
+    grade: Option<String>,
     moves: usize,
     ticks: u64,
     turns: usize,
@@ -245,6 +257,7 @@ struct RunRecord {
     cards: BTreeSet<String>,
     option_plays: BTreeMap<String, usize>,
     skill_uses: BTreeMap<String, usize>,
+    nodes: BTreeSet<String>,
     stats: Vec<(String, f64)>,
 }
 
@@ -273,6 +286,9 @@ impl RunRecord {
             }
             Event::TurnCardDrawn { card } => {
                 self.cards.insert(card.to_string());
+            }
+            Event::Synthesized { a, b, result, .. } => {
+                self.cards.extend([a, b, result].map(ToString::to_string));
             }
             Event::UnitUsedSkill { skill, .. } => *self.skill_uses.entry(skill.to_string()).or_default() += 1,
             Event::BoardTurn { .. } | Event::UnitTurnStarted { .. } | Event::TurnStarted { .. } => self.turns += 1,
@@ -372,6 +388,12 @@ fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<
         let dice = board.game.sides.iter().flat_map(|side| side.cells.iter().flatten()).chain(&board.game.die);
         record.cards.extend(dice.map(|die| die.card.to_string()));
     }
+    if let Some(campaign) = session.campaign() {
+        record.nodes.extend(campaign.visited.iter().map(ToString::to_string));
+        record.cards.extend(campaign.hand.iter().map(ToString::to_string));
+        record.turns = campaign.day as usize;
+        record.grade = campaign.result.as_ref().and_then(|result| result.grade.clone());
+    }
     record.outcome = outcome(&session);
     record.ticks = session.state().tick;
     record.stats = final_stats(&session);
@@ -437,6 +459,7 @@ fn ended(session: &Session) -> bool {
         || session.board().is_some_and(|board| board.game.outcome.is_some())
         || session.tactics().is_some_and(|battle| battle.winner().is_some())
         || session.turns().is_some_and(|turns| turns.outcome.is_some())
+        || session.campaign().is_some_and(|campaign| campaign.result.is_some())
 }
 
 /// How a run ended, as a summary key.
@@ -458,6 +481,9 @@ fn outcome(session: &Session) -> String {
     if let Some(outcome) = session.turns().and_then(|turns| turns.outcome.as_ref()) {
         return table(outcome);
     }
+    if let Some(result) = session.campaign().and_then(|campaign| campaign.result.as_ref()) {
+        return if result.won { "won" } else { "lost" }.to_owned();
+    }
     "unfinished".to_owned()
 }
 
@@ -472,6 +498,9 @@ fn final_stats(session: &Session) -> Vec<(String, f64)> {
                 stats.push((name, value));
             }
         }
+    }
+    if let Some(campaign) = session.campaign() {
+        stats.extend(campaign.meters.iter().map(|(id, value)| (format!("stat.{id}"), *value)));
     }
     if let Some(battle) = session.tactics() {
         for (key, _) in battle.units() {
@@ -495,6 +524,12 @@ fn fold(content: &Arc<Content>, options: &SimOptions, records: &[RunRecord]) -> 
     let mut stats: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for record in records {
         *summary.outcomes.entry(record.outcome.clone()).or_default() += 1;
+        if let Some(grade) = &record.grade {
+            *summary.grades.entry(grade.clone()).or_default() += 1;
+        }
+        for node in &record.nodes {
+            *summary.node_runs.entry(node.clone()).or_default() += 1;
+        }
         for (act, count) in &record.act_completions {
             *summary.act_completions.entry(act.clone()).or_default() += count;
         }
@@ -558,6 +593,17 @@ fn dead_content(content: &Arc<Content>, summary: &Summary) -> DeadContent {
             .collect(),
         cards: project.cards.iter().map(|card| card.id.to_string()).filter(|id| !seen_cards.contains(id)).collect(),
         options,
+        nodes: start
+            .campaign()
+            .and_then(|campaign| project.node_maps.get(campaign.map.as_str()))
+            .map(|map| {
+                map.nodes
+                    .iter()
+                    .map(|node| node.id.to_string())
+                    .filter(|id| !summary.node_runs.contains_key(id))
+                    .collect()
+            })
+            .unwrap_or_default(),
         skills: if start.tactics().is_some() {
             project
                 .skills
@@ -601,6 +647,15 @@ pub fn diff(before: &Summary, after: &Summary) -> Vec<Change> {
     let keys = |a: &BTreeMap<String, usize>, b: &BTreeMap<String, usize>| {
         a.keys().chain(b.keys()).cloned().collect::<BTreeSet<String>>()
     };
+    for key in keys(&before.grades, &after.grades) {
+        let count = |summary: &Summary| summary.grades.get(&key).copied().unwrap_or(0);
+        push(
+            &mut changes,
+            format!("grade {key} (share)"),
+            share(count(before), before.runs),
+            share(count(after), after.runs),
+        );
+    }
     for key in keys(&before.outcomes, &after.outcomes) {
         let count = |summary: &Summary| summary.outcomes.get(&key).copied().unwrap_or(0);
         push(
@@ -626,6 +681,7 @@ pub fn diff(before: &Summary, after: &Summary) -> Vec<Change> {
         ("act runs", (|s: &Summary| &s.act_runs) as fn(&Summary) -> &BTreeMap<String, usize>),
         ("option plays", |s: &Summary| &s.option_plays),
         ("card runs", |s: &Summary| &s.card_runs),
+        ("node runs", |s: &Summary| &s.node_runs),
     ] {
         for key in keys(map(before), map(after)) {
             let count = |summary: &Summary| map(summary).get(&key).copied().unwrap_or(0);

@@ -137,3 +137,17 @@ fn distributions_use_nearest_ranks_and_equal_buckets() {
     assert_eq!((flat.count, flat.histogram.len(), flat.histogram[0].2), (2, 1, 2));
     assert_eq!(Distribution::of(&[]), Distribution::default());
 }
+
+#[test]
+fn campaigns_report_grades_node_visits_and_unvisited_nodes() {
+    let content = compiled(project("era-synthesis"));
+    let summary = run(&content, 40, 9, 2, Policy::Random);
+    assert_eq!(summary.outcomes.values().sum::<usize>(), 40);
+    assert!(!summary.grades.is_empty(), "{:?}", summary.outcomes);
+    assert!(summary.grades.values().sum::<usize>() <= 40);
+    let map = content.project.node_maps.iter().next().unwrap();
+    assert_eq!(summary.node_runs.len() + summary.dead.nodes.len(), map.nodes.len());
+    let start = summary.node_runs.values().max().copied();
+    assert_eq!(start, Some(40), "every run stands on the start node");
+    assert!(summary.turns.min >= 1.0, "days are counted: {:?}", summary.turns);
+}

@@ -145,6 +145,7 @@ fn help_is_available_for_every_command() {
         &["import", "bundle", "--help"],
         &["new", "--help"],
         &["fmt", "--help"],
+        &["sim", "--help"],
     ] {
         let argv = std::iter::once("actforge").chain(args.iter().copied());
         let error = run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err();
@@ -493,4 +494,63 @@ fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
         "{err}"
     );
     assert!(err.contains("play harbour_plan build_the_harbour, play harbour_plan shelve_it, end-turn"), "{err}");
+}
+
+#[test]
+fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() {
+    let pack = content("knucklebones");
+    let sim = |threads: &str, seed: &str| {
+        let (outcome, out, err) =
+            actforge(&["sim", path(&pack), "--runs", "300", "--seed", seed, "--threads", threads, "--json"]);
+        assert_eq!(outcome, Outcome::Success, "{err}");
+        out
+    };
+    let one = sim("1", "5");
+    assert_eq!(one, sim("2", "5"));
+    let summary: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(summary["runs"], 300);
+    assert_eq!(summary["policy"], "random");
+    let outcomes = summary["outcomes"].as_object().unwrap();
+    assert_eq!(outcomes.values().map(|count| count.as_u64().unwrap()).sum::<u64>(), 300);
+    assert!(summary["stats"]["board.player_one.score"]["mean"].as_f64().unwrap() > 0.0);
+    assert_eq!(summary["dead"]["cards"], serde_json::json!([]));
+
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("before.json");
+    std::fs::write(&baseline, &one).unwrap();
+    let (outcome, out, err) =
+        actforge(&["sim", path(&pack), "--runs", "300", "--seed", "6", "--baseline", path(&baseline)]);
+    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert!(out.contains("changes since the baseline"), "{out}");
+    assert!(out.contains("outcome ended:player_one wins (share)"), "{out}");
+    assert!(out.contains("dead content (never reached in 300 runs)\n  none"), "{out}");
+
+    let (outcome, out, _) = actforge(&["sim", path(&pack), "--runs", "20", "--csv"]);
+    assert_eq!(outcome, Outcome::Success);
+    assert!(out.starts_with("section,name,value\nrun,runs,20\n"), "{out}");
+    assert!(out.contains("\nvalue,board.player_one.score.mean,"), "{out}");
+}
+
+#[test]
+fn sim_refuses_bad_policies_and_baselines_with_a_reason() {
+    let lighthouse = content("lighthouse");
+    let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--runs", "3", "--policy", "greedy"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("greedy play needs a score formula"), "{err}");
+    let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--policy", "clever"]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("unknown policy `clever`"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{ not json").unwrap();
+    let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--runs", "3", "--baseline", path(&broken)]);
+    assert_eq!(outcome, Outcome::Failure);
+    assert!(err.contains("broken.json: not a summary"), "{err}");
+    let script = dir.path().join("start.play");
+    std::fs::write(&script, "wait 10\n").unwrap();
+    let (outcome, out, err) =
+        actforge(&["sim", path(&lighthouse), "--runs", "4", "--max-moves", "50", "--policy", "script", path(&script)]);
+    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert!(out.contains("4 runs, first seed"), "{out}");
+    assert!(out.contains("script play"), "{out}");
 }

@@ -1,0 +1,306 @@
+//! `actforge sim`: Monte Carlo runs of a project with a progress bar, printed as text, JSON or
+//! CSV, and compared with a baseline summary.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actforge_runtime::engine::Content;
+use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimOptions, Summary, diff, simulate};
+
+use crate::cli::{Outcome, format_value, open_project};
+
+/// The arguments of `actforge sim`.
+#[derive(Debug, clap::Args)]
+pub struct SimArgs {
+    /// Project folder or bundle file.
+    pub project: PathBuf,
+    /// Number of runs.
+    #[arg(long, default_value_t = 1000)]
+    pub runs: usize,
+    /// Seed of the first run (default: the project's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The player: `random`, `greedy`, or `script FILE` (the script's inputs, then random play).
+    #[arg(long, num_args = 1..=2, value_names = ["POLICY", "FILE"], default_values_t = ["random".to_owned()])]
+    pub policy: Vec<String>,
+    /// The formula greedy play maximises (board content has a built-in one).
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true)]
+    pub score: Option<String>,
+    /// Moves after which a run stops as `unfinished`.
+    #[arg(long, default_value_t = 2000)]
+    pub max_moves: usize,
+    /// Worker threads (default: one per core). The summary does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Print the summary as JSON (FORMAT.md §15).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as CSV rows `section,name,value`.
+    #[arg(long)]
+    pub csv: bool,
+    /// A summary saved earlier with --json: also print what moved since.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+/// Runs `actforge sim`.
+pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+    let loaded = match open_project(&args.project) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            writeln!(err, "error: {error}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let policy = match policy(args) {
+        Ok(policy) => policy,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let baseline = match &args.baseline {
+        None => None,
+        Some(path) => {
+            match std::fs::read_to_string(path).map_err(|error| error.to_string()).and_then(|text| {
+                serde_json::from_str::<Summary>(&text)
+                    .map_err(|error| format!("not a summary (actforge sim --json): {error}"))
+            }) {
+                Ok(summary) => Some(summary),
+                Err(message) => {
+                    writeln!(err, "error: {}: {message}", path.display())?;
+                    return Ok(Outcome::Failure);
+                }
+            }
+        }
+    };
+    let seed = args.seed.unwrap_or(loaded.project.manifest.settings.seed);
+    let content = match Content::compile(loaded.project) {
+        Ok(content) => Arc::new(content),
+        Err(error) => {
+            for problem in &error.problems {
+                writeln!(err, "{problem}")?;
+            }
+            writeln!(err, "error: the project cannot be played until these errors are fixed")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let options = SimOptions { runs: args.runs, seed, policy, max_moves: args.max_moves, threads: args.threads };
+    let started = Instant::now();
+    let progress = Progress::default();
+    let result = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| simulate(&content, &options, &progress));
+        // Drawn only when standard error is a terminal.
+        let bar = indicatif::ProgressBar::new(args.runs as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        while !worker.is_finished() {
+            bar.set_position(progress.done() as u64);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bar.finish_and_clear();
+        worker.join().unwrap_or(Err(actforge_runtime::sim::SimError::Cancelled(progress.done())))
+    });
+    let elapsed = started.elapsed();
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(error) => {
+            writeln!(err, "error: {error}")?;
+            return Ok(Outcome::Failure);
+        }
+    };
+    let changes = baseline.as_ref().map(|baseline| diff(baseline, &summary));
+    if args.json {
+        let mut json = serde_json::to_value(&summary).unwrap_or_default();
+        if let (Some(changes), Some(object)) = (&changes, json.as_object_mut()) {
+            object.insert("changes".to_owned(), serde_json::to_value(changes).unwrap_or_default());
+        }
+        writeln!(out, "{json:#}")?;
+    } else if args.csv {
+        out.write_all(csv(&summary, changes.as_deref()).as_bytes())?;
+    } else {
+        out.write_all(text(&summary, changes.as_deref()).as_bytes())?;
+        let rate = summary.runs as f64 / elapsed.as_secs_f64().max(1e-9);
+        writeln!(out, "\n{} runs in {:.2} s ({rate:.0} runs/s)", summary.runs, elapsed.as_secs_f64())?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn policy(args: &SimArgs) -> Result<Policy, String> {
+    match args.policy.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["random"] => Ok(Policy::Random),
+        ["greedy"] => Ok(Policy::Greedy { score: args.score.clone() }),
+        ["script", file] => std::fs::read_to_string(file)
+            .map(|text| Policy::Script(text.into()))
+            .map_err(|error| format!("{file}: {error}")),
+        ["script"] => Err("--policy script needs the script file: --policy script FILE".to_owned()),
+        other => Err(format!("unknown policy `{}`: use random, greedy or script FILE", other.join(" "))),
+    }
+}
+
+fn percent(count: usize, runs: usize) -> f64 {
+    if runs == 0 { 0.0 } else { count as f64 * 100.0 / runs as f64 }
+}
+
+fn distribution_line(name: &str, distribution: &Distribution) -> String {
+    if distribution.count == 0 {
+        return format!("  {name:28} (no value)\n");
+    }
+    format!(
+        "  {name:28} mean {:>9}  min {:>7}  p10 {:>7}  median {:>7}  p90 {:>7}  max {:>7}\n",
+        short(distribution.mean),
+        short(distribution.min),
+        short(distribution.p10),
+        short(distribution.median),
+        short(distribution.p90),
+        short(distribution.max)
+    )
+}
+
+fn short(value: f64) -> String {
+    if value.fract() == 0.0 { format_value(value) } else { format!("{value:.2}") }
+}
+
+/// The summary in words.
+pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
+    let mut out = String::new();
+    let runs = summary.runs;
+    let _ = writeln!(out, "{runs} runs, first seed {}, {} play", summary.seed, summary.policy);
+    let _ = writeln!(out, "\noutcomes");
+    for (outcome, count) in &summary.outcomes {
+        let _ = writeln!(out, "  {outcome:28} {count:>7}  {:5.1}%", percent(*count, runs));
+    }
+    if !summary.grades.is_empty() {
+        let _ = writeln!(out, "\ngrades");
+        for (grade, count) in &summary.grades {
+            let _ = writeln!(out, "  {grade:28} {count:>7}  {:5.1}%", percent(*count, runs));
+        }
+    }
+    let _ = writeln!(out, "\nlengths");
+    out.push_str(&distribution_line("moves", &summary.moves));
+    out.push_str(&distribution_line("turns", &summary.turns));
+    out.push_str(&distribution_line("ticks", &summary.ticks));
+    if !summary.stats.is_empty() {
+        let _ = writeln!(out, "\nfinal values");
+        for (name, distribution) in &summary.stats {
+            out.push_str(&distribution_line(name, distribution));
+        }
+    }
+    let counted: [(&str, &std::collections::BTreeMap<String, usize>); 5] = [
+        ("acts (runs that started each)", &summary.act_runs),
+        ("nodes (runs that stood on each)", &summary.node_runs),
+        ("options (plays)", &summary.option_plays),
+        ("skills (uses)", &summary.skill_uses),
+        ("cards (runs that saw each)", &summary.card_runs),
+    ];
+    for (title, counts) in counted {
+        if counts.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}");
+        for (name, count) in counts {
+            let _ = writeln!(out, "  {name:28} {count:>7}");
+        }
+    }
+    let dead = &summary.dead;
+    let _ = writeln!(out, "\ndead content (never reached in {runs} runs)");
+    if dead.is_empty() {
+        let _ = writeln!(out, "  none");
+    }
+    for (kind, ids) in [
+        ("acts", &dead.acts),
+        ("cards", &dead.cards),
+        ("options", &dead.options),
+        ("skills", &dead.skills),
+        ("nodes", &dead.nodes),
+    ] {
+        if !ids.is_empty() {
+            let _ = writeln!(out, "  {kind:8} {}", ids.join(", "));
+        }
+    }
+    if let Some(changes) = changes {
+        let _ = writeln!(out, "\nchanges since the baseline");
+        if changes.is_empty() {
+            let _ = writeln!(out, "  none");
+        }
+        for change in changes {
+            let _ = writeln!(
+                out,
+                "  {:44} {:>9} → {:>9}  ({:+.3})",
+                change.what,
+                short(change.before),
+                short(change.after),
+                change.after - change.before
+            );
+        }
+    }
+    out
+}
+
+/// The summary as CSV rows `section,name,value` (a distribution gives one row per measure).
+pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
+    let mut out = String::from("section,name,value\n");
+    let mut row = |section: &str, name: &str, value: String| {
+        let quoted =
+            if name.contains([',', '"']) { format!("\"{}\"", name.replace('"', "\"\"")) } else { name.to_owned() };
+        let _ = writeln!(out, "{section},{quoted},{value}");
+    };
+    row("run", "runs", summary.runs.to_string());
+    row("run", "seed", summary.seed.to_string());
+    row("run", "policy", summary.policy.clone());
+    for (name, count) in &summary.outcomes {
+        row("outcome", name, count.to_string());
+    }
+    for (name, count) in &summary.grades {
+        row("grade", name, count.to_string());
+    }
+    let measures = |distribution: &Distribution| {
+        [
+            ("mean", distribution.mean),
+            ("min", distribution.min),
+            ("p10", distribution.p10),
+            ("median", distribution.median),
+            ("p90", distribution.p90),
+            ("max", distribution.max),
+        ]
+    };
+    let lengths = [("moves", &summary.moves), ("turns", &summary.turns), ("ticks", &summary.ticks)];
+    for (name, distribution) in lengths.into_iter().chain(summary.stats.iter().map(|(name, d)| (name.as_str(), d))) {
+        for (measure, value) in measures(distribution) {
+            row("value", &format!("{name}.{measure}"), format_value(value));
+        }
+    }
+    for (section, counts) in [
+        ("act_runs", &summary.act_runs),
+        ("act_completions", &summary.act_completions),
+        ("node_runs", &summary.node_runs),
+        ("option_plays", &summary.option_plays),
+        ("skill_uses", &summary.skill_uses),
+        ("card_runs", &summary.card_runs),
+    ] {
+        for (name, count) in counts {
+            row(section, name, count.to_string());
+        }
+    }
+    let dead = &summary.dead;
+    for (kind, ids) in [
+        ("dead_act", &dead.acts),
+        ("dead_card", &dead.cards),
+        ("dead_option", &dead.options),
+        ("dead_skill", &dead.skills),
+        ("dead_node", &dead.nodes),
+    ] {
+        for id in ids {
+            row(kind, id, String::new());
+        }
+    }
+    for change in changes.unwrap_or_default() {
+        row("change", &change.what, format!("{} -> {}", format_value(change.before), format_value(change.after)));
+    }
+    out
+}
