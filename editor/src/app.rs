@@ -20,6 +20,7 @@ use crate::commands::UiCommand;
 use crate::document::{Document, History, ItemKey, Op, SharedItem, get_item, item_from_ron, same_content, where_used};
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
 use crate::recovery::{Recovery, recovery_ops};
+use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
 use crate::watch::FolderWatch;
 
@@ -52,6 +53,8 @@ pub enum Tab {
     Diagnostics,
     /// What the editor did (saves, undo, errors).
     Log,
+    /// Monte Carlo runs of the content, charted.
+    Simulate,
 }
 
 impl Tab {
@@ -62,6 +65,7 @@ impl Tab {
             Tab::Inspector => "Inspector",
             Tab::Diagnostics => "Diagnostics",
             Tab::Log => "Log",
+            Tab::Simulate => "Simulate",
         }
     }
 }
@@ -72,7 +76,7 @@ fn default_layout() -> DockState<Tab> {
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector]);
-    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log]);
+    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate]);
     dock
 }
 
@@ -163,6 +167,8 @@ pub struct ActforgeApp {
     watch: Option<FolderWatch>,
     /// Items changed on disk while they had unsaved edits, waiting for the designer's choice.
     conflicts: Vec<Conflict>,
+    /// The Simulate panel (its settings and last results).
+    sim: SimPanel,
 }
 
 /// An item changed on disk while it had unsaved edits.
@@ -200,6 +206,7 @@ impl ActforgeApp {
             offer_recovery: None,
             watch: None,
             conflicts: Vec::new(),
+            sim: SimPanel::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -498,7 +505,7 @@ impl ActforgeApp {
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen => open,
+            UiCommand::QuickOpen | UiCommand::Simulate => open,
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -577,8 +584,8 @@ impl ActforgeApp {
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending };
+        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, .. } = self;
+        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -734,6 +741,7 @@ impl ActforgeApp {
             UiCommand::Delete => self.delete(),
             UiCommand::ToggleTheme => self.dark = !self.dark,
             UiCommand::ResetLayout => self.dock = default_layout(),
+            UiCommand::Simulate => self.simulate(),
         }
     }
 
@@ -901,6 +909,26 @@ impl ActforgeApp {
         }
     }
 
+    /// Shows the Simulate panel (adding it back if the layout lost it) and starts a run of the
+    /// current content.
+    fn simulate(&mut self) {
+        if let Some(found) = self.dock.find_tab(&Tab::Simulate) {
+            // Found just now, so it is there to activate.
+            let _ = self.dock.set_active_tab(found);
+        } else {
+            self.dock.push_to_focused_leaf(Tab::Simulate);
+        }
+        if let Workspace::Open(open) = &self.workspace {
+            self.sim.start(open.document.project());
+            self.log.push("Simulation started".to_owned());
+        }
+    }
+
+    /// The Simulate panel.
+    pub fn sim_panel(&self) -> &SimPanel {
+        &self.sim
+    }
+
     /// Reads the project from disk again. With unsaved edits nothing is replaced (they would
     /// be lost): the log says so.
     fn reload(&mut self) {
@@ -924,6 +952,7 @@ struct Tabs<'a> {
     inspector: &'a mut InspectorState,
     log: &'a [String],
     pending: &'a mut Vec<Pending>,
+    sim: &'a mut SimPanel,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -944,6 +973,15 @@ impl TabViewer for Tabs<'_> {
             Tab::Inspector => self.inspector_ui(ui),
             Tab::Diagnostics => self.diagnostics_ui(ui),
             Tab::Log => self.log_ui(ui),
+            Tab::Simulate => {
+                let project = match self.workspace {
+                    Workspace::Open(open) => Some(open.document.project()),
+                    Workspace::Failed { .. } => None,
+                };
+                let mut select = Vec::new();
+                self.sim.ui(ui, project, &mut select);
+                self.pending.extend(select.into_iter().map(Pending::Select));
+            }
         }
     }
 

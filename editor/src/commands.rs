@@ -27,6 +27,8 @@ pub enum UiCommand {
     ToggleTheme,
     /// Put every panel back where it starts.
     ResetLayout,
+    /// Show the Simulate panel and run a simulation of the current content.
+    Simulate,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -52,6 +54,7 @@ impl UiCommand {
         UiCommand::Delete,
         UiCommand::ToggleTheme,
         UiCommand::ResetLayout,
+        UiCommand::Simulate,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -67,6 +70,7 @@ impl UiCommand {
             UiCommand::Delete => "Delete item",
             UiCommand::ToggleTheme => "Toggle light theme",
             UiCommand::ResetLayout => "Reset layout",
+            UiCommand::Simulate => "Simulate",
         }
     }
 
@@ -83,6 +87,7 @@ impl UiCommand {
             UiCommand::Delete => "Remove the selected item (undoable)",
             UiCommand::ToggleTheme => "Switch between the dark and the light theme",
             UiCommand::ResetLayout => "Put every panel back where it starts",
+            UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
         }
     }
 
@@ -95,6 +100,7 @@ impl UiCommand {
             UiCommand::CommandPalette => Some(command_shift(Key::P)),
             UiCommand::QuickOpen => Some(command(Key::P)),
             UiCommand::Duplicate => Some(command(Key::D)),
+            UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -121,6 +127,7 @@ impl UiCommand {
             UiCommand::Delete => icon::TRASH,
             UiCommand::ToggleTheme => icon::SUN,
             UiCommand::ResetLayout => icon::LAYOUT,
+            UiCommand::Simulate => icon::CHART_BAR,
         }
     }
 

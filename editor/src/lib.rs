@@ -9,5 +9,6 @@ pub mod document;
 pub mod inspector;
 pub mod recovery;
 pub mod sim_cli;
+pub mod simulate;
 pub mod style;
 pub mod watch;

@@ -327,3 +327,52 @@ fn an_item_changed_on_disk_with_unsaved_edits_raises_a_conflict() {
     harness.run_steps(2);
     assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
 }
+
+/// Runs frames until the Simulate panel has a result (the simulation runs on worker threads).
+fn run_until_simulated(harness: &mut Harness<'static, ActforgeApp>) {
+    for _ in 0..600 {
+        harness.run_steps(1);
+        if !harness.state().sim_panel().is_running() {
+            harness.run_steps(2);
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the simulation did not finish; log: {:?}", harness.state().log());
+}
+
+#[test]
+fn simulating_charts_the_runs_lists_dead_content_that_opens_and_compares_with_a_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&default_project_path().join("../knucklebones"), dir.path());
+    std::fs::create_dir_all(dir.path().join("acts")).unwrap();
+    std::fs::write(
+        dir.path().join("acts/orphan_act.ron"),
+        "(\n    id: \"orphan_act\",\n    label: \"Nothing leads here\",\n)\n",
+    )
+    .unwrap();
+    let mut harness = harness_at(dir.path());
+    harness.key_press(Key::F6);
+    harness.run_steps(2);
+    run_until_simulated(&mut harness);
+    let summary = harness.state().sim_panel().summary().expect("a summary").clone();
+    assert_eq!(summary.runs, 1000);
+    assert_eq!(summary.outcomes.values().sum::<usize>(), 1000);
+    assert_eq!(summary.dead.acts, ["orphan_act"]);
+    harness.get_by_label_contains("1000 runs, first seed 1, random play");
+    harness.get_by_label_contains("Never reached in 1000 runs");
+
+    // A dead act is a link to the act.
+    harness.get_by_label("orphan_act").click();
+    harness.run_steps(3);
+    assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "orphan_act".to_owned() }));
+
+    // Kept as the baseline, the same seed plays the same games again: nothing moved.
+    harness.get_by_label_contains("Keep as baseline").click();
+    harness.run_steps(2);
+    harness.get_by_label(&format!("{}  Run", egui_phosphor::regular::PLAY)).click();
+    harness.run_steps(2);
+    run_until_simulated(&mut harness);
+    harness.get_by_label_contains("Since the baseline");
+    harness.get_by_label("Nothing moved.");
+}
