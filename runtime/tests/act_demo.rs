@@ -125,6 +125,32 @@ fn the_golden_playtest_passes_and_ends_in_spring() {
     assert_eq!(hashes[0], hashes[1]);
 }
 
+#[test]
+fn a_strong_draught_sells_for_two_pennies() {
+    let mut session = Session::new(pack(), 11).unwrap();
+    let script = "
+        slot basket hedgerow
+        start hedgerow
+        wait 6s
+        collect hedgerow
+        slot fresh_herb workbench
+        slot recipe_book workbench
+        start workbench
+        wait 7s
+        collect workbench
+        slot strong_draught market
+        expect act market sell_remedy
+        start market
+        expect text market \"You set out Strong Draught on the stall.\"
+        wait 3s
+        expect end market \"Sold, for 2 penny(s).\"
+        expect lane market coin*2
+        collect market
+        expect table.card.coin == 3 and anywhere.aspect.remedy == 0
+    ";
+    session.run_script(script).unwrap_or_else(|error| panic!("{error}\n{}", describe(&session)));
+}
+
 /// Plays `moves` random moves; returns the state hash, the moves made, the first move at which
 /// a card decayed (a transform: this pack transforms cards only by decay) and the session.
 fn random_play(seed: u64, moves: usize) -> (u64, usize, Option<usize>, Session) {
@@ -138,6 +164,7 @@ fn random_play(seed: u64, moves: usize) -> (u64, usize, Option<usize>, Session) 
             Move::Chose(_, events) | Move::Waited(_, events) => events,
         };
         made += 1;
+        assert!(session.query("anywhere.card.recipe_book").unwrap() <= 1.0, "the recipe book is unique");
         if first_decay.is_none() && events.iter().any(|event| matches!(event, Event::CardTransformed { .. })) {
             first_decay = Some(made);
         }
