@@ -35,9 +35,8 @@ fn describe(session: &Session) -> String {
             window.token, window.status, window.active, window.pending_alt, window.title, window.text, window.end_text
         );
     }
-    for key in state.cards.keys() {
-        let card = &state.cards[key];
-        let _ = writeln!(out, "  card {:?}: {} {}", key, card.card, session.describe_place(*key));
+    for (key, card) in &state.cards {
+        let _ = writeln!(out, "  card {key:?}: {} {}", card.card, session.describe_place(*key));
     }
     out
 }
@@ -50,9 +49,23 @@ fn the_pack_is_canonical_and_validates_without_errors() {
     let root = root();
     let loaded = load_folder(&root).unwrap();
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
-    for (relative, text) in actforge_runtime::project::render_files(&loaded.project).unwrap() {
-        assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{}", relative.display());
+    let files = actforge_runtime::project::render_files(&loaded.project).unwrap();
+    for (relative, text) in &files {
+        assert_eq!(&std::fs::read_to_string(root.join(relative)).unwrap(), text, "{}", relative.display());
     }
+    // One item per file and nothing else: every `.ron` file in the folder is one the writer prints.
+    let on_disk = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .flat_map(|path| {
+            if path.is_dir() {
+                std::fs::read_dir(path).unwrap().map(|e| e.unwrap().path()).collect()
+            } else {
+                vec![path]
+            }
+        })
+        .count();
+    assert_eq!(on_disk, files.len());
     // What `actforge check` runs.
     let found = validate(&loaded.project, &loaded.sources, Some(&root));
     assert!(found.iter().all(|d| d.severity != Severity::Error), "{found:?}");
