@@ -2,7 +2,13 @@
 //! one-thread run of the same games), and runs per second for every content pack.
 //!
 //! Floors: 10,000 random Knucklebones games ≤ 2 s on 2 cores; 1 → 2 threads speed-up ≥ 1.7×.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::print_stdout, clippy::cast_precision_loss)] // a benchmark
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::print_stdout,
+    clippy::cast_precision_loss
+)] // a benchmark
 
 /// The allocator the `actforge` binary uses, so the timings are what designers get.
 #[global_allocator]

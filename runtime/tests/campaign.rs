@@ -530,3 +530,42 @@ fn queries_read_every_campaign_name() {
     assert!(error.contains("there is no node `atlantis`"), "{error}");
     assert!(session.query("phase.siesta").unwrap_err().contains("there is no phase `siesta`"));
 }
+
+#[test]
+fn a_failed_most_probable_synthesis_gives_insight_and_a_second_revelation_roll() {
+    let mut project = pack();
+    let smelt = project.syntheses.get_mut("smelt").unwrap();
+    smelt.success_chance = actforge_runtime::model::Expr::int(0);
+    // A very cold softmax: the best-scoring candidate is chosen, and it always fails.
+    smelt.temperature = actforge_runtime::model::Expr::from("0.01");
+    let mut seen_second_roll = false;
+    for seed in 0..40 {
+        let mut session = Session::new(project.clone(), seed).unwrap();
+        run(&mut session, "end-phase");
+        let events = session.apply(&Choice::Synthesize { a: Id::new("iron_id"), b: Id::new("tide_medium") }).unwrap();
+        assert!(events.iter().any(|e| matches!(e, Event::Synthesized { success: false, .. })), "{events:?}");
+        assert!(events.iter().any(|e| matches!(e, Event::InsightGained { stat } if stat.as_str() == "insight")));
+        assert_eq!(query(&session, "insight"), 1.0);
+        let rolls: Vec<(i64, bool)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::DiceChecked { dice, success } => Some((dice.iter().sum(), *success)),
+                _ => None,
+            })
+            .collect();
+        // 2d6 above 7 on the first roll; after a failed synthesis a failed first roll earns a
+        // second, which needs 7 or more.
+        match rolls.as_slice() {
+            [(first, true)] => assert!(*first > 7),
+            [(first, false), (second, revealed)] => {
+                assert!(*first <= 7);
+                assert_eq!(*revealed, *second >= 7);
+                seen_second_roll = true;
+            }
+            other => panic!("{other:?}"),
+        }
+        let revealed = rolls.last().is_some_and(|(_, success)| *success);
+        assert_eq!(query(&session, "revelations"), f64::from(u8::from(revealed)));
+    }
+    assert!(seen_second_roll);
+}

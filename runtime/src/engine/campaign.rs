@@ -691,9 +691,44 @@ impl Step<'_> {
             chance: show_value(chosen.success, None),
             success,
         });
-        if let Some(synthesis) = content.project.syntheses.get(id.as_str()) {
-            self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
+        let Some(synthesis) = content.project.syntheses.get(id.as_str()) else { return };
+        self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
+        let most_probable = table.candidates.iter().map(|candidate| candidate.share).fold(0.0, f64::max);
+        if !success
+            && chosen.share >= most_probable
+            && let Some(stat) = synthesis.insight.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
+        {
+            let value = self.stat_value(&stat.id);
+            self.set_stat(stat, value + 1.0, 0);
+            self.events.push(Event::InsightGained { stat: stat.id.clone() });
         }
+        if let Some(check) = &synthesis.revelation {
+            let mut revealed = self.dice_check(check, check.above.saturating_add(1));
+            if !revealed
+                && !success
+                && let Some(at_least) = check.retry_at_least
+            {
+                revealed = self.dice_check(check, at_least);
+            }
+            if revealed {
+                if let Some(stat) = check.stat.as_ref().and_then(|id| content.project.stats.get(id.as_str())) {
+                    let value = self.stat_value(&stat.id);
+                    self.set_stat(stat, value + 1.0, 0);
+                }
+                self.run_rules(&check.on_success);
+            }
+        }
+    }
+
+    /// Rolls a dice check's dice from the session's generator; succeeds at `at_least` or more.
+    fn dice_check(&mut self, check: &crate::model::DiceCheck, at_least: i64) -> bool {
+        let sides = u64::from(check.sides.max(1));
+        // At most 100 dice: a content typo must not stall the session.
+        let dice: Vec<i64> =
+            (0..check.dice.min(100)).map(|_| i64::try_from(self.rng.next_u64() % sides).unwrap_or(0) + 1).collect();
+        let success = dice.iter().sum::<i64>() >= at_least;
+        self.events.push(Event::DiceChecked { dice, success });
+        success
     }
 
     /// Takes a path: pays, moves, captures, and does what the node's kind does.

@@ -547,6 +547,18 @@ pub enum Event {
         /// Whether it succeeded (the result joined the hand).
         success: bool,
     },
+    /// Campaign: the most probable candidate of a synthesis failed; the insight stat gained a point.
+    InsightGained {
+        /// The stat.
+        stat: Id<Stat>,
+    },
+    /// Campaign: a synthesis's dice check was rolled (a second roll is a second event).
+    DiceChecked {
+        /// Each die's value.
+        dice: Vec<i64>,
+        /// Whether the sum beat the check.
+        success: bool,
+    },
     /// Campaign: the campaign ended.
     CampaignEnded {
         /// Whether the player won.

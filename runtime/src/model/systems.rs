@@ -263,8 +263,45 @@ pub struct Synthesis {
     /// Rules run when it fails.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub on_failure: Vec<RuleId>,
+    /// The stat that gains a point when the most probable candidate was chosen and failed
+    /// (insight, spec era-synthesis §1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insight: Option<Id<Stat>>,
+    /// The dice check after each synthesis (a revelation, spec era-synthesis §4.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revelation: Option<DiceCheck>,
 }
-impl_walk!(Synthesis { candidates, tags, temperature, success_chance, on_success, on_failure });
+impl_walk!(Synthesis { candidates, tags, temperature, success_chance, on_success, on_failure, insight, revelation });
+
+/// A dice check: roll `dice` dice of `sides` sides; a sum above `above` succeeds. When it fails
+/// and the synthesis failed too, a second roll succeeds at `retry_at_least` or more.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DiceCheck {
+    /// How many dice.
+    pub dice: u32,
+    /// Sides of each die.
+    pub sides: u32,
+    /// The first roll succeeds when its sum is greater than this.
+    pub above: i64,
+    /// The second roll (only after a failed synthesis) succeeds at this sum or more; none: no retry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_at_least: Option<i64>,
+    /// The stat that gains a point on success.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stat: Option<Id<Stat>>,
+    /// Rules run on success.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_success: Vec<RuleId>,
+}
+impl_walk!(DiceCheck { stat, on_success });
+
+impl Default for DiceCheck {
+    /// The seed's revelation roll: 2d6 above 7, then at least 7 after a failed synthesis.
+    fn default() -> Self {
+        Self { dice: 2, sides: 6, above: 7, retry_at_least: Some(7), stat: None, on_success: Vec::new() }
+    }
+}
 
 impl Default for Synthesis {
     fn default() -> Self {
@@ -278,6 +315,8 @@ impl Default for Synthesis {
             success_chance: Expr::int(100),
             on_success: Vec::new(),
             on_failure: Vec::new(),
+            insight: None,
+            revelation: None,
         }
     }
 }
