@@ -1,6 +1,8 @@
 //! Engine speed: random-policy playthroughs of the imported Cultistlike Demo1 (act completions
 //! and rule evaluations per second, single-threaded) and clone + state hash of a demo-sized
-//! session in mid game. The lighthouse demo is played too, as a second content.
+//! session in mid game. Our own table content of similar size (act-demo, 17 acts) and the
+//! lighthouse demo (which mixes the table with a battle, turns, boards and a campaign) are
+//! played too.
 //!
 //! Floors: ≥ 100,000 act completions/s; clone + state hash ≤ 10 µs. The references in the same
 //! run (clone alone, hash alone) show where the time goes on a noisy machine.
@@ -38,9 +40,11 @@ fn work_per_playthrough(content: &Arc<Content>) -> (f64, f64) {
     (completions as f64 / SEEDS as f64, evaluations as f64 / SEEDS as f64)
 }
 
-fn benches(c: &mut Criterion, demo1: &Arc<Content>, lighthouse: &Arc<Content>) {
+fn benches(c: &mut Criterion, demo1: &Arc<Content>, act_demo: &Arc<Content>, lighthouse: &Arc<Content>) {
     let mut group = c.benchmark_group(GROUP);
-    for (name, content) in [("playthrough_demo1", demo1), ("playthrough_lighthouse", lighthouse)] {
+    for (name, content) in
+        [("playthrough_demo1", demo1), ("playthrough_act_demo", act_demo), ("playthrough_lighthouse", lighthouse)]
+    {
         let mut seed = 0;
         group.bench_function(name, |b| {
             b.iter(|| {
@@ -65,14 +69,16 @@ fn benches(c: &mut Criterion, demo1: &Arc<Content>, lighthouse: &Arc<Content>) {
 fn main() {
     let (project, _) = import_cultistlike(&shared_fixture("cultistlike-demo1")).unwrap();
     let demo1 = Arc::new(Content::compile(project).unwrap());
-    let lighthouse = Arc::new(Content::compile(load_folder(&content("lighthouse")).unwrap().project).unwrap());
+    let pack = |name: &str| Arc::new(Content::compile(load_folder(&content(name)).unwrap().project).unwrap());
+    let (act_demo, lighthouse) = (pack("act-demo"), pack("lighthouse"));
     let work = [
         ("playthrough_demo1", work_per_playthrough(&demo1)),
+        ("playthrough_act_demo", work_per_playthrough(&act_demo)),
         ("playthrough_lighthouse", work_per_playthrough(&lighthouse)),
     ];
 
     let mut criterion = Criterion::default().configure_from_args();
-    benches(&mut criterion, &demo1, &lighthouse);
+    benches(&mut criterion, &demo1, &act_demo, &lighthouse);
     criterion.final_summary();
 
     println!("\nengine (random policy, {MOVES} moves per playthrough, single thread)");
