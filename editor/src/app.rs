@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::open_project;
 use crate::commands::UiCommand;
-use crate::document::{Document, History, ItemKey, Op, SharedItem, get_item, item_from_ron, same_content, where_used};
+use crate::document::{
+    Document, History, ItemKey, Op, SharedItem, TextHit, get_item, item_from_ron, same_content, search_text, where_used,
+};
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
@@ -89,6 +91,8 @@ pub enum Pending {
     Inspector(InspectorAction),
     /// Select an item.
     Select(ItemKey),
+    /// Open another project folder or bundle.
+    OpenProject(PathBuf),
 }
 
 /// An open project.
@@ -119,13 +123,36 @@ enum Workspace {
     Failed { message: String },
 }
 
-/// The command palette or quick open, while shown.
+/// What the palette window finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PaletteMode {
+    /// Commands by name.
+    Commands,
+    /// Items by id or label (quick open).
+    Items,
+    /// Text inside items (find in project).
+    Text,
+}
+
+/// The command palette, quick open or find in project, while shown.
 struct Palette {
-    /// Items (quick open) or commands.
-    items: bool,
+    mode: PaletteMode,
     query: String,
     focus: bool,
+    /// Text hits for `searched` at document revision `searched_at` (worked out when either moves).
+    hits: Vec<TextHit>,
+    searched: String,
+    searched_at: u64,
 }
+
+impl Palette {
+    fn new(mode: PaletteMode) -> Self {
+        Self { mode, query: String::new(), focus: true, hits: Vec::new(), searched: String::new(), searched_at: 0 }
+    }
+}
+
+/// Most text hits listed by find in project.
+const TEXT_HITS_SHOWN: usize = 200;
 
 /// Settings kept between runs (eframe storage).
 #[derive(Serialize, Deserialize)]
@@ -342,7 +369,13 @@ impl ActforgeApp {
     /// there (it did not end cleanly).
     #[must_use]
     pub fn with_recovery(mut self, folder: &Path) -> Self {
+        self.attach_recovery(folder);
+        self
+    }
+
+    fn attach_recovery(&mut self, folder: &Path) {
         let recovery = Recovery::new(folder, &self.path);
+        self.offer_recovery = None;
         if let (Some(recovered), Some(project)) = (recovery.read(), self.project()) {
             let ops = recovery_ops(project, &recovered);
             if ops.is_empty() {
@@ -352,7 +385,6 @@ impl ActforgeApp {
             }
         }
         self.recovery = Some(recovery);
-        self
     }
 
     /// Sets the seconds between autosaves (tests use 0).
@@ -505,7 +537,7 @@ impl ActforgeApp {
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen | UiCommand::Simulate => open,
+            UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate => open,
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -518,7 +550,13 @@ impl ActforgeApp {
                 ui.separator();
                 ui.label(RichText::new("Recent projects").weak());
                 for path in self.recent.clone() {
-                    ui.label(RichText::new(path.display().to_string()).weak());
+                    let current = path == self.path.canonicalize().unwrap_or_else(|_| self.path.clone());
+                    let button =
+                        egui::Button::new(format!("{}  {}", egui_phosphor::regular::FOLDER_OPEN, path.display()));
+                    if ui.add_enabled(!current, button).on_hover_text("Open this project").clicked() {
+                        self.pending.push(Pending::OpenProject(path));
+                        ui.close();
+                    }
                 }
             });
             ui.menu_button("Edit", |ui| {
@@ -531,6 +569,9 @@ impl ActforgeApp {
             ui.menu_button("View", |ui| {
                 self.menu_item(ui, UiCommand::CommandPalette);
                 self.menu_item(ui, UiCommand::QuickOpen);
+                self.menu_item(ui, UiCommand::FindInProject);
+                ui.separator();
+                self.menu_item(ui, UiCommand::Simulate);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
@@ -548,7 +589,13 @@ impl ActforgeApp {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
-            for command in [UiCommand::QuickOpen, UiCommand::CommandPalette, UiCommand::ToggleTheme] {
+            for command in [
+                UiCommand::QuickOpen,
+                UiCommand::FindInProject,
+                UiCommand::CommandPalette,
+                UiCommand::Simulate,
+                UiCommand::ToggleTheme,
+            ] {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
@@ -598,15 +645,18 @@ impl ActforgeApp {
         let Some(palette) = self.palette.as_mut() else { return };
         let mut close = ctx.input(|input| input.key_pressed(egui::Key::Escape));
         let mut chosen = None;
-        let title = if palette.items { "Quick open" } else { "Command palette" };
+        let (title, hint, prompt) = match palette.mode {
+            PaletteMode::Commands => ("Command palette", "command", "Find a command"),
+            PaletteMode::Items => ("Quick open", "id or label", "Find an item"),
+            PaletteMode::Text => ("Find in project", "text in labels, texts, formulas", "Find text"),
+        };
         egui::Window::new(title)
             .collapsible(false)
             .resizable(false)
             .anchor(egui::Align2::CENTER_TOP, [0.0, 60.0])
             .default_width(480.0)
             .show(ctx, |ui| {
-                let hint = if palette.items { "id or label" } else { "command" };
-                let label = ui.label(if palette.items { "Find an item" } else { "Find a command" });
+                let label = ui.label(prompt);
                 let response = ui
                     .add(egui::TextEdit::singleline(&mut palette.query).hint_text(hint).desired_width(f32::INFINITY))
                     .labelled_by(label.id);
@@ -616,7 +666,10 @@ impl ActforgeApp {
                 let enter = ui.input(|input| input.key_pressed(egui::Key::Enter));
                 let query = palette.query.to_lowercase();
                 egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
-                    if palette.items {
+                    if palette.mode == PaletteMode::Text {
+                        let Workspace::Open(open) = &self.workspace else { return };
+                        chosen = text_hits_ui(ui, palette, &open.document, enter);
+                    } else if palette.mode == PaletteMode::Items {
                         let Workspace::Open(open) = &self.workspace else { return };
                         let project = open.document.project();
                         let mut shown = 0;
@@ -675,6 +728,7 @@ impl ActforgeApp {
             match pending {
                 Pending::Command(command) => self.run(command),
                 Pending::Select(key) => self.selection = Some(key),
+                Pending::OpenProject(path) => self.open_project(path),
                 Pending::Inspector(action) => match action {
                     InspectorAction::Edit { op, label, gesture } => {
                         self.edit(op, &label, gesture);
@@ -733,10 +787,9 @@ impl ActforgeApp {
                     Err(error) => self.log.push(format!("{} failed: {error}", command.label())),
                 }
             }
-            UiCommand::CommandPalette => {
-                self.palette = Some(Palette { items: false, query: String::new(), focus: true });
-            }
-            UiCommand::QuickOpen => self.palette = Some(Palette { items: true, query: String::new(), focus: true }),
+            UiCommand::CommandPalette => self.palette = Some(Palette::new(PaletteMode::Commands)),
+            UiCommand::QuickOpen => self.palette = Some(Palette::new(PaletteMode::Items)),
+            UiCommand::FindInProject => self.palette = Some(Palette::new(PaletteMode::Text)),
             UiCommand::Duplicate => self.duplicate(),
             UiCommand::Delete => self.delete(),
             UiCommand::ToggleTheme => self.dark = !self.dark,
@@ -924,6 +977,31 @@ impl ActforgeApp {
         }
     }
 
+    /// Opens another project in place of this one; refused (the log says why) while there are
+    /// unsaved edits, which would otherwise be lost.
+    pub fn open_project(&mut self, path: PathBuf) {
+        if self.document().is_some_and(Document::has_unsaved_changes) {
+            self.log
+                .push(format!("Not opening {}: there are unsaved changes (save or undo them first)", path.display()));
+            return;
+        }
+        self.sim.cancel();
+        self.workspace = Self::open(&path);
+        self.path = path;
+        self.selection = None;
+        self.history.clear();
+        self.conflicts.clear();
+        self.autosaved = None;
+        let opened = self.path.clone();
+        self.note_opened(&opened);
+        self.start_watching();
+        self.log.push(format!("Opened {}", self.path.display()));
+        // The recovery file is per project: follow the new one, and offer what it holds.
+        if let Some(folder) = self.recovery.take().and_then(|recovery| recovery.folder().map(Path::to_owned)) {
+            self.attach_recovery(&folder);
+        }
+    }
+
     /// The Simulate panel.
     pub fn sim_panel(&self) -> &SimPanel {
         &self.sim
@@ -942,6 +1020,35 @@ impl ActforgeApp {
         self.start_watching();
         self.log.push(format!("Reloaded {}", self.path.display()));
     }
+}
+
+/// Find in project's hits for the palette's query (searched again when the query or the
+/// document moved); the hit clicked (or the first, on Enter) is selected.
+fn text_hits_ui(ui: &mut egui::Ui, palette: &mut Palette, document: &Document, enter: bool) -> Option<Pending> {
+    let revision = document.revision();
+    if palette.searched != palette.query || palette.searched_at != revision {
+        palette.hits = search_text(document.project(), &palette.query, TEXT_HITS_SHOWN);
+        palette.searched.clone_from(&palette.query);
+        palette.searched_at = revision;
+    }
+    if palette.hits.is_empty() && !palette.query.trim().is_empty() {
+        ui.label(RichText::new("No text matches.").weak());
+    }
+    let mut chosen = None;
+    for (index, hit) in palette.hits.iter().enumerate() {
+        let kind = hit.key.kind;
+        let text =
+            RichText::new(format!("{} {} · {}", kind_icon(kind), hit.key.id, hit.field)).color(kind_colour(kind));
+        let response = ui.selectable_label(false, text).on_hover_text(hit.snippet.as_str());
+        ui.label(RichText::new(hit.snippet.as_str()).weak().small());
+        if response.clicked() || (enter && index == 0) {
+            chosen = Some(Pending::Select(hit.key.clone()));
+        }
+    }
+    if palette.hits.len() >= TEXT_HITS_SHOWN {
+        ui.label(RichText::new(format!("Only the first {TEXT_HITS_SHOWN} are shown.")).weak());
+    }
+    chosen
 }
 
 /// The dock's view of the app while drawing (the document read-only).

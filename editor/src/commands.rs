@@ -19,6 +19,8 @@ pub enum UiCommand {
     CommandPalette,
     /// Find an item by id or label.
     QuickOpen,
+    /// Find text in every item (labels, texts, formulas).
+    FindInProject,
     /// Copy the selected item under a new id.
     Duplicate,
     /// Remove the selected item.
@@ -49,6 +51,7 @@ impl UiCommand {
         UiCommand::Undo,
         UiCommand::Redo,
         UiCommand::QuickOpen,
+        UiCommand::FindInProject,
         UiCommand::CommandPalette,
         UiCommand::Duplicate,
         UiCommand::Delete,
@@ -66,6 +69,7 @@ impl UiCommand {
             UiCommand::Redo => "Redo",
             UiCommand::CommandPalette => "Command palette…",
             UiCommand::QuickOpen => "Quick open…",
+            UiCommand::FindInProject => "Find in project…",
             UiCommand::Duplicate => "Duplicate item",
             UiCommand::Delete => "Delete item",
             UiCommand::ToggleTheme => "Toggle light theme",
@@ -83,6 +87,7 @@ impl UiCommand {
             UiCommand::Redo => "Redo the last undone change",
             UiCommand::CommandPalette => "Run any command by name",
             UiCommand::QuickOpen => "Find an item by id or label",
+            UiCommand::FindInProject => "Find text in every item: labels, texts, formulas, references",
             UiCommand::Duplicate => "Copy the selected item under a new id",
             UiCommand::Delete => "Remove the selected item (undoable)",
             UiCommand::ToggleTheme => "Switch between the dark and the light theme",
@@ -99,6 +104,7 @@ impl UiCommand {
             UiCommand::Redo => Some(command_shift(Key::Z)),
             UiCommand::CommandPalette => Some(command_shift(Key::P)),
             UiCommand::QuickOpen => Some(command(Key::P)),
+            UiCommand::FindInProject => Some(command_shift(Key::F)),
             UiCommand::Duplicate => Some(command(Key::D)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
@@ -123,6 +129,7 @@ impl UiCommand {
             UiCommand::Redo => icon::ARROW_CLOCKWISE,
             UiCommand::CommandPalette => icon::TERMINAL_WINDOW,
             UiCommand::QuickOpen => icon::MAGNIFYING_GLASS,
+            UiCommand::FindInProject => icon::FILE_SEARCH,
             UiCommand::Duplicate => icon::COPY,
             UiCommand::Delete => icon::TRASH,
             UiCommand::ToggleTheme => icon::SUN,

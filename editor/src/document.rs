@@ -270,6 +270,83 @@ pub fn item_from_json(kind: Kind, value: serde_json::Value) -> Result<SharedItem
     parse.result.unwrap_or_else(|| Err(format!("no kind {kind}")))
 }
 
+/// A text found by [`search_text`]: the item, the field's path in its JSON form
+/// (`slots[1].label`), and the text around the match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextHit {
+    /// The item that holds the text.
+    pub key: ItemKey,
+    /// Where in the item.
+    pub field: String,
+    /// The matching text, shortened around the match.
+    pub snippet: String,
+}
+
+/// Items whose texts (labels, descriptions, act texts, formulas, references…) contain `query`,
+/// ignoring case, in kind and id order; at most `limit` hits.
+pub fn search_text(project: &Project, query: &str, limit: usize) -> Vec<TextHit> {
+    fn visit(value: &serde_json::Value, path: &str, query: &str, found: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::String(text) => {
+                if let Some(at) = text.to_lowercase().find(query) {
+                    found.push((path.to_owned(), snippet(text, at, query.len())));
+                }
+            }
+            serde_json::Value::Array(values) => {
+                for (index, value) in values.iter().enumerate() {
+                    visit(value, &format!("{path}[{index}]"), query, found);
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (name, value) in fields {
+                    let path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
+                    visit(value, &path, query, found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let query = query.trim().to_lowercase();
+    let mut hits = Vec::new();
+    if query.is_empty() {
+        return hits;
+    }
+    for &kind in Kind::ALL {
+        for (id, _) in project.entries(kind) {
+            let Some(json) = get_item(project, kind, id).and_then(|item| item.to_json().ok()) else { continue };
+            let mut found = Vec::new();
+            visit(&json, "", &query, &mut found);
+            for (field, snippet) in found {
+                if hits.len() >= limit {
+                    return hits;
+                }
+                hits.push(TextHit { key: ItemKey::new(kind, id), field, snippet });
+            }
+        }
+    }
+    hits
+}
+
+/// Up to 30 characters either side of the match at byte `at` (of `len` bytes in the lowercased
+/// text), on one line.
+fn snippet(text: &str, at: usize, len: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    // Lowercasing can change byte lengths: find the match's character position in the original.
+    let start = text.to_lowercase().get(..at).map_or(0, |before| before.chars().count());
+    let end = start + text.to_lowercase().get(at..at + len).map_or(0, |found| found.chars().count());
+    let from = start.saturating_sub(30);
+    let to = (end + 30).min(chars.len());
+    let mut out: String = chars.get(from..to).unwrap_or_default().iter().collect();
+    out = out.replace('\n', " ");
+    if from > 0 {
+        out.insert(0, '…');
+    }
+    if to < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
 /// Every reference to the item `key`: the referring item and the field path, in kind and id order.
 pub fn where_used(project: &Project, key: &ItemKey) -> Vec<(ItemKey, FieldPath)> {
     struct Uses<'a> {

@@ -20,6 +20,11 @@ pub struct Recovery {
 }
 
 impl Recovery {
+    /// The folder the recovery file is in.
+    pub fn folder(&self) -> Option<&Path> {
+        self.file.parent()
+    }
+
     /// The recovery file for the project at `project_path`, inside `folder`.
     pub fn new(folder: &Path, project_path: &Path) -> Self {
         let absolute = project_path.canonicalize().unwrap_or_else(|_| project_path.to_owned());

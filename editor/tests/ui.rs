@@ -376,3 +376,50 @@ fn simulating_charts_the_runs_lists_dead_content_that_opens_and_compares_with_a_
     harness.get_by_label_contains("Since the baseline");
     harness.get_by_label("Nothing moved.");
 }
+
+#[test]
+fn find_in_project_lists_texts_inside_items_and_opens_the_one_clicked() {
+    let hits = actforge_editor::document::search_text(
+        &actforge_runtime::project::load_folder(&default_project_path()).unwrap().project,
+        "ONE MORE NIGHT",
+        50,
+    );
+    let hit = hits.iter().find(|hit| hit.key.id == "tend_the_lamp").expect("the act's end text");
+    assert_eq!(hit.field, "end_text");
+    assert_eq!(hit.snippet, "The lamp is lit for one more night.");
+
+    let mut harness = harness();
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::F);
+    harness.run_steps(3);
+    harness.get_by_label("Find text").type_text("one more night");
+    harness.run_steps(3);
+    harness.get_by_label_contains("tend_the_lamp · end_text").click();
+    harness.run_steps(3);
+    assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "tend_the_lamp".to_owned() }));
+    // Nothing matches: the window says so.
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::F);
+    harness.run_steps(3);
+    harness.get_by_label("Find text").type_text("no such words anywhere");
+    harness.run_steps(3);
+    harness.get_by_label("No text matches.");
+}
+
+#[test]
+fn opening_another_project_keeps_unsaved_edits_from_being_lost() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    select(&mut harness, "Acts (7)", "Tend the Lamp · tend_the_lamp");
+    type_into(&mut harness, "Label", " now");
+    let knucklebones = default_project_path().join("../knucklebones");
+    harness.state_mut().open_project(knucklebones.clone());
+    harness.run_steps(2);
+    assert_eq!(harness.state().project().unwrap().manifest.name, "The Lighthouse");
+    assert!(harness.state().log().iter().any(|line| line.contains("there are unsaved changes")));
+    // Saved, the other project opens in its place.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(3);
+    harness.state_mut().open_project(knucklebones);
+    harness.run_steps(2);
+    assert_eq!(harness.state().project().unwrap().manifest.name, "Knucklebones");
+    assert_eq!(harness.state().selection(), None);
+}
