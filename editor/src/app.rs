@@ -93,6 +93,8 @@ pub enum Pending {
     Select(ItemKey),
     /// Open another project folder or bundle.
     OpenProject(PathBuf),
+    /// Select an item and bring one of its fields into view in the inspector.
+    SelectField(ItemKey, String),
 }
 
 /// An open project.
@@ -729,6 +731,14 @@ impl ActforgeApp {
                 Pending::Command(command) => self.run(command),
                 Pending::Select(key) => self.selection = Some(key),
                 Pending::OpenProject(path) => self.open_project(path),
+                Pending::SelectField(key, field) => {
+                    self.inspector.jump_to(key.clone(), field);
+                    self.selection = Some(key);
+                    if let Some(found) = self.dock.find_tab(&Tab::Inspector) {
+                        // Found just now, so it is there to activate.
+                        let _ = self.dock.set_active_tab(found);
+                    }
+                }
                 Pending::Inspector(action) => match action {
                     InspectorAction::Edit { op, label, gesture } => {
                         self.edit(op, &label, gesture);
@@ -1002,6 +1012,11 @@ impl ActforgeApp {
         }
     }
 
+    /// The inspector's field marked by the last diagnostic clicked, once shown.
+    pub fn inspector_jumped_to(&self) -> Option<&str> {
+        self.inspector.jumped_to()
+    }
+
     /// The Simulate panel.
     pub fn sim_panel(&self) -> &SimPanel {
         &self.sim
@@ -1243,7 +1258,11 @@ impl Tabs<'_> {
                         if response.clicked()
                             && let Some((kind, id)) = &diagnostic.item
                         {
-                            self.pending.push(Pending::Select(ItemKey::new(*kind, id.clone())));
+                            let key = ItemKey::new(*kind, id.clone());
+                            self.pending.push(match &diagnostic.field {
+                                Some(field) => Pending::SelectField(key, field.clone()),
+                                None => Pending::Select(key),
+                            });
                         }
                     });
                 }

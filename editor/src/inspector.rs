@@ -68,6 +68,21 @@ pub struct InspectorState {
     absent_note: Option<String>,
     /// Named formulas and names of the project, rebuilt when the revision changes.
     formulas: Option<(u64, FormulaSet, ProjectNames)>,
+    /// A field to bring into view and mark (a diagnostic was clicked): the item, the field's
+    /// path (`next_acts[2].act`) and whether it has been scrolled to.
+    jump: Option<(ItemKey, String, bool)>,
+}
+
+impl InspectorState {
+    /// Brings `field` of `key` into view and marks it, next time the item's form is drawn.
+    pub fn jump_to(&mut self, key: ItemKey, field: String) {
+        self.jump = Some((key, field, false));
+    }
+
+    /// The field marked by the last jump, once the form has shown it.
+    pub fn jumped_to(&self) -> Option<&str> {
+        self.jump.as_ref().filter(|(_, _, shown)| *shown).map(|(_, field, _)| field.as_str())
+    }
 }
 
 /// Everything the inspector reads while drawing.
@@ -273,12 +288,32 @@ impl Form<'_> {
                     }
                     path.push(name.clone());
                     let label = ui.label(RichText::new(humanise(name)).strong()).on_hover_text(path_text(path));
+                    self.mark_jump(ui, path, &label);
                     ui.vertical(|ui| self.value_ui(ui, path, field, label.id));
                     ui.end_row();
                     path.pop();
                 }
             },
         );
+    }
+
+    /// Marks the row of the field a diagnostic pointed at, and scrolls to it once.
+    fn mark_jump(&mut self, ui: &egui::Ui, path: &[String], label: &egui::Response) {
+        let Some((key, field, shown)) = self.state.jump.as_mut() else { return };
+        if key != self.key || *field != path_text(path) {
+            return;
+        }
+        let colour = crate::style::severity_colour(actforge_runtime::Severity::Error);
+        ui.painter().rect_stroke(
+            label.rect.expand(3.0),
+            3.0,
+            egui::Stroke::new(2.0, colour),
+            egui::StrokeKind::Outside,
+        );
+        if !*shown {
+            label.scroll_to_me(Some(egui::Align::Center));
+            *shown = true;
+        }
     }
 
     fn value_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, value: &mut Value, label: egui::Id) {

@@ -110,8 +110,10 @@ fn clicking_a_diagnostic_selects_its_item() {
     std::fs::write(dir.path().join("acts").join("start.ron"), "(id: \"start\", next_acts: [(act: \"gone\")])").unwrap();
     let mut harness = harness_at(dir.path());
     harness.get_by_label_contains("there is no act `gone`").click();
-    harness.run_steps(2);
+    harness.run_steps(3);
     assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "start".to_owned() }));
+    // The inspector brings the field the diagnostic names into view and marks it.
+    assert_eq!(harness.state().inspector_jumped_to(), Some("next_acts[0].act"));
 }
 
 #[test]
