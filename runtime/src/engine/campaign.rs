@@ -365,7 +365,8 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    fn value(&mut self, expr: &Expr) -> f64 {
+    /// The formula environment over this step's state.
+    fn env(&mut self) -> CampaignEnv<'_> {
         CampaignEnv {
             content: self.content,
             accessors: &self.content.accessors,
@@ -375,20 +376,14 @@ impl Step<'_> {
             rng: &mut *self.rng,
             depth: 0,
         }
-        .expr(expr)
+    }
+
+    fn value(&mut self, expr: &Expr) -> f64 {
+        self.env().expr(expr)
     }
 
     fn stat_value(&mut self, id: &Id<Stat>) -> f64 {
-        CampaignEnv {
-            content: self.content,
-            accessors: &self.content.accessors,
-            map: self.map,
-            state: self.state,
-            stored: self.stored,
-            rng: &mut *self.rng,
-            depth: 0,
-        }
-        .stat(id)
+        self.env().stat(id)
     }
 
     fn warn(&mut self, message: String) {
