@@ -20,6 +20,7 @@ use crate::commands::UiCommand;
 use crate::document::{
     Document, History, ItemKey, Op, SharedItem, TextHit, get_item, item_from_ron, same_content, search_text, where_used,
 };
+use crate::formula_editor::FormulaWorkbench;
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
@@ -57,6 +58,8 @@ pub enum Tab {
     Log,
     /// Monte Carlo runs of the content, charted.
     Simulate,
+    /// The formula workbench.
+    Formula,
 }
 
 impl Tab {
@@ -68,6 +71,7 @@ impl Tab {
             Tab::Diagnostics => "Diagnostics",
             Tab::Log => "Log",
             Tab::Simulate => "Simulate",
+            Tab::Formula => "Formula",
         }
     }
 }
@@ -77,7 +81,7 @@ fn default_layout() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Item]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
-    let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector]);
+    let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
     let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate]);
     dock
 }
@@ -198,6 +202,8 @@ pub struct ActforgeApp {
     conflicts: Vec<Conflict>,
     /// The Simulate panel (its settings and last results).
     sim: SimPanel,
+    /// The Formula tab.
+    formula: FormulaWorkbench,
 }
 
 /// An item changed on disk while it had unsaved edits.
@@ -236,6 +242,7 @@ impl ActforgeApp {
             watch: None,
             conflicts: Vec::new(),
             sim: SimPanel::default(),
+            formula: FormulaWorkbench::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -539,7 +546,7 @@ impl ActforgeApp {
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate => open,
+            UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate | UiCommand::FormulaWorkbench => open,
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -574,6 +581,7 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::FindInProject);
                 ui.separator();
                 self.menu_item(ui, UiCommand::Simulate);
+                self.menu_item(ui, UiCommand::FormulaWorkbench);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
@@ -633,8 +641,8 @@ impl ActforgeApp {
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim };
+        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, .. } = self;
+        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -734,10 +742,7 @@ impl ActforgeApp {
                 Pending::SelectField(key, field) => {
                     self.inspector.jump_to(key.clone(), field);
                     self.selection = Some(key);
-                    if let Some(found) = self.dock.find_tab(&Tab::Inspector) {
-                        // Found just now, so it is there to activate.
-                        let _ = self.dock.set_active_tab(found);
-                    }
+                    self.show_tab(Tab::Inspector);
                 }
                 Pending::Inspector(action) => match action {
                     InspectorAction::Edit { op, label, gesture } => {
@@ -805,6 +810,7 @@ impl ActforgeApp {
             UiCommand::ToggleTheme => self.dark = !self.dark,
             UiCommand::ResetLayout => self.dock = default_layout(),
             UiCommand::Simulate => self.simulate(),
+            UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
         }
     }
 
@@ -972,15 +978,19 @@ impl ActforgeApp {
         }
     }
 
-    /// Shows the Simulate panel (adding it back if the layout lost it) and starts a run of the
-    /// current content.
-    fn simulate(&mut self) {
-        if let Some(found) = self.dock.find_tab(&Tab::Simulate) {
+    /// Brings a tab to the front, adding it back if the layout lost it.
+    fn show_tab(&mut self, tab: Tab) {
+        if let Some(found) = self.dock.find_tab(&tab) {
             // Found just now, so it is there to activate.
             let _ = self.dock.set_active_tab(found);
         } else {
-            self.dock.push_to_focused_leaf(Tab::Simulate);
+            self.dock.push_to_focused_leaf(tab);
         }
+    }
+
+    /// Shows the Simulate panel and starts a run of the current content.
+    fn simulate(&mut self) {
+        self.show_tab(Tab::Simulate);
         if let Workspace::Open(open) = &self.workspace {
             self.sim.start(open.document.project());
             self.log.push("Simulation started".to_owned());
@@ -1075,6 +1085,7 @@ struct Tabs<'a> {
     log: &'a [String],
     pending: &'a mut Vec<Pending>,
     sim: &'a mut SimPanel,
+    formula: &'a mut FormulaWorkbench,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1095,6 +1106,15 @@ impl TabViewer for Tabs<'_> {
             Tab::Inspector => self.inspector_ui(ui),
             Tab::Diagnostics => self.diagnostics_ui(ui),
             Tab::Log => self.log_ui(ui),
+            Tab::Formula => {
+                let project = match self.workspace {
+                    Workspace::Open(open) => Some(open.document.project()),
+                    Workspace::Failed { .. } => None,
+                };
+                let mut actions = Vec::new();
+                self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
+                self.pending.extend(actions.into_iter().map(Pending::Inspector));
+            }
             Tab::Simulate => {
                 let project = match self.workspace {
                     Workspace::Open(open) => Some(open.document.project()),

@@ -31,6 +31,8 @@ pub enum UiCommand {
     ResetLayout,
     /// Show the Simulate panel and run a simulation of the current content.
     Simulate,
+    /// Show the formula workbench (the selected named formula, or a scratch formula).
+    FormulaWorkbench,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -58,6 +60,7 @@ impl UiCommand {
         UiCommand::ToggleTheme,
         UiCommand::ResetLayout,
         UiCommand::Simulate,
+        UiCommand::FormulaWorkbench,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -75,6 +78,7 @@ impl UiCommand {
             UiCommand::ToggleTheme => "Toggle light theme",
             UiCommand::ResetLayout => "Reset layout",
             UiCommand::Simulate => "Simulate",
+            UiCommand::FormulaWorkbench => "Formula workbench",
         }
     }
 
@@ -93,6 +97,7 @@ impl UiCommand {
             UiCommand::ToggleTheme => "Switch between the dark and the light theme",
             UiCommand::ResetLayout => "Put every panel back where it starts",
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
+            UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
         }
     }
 
@@ -107,6 +112,7 @@ impl UiCommand {
             UiCommand::FindInProject => Some(command_shift(Key::F)),
             UiCommand::Duplicate => Some(command(Key::D)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
+            UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -135,6 +141,7 @@ impl UiCommand {
             UiCommand::ToggleTheme => icon::SUN,
             UiCommand::ResetLayout => icon::LAYOUT,
             UiCommand::Simulate => icon::CHART_BAR,
+            UiCommand::FormulaWorkbench => icon::FUNCTION,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod document;
+pub mod formula_editor;
 pub mod inspector;
 pub mod recovery;
 pub mod sim_cli;

@@ -425,3 +425,30 @@ fn opening_another_project_keeps_unsaved_edits_from_being_lost() {
     assert_eq!(harness.state().project().unwrap().manifest.name, "Knucklebones");
     assert_eq!(harness.state().selection(), None);
 }
+
+#[test]
+fn the_formula_tab_edits_a_named_formula_against_sample_inputs_and_shows_errors() {
+    let mut harness = harness();
+    select(&mut harness, "Formulas (2)", "Beacon strength · beacon_strength");
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::E);
+    harness.run_steps(3);
+    harness.get_by_label("Named formula f.beacon_strength");
+    // `hope` is a stat of the project: no sample needed, its start value is read.
+    harness.get_by_label_contains("= ");
+    type_into(&mut harness, "Formula text", " + c.bonus");
+    let formula = |harness: &Harness<'static, ActforgeApp>| {
+        harness.state().project().unwrap().formulas.get("beacon_strength").unwrap().expr.text().to_owned()
+    };
+    assert_eq!(formula(&harness), "clamp(hope / 10, 0, 1) * 100 + c.bonus");
+    // The new name gets a sample input.
+    harness.get_by_label("c.bonus");
+    // A syntax error shows with a caret under the offending character.
+    type_into(&mut harness, "Formula text", " +");
+    harness.get_by_label_contains("^");
+    // Typing was one gesture per focus: undo goes back to the file's text.
+    harness.key_press(Key::Escape);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(3);
+    assert_eq!(formula(&harness), "clamp(hope / 10, 0, 1) * 100");
+}
