@@ -204,6 +204,22 @@ pub struct ActforgeApp {
     sim: SimPanel,
     /// The Formula tab.
     formula: FormulaWorkbench,
+    /// A folder dialog waiting for the designer.
+    dialog: Option<FolderDialog>,
+}
+
+/// What a folder picked in a file dialog is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FolderPurpose {
+    New,
+    Open,
+    SaveAs,
+}
+
+/// A file dialog open on a worker thread: what it is for, and where its answer arrives.
+struct FolderDialog {
+    purpose: FolderPurpose,
+    answer: std::sync::mpsc::Receiver<Option<PathBuf>>,
 }
 
 /// An item changed on disk while it had unsaved edits.
@@ -243,6 +259,7 @@ impl ActforgeApp {
             conflicts: Vec::new(),
             sim: SimPanel::default(),
             formula: FormulaWorkbench::default(),
+            dialog: None,
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -499,6 +516,7 @@ impl ActforgeApp {
         self.recovery_ui(&ctx);
         self.conflict_ui(&ctx);
         self.apply_pending();
+        self.take_dialog_answer(&ctx);
         self.check_disk();
         if self.watch.is_some() {
             // File events arrive on another thread: look again soon even without input.
@@ -543,6 +561,8 @@ impl ActforgeApp {
         let open = matches!(self.workspace, Workspace::Open(_));
         match command {
             UiCommand::Save => self.document().is_some_and(Document::has_unsaved_changes),
+            UiCommand::NewProject | UiCommand::OpenProject => self.dialog.is_none(),
+            UiCommand::SaveAs => open && self.dialog.is_none(),
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
@@ -554,7 +574,11 @@ impl ActforgeApp {
     fn menu_bar_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
+                self.menu_item(ui, UiCommand::NewProject);
+                self.menu_item(ui, UiCommand::OpenProject);
+                ui.separator();
                 self.menu_item(ui, UiCommand::Save);
+                self.menu_item(ui, UiCommand::SaveAs);
                 self.menu_item(ui, UiCommand::Reload);
                 ui.separator();
                 ui.label(RichText::new("Recent projects").weak());
@@ -591,7 +615,7 @@ impl ActforgeApp {
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            for command in [UiCommand::Save, UiCommand::Reload] {
+            for command in [UiCommand::OpenProject, UiCommand::Save, UiCommand::Reload] {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
@@ -810,6 +834,9 @@ impl ActforgeApp {
             UiCommand::ToggleTheme => self.dark = !self.dark,
             UiCommand::ResetLayout => self.dock = default_layout(),
             UiCommand::Simulate => self.simulate(),
+            UiCommand::NewProject => self.ask_folder(FolderPurpose::New, "New project: choose an empty folder"),
+            UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
+            UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
             UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
         }
     }
@@ -994,6 +1021,76 @@ impl ActforgeApp {
         if let Workspace::Open(open) = &self.workspace {
             self.sim.start(open.document.project());
             self.log.push("Simulation started".to_owned());
+        }
+    }
+
+    /// Opens rfd's folder dialog (the desktop portal) on a worker thread; the answer is taken
+    /// in by a later frame, so the editor keeps drawing meanwhile.
+    fn ask_folder(&mut self, purpose: FolderPurpose, title: &str) {
+        if self.dialog.is_some() {
+            return;
+        }
+        let (sender, answer) = std::sync::mpsc::channel();
+        let dialog = rfd::AsyncFileDialog::new().set_title(title);
+        let spawned = std::thread::Builder::new().name("folder dialog".to_owned()).spawn(move || {
+            let picked = pollster::block_on(dialog.pick_folder()).map(|folder| folder.path().to_owned());
+            // The editor may have closed meanwhile: nobody to tell.
+            let _ = sender.send(picked);
+        });
+        match spawned {
+            Ok(_) => self.dialog = Some(FolderDialog { purpose, answer }),
+            Err(error) => self.log.push(format!("Could not open a file dialog: {error}")),
+        }
+    }
+
+    /// Carries out what the folder dialog answered, once it has.
+    fn take_dialog_answer(&mut self, ctx: &egui::Context) {
+        let Some(dialog) = &self.dialog else { return };
+        let answer = match dialog.answer.try_recv() {
+            Ok(answer) => answer,
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                ctx.request_repaint_after(std::time::Duration::from_millis(200));
+                return;
+            }
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+        };
+        let purpose = dialog.purpose;
+        self.dialog = None;
+        match (purpose, answer) {
+            (_, None) => self.log.push("No folder chosen".to_owned()),
+            (FolderPurpose::New, Some(folder)) => self.new_project_in(folder),
+            (FolderPurpose::Open, Some(folder)) => self.open_project(folder),
+            (FolderPurpose::SaveAs, Some(folder)) => self.save_as(folder),
+        }
+    }
+
+    /// Creates an empty project in `folder` (which must be new or empty) and opens it.
+    pub fn new_project_in(&mut self, folder: PathBuf) {
+        if self.document().is_some_and(Document::has_unsaved_changes) {
+            self.log.push("Not creating a project: there are unsaved changes (save or undo them first)".to_owned());
+            return;
+        }
+        match actforge_runtime::project::create_project(&folder) {
+            Ok(_) => self.open_project(folder),
+            Err(error) => self.log.push(format!("New project failed: {error}")),
+        }
+    }
+
+    /// Writes the whole project, unsaved edits included, into `folder` (which must be new or
+    /// empty), then goes on editing it there; the original files stay as they were.
+    pub fn save_as(&mut self, folder: PathBuf) {
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        match actforge_runtime::project::save_new_folder(open.document.project(), &folder) {
+            Ok(report) => {
+                open.document.mark_saved();
+                self.log.push(format!("Saved as {}: {} files written", folder.display(), report.written.len()));
+                if let Some(recovery) = &self.recovery {
+                    // The edits are on disk now: the recovery file of the old place is done.
+                    recovery.clear();
+                }
+                self.open_project(folder);
+            }
+            Err(error) => self.log.push(format!("Save as failed: {error}")),
         }
     }
 

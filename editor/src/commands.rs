@@ -7,8 +7,14 @@ use egui_phosphor::regular as icon;
 /// An action of the editor, carried out by the app after the frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UiCommand {
+    /// Create an empty project in a folder chosen in a dialog, and open it.
+    NewProject,
+    /// Open a project folder chosen in a dialog.
+    OpenProject,
     /// Write every changed item to disk.
     Save,
+    /// Write the whole project into a new folder chosen in a dialog, and go on editing there.
+    SaveAs,
     /// Read the project from disk again (undoable while there are no unsaved edits).
     Reload,
     /// Undo the last step.
@@ -48,7 +54,10 @@ const fn command_shift(key: Key) -> KeyboardShortcut {
 impl UiCommand {
     /// Every command, in palette order.
     pub const ALL: &'static [UiCommand] = &[
+        UiCommand::NewProject,
+        UiCommand::OpenProject,
         UiCommand::Save,
+        UiCommand::SaveAs,
         UiCommand::Reload,
         UiCommand::Undo,
         UiCommand::Redo,
@@ -66,7 +75,10 @@ impl UiCommand {
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
     pub fn label(self) -> &'static str {
         match self {
+            UiCommand::NewProject => "New project…",
+            UiCommand::OpenProject => "Open project…",
             UiCommand::Save => "Save",
+            UiCommand::SaveAs => "Save as…",
             UiCommand::Reload => "Reload from disk",
             UiCommand::Undo => "Undo",
             UiCommand::Redo => "Redo",
@@ -85,7 +97,10 @@ impl UiCommand {
     /// What the command does, for tooltips.
     pub fn description(self) -> &'static str {
         match self {
+            UiCommand::NewProject => "Create an empty project in a new folder and open it",
+            UiCommand::OpenProject => "Open a project folder",
             UiCommand::Save => "Write the changed items to disk",
+            UiCommand::SaveAs => "Write the whole project into a new folder and go on editing there",
             UiCommand::Reload => "Read the project from disk again",
             UiCommand::Undo => "Undo the last change",
             UiCommand::Redo => "Redo the last undone change",
@@ -104,7 +119,10 @@ impl UiCommand {
     /// The main keyboard shortcut.
     pub fn shortcut(self) -> Option<KeyboardShortcut> {
         match self {
+            UiCommand::NewProject => Some(command(Key::N)),
+            UiCommand::OpenProject => Some(command(Key::O)),
             UiCommand::Save => Some(command(Key::S)),
+            UiCommand::SaveAs => Some(command_shift(Key::S)),
             UiCommand::Undo => Some(command(Key::Z)),
             UiCommand::Redo => Some(command_shift(Key::Z)),
             UiCommand::CommandPalette => Some(command_shift(Key::P)),
@@ -129,7 +147,10 @@ impl UiCommand {
     /// The icon (a Phosphor glyph).
     pub fn icon(self) -> &'static str {
         match self {
+            UiCommand::NewProject => icon::FILE_PLUS,
+            UiCommand::OpenProject => icon::FOLDER_OPEN,
             UiCommand::Save => icon::FLOPPY_DISK,
+            UiCommand::SaveAs => icon::FLOPPY_DISK_BACK,
             UiCommand::Reload => icon::ARROWS_CLOCKWISE,
             UiCommand::Undo => icon::ARROW_COUNTER_CLOCKWISE,
             UiCommand::Redo => icon::ARROW_CLOCKWISE,

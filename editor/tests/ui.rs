@@ -452,3 +452,30 @@ fn the_formula_tab_edits_a_named_formula_against_sample_inputs_and_shows_errors(
     harness.run_steps(3);
     assert_eq!(formula(&harness), "clamp(hope / 10, 0, 1) * 100");
 }
+
+#[test]
+fn save_as_writes_the_edited_project_to_a_new_folder_and_new_creates_an_empty_one() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    select(&mut harness, "Acts (7)", "Tend the Lamp · tend_the_lamp");
+    type_into(&mut harness, "Label", " now");
+    let target = tempfile::tempdir().unwrap();
+    let copy = target.path().join("copy");
+    harness.state_mut().save_as(copy.clone());
+    harness.run_steps(2);
+    let written = std::fs::read_to_string(copy.join("acts/tend_the_lamp.ron")).unwrap();
+    assert!(written.contains("label: \"Tend the Lamp now\""), "{written}");
+    let original = std::fs::read_to_string(dir.path().join("acts/tend_the_lamp.ron")).unwrap();
+    assert!(original.contains("label: \"Tend the Lamp\","), "the original is left as it was");
+    assert!(!harness.state().title().contains('●'), "{}", harness.state().title());
+    assert_eq!(label_of(harness.state(), Kind::Act, "tend_the_lamp"), "Tend the Lamp now");
+    // A folder that is not empty is refused, with the reason in the log.
+    harness.state_mut().save_as(dir.path().to_owned());
+    assert!(harness.state().log().last().unwrap().contains("Save as failed"), "{:?}", harness.state().log());
+
+    let fresh = target.path().join("fresh");
+    harness.state_mut().new_project_in(fresh.clone());
+    harness.run_steps(2);
+    assert!(fresh.join("project.ron").is_file());
+    assert_eq!(harness.state().project().unwrap().item_count(), 0);
+}
