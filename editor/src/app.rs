@@ -312,6 +312,13 @@ impl ActforgeApp {
                 continue;
             }
             if open.document.is_dirty(&key) {
+                // A second event for the same change (editors write in steps) keeps the open
+                // conflict as the designer left it.
+                let known =
+                    self.conflicts.iter().any(|c| c.key == key && same_content(c.theirs.as_ref(), theirs.as_ref()));
+                if known {
+                    continue;
+                }
                 self.conflicts.retain(|conflict| conflict.key != key);
                 self.conflicts.push(Conflict { key, theirs, show_both: false });
             } else {

@@ -320,6 +320,14 @@ fn an_item_changed_on_disk_with_unsaved_edits_raises_a_conflict() {
     harness.run_steps(3);
     // Nothing was overwritten: my edit is still there.
     assert!(label_of(harness.state(), Kind::Card, "ember").contains("glow"));
+    // Show both: my version and the file's, side by side.
+    harness.get_by_label("Show both").click();
+    harness.run_steps(3);
+    harness.get_by_label("Mine");
+    harness.get_by_label("On disk");
+    // Mine shows in the item tab and in the conflict's left column.
+    assert_eq!(harness.query_all_by_label_contains("label: \"Ember glow\"").count(), 2);
+    harness.get_by_label_contains("label: \"Ember from outside\"");
     harness.get_by_role_and_label(Role::Button, "Take theirs").click();
     harness.run_steps(2);
     assert_eq!(label_of(harness.state(), Kind::Card, "ember"), "Ember from outside");
