@@ -11,8 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
+use actforge_runtime::formula::rename::rename_in_formula;
 use actforge_runtime::model::{
-    FieldPath, Item, Items, KindVisitor, KindVisitorMut, Manifest, Visitor, VisitorMut, Walk, slug_problem, walk_item,
+    Expr, FieldPath, Item, Items, KindVisitor, KindVisitorMut, Manifest, Visitor, VisitorMut, Walk, slug_problem,
+    walk_item,
 };
 use actforge_runtime::project::item_text;
 use actforge_runtime::{Kind, Project};
@@ -188,6 +190,12 @@ impl Visitor for FindReference<'_> {
             self.paths.push(path.clone());
         }
     }
+
+    fn expr(&mut self, path: &FieldPath, expr: &Expr) {
+        if rename_in_formula(expr.text(), self.kind, self.id, self.id).is_some() {
+            self.paths.push(path.clone());
+        }
+    }
 }
 
 /// Rewrites the references to one item.
@@ -201,6 +209,13 @@ impl VisitorMut for RenameReferences<'_> {
     fn reference(&mut self, _path: &FieldPath, target: Kind, slug: &mut String) {
         if target == self.kind && slug == self.from {
             self.to.clone_into(slug);
+        }
+    }
+
+    fn expr(&mut self, _path: &FieldPath, expr: &mut Expr) {
+        // Formulas name items too (`f.ID`, `stat.ID`, `table.card.ID`…).
+        if let Some(text) = rename_in_formula(expr.text(), self.kind, self.from, self.to) {
+            *expr = Expr::new(text);
         }
     }
 }

@@ -5,7 +5,7 @@
 use actforge_editor::document::{Document, History, ItemKey, Op, get_item, where_used};
 use actforge_runtime::model::Manifest;
 use actforge_runtime::{Kind, Project};
-use actforge_tests::{Rng, synthetic_project};
+use actforge_tests::{Rng, content, synthetic_project};
 use proptest::prelude::*;
 
 /// Every item key of a project, in kind and id order.
@@ -164,4 +164,24 @@ fn one_gesture_is_one_undo_step_and_dirty_marks_follow_the_content() {
     assert_eq!(get_item(document.project(), key.kind, &key.id).unwrap().item_label(), "Lan");
     document.mark_saved();
     assert!(!document.has_unsaved_changes());
+}
+
+#[test]
+fn renaming_a_stat_rewrites_the_formulas_that_read_it_in_one_undo_step() {
+    let project = actforge_runtime::project::load_folder(&content("lighthouse")).unwrap().project;
+    let key = ItemKey::new(Kind::Stat, "hope");
+    let users = where_used(&project, &key);
+    assert!(
+        users.iter().any(|(user, path)| user.id == "beacon_strength" && path.to_string() == "expr"),
+        "formulas that read the stat are listed where it is used: {users:?}"
+    );
+    let mut document = Document::new(project);
+    let mut history = History::new();
+    history.apply(&mut document, Op::Rename { key, to: "resolve".to_owned() }, "Rename", None).unwrap();
+    let formula =
+        |document: &Document| document.project().formulas.get("beacon_strength").unwrap().expr.text().to_owned();
+    assert_eq!(formula(&document), "clamp(resolve / 10, 0, 1) * 100");
+    assert_eq!(history.undo_len(), 1);
+    history.undo(&mut document).unwrap();
+    assert_eq!(formula(&document), "clamp(hope / 10, 0, 1) * 100");
 }

@@ -16,6 +16,7 @@ pub mod names;
 pub mod parser;
 pub mod print;
 pub mod query;
+pub mod rename;
 
 pub use ast::{Ast, AstKind, Lookup, Scope, Side};
 pub use code::Program;
