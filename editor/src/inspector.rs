@@ -71,6 +71,9 @@ pub struct InspectorState {
     /// A field to bring into view and mark (a diagnostic was clicked): the item, the field's
     /// path (`next_acts[2].act`) and whether it has been scrolled to.
     jump: Option<(ItemKey, String, bool)>,
+    /// Fields left at their default inside nested structures, by path (`effects`,
+    /// `next_acts/0`), for this item at this revision.
+    nested_absent: Option<(ItemKey, u64, BTreeMap<String, Vec<String>>)>,
 }
 
 impl InspectorState {
@@ -143,6 +146,11 @@ pub fn inspector_ui(
     };
     let mut meta = MetaCollector::default();
     item.walk_dyn(&mut meta);
+    let fresh = state.nested_absent.as_ref().is_some_and(|(k, revision, _)| k == key && *revision == input.revision);
+    if !fresh {
+        state.nested_absent = Some((key.clone(), input.revision, nested_absent_fields(key.kind, &json)));
+    }
+    let nested_absent = state.nested_absent.as_ref().map(|(_, _, found)| found.clone()).unwrap_or_default();
     let mut form = Form {
         project: input.project,
         key,
@@ -151,11 +159,16 @@ pub fn inspector_ui(
         changed: None,
         gesture_ended: false,
         selected: None,
+        nested_absent: &nested_absent,
+        add_field: None,
     };
     let mut edited = json.clone();
     egui::ScrollArea::vertical().id_salt("inspector_scroll").auto_shrink([false, false]).show(ui, |ui| {
         form.object_ui(ui, &mut Vec::new(), &mut edited, true);
         absent_fields_ui(ui, &mut form, &item, &mut edited);
+        if let Some((path, name)) = form.add_field.take() {
+            add_nested_field(&mut form, &mut edited, &path, &name);
+        }
         ui.add_space(8.0);
         where_used_ui(ui, input.project, key, actions);
         ui.add_space(8.0);
@@ -260,6 +273,10 @@ struct Form<'a> {
     gesture_ended: bool,
     /// A reference chip clicked: select its target.
     selected: Option<ItemKey>,
+    /// Fields at their default inside nested structures, by path.
+    nested_absent: &'a BTreeMap<String, Vec<String>>,
+    /// A nested field asked for: the structure's path and the field's name.
+    add_field: Option<(Vec<String>, String)>,
 }
 
 impl Form<'_> {
@@ -295,6 +312,22 @@ impl Form<'_> {
                 }
             },
         );
+        let absent = if top { None } else { self.nested_absent.get(&path.join("/")) };
+        if let Some(absent) = absent.filter(|absent| !absent.is_empty()) {
+            let name = format!("Set a field of {}", path_text(path));
+            let menu = ui.menu_button(format!("{}  Set a field", egui_phosphor::regular::PLUS), |ui| {
+                ui.label(RichText::new("Fields at their default (not written to the file)").weak());
+                for name in absent {
+                    if ui.button(humanise(name)).on_hover_text(format!("Set the field `{name}`")).clicked() {
+                        self.add_field = Some((path.clone(), name.clone()));
+                        ui.close();
+                    }
+                }
+            });
+            // Short on screen; the structure's path is in the tooltip and the accessible name.
+            let response = menu.response.on_hover_text(name.as_str());
+            response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
+        }
     }
 
     /// Marks the row of the field a diagnostic pointed at, and scrolls to it once.
@@ -640,6 +673,99 @@ fn expected_variants(error: &str) -> Option<Vec<String>> {
     let (_, list) = error.split_once("expected ")?;
     let variants: Vec<String> = list.split('`').skip(1).step_by(2).map(str::to_owned).collect();
     (!variants.is_empty()).then_some(variants)
+}
+
+/// The fields serde lists in "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
+fn expected_fields(error: &str) -> Option<Vec<String>> {
+    let (_, list) = error.split_once("unknown field")?.1.split_once("expected ")?;
+    let fields: Vec<String> = list.split('`').skip(1).step_by(2).map(str::to_owned).collect();
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// For every structure nested in the item's JSON form (not the item itself), the fields it
+/// leaves at their default: found by asking serde about a field no structure has.
+fn nested_absent_fields(kind: Kind, json: &Value) -> BTreeMap<String, Vec<String>> {
+    const PROBE: &str = "__actforge_probe";
+    fn visit(
+        kind: Kind,
+        root: &Value,
+        value: &Value,
+        path: &mut Vec<String>,
+        found: &mut BTreeMap<String, Vec<String>>,
+    ) {
+        match value {
+            Value::Object(map) => {
+                if !path.is_empty() {
+                    let mut probe = root.clone();
+                    let slot = path.iter().try_fold(&mut probe, |value, part| match value {
+                        Value::Object(map) => map.get_mut(part),
+                        Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
+                        _ => None,
+                    });
+                    if let Some(Value::Object(object)) = slot {
+                        object.insert(PROBE.to_owned(), Value::Null);
+                        if let Err(error) = item_from_json(kind, probe)
+                            && let Some(fields) = expected_fields(&error)
+                        {
+                            let absent: Vec<String> =
+                                fields.into_iter().filter(|name| !map.contains_key(name)).collect();
+                            found.insert(path.join("/"), absent);
+                        }
+                    }
+                }
+                for (name, field) in map {
+                    path.push(name.clone());
+                    visit(kind, root, field, path, found);
+                    path.pop();
+                }
+            }
+            Value::Array(list) => {
+                for (at, element) in list.iter().enumerate() {
+                    path.push(at.to_string());
+                    visit(kind, root, element, path, found);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = BTreeMap::new();
+    visit(kind, json, json, &mut Vec::new(), &mut found);
+    found
+}
+
+/// Sets `name` inside the structure at `path` to the first value the item accepts and writes
+/// (a default would not be written): a number, a flag, a text, then a list of one simplest
+/// element.
+fn add_nested_field(form: &mut Form<'_>, edited: &mut Value, path: &[String], name: &str) {
+    let mut candidates: Vec<Value> =
+        vec![Value::from(1), Value::Bool(true), Value::String("new".to_owned()), Value::Object(serde_json::Map::new())];
+    candidates.extend(CANDIDATES.iter().map(|element| Value::Array(vec![element()])));
+    let accepted = candidates.into_iter().find_map(|candidate| {
+        let mut probe = edited.clone();
+        let slot = path.iter().try_fold(&mut probe, |value, part| match value {
+            Value::Object(map) => map.get_mut(part),
+            Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
+            _ => None,
+        })?;
+        slot.as_object_mut()?.insert(name.to_owned(), candidate);
+        let written = item_from_json(form.key.kind, probe.clone()).ok()?.to_json().ok()?;
+        let kept = path.iter().try_fold(&written, |value, part| match value {
+            Value::Object(map) => map.get(part),
+            Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get(at)),
+            _ => None,
+        })?;
+        kept.as_object()?.contains_key(name).then_some(probe)
+    });
+    let mut full = path.to_vec();
+    full.push(name.to_owned());
+    match accepted {
+        Some(probe) => {
+            *edited = probe;
+            form.changed = Some((format!("Set {}", path_text(&full)), None));
+        }
+        None => form.state.absent_note = Some(format!("`{}`: add it in the RON text below.", path_text(&full))),
+    }
 }
 
 /// The fields the file leaves out because they hold their default: set one to edit it.

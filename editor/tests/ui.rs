@@ -487,3 +487,22 @@ fn save_as_writes_the_edited_project_to_a_new_folder_and_new_creates_an_empty_on
     assert!(fresh.join("project.ron").is_file());
     assert_eq!(harness.state().project().unwrap().item_count(), 0);
 }
+
+#[test]
+fn a_field_left_at_its_default_inside_a_structure_can_be_set_from_the_form() {
+    let mut harness = harness();
+    select(&mut harness, "Rules (12)", "Door bolted · door_bolted");
+    let rule = |harness: &Harness<'static, ActforgeApp>| {
+        harness.state().project().unwrap().rules.get("door_bolted").unwrap().effects.clone()
+    };
+    assert!(rule(&harness).card_modifiers.is_empty());
+    harness.get_by_label("Set a field of effects").click();
+    harness.run_steps(3);
+    harness.get_by_label("Card modifiers").click();
+    harness.run_steps(3);
+    assert_eq!(rule(&harness).card_modifiers.len(), 1, "a list of one simplest modifier");
+    assert!(harness.state().document().unwrap().is_dirty(&ItemKey::new(Kind::Rule, "door_bolted")));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(3);
+    assert!(rule(&harness).card_modifiers.is_empty());
+}
