@@ -698,7 +698,7 @@ impl Session {
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        let mut choices = self.choices_where(Movable::All, |_| true);
+        let mut choices = self.choices_where(Movable::All, true, |_| true);
         self.board_choices(&mut choices);
         choices.extend(self.tactics_choices());
         choices.extend(self.turn_choices());
@@ -710,12 +710,15 @@ impl Session {
     /// [`Session::choices`]: cheap, as no card is tried in any slot (players that run acts
     /// before they move cards ask this first).
     pub fn act_choices(&self) -> Vec<Choice> {
-        self.choices_where(Movable::None, |choice| matches!(choice, Choice::Start { .. } | Choice::Collect { .. }))
+        self.choices_where(Movable::None, false, |choice| {
+            matches!(choice, Choice::Start { .. } | Choice::Collect { .. })
+        })
     }
 
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
-    /// worked out for the slot choices it keeps, of the cards `movable` names.
-    fn choices_where(&self, movable: Movable, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+    /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
+    /// are only looked for when `flips` (a flip is wanted).
+    fn choices_where(&self, movable: Movable, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
@@ -756,9 +759,11 @@ impl Session {
                 choices.push(choice);
             }
         };
-        for (key, card) in &self.state.cards {
-            if card.face_down && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)) {
-                push(Choice::Flip { card: *key });
+        if flips {
+            for (key, card) in &self.state.cards {
+                if card.face_down && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)) {
+                    push(Choice::Flip { card: *key });
+                }
             }
         }
         for (token, window) in &self.state.windows {
@@ -781,10 +786,10 @@ impl Session {
                 if open.card.is_some() && !locked {
                     push(Choice::Unslot { token: *token, place });
                 }
-                let Some(slot) = self.content.project.slots.get(open.slot.as_str()) else { continue };
-                if locked {
+                if locked || cards.is_empty() {
                     continue;
                 }
+                let Some(slot) = self.content.project.slots.get(open.slot.as_str()) else { continue };
                 class_accepts.clear();
                 class_accepts.resize(classes.len(), None);
                 for (card, class) in &cards {
@@ -839,7 +844,8 @@ impl Session {
             Choice::Slot { card, .. } => Movable::Only(*card),
             _ => Movable::None,
         };
-        if self.choices_where(movable, |possible| possible == choice).is_empty() {
+        let flips = matches!(choice, Choice::Flip { .. });
+        if self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = Arc::clone(&self.content);

@@ -1623,13 +1623,18 @@ pub(super) fn accepts_by_counts(slot: &crate::model::Slot, state: &TableState, k
     if slot.accept_all {
         return true;
     }
+    // A card without sub-cards is counted in place (listing choices asks this of every card
+    // for every slot); a card holding others walks its tree.
+    let leaf = state.card(key).filter(|card| card.children.is_empty());
     let count = |entry: &FragmentCount| {
-        let fragment = match &entry.fragment {
-            FragmentRef::Aspect(id) => Fragment::Aspect(id.clone()),
-            FragmentRef::Card(id) => Fragment::Card(id.clone()),
+        let have = match (&entry.fragment, leaf) {
+            (FragmentRef::Aspect(id), Some(card)) => card.aspects.get(id),
+            (FragmentRef::Card(id), Some(card)) => i64::from(card.card == *id),
+            (FragmentRef::Aspect(id), None) => state.count(Holder::Card(key), &Fragment::Aspect(id.clone()), false),
+            (FragmentRef::Card(id), None) => state.count(Holder::Card(key), &Fragment::Card(id.clone()), false),
             _ => return (0, 1),
         };
-        (state.count(Holder::Card(key), &fragment, false), entry.count.as_int().unwrap_or(1))
+        (have, entry.count.as_int().unwrap_or(1))
     };
     slot.essential.iter().all(|entry| {
         let (have, need) = count(entry);
