@@ -129,6 +129,16 @@ enum Workspace {
     Failed { message: String },
 }
 
+impl Workspace {
+    /// The open project, if it opened.
+    fn project(&self) -> Option<&Project> {
+        match self {
+            Workspace::Open(open) => Some(open.document.project()),
+            Workspace::Failed { .. } => None,
+        }
+    }
+}
+
 /// What the palette window finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PaletteMode {
@@ -1211,19 +1221,13 @@ impl TabViewer for Tabs<'_> {
             Tab::Diagnostics => self.diagnostics_ui(ui),
             Tab::Log => self.log_ui(ui),
             Tab::Formula => {
-                let project = match self.workspace {
-                    Workspace::Open(open) => Some(open.document.project()),
-                    Workspace::Failed { .. } => None,
-                };
+                let project = self.workspace.project();
                 let mut actions = Vec::new();
                 self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
                 self.pending.extend(actions.into_iter().map(Pending::Inspector));
             }
             Tab::Simulate => {
-                let project = match self.workspace {
-                    Workspace::Open(open) => Some(open.document.project()),
-                    Workspace::Failed { .. } => None,
-                };
+                let project = self.workspace.project();
                 let mut select = Vec::new();
                 self.sim.ui(ui, project, &mut select);
                 self.pending.extend(select.into_iter().map(Pending::Select));

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
-use actforge_runtime::formula::rename::rename_in_formula;
+use actforge_runtime::formula::rename::{formula_names, rename_in_formula};
 use actforge_runtime::model::{
     Expr, FieldPath, Item, Items, KindVisitor, KindVisitorMut, Manifest, Visitor, VisitorMut, Walk, slug_problem,
     walk_item,
@@ -192,7 +192,7 @@ impl Visitor for FindReference<'_> {
     }
 
     fn expr(&mut self, path: &FieldPath, expr: &Expr) {
-        if rename_in_formula(expr.text(), self.kind, self.id, self.id).is_some() {
+        if formula_names(expr.text(), self.kind, self.id) {
             self.paths.push(path.clone());
         }
     }
@@ -347,8 +347,9 @@ pub fn search_text(project: &Project, query: &str, limit: usize) -> Vec<TextHit>
 fn snippet(text: &str, at: usize, len: usize) -> String {
     let chars: Vec<char> = text.chars().collect();
     // Lowercasing can change byte lengths: find the match's character position in the original.
-    let start = text.to_lowercase().get(..at).map_or(0, |before| before.chars().count());
-    let end = start + text.to_lowercase().get(at..at + len).map_or(0, |found| found.chars().count());
+    let lower = text.to_lowercase();
+    let start = lower.get(..at).map_or(0, |before| before.chars().count());
+    let end = start + lower.get(at..at + len).map_or(0, |found| found.chars().count());
     let from = start.saturating_sub(30);
     let to = (end + 30).min(chars.len());
     let mut out: String = chars.get(from..to).unwrap_or_default().iter().collect();

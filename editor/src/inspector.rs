@@ -443,11 +443,7 @@ impl Form<'_> {
         let found = crate::document::get_item(self.project, self.key.kind, &self.key.id)
             .and_then(|item| item.to_json().ok())
             .and_then(|mut json| {
-                let slot = path.iter().try_fold(&mut json, |value, part| match value {
-                    Value::Object(map) => map.get_mut(part),
-                    Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
-                    _ => None,
-                })?;
+                let slot = value_at_mut(&mut json, path)?;
                 *slot = Value::String("\u{1}probe".to_owned());
                 let error = item_from_json(self.key.kind, json).err()?;
                 expected_variants(&error)
@@ -627,15 +623,20 @@ impl Form<'_> {
         let json = item.to_json().ok()?;
         CANDIDATES.iter().find_map(|candidate| {
             let mut probe = json.clone();
-            let slot = path.iter().try_fold(&mut probe, |value, part| match value {
-                Value::Object(map) => map.get_mut(part),
-                Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
-                _ => None,
-            })?;
+            let slot = value_at_mut(&mut probe, path)?;
             *slot = Value::Array(vec![candidate()]);
             item_from_json(self.key.kind, probe).is_ok().then(candidate)
         })
     }
+}
+
+/// The value at `path` (field names and list indices) inside `value`.
+fn value_at_mut<'v>(value: &'v mut Value, path: &[String]) -> Option<&'v mut Value> {
+    path.iter().try_fold(value, |value, part| match value {
+        Value::Object(map) => map.get_mut(part),
+        Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
+        _ => None,
+    })
 }
 
 /// Values tried, simplest first, where the type of a field or element is not known.
@@ -697,12 +698,7 @@ fn nested_absent_fields(kind: Kind, json: &Value) -> BTreeMap<String, Vec<String
             Value::Object(map) => {
                 if !path.is_empty() {
                     let mut probe = root.clone();
-                    let slot = path.iter().try_fold(&mut probe, |value, part| match value {
-                        Value::Object(map) => map.get_mut(part),
-                        Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
-                        _ => None,
-                    });
-                    if let Some(Value::Object(object)) = slot {
+                    if let Some(Value::Object(object)) = value_at_mut(&mut probe, path) {
                         object.insert(PROBE.to_owned(), Value::Null);
                         if let Err(error) = item_from_json(kind, probe)
                             && let Some(fields) = expected_fields(&error)
@@ -743,19 +739,9 @@ fn add_nested_field(form: &mut Form<'_>, edited: &mut Value, path: &[String], na
     candidates.extend(CANDIDATES.iter().map(|element| Value::Array(vec![element()])));
     let accepted = candidates.into_iter().find_map(|candidate| {
         let mut probe = edited.clone();
-        let slot = path.iter().try_fold(&mut probe, |value, part| match value {
-            Value::Object(map) => map.get_mut(part),
-            Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get_mut(at)),
-            _ => None,
-        })?;
-        slot.as_object_mut()?.insert(name.to_owned(), candidate);
-        let written = item_from_json(form.key.kind, probe.clone()).ok()?.to_json().ok()?;
-        let kept = path.iter().try_fold(&written, |value, part| match value {
-            Value::Object(map) => map.get(part),
-            Value::Array(list) => part.parse::<usize>().ok().and_then(|at| list.get(at)),
-            _ => None,
-        })?;
-        kept.as_object()?.contains_key(name).then_some(probe)
+        value_at_mut(&mut probe, path)?.as_object_mut()?.insert(name.to_owned(), candidate);
+        let mut written = item_from_json(form.key.kind, probe.clone()).ok()?.to_json().ok()?;
+        value_at_mut(&mut written, path)?.as_object()?.contains_key(name).then_some(probe)
     });
     let mut full = path.to_vec();
     full.push(name.to_owned());

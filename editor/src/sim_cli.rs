@@ -104,13 +104,18 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             std::thread::sleep(Duration::from_millis(50));
         }
         bar.finish_and_clear();
-        worker.join().unwrap_or(Err(actforge_runtime::sim::SimError::Cancelled(progress.done())))
+        // A worker that panicked is a bug, not a cancel: say so, with how far it got.
+        worker.join().map_err(|_| format!("the simulation stopped unexpectedly after {} runs", progress.done()))
     });
     let elapsed = started.elapsed();
     let summary = match result {
-        Ok(summary) => summary,
-        Err(error) => {
+        Ok(Ok(summary)) => summary,
+        Ok(Err(error)) => {
             writeln!(err, "error: {error}")?;
+            return Ok(Outcome::Failure);
+        }
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
             return Ok(Outcome::Failure);
         }
     };

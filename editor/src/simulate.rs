@@ -121,7 +121,15 @@ impl SimPanel {
     /// Takes in a finished simulation's result.
     fn poll(&mut self) {
         let Some(running) = &self.running else { return };
-        if let Ok(result) = running.result.try_recv() {
+        let received = match running.result.try_recv() {
+            Ok(result) => Some(result),
+            Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            // The worker ended without answering: say so rather than spin forever.
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Some(Err("the simulation stopped without a result (see the log of the terminal)".to_owned()))
+            }
+        };
+        if let Some(result) = received {
             self.seconds = running.started.elapsed().as_secs_f64();
             self.running = None;
             if let Ok(summary) = &result

@@ -190,10 +190,7 @@ impl Hash for CampaignState {
         self.hand.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
-        for (id, value) in &self.meters {
-            id.hash(state);
-            value.to_bits().hash(state);
-        }
+        super::hash_values(&self.meters, state);
         self.result.hash(state);
     }
 }

@@ -162,6 +162,18 @@ pub enum Choice {
     },
 }
 
+/// Hashes named numbers (stats, meters) by their bits: `f64` is not `Hash`, and equal runs
+/// give equal bits.
+pub(super) fn hash_values<'v, K: Hash + 'v, H: Hasher>(
+    values: impl IntoIterator<Item = (&'v K, &'v f64)>,
+    state: &mut H,
+) {
+    for (name, value) in values {
+        name.hash(state);
+        value.to_bits().hash(state);
+    }
+}
+
 /// Something that happened, in order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Event {

@@ -189,10 +189,7 @@ impl Hash for TacticsState {
             unit.facing.to_bits().hash(state);
             unit.defeated.hash(state);
             unit.mount.hash(state);
-            for (name, value) in &unit.stats {
-                name.hash(state);
-                value.to_bits().hash(state);
-            }
+            super::hash_values(&unit.stats, state);
             for status in &unit.statuses {
                 status.name.hash(state);
                 status.remaining.hash(state);

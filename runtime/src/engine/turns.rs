@@ -94,10 +94,7 @@ impl Hash for TurnsState {
         self.deck_id.hash(state);
         self.deck.hash(state);
         self.rules.hash(state);
-        for (id, value) in &self.stored {
-            id.hash(state);
-            value.to_bits().hash(state);
-        }
+        super::hash_values(&self.stored, state);
         self.messages.hash(state);
         self.warnings.hash(state);
         self.outcome.hash(state);

@@ -35,10 +35,28 @@ fn word(kind: TokenKind<'_>) -> Option<&str> {
     }
 }
 
+/// Whether a lookup in `text` names the `kind` item `id` (a text that does not lex names none).
+pub fn formula_names(text: &str, kind: Kind, id: &str) -> bool {
+    !spans_naming(text, kind, id).is_empty()
+}
+
 /// `text` with every lookup that names the `kind` item `from` naming `to` instead, or `None`
 /// when nothing names it (or the text does not lex: a broken formula is left as written).
 pub fn rename_in_formula(text: &str, kind: Kind, from: &str, to: &str) -> Option<String> {
-    let tokens = tokenize(text).ok()?;
+    let replacements = spans_naming(text, kind, from);
+    if replacements.is_empty() {
+        return None;
+    }
+    let mut out = text.to_owned();
+    for (start, end) in replacements.into_iter().rev() {
+        out.replace_range(start..end, to);
+    }
+    Some(out)
+}
+
+/// The byte spans of the path segments in `text` that name the `kind` item `id`, in order.
+fn spans_naming(text: &str, kind: Kind, id: &str) -> Vec<(usize, usize)> {
+    let Ok(tokens) = tokenize(text) else { return Vec::new() };
     // Each path: the spans of its name segments, in order.
     let mut replacements: Vec<(usize, usize)> = Vec::new();
     let mut index = 0;
@@ -65,21 +83,14 @@ pub fn rename_in_formula(text: &str, kind: Kind, from: &str, to: &str) -> Option
         if !after_dot && !called {
             let words: Vec<&str> = segments.iter().map(|(word, ..)| *word).collect();
             if let Some((word, start, end)) = named_segment(kind, &words).and_then(|at| segments.get(at))
-                && *word == from
+                && *word == id
             {
                 replacements.push((*start, *end));
             }
         }
         index = next;
     }
-    if replacements.is_empty() {
-        return None;
-    }
-    let mut out = text.to_owned();
-    for (start, end) in replacements.into_iter().rev() {
-        out.replace_range(start..end, to);
-    }
-    Some(out)
+    replacements
 }
 
 #[cfg(test)]
