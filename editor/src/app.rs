@@ -22,6 +22,7 @@ use crate::document::{
 };
 use crate::formula_editor::FormulaWorkbench;
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
+use crate::preview::PreviewPanel;
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
@@ -60,6 +61,8 @@ pub enum Tab {
     Simulate,
     /// The formula workbench.
     Formula,
+    /// The embedded runtime playing the edited content.
+    Preview,
 }
 
 impl Tab {
@@ -72,13 +75,14 @@ impl Tab {
             Tab::Log => "Log",
             Tab::Simulate => "Simulate",
             Tab::Formula => "Formula",
+            Tab::Preview => "Preview",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item]);
+    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
@@ -214,6 +218,8 @@ pub struct ActforgeApp {
     sim: SimPanel,
     /// The Formula tab.
     formula: FormulaWorkbench,
+    /// The Preview tab: the runtime playing the document.
+    preview: PreviewPanel,
     /// A folder dialog waiting for the designer.
     dialog: Option<FolderDialog>,
 }
@@ -269,6 +275,7 @@ impl ActforgeApp {
             conflicts: Vec::new(),
             sim: SimPanel::default(),
             formula: FormulaWorkbench::default(),
+            preview: PreviewPanel::default(),
             dialog: None,
         };
         let opened = app.path.clone();
@@ -583,7 +590,14 @@ impl ActforgeApp {
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate | UiCommand::FormulaWorkbench => open,
+            UiCommand::QuickOpen
+            | UiCommand::FindInProject
+            | UiCommand::Simulate
+            | UiCommand::FormulaWorkbench
+            | UiCommand::PlayPause
+            | UiCommand::StepPreview
+            | UiCommand::RestartPreview => open,
+            UiCommand::PlayFromHere => open && self.selection.as_ref().is_some_and(|key| key.kind == Kind::Act),
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -627,6 +641,12 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
             });
+            ui.menu_button("Play", |ui| {
+                self.menu_item(ui, UiCommand::PlayPause);
+                self.menu_item(ui, UiCommand::StepPreview);
+                self.menu_item(ui, UiCommand::RestartPreview);
+                self.menu_item(ui, UiCommand::PlayFromHere);
+            });
         });
     }
 
@@ -637,6 +657,10 @@ impl ActforgeApp {
             }
             ui.separator();
             for command in [UiCommand::Undo, UiCommand::Redo] {
+                self.command_button(ui, command, self.enabled(command));
+            }
+            ui.separator();
+            for command in [UiCommand::PlayPause, UiCommand::StepPreview, UiCommand::RestartPreview] {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
@@ -678,12 +702,22 @@ impl ActforgeApp {
                 RichText::new(format!("{} {warnings}", severity_icon(Severity::Warning)))
                     .color(severity_colour(Severity::Warning)),
             );
+            if let Some(session) = self.preview.game.session() {
+                ui.separator();
+                let state = if self.preview.game.is_playing() { "playing" } else { "paused" };
+                ui.label(format!(
+                    "Preview {state} · tick {} · seed {} · hash {:016x}",
+                    session.state().tick,
+                    self.preview.game.seed(),
+                    session.state_hash()
+                ));
+            }
         });
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula };
+        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, preview, .. } = self;
+        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, preview };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -855,6 +889,20 @@ impl ActforgeApp {
             UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
             UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
             UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
+            UiCommand::PlayPause => {
+                self.show_tab(Tab::Preview);
+                let playing = self.preview.game.is_playing();
+                self.preview.game.set_playing(!playing);
+            }
+            UiCommand::StepPreview => {
+                self.show_tab(Tab::Preview);
+                self.preview.game.step();
+            }
+            UiCommand::RestartPreview => {
+                self.show_tab(Tab::Preview);
+                self.preview.game.restart();
+            }
+            UiCommand::PlayFromHere => self.play_from_here(),
         }
     }
 
@@ -1032,6 +1080,19 @@ impl ActforgeApp {
         }
     }
 
+    /// Starts the preview with the selected act running (nodes: the preview's campaign map offers
+    /// "Play from here" on each node).
+    fn play_from_here(&mut self) {
+        let Some(key) = self.selection.clone().filter(|key| key.kind == Kind::Act) else { return };
+        let line = format!("run {}", key.id);
+        self.show_tab(Tab::Preview);
+        if let Workspace::Open(open) = &self.workspace {
+            self.preview.game.sync(open.document.project(), open.document.revision());
+        }
+        self.preview.game.play_from(line.clone());
+        self.log.push(format!("Preview: play from `{line}`"));
+    }
+
     /// Shows the Simulate panel and starts a run of the current content.
     fn simulate(&mut self) {
         self.show_tab(Tab::Simulate);
@@ -1121,6 +1182,7 @@ impl ActforgeApp {
         }
         self.sim.cancel();
         self.workspace = Self::open(&path);
+        self.preview.game.reset();
         self.path = path;
         self.selection = None;
         self.history.clear();
@@ -1146,6 +1208,11 @@ impl ActforgeApp {
         &self.sim
     }
 
+    /// The Preview tab.
+    pub fn preview(&self) -> &PreviewPanel {
+        &self.preview
+    }
+
     /// Reads the project from disk again. With unsaved edits nothing is replaced (they would
     /// be lost): the log says so.
     fn reload(&mut self) {
@@ -1154,6 +1221,7 @@ impl ActforgeApp {
             return;
         }
         self.workspace = Self::open(&self.path);
+        self.preview.game.reset();
         self.history.clear();
         self.conflicts.clear();
         self.start_watching();
@@ -1200,6 +1268,7 @@ struct Tabs<'a> {
     pending: &'a mut Vec<Pending>,
     sim: &'a mut SimPanel,
     formula: &'a mut FormulaWorkbench,
+    preview: &'a mut PreviewPanel,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1225,6 +1294,15 @@ impl TabViewer for Tabs<'_> {
                 let mut actions = Vec::new();
                 self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
                 self.pending.extend(actions.into_iter().map(Pending::Inspector));
+            }
+            Tab::Preview => {
+                let document = match self.workspace {
+                    Workspace::Open(open) => Some(&open.document),
+                    Workspace::Failed { .. } => None,
+                };
+                let mut select = Vec::new();
+                self.preview.ui(ui, document, &mut select);
+                self.pending.extend(select.into_iter().map(Pending::Select));
             }
             Tab::Simulate => {
                 let project = self.workspace.project();

@@ -39,6 +39,14 @@ pub enum UiCommand {
     Simulate,
     /// Show the formula workbench (the selected named formula, or a scratch formula).
     FormulaWorkbench,
+    /// Show the preview and start or stop its clock.
+    PlayPause,
+    /// Move the preview's clock to the next timer or decay.
+    StepPreview,
+    /// Start the preview over from the entry.
+    RestartPreview,
+    /// Start the preview from the selected act or node ("play from here").
+    PlayFromHere,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -70,6 +78,10 @@ impl UiCommand {
         UiCommand::ResetLayout,
         UiCommand::Simulate,
         UiCommand::FormulaWorkbench,
+        UiCommand::PlayPause,
+        UiCommand::StepPreview,
+        UiCommand::RestartPreview,
+        UiCommand::PlayFromHere,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -91,6 +103,10 @@ impl UiCommand {
             UiCommand::ResetLayout => "Reset layout",
             UiCommand::Simulate => "Simulate",
             UiCommand::FormulaWorkbench => "Formula workbench",
+            UiCommand::PlayPause => "Play or pause the preview",
+            UiCommand::StepPreview => "Step the preview",
+            UiCommand::RestartPreview => "Restart the preview",
+            UiCommand::PlayFromHere => "Play from here",
         }
     }
 
@@ -113,6 +129,10 @@ impl UiCommand {
             UiCommand::ResetLayout => "Put every panel back where it starts",
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
             UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
+            UiCommand::PlayPause => "Show the preview and run or stop its game clock",
+            UiCommand::StepPreview => "Move the preview's clock to the next timer or decay",
+            UiCommand::RestartPreview => "Start the preview over from the project's entry",
+            UiCommand::PlayFromHere => "Start the preview with the selected act running in its token's window",
         }
     }
 
@@ -131,6 +151,10 @@ impl UiCommand {
             UiCommand::Duplicate => Some(command(Key::D)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
+            UiCommand::PlayPause => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F5)),
+            UiCommand::StepPreview => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F10)),
+            UiCommand::RestartPreview => Some(KeyboardShortcut::new(Modifiers::SHIFT, Key::F5)),
+            UiCommand::PlayFromHere => Some(command(Key::F5)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -163,6 +187,10 @@ impl UiCommand {
             UiCommand::ResetLayout => icon::LAYOUT,
             UiCommand::Simulate => icon::CHART_BAR,
             UiCommand::FormulaWorkbench => icon::FUNCTION,
+            UiCommand::PlayPause => icon::PLAY_PAUSE,
+            UiCommand::StepPreview => icon::SKIP_FORWARD,
+            UiCommand::RestartPreview => icon::ARROW_COUNTER_CLOCKWISE,
+            UiCommand::PlayFromHere => icon::PLAY_CIRCLE,
         }
     }
 

@@ -988,6 +988,26 @@ impl Session {
 
     /// The campaign choices: each path from the player's node that can be taken now (in the
     /// map's order), then `EndPhase`.
+    /// "Play from here": puts the player on `node` of the campaign's map (visited and captured),
+    /// outside the rules; nothing is paid and no node effect runs.
+    pub fn jump_to_node(&mut self, node: &str) -> Result<(), String> {
+        let content = Arc::clone(&self.content);
+        let campaign = self.campaign.as_mut().ok_or("the project has no campaign (no node map in its entry)")?;
+        let map = content
+            .project
+            .node_maps
+            .get(campaign.map.as_str())
+            .ok_or_else(|| format!("there is no node map `{}`", campaign.map))?;
+        let target = map.nodes.iter().find(|n| n.id.as_str() == node).ok_or_else(|| {
+            let known: Vec<&str> = map.nodes.iter().map(|n| n.id.as_str()).collect();
+            format!("node map `{}` has no node `{node}` (it has: {})", map.id, known.join(", "))
+        })?;
+        campaign.node = target.id.clone();
+        campaign.visited.insert(target.id.clone());
+        campaign.captured.insert(target.id.clone());
+        Ok(())
+    }
+
     pub(super) fn campaign_choices(&self) -> Vec<Choice> {
         let Some(campaign) = &self.campaign else { return Vec::new() };
         if campaign.result.is_some() || self.state.outcome.is_some() {

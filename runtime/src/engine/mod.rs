@@ -941,6 +941,39 @@ impl Session {
         events
     }
 
+    /// "Play from here": runs `act` at once in an idle window of its token, creating the token
+    /// when none is on the table. The act's entry test is not applied (a forced start, §2.8.4).
+    pub fn force_act(&mut self, act: &str) -> Result<Vec<Event>, String> {
+        let content = Arc::clone(&self.content);
+        let definition = content.project.acts.get(act).ok_or_else(|| format!("there is no act `{act}`"))?;
+        let token = definition.token.clone().ok_or_else(|| format!("act `{act}` names no token to run in"))?;
+        if self.state.outcome.is_some() {
+            return Err("the game has ended".to_owned());
+        }
+        let mut events = Vec::new();
+        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+        let idle = |state: &TableState| {
+            state.windows.iter().find(|(_, w)| w.token == token && w.status == Status::Idle).map(|(key, _)| *key)
+        };
+        let key = match idle(engine.state) {
+            Some(key) => key,
+            None => {
+                engine.state.pending_tokens.push(state::PendingToken {
+                    token: token.clone(),
+                    auto_run: None,
+                    memory: None,
+                });
+                engine.create_pending_tokens();
+                idle(engine.state).ok_or_else(|| format!("no idle window of token `{token}` can run `{act}`"))?
+            }
+        };
+        engine.force_start(key, &definition.id);
+        engine.end_step();
+        let evaluations = engine.evaluations;
+        self.counters.add(1, &events, evaluations);
+        Ok(events)
+    }
+
     /// The tick at which the next timer or running decay expires, if any does.
     pub fn next_due(&self) -> Option<u64> {
         let now = self.state.tick;

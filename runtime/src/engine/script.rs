@@ -153,6 +153,17 @@ impl Session {
             "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
             "play" => self.play_choice(rest)?,
             "end-turn" => Choice::EndTurn,
+            "run" => {
+                let act = words.next().ok_or("usage: run ACT")?;
+                let events = self.force_act(act)?;
+                self.record(events, report);
+                return Ok(String::new());
+            }
+            "jump" => {
+                let node = words.next().ok_or("usage: jump NODE")?;
+                self.jump_to_node(node)?;
+                return Ok(String::new());
+            }
             "go" => Choice::MoveToNode { node: crate::model::Id::new(words.next().ok_or("usage: go NODE")?) },
             "end-phase" => Choice::EndPhase,
             "smelt" => {
@@ -188,8 +199,8 @@ impl Session {
                 Some(result) => return result,
                 None => {
                     return Err(format!(
-                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, move, use, \
-                         play, end-turn, go, end-phase, smelt, expect, roll, place, ability, setup)"
+                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, move, use, \
+                         play, end-turn, go, jump, end-phase, smelt, expect, roll, place, ability, setup)"
                     ));
                 }
             },

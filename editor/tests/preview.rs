@@ -1,0 +1,164 @@
+//! The Preview tab: start the demo by clicking, drag a card into a slot, advance time, edit the
+//! running act and see its text change without a restart, scrub back one input.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+
+use std::path::PathBuf;
+
+use actforge_editor::app::{ActforgeApp, default_project_path};
+use actforge_editor::commands::UiCommand;
+use actforge_editor::preview::PreviewGame;
+use actforge_runtime::engine::{Session, Status};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn act_demo() -> PathBuf {
+    default_project_path().parent().unwrap().join("act-demo")
+}
+
+fn harness() -> Harness<'static, ActforgeApp> {
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(act_demo()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.run_steps(3);
+    harness
+}
+
+fn hedgerow_status(app: &ActforgeApp) -> Status {
+    let session = app.preview().game.session().unwrap();
+    let key = session.find_token("hedgerow").unwrap();
+    session.state().window(key).unwrap().status.clone()
+}
+
+#[test]
+fn the_designer_plays_the_demo_edits_the_running_act_and_scrubs_back() {
+    let mut harness = harness();
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log().len(), 0);
+
+    // Drag the basket into the hedgerow's satchel slot.
+    let from = harness.get_by_label("Wicker Basket").rect().center();
+    harness.drag_at(from);
+    harness.run_steps(1);
+    let to = harness.get_by_label("Satchel slot").rect().center();
+    harness.hover_at(to);
+    harness.run_steps(1);
+    harness.drop_at(to);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log(), ["slot basket hedgerow 0"]);
+    assert!(matches!(hedgerow_status(harness.state()), Status::Ready(_)));
+
+    // Click the token's start button: the act runs and shows its text.
+    harness.get_by_label_contains("Start The Hedgerow").click();
+    harness.run_steps(3);
+    assert_eq!(hedgerow_status(harness.state()), Status::Running);
+    harness.get_by_label("You push the snow aside with your boot and look for green.");
+
+    // Advance time with the clock: play a few frames, then pause.
+    harness.get_by_label(&format!("{} Play", egui_phosphor::regular::PLAY)).click();
+    harness.run_steps(20);
+    harness.get_by_label(&format!("{} Pause", egui_phosphor::regular::PAUSE)).click();
+    harness.run_steps(2);
+    let tick = harness.state().preview().game.session().unwrap().state().tick;
+    assert!(tick > 0, "the clock ran");
+    assert_eq!(hedgerow_status(harness.state()), Status::Running, "the act still runs after {tick} ticks");
+    let log = harness.state().preview().game.log().to_vec();
+    assert_eq!(log[..2], ["slot basket hedgerow 0".to_owned(), "start hedgerow".to_owned()]);
+    assert!(log[2].starts_with("wait "), "{log:?}");
+
+    // Edit the running act's text in the inspector: the preview shows it without a restart.
+    harness.get_by_label_contains("Acts (17)").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Forage · forage").click();
+    harness.run_steps(3);
+    harness.get_by_label("Text").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Text").type_text(" Frost bites.");
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.notice(), None);
+    assert_eq!(harness.state().preview().game.log(), log.as_slice(), "the inputs were replayed, not dropped");
+    assert_eq!(hedgerow_status(harness.state()), Status::Running);
+    harness.get_by_label("You push the snow aside with your boot and look for green. Frost bites.");
+    assert_eq!(harness.state().preview().game.session().unwrap().state().tick, tick, "the game kept its place");
+
+    // Scrub back one input, then another: the act is no longer running, the window is ready again.
+    harness.get_by_label_contains("Back one input").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().preview().game.played(), 2);
+    assert_eq!(harness.state().preview().game.session().unwrap().state().tick, 0);
+    harness.get_by_label_contains("Back one input").click();
+    harness.run_steps(2);
+    assert!(matches!(hedgerow_status(harness.state()), Status::Ready(_)));
+    harness.get_by_label_contains("Start The Hedgerow");
+    assert_eq!(harness.state().preview().game.log().len(), 3, "the later inputs stay until a new input replaces them");
+}
+
+fn demo_project() -> actforge_runtime::Project {
+    actforge_editor::cli::open_project(&act_demo()).unwrap().project
+}
+
+#[test]
+fn waits_merge_and_replay_to_the_same_state_as_live_play() {
+    let project = demo_project();
+    let mut game = PreviewGame::default();
+    game.sync(&project, 1);
+    for line in ["slot basket hedgerow", "start hedgerow", "wait 7", "wait 13", "wait 100", "collect hedgerow"] {
+        assert!(game.input(line), "{line}: {:?}", game.notice());
+    }
+    assert_eq!(
+        game.log(),
+        ["slot basket hedgerow", "start hedgerow", "wait 120", "collect hedgerow"].map(String::from)
+    );
+    let live = game.session().unwrap().state_hash();
+    game.jump_to(2);
+    game.jump_to(4);
+    assert_eq!(game.session().unwrap().state_hash(), live, "replay reaches the live state");
+    // The saved playtest plays to the same state in a fresh session.
+    let script = game.playtest_script("demo");
+    let mut session = Session::new(project, game.seed()).unwrap();
+    session.run_script(&script).unwrap();
+    assert_eq!(session.state_hash(), live);
+}
+
+#[test]
+fn an_edit_the_log_cannot_replay_onto_restarts_with_why_and_errors_keep_the_last_game() {
+    let mut project = demo_project();
+    let mut game = PreviewGame::default();
+    game.sync(&project, 1);
+    assert!(game.input("slot basket hedgerow"));
+    assert!(game.input("start hedgerow"));
+    // A broken formula: the preview keeps the last good game and lists the error.
+    let mut broken = project.clone();
+    broken.acts.get_mut("forage").unwrap().duration_ticks = actforge_runtime::model::Expr::new("60 +");
+    game.sync(&broken, 2);
+    assert!(!game.errors().is_empty());
+    assert_eq!(game.log().len(), 2);
+    // The satchel no longer takes tools: the first input cannot replay.
+    let satchel = project.slots.get_mut("satchel").unwrap();
+    satchel.forbidden = std::mem::take(&mut satchel.required);
+    game.sync(&project, 3);
+    assert!(game.errors().is_empty());
+    let notice = game.notice().unwrap();
+    assert!(notice.contains("input 1 `slot basket hedgerow`"), "{notice}");
+    assert!(notice.contains("no open slot of that window accepts `basket`"), "{notice}");
+    assert!(game.log().is_empty());
+}
+
+#[test]
+fn play_from_here_runs_the_act_at_once_and_refuses_unknown_acts() {
+    let project = demo_project();
+    let mut game = PreviewGame::default();
+    game.sync(&project, 1);
+    // Knocking at the door runs in the village token, which is not on the table at the start.
+    game.play_from("run knock_at_door".to_owned());
+    let session = game.session().unwrap();
+    let running: Vec<String> = game.highlight().acts.iter().map(ToString::to_string).collect();
+    assert!(running.contains(&"knock_at_door".to_owned()), "{running:?}");
+    let village = session.find_token("village").unwrap();
+    assert_eq!(session.state().window(village).unwrap().status, Status::Running);
+    assert!(game.playtest_script("demo").contains("run knock_at_door\n"));
+    game.play_from("run no_such_act".to_owned());
+    assert!(game.notice().unwrap().contains("there is no act `no_such_act`"));
+    assert!(game.highlight().acts.is_empty());
+}
