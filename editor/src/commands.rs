@@ -189,7 +189,7 @@ impl UiCommand {
             UiCommand::FormulaWorkbench => icon::FUNCTION,
             UiCommand::PlayPause => icon::PLAY_PAUSE,
             UiCommand::StepPreview => icon::SKIP_FORWARD,
-            UiCommand::RestartPreview => icon::ARROW_COUNTER_CLOCKWISE,
+            UiCommand::RestartPreview => icon::REWIND,
             UiCommand::PlayFromHere => icon::PLAY_CIRCLE,
         }
     }

@@ -300,7 +300,9 @@ impl PreviewGame {
     /// The inputs played so far as a playtest script `actforge play` runs.
     pub fn playtest_script(&self, project_name: &str) -> String {
         let mut script = format!("# Recorded in the Actforge preview: {project_name}, seed {}.\n", self.seed);
-        script.push_str(&format!("# Run with: actforge play <project> <this file> --seed {}\n", self.seed));
+        script.push_str("# Run with: actforge play <project> --script <this file> --seed ");
+        script.push_str(&self.seed.to_string());
+        script.push('\n');
         if let Some(start) = &self.start {
             script.push_str(start);
             script.push('\n');

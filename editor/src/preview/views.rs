@@ -190,11 +190,12 @@ fn window_ui(
                     ui.label(RichText::new(status_word(&window.status)).weak());
                 });
                 if !window.title.is_empty() {
-                    let title = ui.label(RichText::new(&window.title).heading());
-                    if let Some(act) = &window.active {
-                        if title.on_hover_text("Click to open the act").clicked() {
-                            select.push(ItemKey::new(Kind::Act, act.to_string()));
-                        }
+                    let title =
+                        ui.add(egui::Label::new(RichText::new(&window.title).heading()).sense(egui::Sense::click()));
+                    if let Some(act) = &window.active
+                        && title.on_hover_text("Click to open the act").clicked()
+                    {
+                        select.push(ItemKey::new(Kind::Act, act.to_string()));
                     }
                 }
                 timer_ui(ui, session, window);
@@ -513,13 +514,12 @@ fn tactics_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: 
         let offset = pointer - rect.min;
         let x = (offset.x / cell).floor() as u16;
         let y = height.saturating_sub(1).saturating_sub((offset.y / cell).floor() as u16);
-        if let Some(z) = reachable.get(&(x, y)) {
-            if let Some(choice) = choices
+        if let Some(z) = reachable.get(&(x, y))
+            && let Some(choice) = choices
                 .iter()
                 .find(|c| matches!(c, Choice::MoveUnit { x: cx, y: cy, z: cz, .. } if *cx == x && *cy == y && cz == z))
-            {
-                chosen.push(choice.clone());
-            }
+        {
+            chosen.push(choice.clone());
         }
     }
     response.on_hover_text("Click a tinted tile to move the active unit there");
@@ -680,7 +680,7 @@ fn meters_ui(ui: &mut egui::Ui, session: &Session) {
 fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
     let Some(campaign) = session.campaign() else { return };
     if !campaign.hand.is_empty() {
-        let hand: Vec<&str> = campaign.hand.iter().map(|card| card.as_str()).collect();
+        let hand: Vec<&str> = campaign.hand.iter().map(actforge_runtime::Id::as_str).collect();
         ui.label(format!("{} Hand: {}", icon::CARDS, hand.join(", ")));
     }
     ui.horizontal_wrapped(|ui| {

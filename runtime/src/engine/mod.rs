@@ -955,17 +955,13 @@ impl Session {
         let idle = |state: &TableState| {
             state.windows.iter().find(|(_, w)| w.token == token && w.status == Status::Idle).map(|(key, _)| *key)
         };
-        let key = match idle(engine.state) {
-            Some(key) => key,
-            None => {
-                engine.state.pending_tokens.push(state::PendingToken {
-                    token: token.clone(),
-                    auto_run: None,
-                    memory: None,
-                });
-                engine.create_pending_tokens();
-                idle(engine.state).ok_or_else(|| format!("no idle window of token `{token}` can run `{act}`"))?
-            }
+        let key = if let Some(key) = idle(engine.state) {
+            key
+        } else {
+            let pending = state::PendingToken { token: token.clone(), auto_run: None, memory: None };
+            engine.state.pending_tokens.push(pending);
+            engine.create_pending_tokens();
+            idle(engine.state).ok_or_else(|| format!("no idle window of token `{token}` can run `{act}`"))?
         };
         engine.force_start(key, &definition.id);
         engine.end_step();
