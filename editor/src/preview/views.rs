@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use actforge_runtime::Kind;
-use actforge_runtime::engine::{CardInstance, CardKey, Choice, Session, Status, TokenKey, Window};
+use actforge_runtime::engine::{CardInstance, CardKey, Choice, OpenSlot, Session, Status, TokenKey, Window};
 use actforge_runtime::model::{Colour, EdgeStyle, NodeKind};
 use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
@@ -96,23 +96,38 @@ fn table_ui(
 ) {
     heading_ui(ui, icon::CARDS, "Table");
     let dragged = egui::DragAndDrop::payload::<CardKey>(ui.ctx()).map(|key| *key);
-    ui.horizontal_wrapped(|ui| {
-        for (key, window) in &session.state().windows {
-            window_ui(ui, session, choices, *key, window, dragged, chosen, select);
-        }
+    let windows: Vec<(&TokenKey, &Window)> = session.state().windows.iter().collect();
+    wrapped_rows(ui, &windows, WINDOW_WIDTH + 24.0, |ui, (key, window)| {
+        window_ui(ui, session, choices, **key, window, dragged, chosen, select);
     });
     ui.add_space(4.0);
     ui.label(RichText::new("Cards on the table (drag one into a slot)").weak());
-    ui.horizontal_wrapped(|ui| {
-        for key in &session.state().table {
-            if let Some(card) = session.state().card(*key) {
-                card_ui(ui, session, choices, *key, card, chosen);
+    let cards: Vec<(CardKey, &CardInstance)> =
+        session.state().table.iter().filter_map(|key| session.state().card(*key).map(|card| (*key, card))).collect();
+    wrapped_rows(ui, &cards, CARD_WIDTH + 20.0, |ui, (key, card)| card_ui(ui, session, choices, *key, card, chosen));
+    if cards.is_empty() {
+        ui.label(RichText::new("No cards on the table.").weak());
+    }
+}
+
+/// The width of an act window on the table.
+const WINDOW_WIDTH: f32 = 260.0;
+/// The least width of a slot.
+const SLOT_WIDTH: f32 = 100.0;
+/// The least width of a card chip.
+const CARD_WIDTH: f32 = 100.0;
+
+/// Lays `items` out in rows of as many as fit the width (egui's wrapping layout cannot wrap
+/// framed groups, whose size is known only after drawing).
+fn wrapped_rows<T>(ui: &mut egui::Ui, items: &[T], item_width: f32, mut item_ui: impl FnMut(&mut egui::Ui, &T)) {
+    let per_row = ((ui.available_width() / item_width).floor() as usize).max(1);
+    for row in items.chunks(per_row) {
+        ui.horizontal(|ui| {
+            for item in row {
+                item_ui(ui, item);
             }
-        }
-        if session.state().table.is_empty() {
-            ui.label(RichText::new("No cards on the table.").weak());
-        }
-    });
+        });
+    }
 }
 
 /// A card on the table or in a lane: a coloured chip with its label and aspect badges, dragged
@@ -139,7 +154,7 @@ fn card_ui(
     let id = egui::Id::new(("preview_card", key.0));
     let chip = |ui: &mut egui::Ui| {
         egui::Frame::new().fill(fill).corner_radius(CornerRadius::same(6)).inner_margin(6.0).show(ui, |ui| {
-            ui.set_min_width(90.0);
+            ui.set_min_width(CARD_WIDTH - 12.0);
             ui.vertical(|ui| {
                 ui.label(RichText::new(&label).strong().color(text_on(fill)));
                 let badges: Vec<String> =
@@ -183,7 +198,7 @@ fn window_ui(
     egui::Frame::group(ui.style()).stroke(Stroke::new(2.0, colour)).corner_radius(CornerRadius::same(8)).show(
         ui,
         |ui| {
-            ui.set_width(260.0);
+            ui.set_width(WINDOW_WIDTH);
             ui.vertical(|ui| {
                 ui.horizontal(|ui| {
                     ui.label(RichText::new(format!("{} {name}", icon::COIN)).strong().color(colour));
@@ -205,12 +220,13 @@ fn window_ui(
                 slots_ui(ui, session, choices, token, window, dragged, chosen);
                 if !window.lane.is_empty() {
                     ui.label(RichText::new("Results").weak());
-                    ui.horizontal_wrapped(|ui| {
-                        for key in &window.lane {
-                            if let Some(card) = session.state().card(*key) {
-                                card_ui(ui, session, choices, *key, card, chosen);
-                            }
-                        }
+                    let lane: Vec<(CardKey, &CardInstance)> = window
+                        .lane
+                        .iter()
+                        .filter_map(|key| session.state().card(*key).map(|card| (*key, card)))
+                        .collect();
+                    wrapped_rows(ui, &lane, CARD_WIDTH + 20.0, |ui, (key, card)| {
+                        card_ui(ui, session, choices, *key, card, chosen);
                     });
                 }
                 window_buttons_ui(ui, choices, token, &name, chosen);
@@ -248,43 +264,44 @@ fn slots_ui(
     chosen: &mut Vec<Choice>,
 ) {
     let project = &session.content().project;
-    ui.horizontal_wrapped(|ui| {
-        for place in window.status_places() {
-            let Some(Some(open)) = window.places.get(place) else { continue };
-            let slot_label =
-                project.slots.get(open.slot.as_str()).map_or_else(|| open.slot.to_string(), |s| s.label.clone());
-            let fits = dragged.is_some_and(|card| choices.contains(&Choice::Slot { card, token, place }));
-            let stroke_colour = if fits { Color32::from_rgb(0x6c, 0xe4, 0x91) } else { kind_colour(Kind::Slot) };
-            let frame = egui::Frame::new()
-                .stroke(Stroke::new(if fits { 2.5 } else { 1.0 }, stroke_colour))
-                .corner_radius(CornerRadius::same(6))
-                .inner_margin(6.0);
-            let (_, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
-                ui.set_min_size(Vec2::new(100.0, 40.0));
-                ui.vertical(|ui| {
-                    ui.label(RichText::new(format!("{slot_label} slot")).small().color(stroke_colour));
-                    match open.card.and_then(|key| session.state().card(key).map(|card| (key, card))) {
-                        Some((_, card)) => {
-                            let label = project
-                                .cards
-                                .get(card.card.as_str())
-                                .map_or_else(|| card.card.to_string(), |c| c.label.clone());
-                            let unslot = Choice::Unslot { token, place };
-                            let can_take = choices.contains(&unslot);
-                            let button = egui::Button::new(format!("{label} {}", icon::X));
-                            if ui.add_enabled(can_take, button).on_hover_text("Take it out").clicked() {
-                                chosen.push(unslot);
-                            }
-                        }
-                        None => {
-                            ui.label(RichText::new("empty").weak());
+    let places: Vec<(usize, &OpenSlot)> = window
+        .status_places()
+        .filter_map(|place| window.places.get(place).and_then(Option::as_ref).map(|open| (place, open)))
+        .collect();
+    wrapped_rows(ui, &places, SLOT_WIDTH + 20.0, |ui, &(place, open)| {
+        let slot_label =
+            project.slots.get(open.slot.as_str()).map_or_else(|| open.slot.to_string(), |s| s.label.clone());
+        let fits = dragged.is_some_and(|card| choices.contains(&Choice::Slot { card, token, place }));
+        let stroke_colour = if fits { Color32::from_rgb(0x6c, 0xe4, 0x91) } else { kind_colour(Kind::Slot) };
+        let frame = egui::Frame::new()
+            .stroke(Stroke::new(if fits { 2.5 } else { 1.0 }, stroke_colour))
+            .corner_radius(CornerRadius::same(6))
+            .inner_margin(6.0);
+        let (_, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
+            ui.set_min_size(Vec2::new(SLOT_WIDTH, 40.0));
+            ui.vertical(|ui| {
+                ui.label(RichText::new(format!("{slot_label} slot")).small().color(stroke_colour));
+                match open.card.and_then(|key| session.state().card(key).map(|card| (key, card))) {
+                    Some((_, card)) => {
+                        let label = project
+                            .cards
+                            .get(card.card.as_str())
+                            .map_or_else(|| card.card.to_string(), |c| c.label.clone());
+                        let unslot = Choice::Unslot { token, place };
+                        let can_take = choices.contains(&unslot);
+                        let button = egui::Button::new(format!("{label} {}", icon::X));
+                        if ui.add_enabled(can_take, button).on_hover_text("Take it out").clicked() {
+                            chosen.push(unslot);
                         }
                     }
-                });
+                    None => {
+                        ui.label(RichText::new("empty").weak());
+                    }
+                }
             });
-            if let Some(card) = dropped {
-                chosen.push(Choice::Slot { card: *card, token, place });
-            }
+        });
+        if let Some(card) = dropped {
+            chosen.push(Choice::Slot { card: *card, token, place });
         }
     });
 }
@@ -310,9 +327,9 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
     let Some(turns) = session.turns() else { return };
     heading_ui(ui, icon::ARROWS_CLOCKWISE, &format!("Turns — turn {}", turns.turn));
     let project = &session.content().project;
-    ui.horizontal_wrapped(|ui| {
-        for (index, card_id) in turns.hand.iter().enumerate() {
-            let Some(card) = project.cards.get(card_id.as_str()) else { continue };
+    let hand: Vec<(usize, &actforge_runtime::model::CardId)> = turns.hand.iter().enumerate().collect();
+    wrapped_rows(ui, &hand, 200.0, |ui, &(index, card_id)| {
+        if let Some(card) = project.cards.get(card_id.as_str()) {
             let fill = colour32(card.colour);
             egui::Frame::new().fill(fill).corner_radius(CornerRadius::same(8)).inner_margin(8.0).show(ui, |ui| {
                 ui.set_width(170.0);
@@ -365,7 +382,7 @@ fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &m
     if let Some(outcome) = &game.outcome {
         ui.label(RichText::new(format!("{outcome:?}")).strong());
     }
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         for (index, side) in game.sides.iter().enumerate() {
             let active = index == game.active;
             let stroke =
