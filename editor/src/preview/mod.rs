@@ -55,8 +55,18 @@ impl PreviewPanel {
         let mut wants = views::Wants::default();
         let debug = &mut self.debug;
         let synthesis = &mut self.synthesis;
+        let choices = session.choices();
+        if views::has_table(session) {
+            egui::Panel::left("preview_table_cards").resizable(true).default_size(150.0).min_size(120.0).show_inside(
+                ui,
+                |ui| {
+                    egui::ScrollArea::vertical().id_salt("preview_cards_scroll").show(ui, |ui| {
+                        views::table_cards_ui(ui, session, &choices, &mut wants.chosen);
+                    });
+                },
+            );
+        }
         egui::ScrollArea::vertical().id_salt("preview_scroll").auto_shrink([false, false]).show(ui, |ui| {
-            let choices = session.choices();
             views::systems_ui(ui, session, &choices, debug, &mut wants, select);
             views::synthesis_ui(ui, session, synthesis, &mut wants.lines);
             views::choices_ui(ui, session, &choices, &mut wants.chosen);

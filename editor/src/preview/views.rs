@@ -51,7 +51,7 @@ pub fn systems_ui(
     if let Some(outcome) = &session.state().outcome {
         ui.label(RichText::new(format!("{} The game has ended: {outcome:?}", icon::FLAG_CHECKERED)).strong());
     }
-    if !session.state().windows.is_empty() || !session.state().table.is_empty() {
+    if has_table(session) {
         table_ui(ui, session, choices, chosen, select);
     }
     if session.turns().is_some() {
@@ -100,8 +100,17 @@ fn table_ui(
     wrapped_rows(ui, &windows, WINDOW_WIDTH + 24.0, |ui, (key, window)| {
         window_ui(ui, session, choices, **key, window, dragged, chosen, select);
     });
-    ui.add_space(4.0);
-    ui.label(RichText::new("Cards on the table (drag one into a slot)").weak());
+}
+
+/// Whether the session plays the table (act windows or cards).
+pub fn has_table(session: &Session) -> bool {
+    !session.state().windows.is_empty() || !session.state().table.is_empty()
+}
+
+/// The cards on the table, in a column beside the windows so both stay in view while dragging.
+pub fn table_cards_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
+    ui.label(RichText::new(format!("{} On the table", icon::CARDS)).strong());
+    ui.label(RichText::new("Drag a card into a slot").weak().small());
     let cards: Vec<(CardKey, &CardInstance)> =
         session.state().table.iter().filter_map(|key| session.state().card(*key).map(|card| (*key, card))).collect();
     wrapped_rows(ui, &cards, CARD_WIDTH + 20.0, |ui, (key, card)| card_ui(ui, session, choices, *key, card, chosen));
@@ -111,7 +120,7 @@ fn table_ui(
 }
 
 /// The width of an act window on the table.
-const WINDOW_WIDTH: f32 = 260.0;
+const WINDOW_WIDTH: f32 = 230.0;
 /// The least width of a slot.
 const SLOT_WIDTH: f32 = 100.0;
 /// The least width of a card chip.
