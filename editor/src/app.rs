@@ -25,6 +25,7 @@ use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspecto
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
+use crate::views::GraphViews;
 use crate::watch::FolderWatch;
 
 /// The bundled demo project, opened when no project is named.
@@ -60,6 +61,10 @@ pub enum Tab {
     Simulate,
     /// The formula workbench.
     Formula,
+    /// The act-chain graph.
+    ActGraph,
+    /// The node-map editor.
+    NodeMap,
 }
 
 impl Tab {
@@ -72,13 +77,15 @@ impl Tab {
             Tab::Log => "Log",
             Tab::Simulate => "Simulate",
             Tab::Formula => "Formula",
+            Tab::ActGraph => "Act chains",
+            Tab::NodeMap => "Node map",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item]);
+    let mut dock = DockState::new(vec![Tab::Item, Tab::ActGraph, Tab::NodeMap]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
@@ -99,6 +106,8 @@ pub enum Pending {
     OpenProject(PathBuf),
     /// Select an item and bring one of its fields into view in the inspector.
     SelectField(ItemKey, String),
+    /// Add a line to the log.
+    Log(String),
 }
 
 /// An open project.
@@ -216,6 +225,8 @@ pub struct ActforgeApp {
     formula: FormulaWorkbench,
     /// A folder dialog waiting for the designer.
     dialog: Option<FolderDialog>,
+    /// The act-chain and node-map graph views.
+    graphs: GraphViews,
 }
 
 /// What a folder picked in a file dialog is for.
@@ -270,6 +281,7 @@ impl ActforgeApp {
             sim: SimPanel::default(),
             formula: FormulaWorkbench::default(),
             dialog: None,
+            graphs: GraphViews::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -488,6 +500,16 @@ impl ActforgeApp {
         self.selection = Some(key);
     }
 
+    /// The graph views (act chains, node map): their highlight, state and requests.
+    pub fn graph_views_mut(&mut self) -> &mut GraphViews {
+        &mut self.graphs
+    }
+
+    /// The graph views, read-only.
+    pub fn graph_views(&self) -> &GraphViews {
+        &self.graphs
+    }
+
     /// The undo history.
     pub fn history(&self) -> &History {
         &self.history
@@ -583,7 +605,12 @@ impl ActforgeApp {
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate | UiCommand::FormulaWorkbench => open,
+            UiCommand::QuickOpen
+            | UiCommand::FindInProject
+            | UiCommand::Simulate
+            | UiCommand::FormulaWorkbench
+            | UiCommand::ActGraph
+            | UiCommand::NodeMap => open,
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -623,6 +650,8 @@ impl ActforgeApp {
                 ui.separator();
                 self.menu_item(ui, UiCommand::Simulate);
                 self.menu_item(ui, UiCommand::FormulaWorkbench);
+                self.menu_item(ui, UiCommand::ActGraph);
+                self.menu_item(ui, UiCommand::NodeMap);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
@@ -682,8 +711,8 @@ impl ActforgeApp {
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula };
+        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, graphs, path, .. } = self;
+        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, graphs, path };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -780,6 +809,7 @@ impl ActforgeApp {
                 Pending::Command(command) => self.run(command),
                 Pending::Select(key) => self.selection = Some(key),
                 Pending::OpenProject(path) => self.open_project(path),
+                Pending::Log(line) => self.log.push(line),
                 Pending::SelectField(key, field) => {
                     self.inspector.jump_to(key.clone(), field);
                     self.selection = Some(key);
@@ -855,6 +885,8 @@ impl ActforgeApp {
             UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
             UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
             UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
+            UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
+            UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
         }
     }
 
@@ -1200,6 +1232,8 @@ struct Tabs<'a> {
     pending: &'a mut Vec<Pending>,
     sim: &'a mut SimPanel,
     formula: &'a mut FormulaWorkbench,
+    graphs: &'a mut GraphViews,
+    path: &'a Path,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1231,6 +1265,20 @@ impl TabViewer for Tabs<'_> {
                 let mut select = Vec::new();
                 self.sim.ui(ui, project, &mut select);
                 self.pending.extend(select.into_iter().map(Pending::Select));
+            }
+            Tab::ActGraph | Tab::NodeMap => {
+                let Workspace::Open(open) = self.workspace else {
+                    ui.label("No project is open.");
+                    return;
+                };
+                let (mut actions, mut log) = (Vec::new(), Vec::new());
+                if *tab == Tab::ActGraph {
+                    self.graphs.act_ui(ui, &open.document, self.selection.as_ref(), self.path, &mut actions, &mut log);
+                } else {
+                    self.graphs.node_map_ui(ui, &open.document, self.selection.as_ref(), &mut actions, &mut log);
+                }
+                self.pending.extend(actions.into_iter().map(Pending::Inspector));
+                self.pending.extend(log.into_iter().map(Pending::Log));
             }
         }
     }

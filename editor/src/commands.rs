@@ -39,6 +39,10 @@ pub enum UiCommand {
     Simulate,
     /// Show the formula workbench (the selected named formula, or a scratch formula).
     FormulaWorkbench,
+    /// Show the act-chain graph.
+    ActGraph,
+    /// Show the node-map editor.
+    NodeMap,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -70,6 +74,8 @@ impl UiCommand {
         UiCommand::ResetLayout,
         UiCommand::Simulate,
         UiCommand::FormulaWorkbench,
+        UiCommand::ActGraph,
+        UiCommand::NodeMap,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -91,6 +97,8 @@ impl UiCommand {
             UiCommand::ResetLayout => "Reset layout",
             UiCommand::Simulate => "Simulate",
             UiCommand::FormulaWorkbench => "Formula workbench",
+            UiCommand::ActGraph => "Act chains",
+            UiCommand::NodeMap => "Node map",
         }
     }
 
@@ -113,6 +121,8 @@ impl UiCommand {
             UiCommand::ResetLayout => "Put every panel back where it starts",
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
             UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
+            UiCommand::ActGraph => "Show the acts as a graph of their links; drag wires to link acts",
+            UiCommand::NodeMap => "Edit a node map as a graph: nodes, paths and their unlock conditions",
         }
     }
 
@@ -131,6 +141,8 @@ impl UiCommand {
             UiCommand::Duplicate => Some(command(Key::D)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
+            UiCommand::ActGraph => Some(command_shift(Key::G)),
+            UiCommand::NodeMap => Some(command_shift(Key::M)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -163,6 +175,8 @@ impl UiCommand {
             UiCommand::ResetLayout => icon::LAYOUT,
             UiCommand::Simulate => icon::CHART_BAR,
             UiCommand::FormulaWorkbench => icon::FUNCTION,
+            UiCommand::ActGraph => icon::FLOW_ARROW,
+            UiCommand::NodeMap => icon::GRAPH,
         }
     }
 
