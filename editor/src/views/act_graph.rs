@@ -311,6 +311,8 @@ pub struct ActGraphView {
     /// Connections asked for outside a drag (tests, menus), done next frame like a drag's.
     requested: Vec<(String, LinkKind, String)>,
     message: Option<String>,
+    /// The snarl's own node selection last frame.
+    snarl_selected: Vec<NodeId>,
 }
 
 /// A view change waiting for the next frame (it needs the view's rectangle).
@@ -524,8 +526,20 @@ impl ActGraphView {
             new_act_at: None,
             delete: None,
         };
-        SnarlWidget::new().id_salt("act_graph").style(graph_style()).show(&mut self.snarl, &mut viewer, ui);
+        let snarl_id = egui::Id::new("act_graph");
+        SnarlWidget::new().id(snarl_id).style(graph_style()).show(&mut self.snarl, &mut viewer, ui);
         let ActViewer { drawn_highlight, to_global, new_act_at, delete, .. } = viewer;
+        // A node clicked in the snarl (it selects it) selects its act in the app.
+        let selected = egui_snarl::ui::get_selected_nodes(snarl_id, ui.ctx());
+        if selected != self.snarl_selected {
+            if let [node] = selected.as_slice()
+                && let Some(act) = self.snarl.get_node(*node)
+                && input.selection.is_none_or(|key| key.kind != Kind::Act || key.id != act.id)
+            {
+                actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, act.id.clone())));
+            }
+            self.snarl_selected = selected;
+        }
         self.drawn_highlight = drawn_highlight;
         self.to_global = to_global;
         if let Some(at) = new_act_at {
