@@ -26,6 +26,7 @@ use crate::preview::PreviewPanel;
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
+use crate::views::{GraphHighlight, GraphViews};
 use crate::watch::FolderWatch;
 
 /// The bundled demo project, opened when no project is named.
@@ -63,6 +64,10 @@ pub enum Tab {
     Formula,
     /// The embedded runtime playing the edited content.
     Preview,
+    /// The act-chain graph.
+    ActGraph,
+    /// The node-map editor.
+    NodeMap,
 }
 
 impl Tab {
@@ -76,13 +81,15 @@ impl Tab {
             Tab::Simulate => "Simulate",
             Tab::Formula => "Formula",
             Tab::Preview => "Preview",
+            Tab::ActGraph => "Act chains",
+            Tab::NodeMap => "Node map",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview]);
+    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
@@ -103,6 +110,8 @@ pub enum Pending {
     OpenProject(PathBuf),
     /// Select an item and bring one of its fields into view in the inspector.
     SelectField(ItemKey, String),
+    /// Add a line to the log.
+    Log(String),
 }
 
 /// An open project.
@@ -222,6 +231,8 @@ pub struct ActforgeApp {
     preview: PreviewPanel,
     /// A folder dialog waiting for the designer.
     dialog: Option<FolderDialog>,
+    /// The act-chain and node-map graph views.
+    graphs: GraphViews,
 }
 
 /// What a folder picked in a file dialog is for.
@@ -277,6 +288,7 @@ impl ActforgeApp {
             formula: FormulaWorkbench::default(),
             preview: PreviewPanel::default(),
             dialog: None,
+            graphs: GraphViews::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -495,6 +507,16 @@ impl ActforgeApp {
         self.selection = Some(key);
     }
 
+    /// The graph views (act chains, node map): their highlight, state and requests.
+    pub fn graph_views_mut(&mut self) -> &mut GraphViews {
+        &mut self.graphs
+    }
+
+    /// The graph views, read-only.
+    pub fn graph_views(&self) -> &GraphViews {
+        &self.graphs
+    }
+
     /// The undo history.
     pub fn history(&self) -> &History {
         &self.history
@@ -534,6 +556,7 @@ impl ActforgeApp {
         egui::Panel::top("menu_bar").show(ui, |ui| self.menu_bar_ui(ui));
         egui::Panel::top("toolbar").show(ui, |ui| self.toolbar_ui(ui));
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
+        self.highlight_preview_in_graphs();
         egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| self.dock_ui(ui));
         self.palette_ui(&ctx);
         self.confirm_delete_ui(&ctx);
@@ -552,6 +575,19 @@ impl ActforgeApp {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
         }
+    }
+
+    /// The graph views show what the preview runs: its acts, its campaign node and the path walked.
+    fn highlight_preview_in_graphs(&mut self) {
+        if self.preview.game.session().is_none() {
+            return;
+        }
+        let running = self.preview.game.highlight();
+        self.graphs.set_highlight(&GraphHighlight {
+            acts: running.acts.iter().map(ToString::to_string).collect(),
+            nodes: running.node.iter().map(ToString::to_string).collect(),
+            path: running.path.iter().map(ToString::to_string).collect(),
+        });
     }
 
     fn command_button(&mut self, ui: &mut egui::Ui, command: UiCommand, enabled: bool) {
@@ -594,6 +630,8 @@ impl ActforgeApp {
             | UiCommand::FindInProject
             | UiCommand::Simulate
             | UiCommand::FormulaWorkbench
+            | UiCommand::ActGraph
+            | UiCommand::NodeMap
             | UiCommand::PlayPause
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
@@ -637,6 +675,8 @@ impl ActforgeApp {
                 ui.separator();
                 self.menu_item(ui, UiCommand::Simulate);
                 self.menu_item(ui, UiCommand::FormulaWorkbench);
+                self.menu_item(ui, UiCommand::ActGraph);
+                self.menu_item(ui, UiCommand::NodeMap);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
@@ -716,8 +756,23 @@ impl ActforgeApp {
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, preview, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, preview };
+        let Self {
+            dock,
+            workspace,
+            filter,
+            selection,
+            inspector,
+            log,
+            pending,
+            sim,
+            formula,
+            preview,
+            graphs,
+            path,
+            ..
+        } = self;
+        let mut viewer =
+            Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, preview, graphs, path };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -814,6 +869,7 @@ impl ActforgeApp {
                 Pending::Command(command) => self.run(command),
                 Pending::Select(key) => self.selection = Some(key),
                 Pending::OpenProject(path) => self.open_project(path),
+                Pending::Log(line) => self.log.push(line),
                 Pending::SelectField(key, field) => {
                     self.inspector.jump_to(key.clone(), field);
                     self.selection = Some(key);
@@ -903,6 +959,8 @@ impl ActforgeApp {
                 self.preview.game.restart();
             }
             UiCommand::PlayFromHere => self.play_from_here(),
+            UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
+            UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
         }
     }
 
@@ -1269,6 +1327,8 @@ struct Tabs<'a> {
     sim: &'a mut SimPanel,
     formula: &'a mut FormulaWorkbench,
     preview: &'a mut PreviewPanel,
+    graphs: &'a mut GraphViews,
+    path: &'a Path,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1309,6 +1369,20 @@ impl TabViewer for Tabs<'_> {
                 let mut select = Vec::new();
                 self.sim.ui(ui, project, &mut select);
                 self.pending.extend(select.into_iter().map(Pending::Select));
+            }
+            Tab::ActGraph | Tab::NodeMap => {
+                let Workspace::Open(open) = self.workspace else {
+                    ui.label("No project is open.");
+                    return;
+                };
+                let (mut actions, mut log) = (Vec::new(), Vec::new());
+                if *tab == Tab::ActGraph {
+                    self.graphs.act_ui(ui, &open.document, self.selection.as_ref(), self.path, &mut actions, &mut log);
+                } else {
+                    self.graphs.node_map_ui(ui, &open.document, self.selection.as_ref(), &mut actions, &mut log);
+                }
+                self.pending.extend(actions.into_iter().map(Pending::Inspector));
+                self.pending.extend(log.into_iter().map(Pending::Log));
             }
         }
     }

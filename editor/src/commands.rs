@@ -47,6 +47,10 @@ pub enum UiCommand {
     RestartPreview,
     /// Start the preview from the selected act or node ("play from here").
     PlayFromHere,
+    /// Show the act-chain graph.
+    ActGraph,
+    /// Show the node-map editor.
+    NodeMap,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -82,6 +86,8 @@ impl UiCommand {
         UiCommand::StepPreview,
         UiCommand::RestartPreview,
         UiCommand::PlayFromHere,
+        UiCommand::ActGraph,
+        UiCommand::NodeMap,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -107,6 +113,8 @@ impl UiCommand {
             UiCommand::StepPreview => "Step the preview",
             UiCommand::RestartPreview => "Restart the preview",
             UiCommand::PlayFromHere => "Play from here",
+            UiCommand::ActGraph => "Act chains",
+            UiCommand::NodeMap => "Node map",
         }
     }
 
@@ -133,6 +141,8 @@ impl UiCommand {
             UiCommand::StepPreview => "Move the preview's clock to the next timer or decay",
             UiCommand::RestartPreview => "Start the preview over from the project's entry",
             UiCommand::PlayFromHere => "Start the preview with the selected act running in its token's window",
+            UiCommand::ActGraph => "Show the acts as a graph of their links; drag wires to link acts",
+            UiCommand::NodeMap => "Edit a node map as a graph: nodes, paths and their unlock conditions",
         }
     }
 
@@ -155,6 +165,8 @@ impl UiCommand {
             UiCommand::StepPreview => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F10)),
             UiCommand::RestartPreview => Some(KeyboardShortcut::new(Modifiers::SHIFT, Key::F5)),
             UiCommand::PlayFromHere => Some(command(Key::F5)),
+            UiCommand::ActGraph => Some(command_shift(Key::G)),
+            UiCommand::NodeMap => Some(command_shift(Key::M)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -191,6 +203,8 @@ impl UiCommand {
             UiCommand::StepPreview => icon::SKIP_FORWARD,
             UiCommand::RestartPreview => icon::REWIND,
             UiCommand::PlayFromHere => icon::PLAY_CIRCLE,
+            UiCommand::ActGraph => icon::FLOW_ARROW,
+            UiCommand::NodeMap => icon::GRAPH,
         }
     }
 

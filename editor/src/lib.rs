@@ -13,4 +13,5 @@ pub mod recovery;
 pub mod sim_cli;
 pub mod simulate;
 pub mod style;
+pub mod views;
 pub mod watch;

@@ -1008,6 +1008,32 @@ mod tests {
     }
 
     #[test]
+    fn node_maps_report_unreachable_nodes_and_unknown_names_in_unlock_conditions() {
+        let mut project = Project::new("p");
+        let node = |id: &str| MapNode { id: Id::new(id), ..MapNode::default() };
+        project.node_maps.insert(NodeMap {
+            id: Id::new("map"),
+            start: Some(Id::new("a")),
+            nodes: vec![node("a"), node("b"), node("c")],
+            edges: vec![MapEdge {
+                from: Id::new("a"),
+                to: Id::new("b"),
+                style: crate::model::EdgeStyle::Dashed,
+                unlock: Some(Expr::new("node.b.visited + mystery")),
+                cost: Expr::default(),
+            }],
+            ..NodeMap::default()
+        });
+        let found = messages(&project);
+        assert!(found.iter().any(|m| m.contains("the node `c` cannot be reached from the start `a`")), "{found:?}");
+        assert!(
+            found.iter().any(|m| m.contains("edges[0].unlock") && m.contains("unknown name `mystery`")),
+            "{found:?}"
+        );
+        assert!(!found.iter().any(|m| m.contains("node.b.visited")), "{found:?}");
+    }
+
+    #[test]
     fn tile_overlaps_and_bad_insets_are_reported() {
         use crate::model::{Column, Tile};
         let mut project = Project::new("p");

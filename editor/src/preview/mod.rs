@@ -57,7 +57,7 @@ impl PreviewPanel {
         let synthesis = &mut self.synthesis;
         let choices = session.choices();
         if views::has_table(session) {
-            egui::Panel::left("preview_table_cards").resizable(true).default_size(150.0).min_size(120.0).show_inside(
+            egui::Panel::left("preview_table_cards").resizable(true).default_size(150.0).min_size(120.0).show(
                 ui,
                 |ui| {
                     egui::ScrollArea::vertical().id_salt("preview_cards_scroll").show(ui, |ui| {
