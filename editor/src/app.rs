@@ -22,6 +22,7 @@ use crate::document::{
 };
 use crate::formula_editor::FormulaWorkbench;
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
+use crate::map_view::editor::MapEditor;
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
@@ -60,6 +61,8 @@ pub enum Tab {
     Simulate,
     /// The formula workbench.
     Formula,
+    /// The tile-map editor.
+    TileMap,
 }
 
 impl Tab {
@@ -72,6 +75,7 @@ impl Tab {
             Tab::Log => "Log",
             Tab::Simulate => "Simulate",
             Tab::Formula => "Formula",
+            Tab::TileMap => "Tile map",
         }
     }
 }
@@ -216,6 +220,8 @@ pub struct ActforgeApp {
     formula: FormulaWorkbench,
     /// A folder dialog waiting for the designer.
     dialog: Option<FolderDialog>,
+    /// The Tile map tab.
+    map_editor: MapEditor,
 }
 
 /// What a folder picked in a file dialog is for.
@@ -270,6 +276,7 @@ impl ActforgeApp {
             sim: SimPanel::default(),
             formula: FormulaWorkbench::default(),
             dialog: None,
+            map_editor: MapEditor::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -488,6 +495,11 @@ impl ActforgeApp {
         self.selection = Some(key);
     }
 
+    /// The Tile map tab's state (tools, view).
+    pub fn map_editor(&self) -> &MapEditor {
+        &self.map_editor
+    }
+
     /// The undo history.
     pub fn history(&self) -> &History {
         &self.history
@@ -584,6 +596,7 @@ impl ActforgeApp {
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
             UiCommand::QuickOpen | UiCommand::FindInProject | UiCommand::Simulate | UiCommand::FormulaWorkbench => open,
+            UiCommand::TileMapEditor => open,
             UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
         }
     }
@@ -682,8 +695,8 @@ impl ActforgeApp {
     }
 
     fn dock_ui(&mut self, ui: &mut egui::Ui) {
-        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, .. } = self;
-        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula };
+        let Self { dock, workspace, filter, selection, inspector, log, pending, sim, formula, map_editor, .. } = self;
+        let mut viewer = Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, map_editor };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -855,6 +868,7 @@ impl ActforgeApp {
             UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
             UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
             UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
+            UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
         }
     }
 
@@ -1200,6 +1214,7 @@ struct Tabs<'a> {
     pending: &'a mut Vec<Pending>,
     sim: &'a mut SimPanel,
     formula: &'a mut FormulaWorkbench,
+    map_editor: &'a mut MapEditor,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1224,6 +1239,11 @@ impl TabViewer for Tabs<'_> {
                 let project = self.workspace.project();
                 let mut actions = Vec::new();
                 self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
+                self.pending.extend(actions.into_iter().map(Pending::Inspector));
+            }
+            Tab::TileMap => {
+                let mut actions = Vec::new();
+                self.map_editor.ui(ui, self.workspace.project(), self.selection.as_ref(), &mut actions);
                 self.pending.extend(actions.into_iter().map(Pending::Inspector));
             }
             Tab::Simulate => {
@@ -1284,6 +1304,9 @@ impl Tabs<'_> {
                             let response = ui.selectable_label(selected, format!("{}  {text}{dirty}", kind_icon(kind)));
                             if response.clicked() {
                                 self.pending.push(Pending::Select(key));
+                            }
+                            if response.double_clicked() && kind == Kind::TileMap {
+                                self.pending.push(Pending::Command(UiCommand::TileMapEditor));
                             }
                         }
                     };

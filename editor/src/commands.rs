@@ -39,6 +39,8 @@ pub enum UiCommand {
     Simulate,
     /// Show the formula workbench (the selected named formula, or a scratch formula).
     FormulaWorkbench,
+    /// Show the tile-map editor (the selected tile map, or the first).
+    TileMapEditor,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -70,6 +72,7 @@ impl UiCommand {
         UiCommand::ResetLayout,
         UiCommand::Simulate,
         UiCommand::FormulaWorkbench,
+        UiCommand::TileMapEditor,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -91,6 +94,7 @@ impl UiCommand {
             UiCommand::ResetLayout => "Reset layout",
             UiCommand::Simulate => "Simulate",
             UiCommand::FormulaWorkbench => "Formula workbench",
+            UiCommand::TileMapEditor => "Tile map editor",
         }
     }
 
@@ -113,6 +117,7 @@ impl UiCommand {
             UiCommand::ResetLayout => "Put every panel back where it starts",
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
             UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
+            UiCommand::TileMapEditor => "Edit the selected tile map in 3D: build, reshape, paint, markers",
         }
     }
 
@@ -131,6 +136,7 @@ impl UiCommand {
             UiCommand::Duplicate => Some(command(Key::D)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
+            UiCommand::TileMapEditor => Some(command_shift(Key::M)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -163,6 +169,7 @@ impl UiCommand {
             UiCommand::ResetLayout => icon::LAYOUT,
             UiCommand::Simulate => icon::CHART_BAR,
             UiCommand::FormulaWorkbench => icon::FUNCTION,
+            UiCommand::TileMapEditor => icon::CUBE,
         }
     }
 
