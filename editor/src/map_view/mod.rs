@@ -97,7 +97,7 @@ impl Default for MapViewState {
         Self {
             camera: Camera::default(),
             edited_level: 0,
-            slicing: Slicing::GhostAbove,
+            slicing: Slicing::ShowAll,
             show_grid: true,
             primary_drag_orbits: false,
             scene: None,

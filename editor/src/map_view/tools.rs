@@ -218,13 +218,20 @@ fn face_neighbours(map: &TileMap, at: TileRef, face: Face) -> Vec<TileRef> {
         let (Ok(x), Ok(y)) = (u16::try_from(x), u16::try_from(y)) else { continue };
         for other in tiles_at(map, x, y) {
             let (other_low, other_high) = (i64::from(other.z), i64::from(other.top_z()));
-            let touches = match face {
-                Face::Top => (other_high - high).abs() <= 1,
-                Face::Bottom => (other_low - low).abs() <= 1,
-                // Sides: stacked in the same column, or overlapping beside it.
-                _ if (dx, dy) == (0, 0) => other_low == high || other_high == low,
-                _ => other_low < high && low < other_high,
+            // A top (bottom) covered by a tile right on (under) it is not a face to paint.
+            let covered = match face {
+                Face::Top => tiles_at(map, x, y).iter().any(|t| u32::from(t.z) == other.top_z()),
+                Face::Bottom => tiles_at(map, x, y).iter().any(|t| t.top_z() == u32::from(other.z)),
+                _ => false,
             };
+            let touches = !covered
+                && match face {
+                    Face::Top => (other_high - high).abs() <= 1,
+                    Face::Bottom => (other_low - low).abs() <= 1,
+                    // Sides: stacked in the same column, or overlapping beside it.
+                    _ if (dx, dy) == (0, 0) => other_low == high || other_high == low,
+                    _ => other_low < high && low < other_high,
+                };
             if touches && !((dx, dy) == (0, 0) && other.z == this.z) {
                 out.push(TileRef { cell_x: x, cell_y: y, z: other.z });
             }
