@@ -22,6 +22,7 @@ use crate::document::{
 };
 use crate::formula_editor::FormulaWorkbench;
 use crate::inspector::{InspectorAction, InspectorInput, InspectorState, inspector_ui};
+use crate::map_view::editor::MapEditor;
 use crate::preview::PreviewPanel;
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
@@ -68,6 +69,8 @@ pub enum Tab {
     ActGraph,
     /// The node-map editor.
     NodeMap,
+    /// The tile-map editor.
+    TileMap,
 }
 
 impl Tab {
@@ -83,13 +86,14 @@ impl Tab {
             Tab::Preview => "Preview",
             Tab::ActGraph => "Act chains",
             Tab::NodeMap => "Node map",
+            Tab::TileMap => "Tile map",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap]);
+    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
@@ -233,6 +237,8 @@ pub struct ActforgeApp {
     dialog: Option<FolderDialog>,
     /// The act-chain and node-map graph views.
     graphs: GraphViews,
+    /// The Tile map tab.
+    map_editor: MapEditor,
 }
 
 /// What a folder picked in a file dialog is for.
@@ -289,6 +295,7 @@ impl ActforgeApp {
             preview: PreviewPanel::default(),
             dialog: None,
             graphs: GraphViews::default(),
+            map_editor: MapEditor::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
@@ -517,6 +524,11 @@ impl ActforgeApp {
         &self.graphs
     }
 
+    /// The Tile map tab's state (tools, view).
+    pub fn map_editor(&self) -> &MapEditor {
+        &self.map_editor
+    }
+
     /// The undo history.
     pub fn history(&self) -> &History {
         &self.history
@@ -632,6 +644,7 @@ impl ActforgeApp {
             | UiCommand::FormulaWorkbench
             | UiCommand::ActGraph
             | UiCommand::NodeMap
+            | UiCommand::TileMapEditor
             | UiCommand::PlayPause
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
@@ -769,10 +782,23 @@ impl ActforgeApp {
             preview,
             graphs,
             path,
+            map_editor,
             ..
         } = self;
-        let mut viewer =
-            Tabs { workspace, filter, selection, inspector, log, pending, sim, formula, preview, graphs, path };
+        let mut viewer = Tabs {
+            workspace,
+            filter,
+            selection,
+            inspector,
+            log,
+            pending,
+            sim,
+            formula,
+            preview,
+            graphs,
+            path,
+            map_editor,
+        };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
             .show_close_buttons(false)
@@ -961,6 +987,7 @@ impl ActforgeApp {
             UiCommand::PlayFromHere => self.play_from_here(),
             UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
             UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
+            UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
         }
     }
 
@@ -1329,6 +1356,7 @@ struct Tabs<'a> {
     preview: &'a mut PreviewPanel,
     graphs: &'a mut GraphViews,
     path: &'a Path,
+    map_editor: &'a mut MapEditor,
 }
 
 impl TabViewer for Tabs<'_> {
@@ -1363,6 +1391,11 @@ impl TabViewer for Tabs<'_> {
                 let mut select = Vec::new();
                 self.preview.ui(ui, document, &mut select);
                 self.pending.extend(select.into_iter().map(Pending::Select));
+            }
+            Tab::TileMap => {
+                let mut actions = Vec::new();
+                self.map_editor.ui(ui, self.workspace.project(), self.selection.as_ref(), &mut actions);
+                self.pending.extend(actions.into_iter().map(Pending::Inspector));
             }
             Tab::Simulate => {
                 let project = self.workspace.project();
@@ -1436,6 +1469,9 @@ impl Tabs<'_> {
                             let response = ui.selectable_label(selected, format!("{}  {text}{dirty}", kind_icon(kind)));
                             if response.clicked() {
                                 self.pending.push(Pending::Select(key));
+                            }
+                            if response.double_clicked() && kind == Kind::TileMap {
+                                self.pending.push(Pending::Command(UiCommand::TileMapEditor));
                             }
                         }
                     };

@@ -51,6 +51,8 @@ pub enum UiCommand {
     ActGraph,
     /// Show the node-map editor.
     NodeMap,
+    /// Show the tile-map editor (the selected tile map, or the first).
+    TileMapEditor,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -88,6 +90,7 @@ impl UiCommand {
         UiCommand::PlayFromHere,
         UiCommand::ActGraph,
         UiCommand::NodeMap,
+        UiCommand::TileMapEditor,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -115,6 +118,7 @@ impl UiCommand {
             UiCommand::PlayFromHere => "Play from here",
             UiCommand::ActGraph => "Act chains",
             UiCommand::NodeMap => "Node map",
+            UiCommand::TileMapEditor => "Tile map editor",
         }
     }
 
@@ -143,6 +147,7 @@ impl UiCommand {
             UiCommand::PlayFromHere => "Start the preview with the selected act running in its token's window",
             UiCommand::ActGraph => "Show the acts as a graph of their links; drag wires to link acts",
             UiCommand::NodeMap => "Edit a node map as a graph: nodes, paths and their unlock conditions",
+            UiCommand::TileMapEditor => "Edit the selected tile map in 3D: build, reshape, paint, markers",
         }
     }
 
@@ -167,6 +172,7 @@ impl UiCommand {
             UiCommand::PlayFromHere => Some(command(Key::F5)),
             UiCommand::ActGraph => Some(command_shift(Key::G)),
             UiCommand::NodeMap => Some(command_shift(Key::M)),
+            UiCommand::TileMapEditor => Some(command_shift(Key::T)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -205,6 +211,7 @@ impl UiCommand {
             UiCommand::PlayFromHere => icon::PLAY_CIRCLE,
             UiCommand::ActGraph => icon::FLOW_ARROW,
             UiCommand::NodeMap => icon::GRAPH,
+            UiCommand::TileMapEditor => icon::CUBE,
         }
     }
 

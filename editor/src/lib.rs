@@ -8,6 +8,7 @@ pub mod commands;
 pub mod document;
 pub mod formula_editor;
 pub mod inspector;
+pub mod map_view;
 pub mod preview;
 pub mod recovery;
 pub mod sim_cli;

@@ -1,0 +1,154 @@
+//! The tile-map view's CPU cost per frame for a generated 128×128×8 map (terrain of painted
+//! cubes with ramps and a few invisible tiles), built headlessly:
+//!
+//! * `frame_orbit`: the camera turns every frame, so the projected, depth-sorted mesh is
+//!   rebuilt each time (the worst steady case: orbiting);
+//! * `frame_steady`: nothing changed: the map is compared and the cached mesh reused;
+//! * `frame_after_tile_edit`: one tile toggled, then the frame: the map diff, the chunk
+//!   re-mesh and the mesh rebuild (a tile edit shows in the next frame at this cost);
+//! * `egui_frame_orbit`: a whole egui frame (the widget in a panel, with grid and hover
+//!   picking) plus tessellation, camera turning: what the editor pays before the GPU;
+//! * the floor `floor_face_walk`: only walking the runtime mesher's faces and projecting
+//!   their corners (no culling, sorting or mesh building).
+//!
+//! Budget on the 2-core reference machine: ≤ 8 ms per frame. The bench prints each result
+//! against the floor and the budget.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing)] // a benchmark: failing loudly is right
+
+use std::hint::black_box;
+
+use actforge_editor::map_view::camera::ViewFrame;
+use actforge_editor::map_view::render::Slicing;
+use actforge_editor::map_view::tools;
+use actforge_editor::map_view::{MapViewState, Overlays, map_view_ui};
+use actforge_runtime::model::{Colour, Column, Corners, Faces, PaletteEntry, Tile, TileMap};
+use actforge_tests::{Rng, criterion_mean_ns};
+use criterion::Criterion;
+use egui::{Pos2, Rect};
+
+const GROUP: &str = "map_view";
+const SIDE: u16 = 128;
+const LEVELS: u16 = 8;
+const BUDGET_MS: f64 = 8.0;
+
+/// Rolling terrain 1..=8 levels high, tops painted by height, ramps on 6% of the columns and
+/// an invisible tile on 1%.
+fn terrain() -> TileMap {
+    let mut rng = Rng::new(5);
+    let mut columns = Vec::new();
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let (fx, fy) = (f32::from(x), f32::from(y));
+            let wave = 2.0 * (fx * 0.13).sin() * (fy * 0.11).cos() + 1.0 * ((fx + fy) * 0.05).sin();
+            let height = (4.0 + wave).round().clamp(1.0, f32::from(LEVELS - 1)) as u16;
+            let mut tiles: Vec<Tile> = (0..height)
+                .map(|z| Tile { paint: Faces { top: Some(height % 4), ..Faces::splat(Some(4)) }, ..Tile::cube(z) })
+                .collect();
+            match rng.below(100) {
+                0..=5 => tiles.push(Tile {
+                    heights: Corners { x0y0: 1, x1y0: 2, x0y1: 1, x1y1: 2 },
+                    paint: Faces::splat(Some(1)),
+                    ..Tile::cube(height)
+                }),
+                6 => tiles.push(Tile { invisible: true, ..Tile::cube(height) }),
+                _ => {}
+            }
+            columns.push(Column { x, y, tiles });
+        }
+    }
+    let palette = (0..5)
+        .map(|i| PaletteEntry { label: format!("P{i}"), image: None, colour: Colour::rgb(40 * i, 200 - 30 * i, 90) })
+        .collect();
+    TileMap { id: "bench".into(), width: SIDE, depth: SIDE, palette, columns, ..TileMap::default() }
+}
+
+fn rect() -> Rect {
+    Rect::from_min_size(Pos2::ZERO, egui::vec2(1280.0, 800.0))
+}
+
+/// The floor: every face of the mesher's buffers visited and its corners projected.
+fn face_walk(state: &MapViewState, frame: &ViewFrame) -> f32 {
+    let mut sum = 0.0;
+    for chunk in state.scene().unwrap().below_mesher().chunks() {
+        for position in &chunk.opaque.positions {
+            if let Some((screen, depth)) = frame.project(*position) {
+                sum += screen.x + depth;
+            }
+        }
+    }
+    sum
+}
+
+fn frame_benches(c: &mut Criterion) {
+    let map = terrain();
+    let mut state = MapViewState::default();
+    state.slicing = Slicing::ShowAll;
+    let frame = state.prepare(&map, rect()).unwrap();
+    println!(
+        "map {SIDE}×{SIDE}×{LEVELS}: {} tiles, {} faces meshed, {} drawn from the framing camera",
+        map.columns.iter().map(|c| c.tiles.len()).sum::<usize>(),
+        state.scene().unwrap().face_count(),
+        state.drawn_faces()
+    );
+    let mut group = c.benchmark_group(GROUP);
+    group.sample_size(30);
+    group.bench_function("floor_face_walk", |b| b.iter(|| black_box(face_walk(&state, &frame))));
+    group.bench_function("frame_orbit", |b| {
+        b.iter(|| {
+            state.camera.orbit(egui::vec2(3.0, 0.0));
+            black_box(state.prepare(black_box(&map), rect()))
+        });
+    });
+    group.bench_function("frame_steady", |b| b.iter(|| black_box(state.prepare(black_box(&map), rect()))));
+    let mut edited = map.clone();
+    let mut flip = false;
+    group.bench_function("frame_after_tile_edit", |b| {
+        b.iter(|| {
+            flip = !flip;
+            if flip {
+                tools::add_tile(&mut edited, 60, 70, 12);
+            } else {
+                tools::remove_tile_at_level(&mut edited, 60, 70, 12);
+            }
+            black_box(state.prepare(black_box(&edited), rect()))
+        });
+    });
+    let ctx = egui::Context::default();
+    let mut view = MapViewState::default();
+    view.slicing = Slicing::ShowAll;
+    let overlays = Overlays::default();
+    group.bench_function("egui_frame_orbit", |b| {
+        b.iter(|| {
+            view.camera.orbit(egui::vec2(3.0, 0.0));
+            let input = egui::RawInput {
+                screen_rect: Some(rect()),
+                events: vec![egui::Event::PointerMoved(Pos2::new(640.0, 400.0))],
+                ..egui::RawInput::default()
+            };
+            let output = ctx.run_ui(input, |ui| {
+                map_view_ui(ui, &mut view, &map, &overlays);
+            });
+            black_box(ctx.tessellate(output.shapes, output.pixels_per_point))
+        });
+    });
+    group.finish();
+}
+
+/// The mean time of a finished benchmark, in milliseconds.
+fn mean_ms(name: &str) -> Option<f64> {
+    criterion_mean_ns(GROUP, name).map(|ns| ns / 1e6)
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    frame_benches(&mut criterion);
+    criterion.final_summary();
+    let floor = mean_ms("floor_face_walk");
+    println!("\nratios (mean time / floor face walk; mean time / {BUDGET_MS} ms budget):");
+    for name in ["frame_orbit", "frame_steady", "frame_after_tile_edit", "egui_frame_orbit", "floor_face_walk"] {
+        if let Some(ms) = mean_ms(name) {
+            let vs_floor = floor.map_or_else(|| "n/a".to_owned(), |floor| format!("{:.2}×", ms / floor));
+            println!("  {name:<24} {ms:9.4} ms   vs floor {vs_floor:>8}   budget: {:.3}", ms / BUDGET_MS);
+        }
+    }
+}

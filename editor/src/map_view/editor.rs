@@ -1,0 +1,714 @@
+//! The Tile map tab: the map view plus the tools (build, reshape, paint, invisible, stamp,
+//! markers), their options in a side panel, resizing and the runtime's overlays. Every brush
+//! stroke is one undo step: each change during the stroke is an edit of the same gesture,
+//! and releasing the button ends the gesture.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use actforge_runtime::Kind;
+use actforge_runtime::Project;
+use actforge_runtime::map::{
+    Face, PickHit, ReachParams, SightParams, Spot, line_of_sight, reach_path, spot_point, standing_spots,
+};
+use actforge_runtime::model::{Colour, PaletteEntry, TileMap};
+use egui::{Color32, RichText};
+use egui_phosphor::regular as icon;
+
+use super::render::Slicing;
+use super::tools::{self, Corner, Region, TileRef, nearest_side};
+use super::{CellTint, MapViewState, Overlays, SightLine, UnitMarker, map_view_ui};
+use crate::document::{ItemKey, Op};
+use crate::inspector::InspectorAction;
+
+/// A tool of the tab; number keys 1–6 pick them in this order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// Add or remove tiles on the edited level.
+    #[default]
+    Build,
+    /// Ramps, heights, baselines, insets.
+    Reshape,
+    /// Paint faces from the palette.
+    Paint,
+    /// Make tiles invisible (collision only) or visible.
+    Invisible,
+    /// Copy a rectangle and stamp it elsewhere.
+    Stamp,
+    /// Unit and prop markers.
+    Markers,
+}
+
+impl Tool {
+    /// Every tool, in number-key order.
+    pub const ALL: [Tool; 6] = [Tool::Build, Tool::Reshape, Tool::Paint, Tool::Invisible, Tool::Stamp, Tool::Markers];
+
+    /// The tool's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tool::Build => "Build",
+            Tool::Reshape => "Reshape",
+            Tool::Paint => "Paint",
+            Tool::Invisible => "Invisible",
+            Tool::Stamp => "Stamp",
+            Tool::Markers => "Markers",
+        }
+    }
+
+    fn icon(self) -> &'static str {
+        match self {
+            Tool::Build => icon::CUBE,
+            Tool::Reshape => icon::MOUNTAINS,
+            Tool::Paint => icon::PAINT_BRUSH,
+            Tool::Invisible => icon::EYE_SLASH,
+            Tool::Stamp => icon::STAMP,
+            Tool::Markers => icon::MAP_PIN,
+        }
+    }
+}
+
+/// What the Build tool does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BuildMode {
+    /// Click or drag adds tiles.
+    #[default]
+    Add,
+    /// Click or drag removes tiles.
+    Remove,
+    /// Drag a rectangle of tiles.
+    AddRectangle,
+    /// Drag a rectangle to clear.
+    RemoveRectangle,
+}
+
+/// What the Paint tool does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaintMode {
+    /// The face under the cursor.
+    #[default]
+    Face,
+    /// Every face of the tile.
+    Tile,
+    /// The face and the connected faces of the same paint.
+    FloodFill,
+    /// Pick the paint of a face.
+    Eyedropper,
+}
+
+/// What the Reshape tool does (click raises, Shift+click lowers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReshapeMode {
+    /// The top corner nearest the cursor.
+    #[default]
+    Corner,
+    /// The top edge nearest the cursor.
+    Edge,
+    /// The whole top.
+    Height,
+    /// The bottom (baseline).
+    Baseline,
+    /// Set the inset of the clicked face.
+    Inset,
+}
+
+/// What the Markers tool places.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MarkerMode {
+    /// A unit placement.
+    #[default]
+    Unit,
+    /// A prop.
+    Prop,
+    /// Remove the markers on a cell.
+    Remove,
+    /// Choose the unit the overlays follow.
+    SelectUnit,
+}
+
+/// A stroke in progress: its undo gesture and what it last acted on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Stroke {
+    gesture: u64,
+    /// The cell the stroke started on (rectangles).
+    start_cell: Option<(u16, u16)>,
+    /// The tile and face acted on last, so holding still does not repeat it.
+    last: Option<(u16, u16, u16, Face)>,
+}
+
+/// The Tile map tab's state.
+#[derive(Debug, Default)]
+pub struct MapEditor {
+    /// The view (camera, level, slicing).
+    pub view: MapViewState,
+    /// The active tool.
+    pub tool: Tool,
+    /// Build options.
+    pub build_mode: BuildMode,
+    /// Paint options.
+    pub paint_mode: PaintMode,
+    /// The palette entry painted (None: unpainted).
+    pub paint: Option<u16>,
+    /// Reshape options.
+    pub reshape_mode: ReshapeMode,
+    /// The inset the Inset mode sets.
+    pub inset: f32,
+    /// Marker options.
+    pub marker_mode: MarkerMode,
+    /// The unit type placed.
+    pub unit: String,
+    /// The prop label placed.
+    pub prop_label: String,
+    /// Copy (false) or stamp (true) with the Stamp tool.
+    pub stamping: bool,
+    /// The copied region.
+    pub clipboard: Option<Region>,
+    /// The placement the overlays follow (its cell).
+    pub overlay_unit: Option<(u16, u16)>,
+    /// Show the reachable tiles of the overlay unit.
+    pub show_reach: bool,
+    /// Show the line of sight to the hovered tile.
+    pub show_sight: bool,
+    /// Show the path to the hovered tile.
+    pub show_path: bool,
+    resize_to: Option<(u16, u16, i32, i32)>,
+    new_colour: Color32,
+    stroke: Option<Stroke>,
+    strokes: u64,
+    /// The map the tab edits (by id).
+    map_id: Option<String>,
+    status: String,
+}
+
+/// The map the tab edits: the selected tile map, else the last one edited, else the first.
+fn chosen_map<'a>(project: &'a Project, selection: Option<&ItemKey>, remembered: Option<&str>) -> Option<&'a TileMap> {
+    selection
+        .filter(|key| key.kind == Kind::TileMap)
+        .and_then(|key| project.tile_maps.get(&key.id))
+        .or_else(|| remembered.and_then(|id| project.tile_maps.get(id)))
+        .or_else(|| project.tile_maps.iter().next())
+}
+
+fn colour32(colour: Colour) -> Color32 {
+    if colour.a == 0 { Color32::WHITE } else { Color32::from_rgba_unmultiplied(colour.r, colour.g, colour.b, colour.a) }
+}
+
+impl MapEditor {
+    /// The map the tab shows, by id.
+    pub fn map_id(&self) -> Option<&str> {
+        self.map_id.as_deref()
+    }
+
+    /// Draws the tab: tool panel left, the view in the middle. Edits go to `actions`.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        project: Option<&Project>,
+        selection: Option<&ItemKey>,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        let Some(project) = project else {
+            ui.label("No project is open.");
+            return;
+        };
+        let Some(map) = chosen_map(project, selection, self.map_id.as_deref()) else {
+            ui.label("This project has no tile maps yet.");
+            return;
+        };
+        self.map_id = Some(map.id.as_str().to_owned());
+        self.keys(ui, map);
+        egui::Panel::left("tile_map_tools").resizable(true).default_size(230.0).show(ui, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| self.side_panel_ui(ui, project, map, actions));
+        });
+        egui::Panel::bottom("tile_map_status").show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.label(format!("{} · {}×{} · level {}", map.label, map.width, map.depth, self.view.edited_level));
+                ui.separator();
+                ui.label(RichText::new(&self.status).weak());
+            });
+        });
+        let overlays = self.overlays(project, map);
+        let view = map_view_ui(ui, &mut self.view, map, &overlays);
+        self.status = match (view.hovered, view.hovered_cell) {
+            (Some(hit), _) => {
+                format!("Cell ({}, {}) tile at level {} · {:?} face", hit.cell_x, hit.cell_y, hit.tile_z, hit.face)
+            }
+            (None, Some((x, y))) => format!("Cell ({x}, {y}) on level {}", self.view.edited_level),
+            (None, None) => String::new(),
+        };
+        self.strokes_ui(ui, &view, map, actions);
+    }
+
+    /// Number keys pick a tool, Up/Down change the edited level (not while typing).
+    fn keys(&mut self, ui: &egui::Ui, map: &TileMap) {
+        if ui.ctx().egui_wants_keyboard_input() || !ui.ui_contains_pointer() {
+            return;
+        }
+        let keys =
+            [egui::Key::Num1, egui::Key::Num2, egui::Key::Num3, egui::Key::Num4, egui::Key::Num5, egui::Key::Num6];
+        ui.input(|input| {
+            for (key, tool) in keys.into_iter().zip(Tool::ALL) {
+                if input.key_pressed(key) {
+                    self.tool = tool;
+                }
+            }
+            let top = map.columns.iter().filter_map(|c| c.tiles.last()).map(|t| t.top_z() as u16).max().unwrap_or(0);
+            if input.key_pressed(egui::Key::ArrowUp) {
+                self.view.edited_level = self.view.edited_level.saturating_add(1).min(top.saturating_add(8));
+            }
+            if input.key_pressed(egui::Key::ArrowDown) {
+                self.view.edited_level = self.view.edited_level.saturating_sub(1);
+            }
+        });
+    }
+
+    fn next_gesture(&mut self) -> u64 {
+        self.strokes += 1;
+        egui::Id::new(("tile map stroke", self.strokes)).value()
+    }
+
+    /// Turns presses, drags and releases in the view into strokes of the active tool.
+    fn strokes_ui(
+        &mut self,
+        ui: &egui::Ui,
+        view: &super::MapViewResponse,
+        map: &TileMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        let primary_down = ui.input(|input| input.pointer.primary_down());
+        let pressing = primary_down && (view.response.is_pointer_button_down_on() || self.stroke.is_some());
+        let shift = ui.input(|input| input.modifiers.shift);
+        if pressing || view.response.clicked() {
+            let stroke = match self.stroke {
+                Some(stroke) => stroke,
+                None => Stroke { gesture: self.next_gesture(), start_cell: view.hovered_cell, last: None },
+            };
+            let stroke = self.stroke_step(stroke, view, map, shift, actions);
+            self.stroke = Some(stroke);
+        }
+        if !pressing && let Some(stroke) = self.stroke.take() {
+            self.finish_stroke(stroke, view, map, actions);
+            actions.push(InspectorAction::EndGesture);
+        }
+    }
+
+    /// One frame of a stroke: applies the tool where the cursor is, once per tile and face.
+    fn stroke_step(
+        &mut self,
+        mut stroke: Stroke,
+        view: &super::MapViewResponse,
+        map: &TileMap,
+        shift: bool,
+        actions: &mut Vec<InspectorAction>,
+    ) -> Stroke {
+        let rectangle = matches!(self.build_mode, BuildMode::AddRectangle | BuildMode::RemoveRectangle);
+        if (self.tool == Tool::Build && rectangle) || (self.tool == Tool::Stamp && !self.stamping) {
+            return stroke; // applied when the button is released
+        }
+        let level = self.view.edited_level;
+        let target = match (self.tool, view.hovered, view.hovered_cell) {
+            (Tool::Build | Tool::Markers | Tool::Stamp, _, Some((x, y))) => Some((x, y, level, Face::Top)),
+            (_, Some(hit), _) => Some((hit.cell_x, hit.cell_y, hit.tile_z, hit.face)),
+            _ => None,
+        };
+        let Some(target) = target else { return stroke };
+        if stroke.last == Some(target) {
+            return stroke;
+        }
+        stroke.last = Some(target);
+        let mut edited = map.clone();
+        let label = self.apply_tool(&mut edited, view.hovered.as_ref(), target, shift);
+        if let Some(label) = label
+            && edited != *map
+        {
+            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(edited)), label, gesture: Some(stroke.gesture) });
+        }
+        stroke
+    }
+
+    /// Applies the active tool at `target` (cell, level or tile base, face); returns the undo label.
+    fn apply_tool(
+        &mut self,
+        map: &mut TileMap,
+        hit: Option<&PickHit>,
+        target: (u16, u16, u16, Face),
+        shift: bool,
+    ) -> Option<String> {
+        let (x, y, z, face) = target;
+        let at = TileRef { cell_x: x, cell_y: y, z };
+        let delta = if shift { -1 } else { 1 };
+        let across = hit.map_or((0.5, 0.5), |hit| (hit.grid_point[0] - f32::from(x), hit.grid_point[1] - f32::from(y)));
+        let (changed, label) = match self.tool {
+            Tool::Build if self.build_mode == BuildMode::Remove => {
+                (tools::remove_tile_at_level(map, x, y, z), "Remove tiles")
+            }
+            Tool::Build => (tools::add_tile(map, x, y, z), "Add tiles"),
+            Tool::Paint => match self.paint_mode {
+                PaintMode::Face => (tools::paint_face(map, at, face, self.paint), "Paint faces"),
+                PaintMode::Tile => (tools::paint_tile(map, at, self.paint), "Paint tiles"),
+                PaintMode::FloodFill => (tools::flood_fill(map, at, face, self.paint), "Flood fill"),
+                PaintMode::Eyedropper => {
+                    if tools::tile(map, at).is_some() {
+                        self.paint = tools::paint_of(map, at, face);
+                    }
+                    (false, "Eyedropper")
+                }
+            },
+            Tool::Reshape => match self.reshape_mode {
+                ReshapeMode::Corner => {
+                    let corner = Corner::nearest(across.0, across.1);
+                    (tools::raise_corners(map, at, &[corner], delta), "Reshape corner")
+                }
+                ReshapeMode::Edge => {
+                    let side = if face == Face::Top { nearest_side(across.0, across.1) } else { face };
+                    (tools::raise_corners(map, at, Corner::of_side(side), delta), "Reshape edge")
+                }
+                ReshapeMode::Height => {
+                    (tools::raise_corners(map, at, Corner::of_side(Face::Top), delta), "Change tile height")
+                }
+                ReshapeMode::Baseline => (tools::raise_baseline(map, at, delta), "Change baseline"),
+                ReshapeMode::Inset => (tools::set_inset(map, at, face, self.inset), "Set inset"),
+            },
+            Tool::Invisible => {
+                let invisible = !tools::tile(map, at).is_some_and(|t| t.invisible);
+                (tools::set_invisible(map, at, invisible), "Toggle invisible")
+            }
+            Tool::Stamp => match &self.clipboard {
+                Some(region) => (tools::paste_region(map, region, x, y), "Stamp region"),
+                None => (false, "Stamp region"),
+            },
+            Tool::Markers => self.apply_marker(map, x, y, z),
+        };
+        changed.then(|| label.to_owned())
+    }
+
+    fn apply_marker(&mut self, map: &mut TileMap, x: u16, y: u16, z: u16) -> (bool, &'static str) {
+        match self.marker_mode {
+            MarkerMode::Unit => (tools::place_unit(map, x, y, &self.unit, ""), "Place unit"),
+            MarkerMode::Prop => (tools::place_prop(map, x, y, z, &self.prop_label), "Place prop"),
+            MarkerMode::Remove => (tools::remove_markers(map, x, y), "Remove markers"),
+            MarkerMode::SelectUnit => {
+                if map.placements.iter().any(|p| (p.x, p.y) == (x, y)) {
+                    self.overlay_unit = Some((x, y));
+                }
+                (false, "Select unit")
+            }
+        }
+    }
+
+    /// At release: rectangles and copies act on the cells between press and release.
+    fn finish_stroke(
+        &mut self,
+        stroke: Stroke,
+        view: &super::MapViewResponse,
+        map: &TileMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        let (Some(from), Some(to)) = (stroke.start_cell, view.hovered_cell) else { return };
+        let level = self.view.edited_level;
+        match (self.tool, self.build_mode) {
+            (Tool::Build, BuildMode::AddRectangle | BuildMode::RemoveRectangle) => {
+                let mut edited = map.clone();
+                let add = self.build_mode == BuildMode::AddRectangle;
+                if tools::fill_rect(&mut edited, from, to, level, add) {
+                    let label = if add { "Add a rectangle of tiles" } else { "Clear a rectangle of tiles" };
+                    let op = Op::put(Arc::new(edited));
+                    actions.push(InspectorAction::Edit { op, label: label.to_owned(), gesture: Some(stroke.gesture) });
+                }
+            }
+            (Tool::Stamp, _) if !self.stamping => {
+                self.clipboard = Some(tools::copy_region(map, from, to));
+                self.stamping = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A palette entry's swatch and name.
+fn swatch(ui: &mut egui::Ui, colour: Color32) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
+    ui.painter().rect_filled(rect, 2.0, colour);
+}
+
+impl MapEditor {
+    fn side_panel_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        project: &Project,
+        map: &TileMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        ui.heading("Tools");
+        ui.horizontal_wrapped(|ui| {
+            for (number, tool) in Tool::ALL.into_iter().enumerate() {
+                ui.selectable_value(&mut self.tool, tool, format!("{} {}", tool.icon(), tool.label()))
+                    .on_hover_text(format!("Key {}", number + 1));
+            }
+        });
+        ui.separator();
+        match self.tool {
+            Tool::Build => {
+                ui.radio_value(&mut self.build_mode, BuildMode::Add, "Add tiles");
+                ui.radio_value(&mut self.build_mode, BuildMode::Remove, "Remove tiles");
+                ui.radio_value(&mut self.build_mode, BuildMode::AddRectangle, "Add a rectangle");
+                ui.radio_value(&mut self.build_mode, BuildMode::RemoveRectangle, "Clear a rectangle");
+            }
+            Tool::Reshape => self.reshape_options_ui(ui),
+            Tool::Paint => self.paint_options_ui(ui, map, actions),
+            Tool::Invisible => {
+                ui.label("Click a tile to make it invisible (collision only) or visible again.");
+            }
+            Tool::Stamp => {
+                ui.radio_value(&mut self.stamping, false, "Copy a rectangle (drag)");
+                ui.add_enabled_ui(self.clipboard.is_some(), |ui| {
+                    ui.radio_value(&mut self.stamping, true, "Stamp (click or drag)")
+                });
+                if let Some(region) = &self.clipboard {
+                    ui.label(format!("Copied {}×{} cells", region.width, region.depth));
+                }
+            }
+            Tool::Markers => self.marker_options_ui(ui, project),
+        }
+        ui.separator();
+        self.view_options_ui(ui, map);
+        ui.separator();
+        self.overlay_options_ui(ui, map);
+        ui.separator();
+        self.resize_ui(ui, map, actions);
+    }
+
+    fn reshape_options_ui(&mut self, ui: &mut egui::Ui) {
+        ui.label("Click raises, Shift+click lowers.");
+        ui.radio_value(&mut self.reshape_mode, ReshapeMode::Corner, "Corner (ramp)");
+        ui.radio_value(&mut self.reshape_mode, ReshapeMode::Edge, "Edge (ramp)");
+        ui.radio_value(&mut self.reshape_mode, ReshapeMode::Height, "Tile height");
+        ui.radio_value(&mut self.reshape_mode, ReshapeMode::Baseline, "Baseline");
+        ui.radio_value(&mut self.reshape_mode, ReshapeMode::Inset, "Face inset");
+        if self.reshape_mode == ReshapeMode::Inset {
+            ui.add(egui::Slider::new(&mut self.inset, 0.0..=0.9).text("Inset"));
+        }
+    }
+
+    fn paint_options_ui(&mut self, ui: &mut egui::Ui, map: &TileMap, actions: &mut Vec<InspectorAction>) {
+        ui.radio_value(&mut self.paint_mode, PaintMode::Face, "Paint a face");
+        ui.radio_value(&mut self.paint_mode, PaintMode::Tile, "Paint all faces of a tile");
+        ui.radio_value(&mut self.paint_mode, PaintMode::FloodFill, "Flood fill connected faces");
+        ui.radio_value(&mut self.paint_mode, PaintMode::Eyedropper, "Eyedropper");
+        ui.label(RichText::new("Palette").strong());
+        ui.horizontal(|ui| {
+            swatch(ui, Color32::WHITE);
+            ui.selectable_value(&mut self.paint, None, "Unpainted");
+        });
+        for (index, entry) in map.palette.iter().enumerate() {
+            let Ok(index) = u16::try_from(index) else { break };
+            ui.horizontal(|ui| {
+                swatch(ui, colour32(entry.colour));
+                let name = if entry.label.is_empty() { format!("Entry {index}") } else { entry.label.clone() };
+                ui.selectable_value(&mut self.paint, Some(index), name)
+                    .on_hover_text(entry.image.as_deref().unwrap_or("Flat colour"));
+            });
+        }
+        ui.horizontal(|ui| {
+            ui.color_edit_button_srgba(&mut self.new_colour);
+            if ui.button("Add colour").clicked() {
+                // Palette colours are opaque: a transparent one would mean "no tint".
+                let [r, g, b, _] = self.new_colour.to_srgba_unmultiplied();
+                let a = 255;
+                let mut edited = map.clone();
+                let entry = PaletteEntry {
+                    label: format!("Colour {}", map.palette.len() + 1),
+                    image: None,
+                    colour: Colour { r, g, b, a },
+                };
+                if let Some(index) = tools::add_palette_entry(&mut edited, entry) {
+                    self.paint = Some(index);
+                    let op = Op::put(Arc::new(edited));
+                    actions.push(InspectorAction::Edit { op, label: "Add a palette colour".to_owned(), gesture: None });
+                }
+            }
+        });
+    }
+
+    fn marker_options_ui(&mut self, ui: &mut egui::Ui, project: &Project) {
+        ui.radio_value(&mut self.marker_mode, MarkerMode::Unit, "Place a unit");
+        ui.radio_value(&mut self.marker_mode, MarkerMode::Prop, "Place a prop");
+        ui.radio_value(&mut self.marker_mode, MarkerMode::Remove, "Remove markers");
+        ui.radio_value(&mut self.marker_mode, MarkerMode::SelectUnit, "Select a unit for the overlays");
+        if self.unit.is_empty()
+            && let Some(first) = project.units.iter().next()
+        {
+            first.id.as_str().clone_into(&mut self.unit);
+        }
+        egui::ComboBox::from_label("Unit type").selected_text(self.unit.clone()).show_ui(ui, |ui| {
+            for unit in project.units.iter() {
+                ui.selectable_value(&mut self.unit, unit.id.as_str().to_owned(), unit.id.as_str());
+            }
+        });
+        ui.horizontal(|ui| {
+            let label = ui.label("Prop label");
+            ui.text_edit_singleline(&mut self.prop_label).labelled_by(label.id);
+        });
+    }
+
+    fn view_options_ui(&mut self, ui: &mut egui::Ui, map: &TileMap) {
+        ui.label(RichText::new("View").strong());
+        ui.horizontal(|ui| {
+            ui.label("Edited level");
+            ui.add(egui::DragValue::new(&mut self.view.edited_level).range(0..=255));
+        });
+        ui.label(RichText::new("Up/Down arrows change the level").weak());
+        egui::ComboBox::from_label("Above the level")
+            .selected_text(match self.view.slicing {
+                Slicing::ShowAll => "Show",
+                Slicing::GhostAbove => "Ghost",
+                Slicing::HideAbove => "Hide",
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.view.slicing, Slicing::ShowAll, "Show");
+                ui.selectable_value(&mut self.view.slicing, Slicing::GhostAbove, "Ghost");
+                ui.selectable_value(&mut self.view.slicing, Slicing::HideAbove, "Hide");
+            });
+        ui.checkbox(&mut self.view.show_grid, "Grid on the edited level");
+        let mut perspective = self.view.camera.projection == super::camera::Projection::Perspective;
+        if ui.checkbox(&mut perspective, "Perspective").changed() {
+            self.view.camera.projection = if perspective {
+                super::camera::Projection::Perspective
+            } else {
+                super::camera::Projection::Orthographic
+            };
+        }
+        ui.horizontal_wrapped(|ui| {
+            for preset in 0..4_u8 {
+                if ui.button(format!("Iso {}", preset + 1)).on_hover_text("Isometric view from one corner").clicked() {
+                    self.view.camera.set_iso_preset(preset);
+                }
+            }
+            if ui.button("Frame map").clicked() {
+                let scale = actforge_runtime::map::MapScale::of(map);
+                let projection = self.view.camera.projection;
+                self.view.camera = super::camera::Camera::framing([
+                    f32::from(map.width) * scale.cell_size,
+                    f32::from(map.depth) * scale.cell_size,
+                    4.0 * scale.level_height,
+                ]);
+                self.view.camera.projection = projection;
+            }
+        });
+        ui.label(RichText::new("Right drag orbits, Shift+right drag or middle drag pans, wheel zooms").weak());
+    }
+
+    fn overlay_options_ui(&mut self, ui: &mut egui::Ui, map: &TileMap) {
+        ui.label(RichText::new("Overlays").strong());
+        let name = |x: u16, y: u16| {
+            map.placements
+                .iter()
+                .find(|p| (p.x, p.y) == (x, y))
+                .map_or_else(String::new, |p| format!("{} at ({x}, {y})", p.unit.as_str()))
+        };
+        let selected = self.overlay_unit.map_or_else(|| "None".to_owned(), |(x, y)| name(x, y));
+        egui::ComboBox::from_label("Overlay unit").selected_text(selected).show_ui(ui, |ui| {
+            ui.selectable_value(&mut self.overlay_unit, None, "None");
+            for placement in &map.placements {
+                ui.selectable_value(
+                    &mut self.overlay_unit,
+                    Some((placement.x, placement.y)),
+                    name(placement.x, placement.y),
+                );
+            }
+        });
+        ui.checkbox(&mut self.show_reach, "Reachable tiles");
+        ui.checkbox(&mut self.show_path, "Path preview to the hovered tile");
+        ui.checkbox(&mut self.show_sight, "Line of sight to the hovered tile");
+    }
+
+    fn resize_ui(&mut self, ui: &mut egui::Ui, map: &TileMap, actions: &mut Vec<InspectorAction>) {
+        ui.label(RichText::new("Map size").strong());
+        let (mut width, mut depth, mut shift_x, mut shift_y) = self.resize_to.unwrap_or((map.width, map.depth, 0, 0));
+        ui.horizontal(|ui| {
+            ui.label("Width");
+            ui.add(egui::DragValue::new(&mut width).range(1..=1024));
+            ui.label("Depth");
+            ui.add(egui::DragValue::new(&mut depth).range(1..=1024));
+        });
+        ui.horizontal(|ui| {
+            ui.label("Shift x");
+            ui.add(egui::DragValue::new(&mut shift_x).range(-1024..=1024));
+            ui.label("Shift y");
+            ui.add(egui::DragValue::new(&mut shift_y).range(-1024..=1024));
+        });
+        self.resize_to = Some((width, depth, shift_x, shift_y));
+        if ui.button("Resize map").clicked() {
+            let mut edited = map.clone();
+            match tools::resize(&mut edited, width, depth, shift_x, shift_y) {
+                Ok(report) => {
+                    let label = format!("Resize map to {width}×{depth} ({} columns dropped)", report.dropped_columns);
+                    actions.push(InspectorAction::Edit { op: Op::put(Arc::new(edited)), label, gesture: None });
+                    self.resize_to = None;
+                }
+                Err(error) => self.status = error.to_string(),
+            }
+        }
+    }
+
+    /// Markers for every placement and prop, plus the runtime's reach, path and sight for the overlay unit.
+    fn overlays(&self, project: &Project, map: &TileMap) -> Overlays {
+        let mut overlays = Overlays::default();
+        let Some(scene) = self.view.scene() else { return overlays };
+        let grid = scene.full_grid();
+        let top_spot = |x: u16, y: u16| standing_spots(grid, x, y).last().copied();
+        for placement in &map.placements {
+            let level = placement.z.or_else(|| top_spot(placement.x, placement.y).map(|s| s.level)).unwrap_or(0);
+            let colour =
+                project.units.get(placement.unit.as_str()).map_or(Color32::LIGHT_BLUE, |unit| colour32(unit.colour));
+            overlays.units.push(UnitMarker {
+                cell_x: placement.x,
+                cell_y: placement.y,
+                level: f32::from(level),
+                label: placement.unit.as_str().to_owned(),
+                colour,
+                active: self.overlay_unit == Some((placement.x, placement.y)),
+            });
+        }
+        for prop in &map.props {
+            overlays.units.push(UnitMarker {
+                cell_x: prop.x,
+                cell_y: prop.y,
+                level: f32::from(prop.z),
+                label: prop.label.clone(),
+                colour: colour32(prop.colour),
+                active: false,
+            });
+        }
+        let Some(start) = self.overlay_unit.and_then(|(x, y)| top_spot(x, y)) else { return overlays };
+        let hovered: Option<Spot> = self.view.hover_cell_spot(grid);
+        if (self.show_reach || self.show_path)
+            && let Ok(reach) = reach_path(grid, start, &ReachParams::default(), &BTreeMap::new())
+        {
+            if self.show_reach {
+                overlays.tinted_cells.extend(reach.stops().map(|spot| CellTint {
+                    cell_x: spot.cell_x,
+                    cell_y: spot.cell_y,
+                    level: f32::from(spot.level),
+                    colour: Color32::from_rgba_unmultiplied(80, 160, 255, 90),
+                }));
+            }
+            if self.show_path
+                && let Some(path) = hovered.and_then(|spot| reach.path_to(spot))
+            {
+                overlays.path =
+                    path.iter().filter_map(|&spot| spot_point(grid, spot)).map(|[x, y, z]| [x, y, z + 0.1]).collect();
+            }
+        }
+        if self.show_sight
+            && let Some(target) = hovered
+        {
+            let sight = SightParams::default();
+            let eye = spot_point(grid, start).map(|[x, y, z]| [x, y, z + sight.eye_height]);
+            let aim = spot_point(grid, target).map(|[x, y, z]| [x, y, z + sight.target_height]);
+            if let (Some(from), Some(to)) = (eye, aim) {
+                overlays.sight = Some(SightLine { from, to, clear: line_of_sight(grid, start, target, &sight) });
+            }
+        }
+        overlays
+    }
+}

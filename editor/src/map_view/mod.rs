@@ -1,0 +1,364 @@
+//! The tile-map view: a reusable widget drawing a [`TileMap`] in 3D on the CPU (see
+//! [`render`]), with orbit, pan and zoom, isometric presets, Z-level slicing, a grid on the
+//! edited level, hover picking through the runtime's ray `pick`, and overlays (tinted cells,
+//! unit markers, a path, a line of sight). The Tile map tab ([`editor`]) adds the tools; a
+//! read-only preview uses [`map_view_ui`] alone.
+
+pub mod camera;
+pub mod editor;
+pub mod render;
+pub mod tools;
+
+use actforge_runtime::map::{Face, MapScale, PickHit, Spot, TileGrid, TileSolid, pick, standing_spots};
+use actforge_runtime::model::TileMap;
+use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke};
+
+use camera::{Camera, ViewFrame};
+use render::{FrameBuild, MapScene, Slicing};
+
+/// A tinted cell: drawn as a translucent square on its standing level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellTint {
+    /// Cell x.
+    pub cell_x: u16,
+    /// Cell y.
+    pub cell_y: u16,
+    /// Height of the square, in levels.
+    pub level: f32,
+    /// Fill colour (with alpha).
+    pub colour: Color32,
+}
+
+/// A unit marker: a disc with a label standing on a cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitMarker {
+    /// Cell x.
+    pub cell_x: u16,
+    /// Cell y.
+    pub cell_y: u16,
+    /// Standing height, in levels.
+    pub level: f32,
+    /// Text next to the disc.
+    pub label: String,
+    /// Disc colour.
+    pub colour: Color32,
+    /// The acting (or selected) unit: drawn with a ring.
+    pub active: bool,
+}
+
+/// A line of sight between two grid points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SightLine {
+    /// The looker's eye (grid space).
+    pub from: [f32; 3],
+    /// The point looked at (grid space).
+    pub to: [f32; 3],
+    /// Whether nothing blocks it.
+    pub clear: bool,
+}
+
+/// What is drawn over the map.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overlays {
+    /// Tinted cells (reachable tiles, targets).
+    pub tinted_cells: Vec<CellTint>,
+    /// Unit and prop markers.
+    pub units: Vec<UnitMarker>,
+    /// A path, as grid points in order.
+    pub path: Vec<[f32; 3]>,
+    /// A line of sight.
+    pub sight: Option<SightLine>,
+}
+
+/// The view's state: camera, edited level, slicing and the cached scene and frame.
+#[derive(Debug)]
+pub struct MapViewState {
+    /// The camera.
+    pub camera: Camera,
+    /// The edited Z level: the grid is drawn on it, slicing cuts above it.
+    pub edited_level: u16,
+    /// What happens to the tiles above the edited level.
+    pub slicing: Slicing,
+    /// Draw the grid on the edited level.
+    pub show_grid: bool,
+    /// Dragging with the primary button orbits (read-only previews); else only the secondary does.
+    pub primary_drag_orbits: bool,
+    scene: Option<MapScene>,
+    /// The map the camera was framed for.
+    framed_for: Option<String>,
+    build: FrameBuild,
+    built_for: Option<(Camera, Rect, u64, Slicing)>,
+    last_frame: Option<ViewFrame>,
+    hovered: Option<PickHit>,
+}
+
+impl Default for MapViewState {
+    fn default() -> Self {
+        Self {
+            camera: Camera::default(),
+            edited_level: 0,
+            slicing: Slicing::ShowAll,
+            show_grid: true,
+            primary_drag_orbits: false,
+            scene: None,
+            framed_for: None,
+            build: FrameBuild::default(),
+            built_for: None,
+            last_frame: None,
+            hovered: None,
+        }
+    }
+}
+
+/// What happened in the view this frame.
+#[derive(Debug)]
+pub struct MapViewResponse {
+    /// The widget's response (clicks, drags with the primary button).
+    pub response: egui::Response,
+    /// The face under the pointer (tiles above the edited level are not picked while sliced).
+    pub hovered: Option<PickHit>,
+    /// The cell of the edited level's plane under the pointer.
+    pub hovered_cell: Option<(u16, u16)>,
+    /// The face clicked with the primary button this frame.
+    pub clicked: Option<PickHit>,
+}
+
+impl MapViewState {
+    /// The projection of the last frame drawn (None before the first).
+    pub fn last_frame(&self) -> Option<&ViewFrame> {
+        self.last_frame.as_ref()
+    }
+
+    /// The face under the pointer in the last frame.
+    pub fn hovered(&self) -> Option<PickHit> {
+        self.hovered
+    }
+
+    /// The standing spot on the tile under the pointer in the last frame (its top).
+    pub fn hover_cell_spot(&self, grid: &TileGrid) -> Option<Spot> {
+        let hit = self.hovered?;
+        let spots = standing_spots(grid, hit.cell_x, hit.cell_y);
+        let tile = grid.column(i32::from(hit.cell_x), i32::from(hit.cell_y)).get(hit.tile_index)?;
+        spots.iter().find(|spot| u32::from(spot.level) == tile.top_z()).or(spots.last()).copied()
+    }
+
+    /// The scene (grids and meshes) of the map drawn last.
+    pub fn scene(&self) -> Option<&MapScene> {
+        self.scene.as_ref()
+    }
+
+    /// Faces in the last built frame.
+    pub fn drawn_faces(&self) -> usize {
+        self.build.drawn_faces
+    }
+
+    /// Takes in `map` (re-meshing what changed) and, when the camera, size or map changed,
+    /// rebuilds the projected mesh for `rect`. Returns the frame's projection. Public for the
+    /// bench: this is the CPU cost of a frame.
+    pub fn prepare(&mut self, map: &TileMap, rect: Rect) -> Option<ViewFrame> {
+        let cut = (self.slicing != Slicing::ShowAll).then_some(self.edited_level);
+        match &mut self.scene {
+            Some(scene) if scene.map().id == map.id => {
+                scene.sync(map, cut);
+            }
+            _ => self.scene = MapScene::new(map, cut),
+        }
+        if self.framed_for.as_deref() != Some(map.id.as_str()) {
+            let scale = MapScale::of(map);
+            let top = map.columns.iter().filter_map(|c| c.tiles.last()).map(|t| t.top_z() as f32).fold(1.0, f32::max);
+            self.camera = Camera::framing([
+                f32::from(map.width) * scale.cell_size,
+                f32::from(map.depth) * scale.cell_size,
+                top * scale.level_height,
+            ]);
+            self.framed_for = Some(map.id.as_str().to_owned());
+        }
+        let scene = self.scene.as_ref()?;
+        let frame = self.camera.frame(rect);
+        let key = (self.camera, rect, scene.revision(), self.slicing);
+        if self.built_for != Some(key) {
+            self.build.build(scene, &frame, self.slicing);
+            self.built_for = Some(key);
+        }
+        self.last_frame = Some(frame);
+        Some(frame)
+    }
+
+    /// The depth-sorted mesh of the last frame.
+    pub fn frame_mesh(&self) -> std::sync::Arc<egui::Mesh> {
+        self.build.mesh.clone()
+    }
+
+    /// The face under a screen point in the last frame drawn.
+    pub fn pick_at(&self, screen: Pos2) -> Option<PickHit> {
+        let (frame, scene) = (self.last_frame.as_ref()?, self.scene.as_ref()?);
+        let (origin, direction) = frame.ray(screen);
+        pick(scene.below_grid(), MapScale::of(scene.map()), origin, direction, true)
+    }
+
+    /// The cell of the edited level's plane under a screen point in the last frame drawn.
+    pub fn plane_cell_at(&self, screen: Pos2) -> Option<(u16, u16)> {
+        let (frame, scene) = (self.last_frame.as_ref()?, self.scene.as_ref()?);
+        let map = scene.map();
+        let scale = MapScale::of(map);
+        let (origin, direction) = frame.ray(screen);
+        let plane_z = f32::from(self.edited_level) * scale.level_height;
+        if direction[2].abs() < 1e-6 {
+            return None;
+        }
+        let t = (plane_z - origin[2]) / direction[2];
+        if t < 0.0 {
+            return None;
+        }
+        let x = (origin[0] + direction[0] * t) / scale.cell_size;
+        let y = (origin[1] + direction[1] * t) / scale.cell_size;
+        let inside = (0.0..f32::from(map.width)).contains(&x) && (0.0..f32::from(map.depth)).contains(&y);
+        inside.then(|| (x.floor() as u16, y.floor() as u16))
+    }
+
+    /// The screen point of a grid-space point in the last frame drawn.
+    pub fn screen_of_grid(&self, grid_point: [f32; 3]) -> Option<Pos2> {
+        let (frame, scene) = (self.last_frame.as_ref()?, self.scene.as_ref()?);
+        frame.project(MapScale::of(scene.map()).world_from_grid(grid_point)).map(|(screen, _)| screen)
+    }
+
+    fn camera_input(&mut self, ui: &egui::Ui, response: &egui::Response) {
+        let rect = response.rect;
+        if response.dragged_by(egui::PointerButton::Secondary)
+            || (self.primary_drag_orbits && response.dragged_by(egui::PointerButton::Primary))
+        {
+            if ui.input(|input| input.modifiers.shift) {
+                self.camera.pan(response.drag_delta(), rect);
+            } else {
+                self.camera.orbit(response.drag_delta());
+            }
+        }
+        if response.dragged_by(egui::PointerButton::Middle) {
+            self.camera.pan(response.drag_delta(), rect);
+        }
+        if response.hovered() {
+            let scroll = ui.input(|input| input.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                self.camera.zoom((scroll * 0.003).exp());
+            }
+        }
+    }
+}
+
+/// Draws `map` with `overlays` into the space left in `ui`; the secondary button orbits
+/// (with Shift: pans), the middle button pans, the wheel zooms.
+pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, overlays: &Overlays) -> MapViewResponse {
+    let size = ui.available_size().max(egui::vec2(64.0, 64.0));
+    let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Tile map view"));
+    state.camera_input(ui, &response);
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
+    let Some(frame) = state.prepare(map, rect) else {
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "This map has no valid size",
+            egui::FontId::default(),
+            Color32::RED,
+        );
+        return MapViewResponse { response, hovered: None, hovered_cell: None, clicked: None };
+    };
+    painter.add(Shape::Mesh(state.frame_mesh()));
+    let scale = MapScale::of(map);
+    let project = |grid: [f32; 3]| frame.project(scale.world_from_grid(grid)).map(|(screen, _)| screen);
+    if state.show_grid {
+        draw_grid(&painter, map, f32::from(state.edited_level), &project, ui.visuals().weak_text_color());
+    }
+    draw_overlays(&painter, overlays, &project, ui.visuals().strong_text_color());
+    let pointer = response.hover_pos();
+    let hovered = pointer.and_then(|at| state.pick_at(at));
+    let hovered_cell = pointer.and_then(|at| state.plane_cell_at(at));
+    state.hovered = hovered;
+    if let (Some(hit), Some(scene)) = (hovered, state.scene()) {
+        outline_face(&painter, scene, &hit, &project);
+    }
+    let clicked = if response.clicked() { hovered } else { None };
+    MapViewResponse { response, hovered, hovered_cell, clicked }
+}
+
+fn outline_face(painter: &egui::Painter, scene: &MapScene, hit: &PickHit, project: &impl Fn([f32; 3]) -> Option<Pos2>) {
+    let column = scene.below_grid().column(i32::from(hit.cell_x), i32::from(hit.cell_y));
+    let Some(tile) = column.get(hit.tile_index) else { return };
+    let quad = TileSolid::new(hit.cell_x, hit.cell_y, tile).face_quad(hit.face);
+    let points: Option<Vec<Pos2>> = quad.into_iter().map(project).collect();
+    if let Some(points) = points {
+        let fill = if hit.face == Face::Top { Color32::from_white_alpha(40) } else { Color32::from_white_alpha(25) };
+        painter.add(Shape::convex_polygon(points, fill, Stroke::new(2.0, Color32::from_rgb(255, 220, 80))));
+    }
+}
+
+fn draw_grid(
+    painter: &egui::Painter,
+    map: &TileMap,
+    level: f32,
+    project: &impl Fn([f32; 3]) -> Option<Pos2>,
+    colour: Color32,
+) {
+    let stroke = Stroke::new(1.0, colour.gamma_multiply(0.6));
+    let (width, depth) = (f32::from(map.width), f32::from(map.depth));
+    for x in 0..=map.width {
+        let x = f32::from(x);
+        if let (Some(a), Some(b)) = (project([x, 0.0, level]), project([x, depth, level])) {
+            painter.line_segment([a, b], stroke);
+        }
+    }
+    for y in 0..=map.depth {
+        let y = f32::from(y);
+        if let (Some(a), Some(b)) = (project([0.0, y, level]), project([width, y, level])) {
+            painter.line_segment([a, b], stroke);
+        }
+    }
+}
+
+fn draw_overlays(
+    painter: &egui::Painter,
+    overlays: &Overlays,
+    project: &impl Fn([f32; 3]) -> Option<Pos2>,
+    text: Color32,
+) {
+    for tint in &overlays.tinted_cells {
+        let (x, y, z) = (f32::from(tint.cell_x), f32::from(tint.cell_y), tint.level + 0.02);
+        let corners =
+            [[x + 0.06, y + 0.06, z], [x + 0.94, y + 0.06, z], [x + 0.94, y + 0.94, z], [x + 0.06, y + 0.94, z]];
+        if let Some(points) = corners.into_iter().map(project).collect::<Option<Vec<Pos2>>>() {
+            painter.add(Shape::convex_polygon(points, tint.colour, Stroke::NONE));
+        }
+    }
+    if overlays.path.len() >= 2
+        && let Some(points) = overlays.path.iter().map(|&p| project(p)).collect::<Option<Vec<Pos2>>>()
+    {
+        painter.add(Shape::line(points, Stroke::new(3.0, Color32::from_rgb(250, 240, 120))));
+    }
+    if let Some(sight) = overlays.sight
+        && let (Some(a), Some(b)) = (project(sight.from), project(sight.to))
+    {
+        let colour = if sight.clear { Color32::from_rgb(120, 230, 255) } else { Color32::from_rgb(255, 90, 90) };
+        painter.add(Shape::dashed_line(&[a, b], Stroke::new(2.0, colour), 6.0, 4.0));
+    }
+    for unit in &overlays.units {
+        let centre = [f32::from(unit.cell_x) + 0.5, f32::from(unit.cell_y) + 0.5, unit.level];
+        let (Some(foot), Some(head)) = (project(centre), project([centre[0], centre[1], centre[2] + 1.5])) else {
+            continue;
+        };
+        let radius = ((foot - head).length() * 0.3).clamp(4.0, 18.0);
+        let body = foot + (head - foot) * 0.5;
+        painter.line_segment([foot, body], Stroke::new(2.0, unit.colour));
+        painter.circle(body, radius, unit.colour, Stroke::new(1.5, Color32::BLACK));
+        if unit.active {
+            painter.circle_stroke(body, radius + 4.0, Stroke::new(2.0, Color32::from_rgb(255, 220, 80)));
+        }
+        painter.text(
+            body + egui::vec2(radius + 3.0, 0.0),
+            egui::Align2::LEFT_CENTER,
+            &unit.label,
+            egui::FontId::proportional(12.0),
+            text,
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! The map drawn on the CPU: the runtime's chunk meshes (hidden faces already culled) are
+//! projected with the camera, back faces and off-screen faces dropped, the rest depth-sorted
+//! (painter's algorithm per face) into one egui [`Mesh`]. The built mesh is kept until the
+//! camera, the view's size, the map or the slicing changes; a tile edit re-meshes only the
+//! chunks it touches.
+
+use std::sync::Arc;
+
+use actforge_runtime::map::{AtlasLayout, MapMesher, MeshBuffers, MeshStyle, TileGrid};
+use actforge_runtime::model::{Column, Tile, TileMap};
+use egui::{Color32, Mesh, Pos2, Rect};
+
+use super::camera::ViewFrame;
+
+/// Opacity of invisible (collision-only) tiles.
+const INVISIBLE_ALPHA: u8 = 90;
+/// Opacity of tiles above the edited level when they are ghosted.
+const GHOST_ALPHA: u8 = 45;
+
+/// What happens to the tiles above the edited level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Slicing {
+    /// Every tile drawn.
+    #[default]
+    ShowAll,
+    /// Tiles above the edited level drawn faint.
+    GhostAbove,
+    /// Tiles above the edited level not drawn.
+    HideAbove,
+}
+
+/// A map's grids and meshes, split at a level: tiles based at or below it, and the ones above.
+#[derive(Debug)]
+pub struct MapScene {
+    /// The map as last taken in.
+    map: TileMap,
+    /// Every tile (overlays and the runtime's queries).
+    full: TileGrid,
+    /// Tiles based at or below the cut (drawn and picked).
+    below: TileGrid,
+    /// Tiles based above the cut.
+    above: TileGrid,
+    below_mesher: MapMesher,
+    above_mesher: MapMesher,
+    /// Highest base level of the "below" part; `u16::MAX`: nothing is above.
+    cut: u16,
+    /// Bumped on every change of what is drawn.
+    revision: u64,
+}
+
+/// The mesh style of `map` (flat palette colours, shaded per face).
+fn style_of(map: &TileMap) -> MeshStyle {
+    MeshStyle::of(map, AtlasLayout::grid(map.palette.len(), 16))
+}
+
+fn split(tiles: &[Tile], cut: u16) -> (Vec<Tile>, Vec<Tile>) {
+    tiles.iter().cloned().partition(|tile| tile.z <= cut)
+}
+
+fn grids_of(full: &TileGrid, cut: u16) -> Option<(TileGrid, TileGrid)> {
+    let mut below = TileGrid::new(full.width(), full.depth()).ok()?;
+    let mut above = TileGrid::new(full.width(), full.depth()).ok()?;
+    for cell_y in 0..full.depth() {
+        for cell_x in 0..full.width() {
+            let tiles = full.column(i32::from(cell_x), i32::from(cell_y));
+            if tiles.is_empty() {
+                continue;
+            }
+            let (low, high) = split(tiles, cut);
+            below.set_column(cell_x, cell_y, low).ok()?;
+            above.set_column(cell_x, cell_y, high).ok()?;
+        }
+    }
+    Some((below, above))
+}
+
+/// The cells whose columns differ between two maps of the same size.
+fn changed_cells(old: &[Column], new: &[Column]) -> Vec<(u16, u16)> {
+    let mut changed = Vec::new();
+    let (mut old_iter, mut new_iter) = (old.iter().peekable(), new.iter().peekable());
+    loop {
+        match (old_iter.peek(), new_iter.peek()) {
+            (None, None) => break,
+            (Some(a), Some(b)) if (a.y, a.x) == (b.y, b.x) => {
+                if a.tiles != b.tiles {
+                    changed.push((a.x, a.y));
+                }
+                old_iter.next();
+                new_iter.next();
+            }
+            (Some(a), Some(b)) if (a.y, a.x) < (b.y, b.x) => {
+                changed.push((a.x, a.y));
+                old_iter.next();
+            }
+            (Some(a), None) => {
+                changed.push((a.x, a.y));
+                old_iter.next();
+            }
+            (_, Some(b)) => {
+                changed.push((b.x, b.y));
+                new_iter.next();
+            }
+        }
+    }
+    changed
+}
+
+impl MapScene {
+    /// The scene of `map` cut at `cut` (None: nothing above); None for a map of no valid size.
+    pub fn new(map: &TileMap, cut: Option<u16>) -> Option<Self> {
+        let full = TileGrid::from_map(map).ok()?;
+        let cut = cut.unwrap_or(u16::MAX);
+        let (below, above) = grids_of(&full, cut)?;
+        let style = style_of(map);
+        let below_mesher = MapMesher::new(&below, style.clone());
+        let above_mesher = MapMesher::new(&above, style);
+        Some(Self { map: map.clone(), full, below, above, below_mesher, above_mesher, cut, revision: 0 })
+    }
+
+    /// The map as last taken in.
+    pub fn map(&self) -> &TileMap {
+        &self.map
+    }
+
+    /// Every tile of the map.
+    pub fn full_grid(&self) -> &TileGrid {
+        &self.full
+    }
+
+    /// The tiles at or below the cut: what is drawn solid and picked.
+    pub fn below_grid(&self) -> &TileGrid {
+        &self.below
+    }
+
+    /// Changes of what is drawn so far (a cache key).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Faces meshed (below and above the cut).
+    pub fn face_count(&self) -> usize {
+        self.below_mesher.face_count() + self.above_mesher.face_count()
+    }
+
+    /// The meshes below the cut.
+    pub fn below_mesher(&self) -> &MapMesher {
+        &self.below_mesher
+    }
+
+    /// Takes in `map` and the cut: re-meshes only the chunks of the cells that changed, or
+    /// everything after a resize, a palette or scale change, or a new cut. Returns whether
+    /// anything changed.
+    pub fn sync(&mut self, map: &TileMap, cut: Option<u16>) -> bool {
+        let cut = cut.unwrap_or(u16::MAX);
+        if cut == self.cut && *map == self.map {
+            return false;
+        }
+        self.revision += 1;
+        let resized = (map.width, map.depth) != (self.map.width, self.map.depth);
+        let style = style_of(map);
+        if resized || cut != self.cut || style != *self.below_mesher.style() {
+            if let Some(rebuilt) = Self::new(map, Some(cut)) {
+                let revision = self.revision;
+                *self = rebuilt;
+                self.revision = revision;
+            }
+            return true;
+        }
+        let cells = changed_cells(&self.map.columns, &map.columns);
+        if !cells.is_empty() {
+            let Ok(fresh) = TileGrid::from_map(map) else { return true };
+            for &(cell_x, cell_y) in &cells {
+                let tiles = fresh.column(i32::from(cell_x), i32::from(cell_y));
+                let (low, high) = split(tiles, cut);
+                // The cells come from the map's own columns: inside the grid.
+                let _ = self.below.set_column(cell_x, cell_y, low);
+                let _ = self.above.set_column(cell_x, cell_y, high);
+            }
+            self.full = fresh;
+            self.below_mesher.update(&self.below, cells.iter().copied());
+            self.above_mesher.update(&self.above, cells.iter().copied());
+        }
+        self.map = map.clone();
+        true
+    }
+}
+
+/// One face projected on the screen.
+#[derive(Clone, Copy, Debug)]
+struct ScreenFace {
+    corners: [Pos2; 4],
+    colour: Color32,
+}
+
+/// Scratch buffers and the result of a frame build, reused frame to frame.
+#[derive(Debug, Default)]
+pub struct FrameBuild {
+    faces: Vec<ScreenFace>,
+    order: Vec<(u32, u32)>,
+    /// The depth-sorted mesh of the last build.
+    pub mesh: Arc<Mesh>,
+    /// Faces in the mesh.
+    pub drawn_faces: usize,
+}
+
+/// A depth as a key that sorts far first.
+fn far_first_key(depth: f32) -> u32 {
+    let bits = depth.to_bits();
+    let ordered = if bits & 0x8000_0000 == 0 { bits | 0x8000_0000 } else { !bits };
+    !ordered
+}
+
+fn with_alpha([r, g, b, a]: [u8; 4], alpha: u8) -> Color32 {
+    let alpha = ((u16::from(a) * u16::from(alpha)) / 255) as u8;
+    Color32::from_rgba_unmultiplied(r, g, b, alpha)
+}
+
+impl FrameBuild {
+    /// Projects the faces of `buffers` into the face list, dropping back faces, faces behind
+    /// the eye and faces wholly off screen.
+    fn project(&mut self, frame: &ViewFrame, buffers: &MeshBuffers, alpha: u8) {
+        let visible = frame.rect.expand(2.0);
+        let quads =
+            buffers.positions.chunks_exact(4).zip(buffers.normals.chunks_exact(4)).zip(buffers.colours.chunks_exact(4));
+        for ((positions, normals), colours) in quads {
+            let (Some(&first), Some(&normal), Some(&colour)) = (positions.first(), normals.first(), colours.first())
+            else {
+                continue;
+            };
+            if frame.faces_away(first, normal) {
+                continue;
+            }
+            let mut corners = [Pos2::ZERO; 4];
+            let mut depth = 0.0;
+            let mut projected = true;
+            for (corner, &world) in corners.iter_mut().zip(positions) {
+                let Some((screen, at_depth)) = frame.project(world) else {
+                    projected = false;
+                    break;
+                };
+                *corner = screen;
+                depth += at_depth;
+            }
+            if !projected || !visible.intersects(Rect::from_points(&corners)) {
+                continue;
+            }
+            let index = self.faces.len() as u32;
+            self.faces.push(ScreenFace { corners, colour: with_alpha(colour, alpha) });
+            self.order.push((far_first_key(depth * 0.25), index));
+        }
+    }
+
+    /// Builds the view of `scene` through `frame`: the solid part, invisible tiles translucent,
+    /// the part above the cut ghosted (or left out).
+    pub fn build(&mut self, scene: &MapScene, frame: &ViewFrame, slicing: Slicing) {
+        self.faces.clear();
+        self.order.clear();
+        for chunk in scene.below_mesher.chunks() {
+            self.project(frame, &chunk.opaque, 255);
+            self.project(frame, &chunk.invisible, INVISIBLE_ALPHA);
+        }
+        if slicing == Slicing::GhostAbove {
+            for chunk in scene.above_mesher.chunks() {
+                self.project(frame, &chunk.opaque, GHOST_ALPHA);
+                self.project(frame, &chunk.invisible, GHOST_ALPHA / 2);
+            }
+        }
+        self.order.sort_unstable_by_key(|&(key, _)| key);
+        let mut mesh = Mesh::default();
+        mesh.vertices.reserve(self.order.len() * 4);
+        mesh.indices.reserve(self.order.len() * 6);
+        for &(_, index) in &self.order {
+            let Some(face) = self.faces.get(index as usize) else { continue };
+            let first = mesh.vertices.len() as u32;
+            for corner in face.corners {
+                mesh.colored_vertex(corner, face.colour);
+            }
+            mesh.indices.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
+        }
+        self.drawn_faces = self.order.len();
+        self.mesh = Arc::new(mesh);
+    }
+}

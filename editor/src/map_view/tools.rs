@@ -1,0 +1,421 @@
+//! The tile-map editor's tools as pure functions on a [`TileMap`]: each returns whether it
+//! changed the map, so the tab emits an edit only for real changes. Tiles are named by their
+//! cell and base level (a [`TileRef`]), never by their index in the column.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use actforge_runtime::map::{Face, MapError, ResizeReport, resize_tile_map};
+use actforge_runtime::model::{
+    Column, Corners, Faces, Id, MAX_TILE_HEIGHT, MAX_Z_LEVELS, Placement, Prop, Tile, TileMap,
+};
+
+/// One tile of a map: its cell and base level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TileRef {
+    /// Cell x.
+    pub cell_x: u16,
+    /// Cell y.
+    pub cell_y: u16,
+    /// Base level.
+    pub z: u16,
+}
+
+/// A corner of a tile's top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Corner {
+    /// At (x_min, y_min).
+    X0Y0,
+    /// At (x_max, y_min).
+    X1Y0,
+    /// At (x_min, y_max).
+    X0Y1,
+    /// At (x_max, y_max).
+    X1Y1,
+}
+
+impl Corner {
+    /// The corner nearest a point at (`across_x`, `across_y`) (0..1 within the cell).
+    pub fn nearest(across_x: f32, across_y: f32) -> Self {
+        match (across_x >= 0.5, across_y >= 0.5) {
+            (false, false) => Self::X0Y0,
+            (true, false) => Self::X1Y0,
+            (false, true) => Self::X0Y1,
+            (true, true) => Self::X1Y1,
+        }
+    }
+
+    fn of_mut<T>(self, corners: &mut Corners<T>) -> &mut T {
+        match self {
+            Self::X0Y0 => &mut corners.x0y0,
+            Self::X1Y0 => &mut corners.x1y0,
+            Self::X0Y1 => &mut corners.x0y1,
+            Self::X1Y1 => &mut corners.x1y1,
+        }
+    }
+
+    /// The two corners along a side face (none for top and bottom: every corner).
+    pub fn of_side(face: Face) -> &'static [Corner] {
+        match face {
+            Face::NegX => &[Self::X0Y0, Self::X0Y1],
+            Face::PosX => &[Self::X1Y0, Self::X1Y1],
+            Face::NegY => &[Self::X0Y0, Self::X1Y0],
+            Face::PosY => &[Self::X0Y1, Self::X1Y1],
+            Face::Top | Face::Bottom => &[Self::X0Y0, Self::X1Y0, Self::X0Y1, Self::X1Y1],
+        }
+    }
+}
+
+/// The side of a cell nearest a point at (`across_x`, `across_y`) (0..1 within the cell).
+pub fn nearest_side(across_x: f32, across_y: f32) -> Face {
+    let distances =
+        [(across_x, Face::NegX), (1.0 - across_x, Face::PosX), (across_y, Face::NegY), (1.0 - across_y, Face::PosY)];
+    distances.into_iter().min_by(|a, b| a.0.total_cmp(&b.0)).map_or(Face::NegX, |(_, face)| face)
+}
+
+fn face_mut<T: Default + PartialEq>(faces: &mut Faces<T>, face: Face) -> &mut T {
+    match face {
+        Face::NegX => &mut faces.neg_x,
+        Face::NegY => &mut faces.neg_y,
+        Face::PosX => &mut faces.pos_x,
+        Face::PosY => &mut faces.pos_y,
+        Face::Bottom => &mut faces.bottom,
+        Face::Top => &mut faces.top,
+    }
+}
+
+fn column_position(map: &TileMap, cell_x: u16, cell_y: u16) -> Result<usize, usize> {
+    map.columns.binary_search_by_key(&(cell_y, cell_x), |column| (column.y, column.x))
+}
+
+/// The tiles on a cell (empty outside the map or for an empty cell).
+pub fn tiles_at(map: &TileMap, cell_x: u16, cell_y: u16) -> &[Tile] {
+    match column_position(map, cell_x, cell_y) {
+        Ok(at) => map.columns.get(at).map_or(&[], |column| column.tiles.as_slice()),
+        Err(_) => &[],
+    }
+}
+
+/// The tile `tile`, if there is one.
+pub fn tile(map: &TileMap, tile: TileRef) -> Option<&Tile> {
+    tiles_at(map, tile.cell_x, tile.cell_y).iter().find(|t| t.z == tile.z)
+}
+
+/// Whether the tiles of a column overlap no other (each tile's levels are its own).
+fn column_fits(tiles: &[Tile]) -> bool {
+    tiles.windows(2).all(|pair| match pair {
+        [low, high] => low.top_z() <= u32::from(high.z),
+        _ => true,
+    }) && tiles.iter().all(|t| t.top_z() <= u32::from(MAX_Z_LEVELS))
+}
+
+/// Changes the tile `at` with `change` when the result still fits its column; returns
+/// whether the map changed.
+fn change_tile(map: &mut TileMap, at: TileRef, change: impl FnOnce(&mut Tile)) -> bool {
+    let Ok(position) = column_position(map, at.cell_x, at.cell_y) else { return false };
+    let Some(column) = map.columns.get_mut(position) else { return false };
+    let mut tiles = column.tiles.clone();
+    let Some(target) = tiles.iter_mut().find(|t| t.z == at.z) else { return false };
+    change(target);
+    if !column_fits(&tiles) || tiles == column.tiles {
+        return false;
+    }
+    column.tiles = tiles;
+    true
+}
+
+/// Adds a unit cube at level `z` of a cell when the level is free; returns whether it did.
+pub fn add_tile(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16) -> bool {
+    if cell_x >= map.width || cell_y >= map.depth || u32::from(z) >= u32::from(MAX_Z_LEVELS) {
+        return false;
+    }
+    let cube = Tile::cube(z);
+    match column_position(map, cell_x, cell_y) {
+        Ok(at) => {
+            let Some(column) = map.columns.get_mut(at) else { return false };
+            let mut tiles = column.tiles.clone();
+            let insert_at = tiles.partition_point(|t| t.z < z);
+            tiles.insert(insert_at, cube);
+            if !column_fits(&tiles) {
+                return false;
+            }
+            column.tiles = tiles;
+        }
+        Err(at) => map.columns.insert(at, Column { x: cell_x, y: cell_y, tiles: vec![cube] }),
+    }
+    true
+}
+
+/// Removes the tile covering level `z` of a cell (none: nothing happens); empty columns go.
+pub fn remove_tile_at_level(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16) -> bool {
+    let Some(base) = tiles_at(map, cell_x, cell_y)
+        .iter()
+        .find(|t| t.z <= z && u32::from(z) < t.top_z().max(u32::from(t.z) + 1))
+        .map(|t| t.z)
+    else {
+        return false;
+    };
+    remove_tile(map, TileRef { cell_x, cell_y, z: base })
+}
+
+/// Removes one tile; empty columns go.
+pub fn remove_tile(map: &mut TileMap, at: TileRef) -> bool {
+    let Ok(position) = column_position(map, at.cell_x, at.cell_y) else { return false };
+    let Some(column) = map.columns.get_mut(position) else { return false };
+    let before = column.tiles.len();
+    column.tiles.retain(|t| t.z != at.z);
+    let changed = column.tiles.len() != before;
+    if column.tiles.is_empty() {
+        map.columns.remove(position);
+    }
+    changed
+}
+
+/// The cells of the rectangle spanned by two corner cells (inclusive).
+pub fn rect_cells(from: (u16, u16), to: (u16, u16)) -> impl Iterator<Item = (u16, u16)> {
+    let (x0, x1) = (from.0.min(to.0), from.0.max(to.0));
+    let (y0, y1) = (from.1.min(to.1), from.1.max(to.1));
+    (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (x, y)))
+}
+
+/// Adds (or removes) tiles at level `z` on every cell of a rectangle; returns whether any changed.
+pub fn fill_rect(map: &mut TileMap, from: (u16, u16), to: (u16, u16), z: u16, add: bool) -> bool {
+    let mut changed = false;
+    for (x, y) in rect_cells(from, to) {
+        changed |= if add { add_tile(map, x, y, z) } else { remove_tile_at_level(map, x, y, z) };
+    }
+    changed
+}
+
+/// Paints one face of a tile with palette entry `paint` (None: unpainted).
+pub fn paint_face(map: &mut TileMap, at: TileRef, face: Face, paint: Option<u16>) -> bool {
+    change_tile(map, at, |t| *face_mut(&mut t.paint, face) = paint)
+}
+
+/// Paints every face of a tile.
+pub fn paint_tile(map: &mut TileMap, at: TileRef, paint: Option<u16>) -> bool {
+    change_tile(map, at, |t| t.paint = Faces::splat(paint))
+}
+
+/// The paint of a face (the eyedropper); None for an unpainted face or no tile.
+pub fn paint_of(map: &TileMap, at: TileRef, face: Face) -> Option<u16> {
+    tile(map, at).and_then(|t| face.of(&t.paint))
+}
+
+/// Tiles whose `face` touches the same face of `at` across a shared edge: for tops and
+/// bottoms the side neighbours' tiles whose top (bottom) lies within a level; for sides the
+/// tiles stacked right on it and the neighbours along the face's plane that overlap it in height.
+fn face_neighbours(map: &TileMap, at: TileRef, face: Face) -> Vec<TileRef> {
+    let Some(this) = tile(map, at) else { return Vec::new() };
+    let (low, high) = (i64::from(this.z), i64::from(this.top_z()));
+    let mut out = Vec::new();
+    let steps: &[(i32, i32)] = match face {
+        Face::Top | Face::Bottom => &[(-1, 0), (1, 0), (0, -1), (0, 1)],
+        Face::NegX | Face::PosX => &[(0, -1), (0, 1), (0, 0)],
+        Face::NegY | Face::PosY => &[(-1, 0), (1, 0), (0, 0)],
+    };
+    for &(dx, dy) in steps {
+        let (x, y) = (i32::from(at.cell_x) + dx, i32::from(at.cell_y) + dy);
+        let (Ok(x), Ok(y)) = (u16::try_from(x), u16::try_from(y)) else { continue };
+        for other in tiles_at(map, x, y) {
+            let (other_low, other_high) = (i64::from(other.z), i64::from(other.top_z()));
+            // A top (bottom) covered by a tile right on (under) it is not a face to paint.
+            let covered = match face {
+                Face::Top => tiles_at(map, x, y).iter().any(|t| u32::from(t.z) == other.top_z()),
+                Face::Bottom => tiles_at(map, x, y).iter().any(|t| t.top_z() == u32::from(other.z)),
+                _ => false,
+            };
+            let touches = !covered
+                && match face {
+                    Face::Top => (other_high - high).abs() <= 1,
+                    Face::Bottom => (other_low - low).abs() <= 1,
+                    // Sides: stacked in the same column, or overlapping beside it.
+                    _ if (dx, dy) == (0, 0) => other_low == high || other_high == low,
+                    _ => other_low < high && low < other_high,
+                };
+            if touches && !((dx, dy) == (0, 0) && other.z == this.z) {
+                out.push(TileRef { cell_x: x, cell_y: y, z: other.z });
+            }
+        }
+    }
+    out
+}
+
+/// Paints `face` of `at` and every face of that direction connected to it that had the same
+/// paint (see `face_neighbours`); returns whether anything changed.
+pub fn flood_fill(map: &mut TileMap, at: TileRef, face: Face, paint: Option<u16>) -> bool {
+    let Some(start) = tile(map, at) else { return false };
+    let old = face.of(&start.paint);
+    if old == paint {
+        return false;
+    }
+    let mut seen = BTreeSet::from([at]);
+    let mut queue = VecDeque::from([at]);
+    let mut region = Vec::new();
+    while let Some(next) = queue.pop_front() {
+        region.push(next);
+        for neighbour in face_neighbours(map, next, face) {
+            if paint_of(map, neighbour, face) == old && seen.insert(neighbour) {
+                queue.push_back(neighbour);
+            }
+        }
+    }
+    let mut changed = false;
+    for tile_ref in region {
+        changed |= paint_face(map, tile_ref, face, paint);
+    }
+    changed
+}
+
+/// Raises (`delta` > 0) or lowers the top of some corners of a tile by whole levels (1 to
+/// `MAX_TILE_HEIGHT`): one corner or one edge makes a ramp.
+pub fn raise_corners(map: &mut TileMap, at: TileRef, corners: &[Corner], delta: i8) -> bool {
+    change_tile(map, at, |t| {
+        for &corner in corners {
+            let height = corner.of_mut(&mut t.heights);
+            *height = height.saturating_add_signed(delta).clamp(1, MAX_TILE_HEIGHT);
+        }
+    })
+}
+
+/// Sets every corner of a tile to `height` levels (a flat top).
+pub fn set_height(map: &mut TileMap, at: TileRef, height: u8) -> bool {
+    change_tile(map, at, |t| t.heights = Corners::splat(height.clamp(1, MAX_TILE_HEIGHT)))
+}
+
+/// Raises (or lowers) the bottom of every corner by whole levels, staying under the top.
+pub fn raise_baseline(map: &mut TileMap, at: TileRef, delta: i8) -> bool {
+    change_tile(map, at, |t| {
+        let lowest_top = t.heights.to_array().into_iter().min().unwrap_or(1);
+        let base = t.baselines.x0y0.saturating_add_signed(delta).min(lowest_top.saturating_sub(1));
+        t.baselines = Corners::splat(base);
+    })
+}
+
+/// Moves one face inward by `inset` (a fraction of a cell for sides, of a level for top and
+/// bottom; clamped to 0..0.95).
+pub fn set_inset(map: &mut TileMap, at: TileRef, face: Face, inset: f32) -> bool {
+    let inset = if inset.is_finite() { inset.clamp(0.0, 0.95) } else { 0.0 };
+    change_tile(map, at, |t| *face_mut(&mut t.insets, face) = inset)
+}
+
+/// Makes a tile invisible (collision only) or visible again.
+pub fn set_invisible(map: &mut TileMap, at: TileRef, invisible: bool) -> bool {
+    change_tile(map, at, |t| t.invisible = invisible)
+}
+
+/// A copied rectangle of columns, cells relative to its low corner.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Region {
+    /// Cells along x.
+    pub width: u16,
+    /// Cells along y.
+    pub depth: u16,
+    /// The columns, at cells relative to the region.
+    pub columns: Vec<Column>,
+}
+
+/// Copies the columns of a rectangle of cells.
+pub fn copy_region(map: &TileMap, from: (u16, u16), to: (u16, u16)) -> Region {
+    let (x0, y0) = (from.0.min(to.0), from.1.min(to.1));
+    let columns = rect_cells(from, to)
+        .filter_map(|(x, y)| {
+            let tiles = tiles_at(map, x, y);
+            (!tiles.is_empty()).then(|| Column { x: x - x0, y: y - y0, tiles: tiles.to_vec() })
+        })
+        .collect();
+    Region { width: from.0.abs_diff(to.0) + 1, depth: from.1.abs_diff(to.1) + 1, columns }
+}
+
+/// Stamps a region with its low corner on (`cell_x`, `cell_y`): its cells' columns replace
+/// the map's (empty cells of the region clear the map's); cells outside the map are left out.
+pub fn paste_region(map: &mut TileMap, region: &Region, cell_x: u16, cell_y: u16) -> bool {
+    let mut changed = false;
+    for y in 0..region.depth {
+        for x in 0..region.width {
+            let (Some(target_x), Some(target_y)) = (cell_x.checked_add(x), cell_y.checked_add(y)) else { continue };
+            if target_x >= map.width || target_y >= map.depth {
+                continue;
+            }
+            let tiles =
+                region.columns.iter().find(|c| (c.x, c.y) == (x, y)).map(|c| c.tiles.clone()).unwrap_or_default();
+            changed |= set_column(map, target_x, target_y, tiles);
+        }
+    }
+    changed
+}
+
+fn set_column(map: &mut TileMap, cell_x: u16, cell_y: u16, tiles: Vec<Tile>) -> bool {
+    match (column_position(map, cell_x, cell_y), tiles.is_empty()) {
+        (Ok(at), true) => {
+            map.columns.remove(at);
+            true
+        }
+        (Ok(at), false) => match map.columns.get_mut(at) {
+            Some(column) if column.tiles != tiles => {
+                column.tiles = tiles;
+                true
+            }
+            _ => false,
+        },
+        (Err(at), false) => {
+            map.columns.insert(at, Column { x: cell_x, y: cell_y, tiles });
+            true
+        }
+        (Err(_), true) => false,
+    }
+}
+
+/// Resizes the map keeping its contents (moved by the shift); see the runtime's `resize_tile_map`.
+pub fn resize(map: &mut TileMap, width: u16, depth: u16, shift_x: i32, shift_y: i32) -> Result<ResizeReport, MapError> {
+    resize_tile_map(map, width, depth, shift_x, shift_y)
+}
+
+/// Places a unit of type `unit` on a cell (replacing a unit already there); None level: the column's top.
+pub fn place_unit(map: &mut TileMap, cell_x: u16, cell_y: u16, unit: &str, team: &str) -> bool {
+    if cell_x >= map.width || cell_y >= map.depth || unit.is_empty() {
+        return false;
+    }
+    let placement =
+        Placement { unit: Id::new(unit), team: team.to_owned(), x: cell_x, y: cell_y, z: None, facing_degrees: 0.0 };
+    if let Some(existing) = map.placements.iter_mut().find(|p| (p.x, p.y) == (cell_x, cell_y)) {
+        if *existing == placement {
+            return false;
+        }
+        *existing = placement;
+    } else {
+        map.placements.push(placement);
+    }
+    true
+}
+
+/// Places a prop marker on a cell at level `z` (replacing a prop already there).
+pub fn place_prop(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16, label: &str) -> bool {
+    if cell_x >= map.width || cell_y >= map.depth {
+        return false;
+    }
+    let prop = Prop { label: label.to_owned(), x: cell_x, y: cell_y, z, ..Prop::default() };
+    if let Some(existing) = map.props.iter_mut().find(|p| (p.x, p.y) == (cell_x, cell_y)) {
+        if *existing == prop {
+            return false;
+        }
+        *existing = prop;
+    } else {
+        map.props.push(prop);
+    }
+    true
+}
+
+/// Removes the unit and prop markers on a cell.
+pub fn remove_markers(map: &mut TileMap, cell_x: u16, cell_y: u16) -> bool {
+    let before = map.placements.len() + map.props.len();
+    map.placements.retain(|p| (p.x, p.y) != (cell_x, cell_y));
+    map.props.retain(|p| (p.x, p.y) != (cell_x, cell_y));
+    before != map.placements.len() + map.props.len()
+}
+
+/// Adds a flat-colour palette entry; returns its index.
+pub fn add_palette_entry(map: &mut TileMap, entry: actforge_runtime::model::PaletteEntry) -> Option<u16> {
+    let index = u16::try_from(map.palette.len()).ok()?;
+    map.palette.push(entry);
+    Some(index)
+}

@@ -1,0 +1,302 @@
+//! The tile-map editor: tool ops on a map, one undo step per stroke, picking through the
+//! camera, and a kittest flow that paints a face and undoes it.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+
+use std::path::Path;
+use std::sync::Arc;
+
+use actforge_editor::app::ActforgeApp;
+use actforge_editor::commands::UiCommand;
+use actforge_editor::document::{Document, History, ItemKey, Op, get_item};
+use actforge_editor::map_view::camera::{Camera, Projection};
+use actforge_editor::map_view::render::{FrameBuild, MapScene, Slicing};
+use actforge_editor::map_view::tools::{self, Corner, TileRef};
+use actforge_editor::map_view::{MapViewState, Overlays};
+use actforge_runtime::map::Face;
+use actforge_runtime::model::{Corners, Tile, TileMap};
+use actforge_runtime::{Kind, Project};
+use egui::{Pos2, Rect};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn flat_map(width: u16, depth: u16) -> TileMap {
+    let mut map = TileMap { width, depth, ..TileMap::default() };
+    for y in 0..depth {
+        for x in 0..width {
+            assert!(tools::add_tile(&mut map, x, y, 0));
+        }
+    }
+    map
+}
+
+fn at(cell_x: u16, cell_y: u16, z: u16) -> TileRef {
+    TileRef { cell_x, cell_y, z }
+}
+
+#[test]
+fn add_and_remove_keep_columns_sorted_and_refuse_overlaps() {
+    let mut map = TileMap::default();
+    assert!(tools::add_tile(&mut map, 3, 1, 2));
+    assert!(tools::add_tile(&mut map, 0, 2, 0));
+    assert!(tools::add_tile(&mut map, 3, 1, 0));
+    assert!(!tools::add_tile(&mut map, 3, 1, 2), "the level is taken");
+    assert!(!tools::add_tile(&mut map, 10, 0, 0), "outside the map");
+    let cells: Vec<(u16, u16)> = map.columns.iter().map(|c| (c.x, c.y)).collect();
+    assert_eq!(cells, [(3, 1), (0, 2)]);
+    assert_eq!(tools::tiles_at(&map, 3, 1).iter().map(|t| t.z).collect::<Vec<_>>(), [0, 2]);
+    // A tall tile covers the levels above its base: removing at level 1 of a 2-high tile removes it.
+    assert!(tools::set_height(&mut map, at(0, 2, 0), 2));
+    assert!(tools::remove_tile_at_level(&mut map, 0, 2, 1));
+    assert!(tools::tiles_at(&map, 0, 2).is_empty());
+    assert_eq!(map.columns.len(), 1, "an emptied column goes");
+    assert!(tools::fill_rect(&mut map, (0, 0), (2, 1), 0, true));
+    assert_eq!(map.columns.iter().map(|c| c.tiles.len()).sum::<usize>(), 8);
+}
+
+#[test]
+fn reshape_makes_ramps_and_refuses_to_grow_into_the_tile_above() {
+    let mut map = TileMap::default();
+    tools::add_tile(&mut map, 0, 0, 0);
+    tools::add_tile(&mut map, 0, 0, 2);
+    assert!(tools::raise_corners(&mut map, at(0, 0, 0), Corner::of_side(Face::PosX), 1));
+    let tile = tools::tile(&map, at(0, 0, 0)).unwrap();
+    assert_eq!(tile.heights, Corners { x0y0: 1, x1y0: 2, x0y1: 1, x1y1: 2 }, "the +x edge rose: a ramp");
+    assert!(!tools::raise_corners(&mut map, at(0, 0, 0), &[Corner::X1Y1], 1), "would reach into the tile at level 2");
+    assert!(tools::raise_corners(&mut map, at(0, 0, 0), &[Corner::X1Y1], -1));
+    assert_eq!(tools::tile(&map, at(0, 0, 0)).unwrap().heights.x1y1, 1);
+    assert!(!tools::raise_corners(&mut map, at(0, 0, 2), &[Corner::X0Y0], -1), "heights stay at least 1");
+    assert!(tools::set_inset(&mut map, at(0, 0, 2), Face::NegY, 0.25));
+    assert!((tools::tile(&map, at(0, 0, 2)).unwrap().insets.neg_y - 0.25).abs() < 1e-6);
+    assert!(tools::set_invisible(&mut map, at(0, 0, 2), true));
+    assert!(tools::tile(&map, at(0, 0, 2)).unwrap().invisible);
+}
+
+#[test]
+fn paint_flood_fill_and_eyedropper() {
+    let mut map = flat_map(4, 3);
+    // A wall splits the tops: (2, y) stands two levels higher.
+    for y in 0..3 {
+        tools::add_tile(&mut map, 2, y, 1);
+        tools::add_tile(&mut map, 2, y, 2);
+    }
+    assert!(tools::paint_face(&mut map, at(0, 0, 0), Face::Top, Some(3)));
+    assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::Top), Some(3));
+    assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::NegX), None, "one face only");
+    assert!(tools::flood_fill(&mut map, at(1, 1, 0), Face::Top, Some(1)));
+    let painted: Vec<(u16, u16)> =
+        map.columns.iter().filter(|c| c.tiles[0].paint.top == Some(1)).map(|c| (c.x, c.y)).collect();
+    // (0, 0) was painted differently; the cells beyond the wall are not connected.
+    assert_eq!(painted, [(1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
+    assert!(tools::paint_tile(&mut map, at(3, 0, 0), Some(2)));
+    assert!(Face::ALL.iter().all(|&face| tools::paint_of(&map, at(3, 0, 0), face) == Some(2)));
+    assert!(!tools::paint_tile(&mut map, at(3, 0, 0), Some(2)), "no change, no edit");
+}
+
+#[test]
+fn copy_stamp_resize_and_markers() {
+    let mut map = flat_map(4, 4);
+    tools::add_tile(&mut map, 0, 0, 1);
+    let region = tools::copy_region(&map, (0, 0), (1, 1));
+    assert_eq!((region.width, region.depth, region.columns.len()), (2, 2, 4));
+    assert!(tools::paste_region(&mut map, &region, 2, 2));
+    assert_eq!(tools::tiles_at(&map, 2, 2).len(), 2, "the stacked column was stamped");
+    assert!(!tools::paste_region(&mut map, &region, 2, 2), "stamping the same again changes nothing");
+    assert!(tools::place_unit(&mut map, 1, 1, "knight", ""));
+    assert!(tools::place_prop(&mut map, 3, 3, 1, "Barrel"));
+    let report = tools::resize(&mut map, 3, 3, -1, -1).unwrap();
+    assert_eq!((map.width, map.depth), (3, 3));
+    assert_eq!(report.dropped_columns, 7);
+    assert_eq!(tools::tiles_at(&map, 1, 1).len(), 2, "(2, 2) moved to (1, 1) with its contents");
+    assert_eq!((map.placements[0].x, map.placements[0].y), (0, 0));
+    assert!(tools::remove_markers(&mut map, 0, 0));
+    assert!(map.placements.is_empty());
+}
+
+/// A stroke's edits with one gesture undo in one step.
+#[test]
+fn a_brush_stroke_is_one_undo_step() {
+    let mut project = Project::default();
+    let map = TileMap { id: "arena".into(), ..flat_map(3, 3) };
+    project.tile_maps.insert(map.clone());
+    let mut document = Document::new(project);
+    let mut history = History::new();
+    let mut current = map.clone();
+    for x in 0..3 {
+        assert!(tools::paint_face(&mut current, at(x, 1, 0), Face::Top, Some(0)));
+        history.apply(&mut document, Op::put(Arc::new(current.clone())), "Paint faces", Some(7)).unwrap();
+    }
+    history.end_gesture();
+    assert_eq!(history.undo_len(), 1);
+    let painted = |document: &Document| {
+        let item = get_item(document.project(), Kind::TileMap, "arena").unwrap();
+        let map = item.as_any().downcast_ref::<TileMap>().unwrap().clone();
+        (0..3).filter(|&x| tools::paint_of(&map, at(x, 1, 0), Face::Top) == Some(0)).count()
+    };
+    assert_eq!(painted(&document), 3);
+    history.undo(&mut document).unwrap();
+    assert_eq!(painted(&document), 0);
+}
+
+/// Picking: the ray through the screen point where a face's centre projects hits that face.
+#[test]
+fn picking_returns_the_face_under_a_screen_point() {
+    let mut map = flat_map(6, 6);
+    tools::add_tile(&mut map, 2, 3, 1);
+    tools::raise_corners(&mut map, at(4, 1, 0), Corner::of_side(Face::PosY), 1);
+    let rect = Rect::from_min_size(Pos2::ZERO, egui::vec2(800.0, 600.0));
+    for projection in [Projection::Orthographic, Projection::Perspective] {
+        let mut state = MapViewState::default();
+        state.slicing = Slicing::ShowAll;
+        state.prepare(&map, rect).unwrap();
+        state.camera.projection = projection;
+        state.prepare(&map, rect).unwrap();
+        // Top of the stacked tile, the -y side of it (facing the preset-0 eye), and the ramp.
+        for (grid, cell, tile_z, face) in [
+            ([2.5, 3.5, 2.0], (2, 3), 1, Face::Top),
+            ([2.5, 3.0, 1.5], (2, 3), 1, Face::NegY),
+            ([1.5, 4.5, 1.0], (1, 4), 0, Face::Top),
+        ] {
+            let screen = state.screen_of_grid(grid).unwrap();
+            let hit = state.pick_at(screen).unwrap_or_else(|| panic!("{projection:?}: nothing at {grid:?}"));
+            assert_eq!(
+                ((hit.cell_x, hit.cell_y), hit.tile_z, hit.face),
+                (cell, tile_z, face),
+                "{projection:?} {grid:?}"
+            );
+        }
+        // A point off the map picks nothing.
+        assert!(state.pick_at(Pos2::new(2.0, 2.0)).is_none());
+    }
+}
+
+#[test]
+fn slicing_hides_the_levels_above_and_a_tile_edit_remeshes() {
+    let mut map = flat_map(4, 4);
+    for z in 1..4 {
+        tools::add_tile(&mut map, 1, 1, z);
+    }
+    let camera = Camera::framing([4.0, 4.0, 2.0]);
+    let frame = camera.frame(Rect::from_min_size(Pos2::ZERO, egui::vec2(640.0, 480.0)));
+    let mut build = FrameBuild::default();
+    let mut scene = MapScene::new(&map, None).unwrap();
+    build.build(&scene, &frame, Slicing::ShowAll);
+    let all = build.drawn_faces;
+    assert!(scene.sync(&map, Some(0)));
+    build.build(&scene, &frame, Slicing::HideAbove);
+    assert!(build.drawn_faces < all, "the tower above level 0 is left out");
+    // The cut shows the top of the tower's base (culled while the tower stood on it).
+    let top_of_base = scene.below_grid().column(1, 1).len();
+    assert_eq!(top_of_base, 1);
+    let before = scene.revision();
+    let mut edited = map.clone();
+    tools::remove_tile(&mut edited, at(3, 3, 0));
+    assert!(scene.sync(&edited, Some(0)));
+    assert!(scene.revision() > before);
+    assert!(scene.below_grid().column(3, 3).is_empty());
+    assert!(!scene.sync(&edited, Some(0)), "nothing changed");
+}
+
+fn skirmish() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/srpg-skirmish")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn ridge(app: &ActforgeApp) -> TileMap {
+    let item = get_item(app.project().unwrap(), Kind::TileMap, "ridge").unwrap();
+    item.as_any().downcast_ref::<TileMap>().unwrap().clone()
+}
+
+/// Presses and releases the primary button at a screen point, a frame apart.
+fn click_at(harness: &mut Harness<'static, ActforgeApp>, pos: Pos2) {
+    harness.input_mut().events.push(egui::Event::PointerMoved(pos));
+    harness.run_steps(1);
+    let press = |pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    harness.input_mut().events.push(press(true));
+    harness.run_steps(1);
+    harness.input_mut().events.push(press(false));
+    harness.run_steps(2);
+}
+
+#[test]
+fn the_tile_map_tab_paints_a_face_and_undo_takes_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&skirmish(), dir.path());
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
+    harness.state_mut().request(UiCommand::TileMapEditor);
+    harness.run_steps(4);
+    harness.get_by_label("Tile map view");
+    harness.get_by_label(&format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH)).click();
+    harness.run_steps(2);
+    // The brush paints "Unpainted" (the palette's first choice): grass tops become bare.
+    assert_eq!(harness.state().map_editor().paint, None);
+    let before = ridge(harness.state());
+    let undo_steps = harness.state().history().undo_len();
+    // The top of cell (1, 1)'s tile, where the view projects its centre.
+    let tile = tools::tiles_at(&before, 1, 1).last().unwrap().clone();
+    assert_eq!(tile.paint.top, Some(0), "grass before");
+    let top = tile.top_z() as f32;
+    let screen = harness.state().map_editor().view.screen_of_grid([1.5, 1.5, top]).unwrap();
+    click_at(&mut harness, screen);
+    let after = ridge(harness.state());
+    assert_eq!(tools::paint_of(&after, at(1, 1, tile.z), Face::Top), None, "the clicked top is unpainted now");
+    assert_eq!(tools::paint_of(&after, at(1, 1, tile.z), Face::NegX), tile.paint.neg_x, "other faces unchanged");
+    assert_eq!(harness.state().history().undo_len(), undo_steps + 1, "one step");
+    harness.state_mut().request(UiCommand::Undo);
+    harness.run_steps(2);
+    assert_eq!(ridge(harness.state()), before);
+}
+
+#[test]
+fn a_tile_map_view_draws_overlays_without_tools() {
+    // The read-only use of the widget: draw a map with a marker, a tint and a path.
+    let map = flat_map(5, 5);
+    let overlays = Overlays {
+        tinted_cells: vec![actforge_editor::map_view::CellTint {
+            cell_x: 1,
+            cell_y: 1,
+            level: 1.0,
+            colour: egui::Color32::BLUE,
+        }],
+        units: vec![actforge_editor::map_view::UnitMarker {
+            cell_x: 2,
+            cell_y: 2,
+            level: 1.0,
+            label: "Knight".to_owned(),
+            colour: egui::Color32::RED,
+            active: true,
+        }],
+        path: vec![[1.5, 1.5, 1.0], [2.5, 1.5, 1.0], [2.5, 2.5, 1.0]],
+        sight: None,
+    };
+    let mut harness = Harness::builder().with_size([600.0, 400.0]).build_ui_state(
+        move |ui, state: &mut MapViewState| {
+            actforge_editor::map_view::map_view_ui(ui, state, &map, &overlays);
+        },
+        MapViewState::default(),
+    );
+    harness.run_steps(2);
+    harness.get_by_label("Tile map view");
+    assert!(harness.state().drawn_faces() >= 25 + 10, "tops and the near sides");
+    let _ = Tile::cube(0);
+}
