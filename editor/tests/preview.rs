@@ -162,3 +162,48 @@ fn play_from_here_runs_the_act_at_once_and_refuses_unknown_acts() {
     assert!(game.notice().unwrap().contains("there is no act `no_such_act`"));
     assert!(game.highlight().acts.is_empty());
 }
+
+#[test]
+fn the_tactics_preview_moves_the_active_unit_to_a_clicked_tile() {
+    use actforge_runtime::engine::Choice;
+    use actforge_runtime::map::{Spot, spot_point};
+    let skirmish = default_project_path().parent().unwrap().join("srpg-skirmish");
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(skirmish));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    // A reachable tile whose top is what the view shows at its centre (not hidden behind a unit or a wall).
+    let (line, screen) = {
+        let app = harness.state();
+        let session = app.preview().game.session().unwrap();
+        let battle = session.tactics().unwrap();
+        let view = app.preview().map_view();
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::MoveUnit { unit, x, y, z } => Some((unit, x, y, z)),
+                _ => None,
+            })
+            .find_map(|(unit, x, y, z)| {
+                let point = spot_point(battle.grid(), Spot { cell_x: x, cell_y: y, level: z })?;
+                let screen = view.screen_of_grid(point)?;
+                let hit = view.pick_at(screen)?;
+                (hit.cell_x == x
+                    && hit.cell_y == y
+                    && screen.y < 520.0
+                    && battle.unit_at(Spot { cell_x: x, cell_y: y, level: z }).is_none())
+                .then(|| (format!("move {unit} {x} {y} {z}"), screen))
+            })
+            .expect("a reachable tile in view")
+    };
+    harness.hover_at(screen);
+    harness.run_steps(1);
+    harness.drag_at(screen);
+    harness.run_steps(1);
+    harness.drop_at(screen);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log(), [line]);
+}

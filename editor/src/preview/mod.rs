@@ -31,9 +31,16 @@ pub struct PreviewPanel {
     save_dialog: Option<(Receiver<Option<PathBuf>>, String)>,
     /// What the last save did.
     saved: Option<String>,
+    /// The tactics map's camera and view.
+    map_view: crate::map_view::MapViewState,
 }
 
 impl PreviewPanel {
+    /// The tactics map's view (camera, last frame), e.g. to find a tile on screen.
+    pub fn map_view(&self) -> &crate::map_view::MapViewState {
+        &self.map_view
+    }
+
     /// Draws the tab: compiles and replays when the document moved, runs the clock, shows the
     /// game. Items the designer clicks (an act, a card) are pushed to `select`.
     pub fn ui(&mut self, ui: &mut egui::Ui, document: Option<&Document>, select: &mut Vec<ItemKey>) {
@@ -55,6 +62,7 @@ impl PreviewPanel {
         let mut wants = views::Wants::default();
         let debug = &mut self.debug;
         let synthesis = &mut self.synthesis;
+        let map_view = &mut self.map_view;
         let choices = session.choices();
         if views::has_table(session) {
             egui::Panel::left("preview_table_cards").resizable(true).default_size(150.0).min_size(120.0).show(
@@ -67,7 +75,7 @@ impl PreviewPanel {
             );
         }
         egui::ScrollArea::vertical().id_salt("preview_scroll").auto_shrink([false, false]).show(ui, |ui| {
-            views::systems_ui(ui, session, &choices, debug, &mut wants, select);
+            views::systems_ui(ui, session, &choices, debug, map_view, &mut wants, select);
             views::synthesis_ui(ui, session, synthesis, &mut wants.lines);
             views::choices_ui(ui, session, &choices, &mut wants.chosen);
             views::events_ui(ui, self.game.events());

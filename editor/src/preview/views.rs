@@ -11,6 +11,7 @@ use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
 use crate::document::ItemKey;
+use crate::map_view::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
 use crate::style::kind_colour;
 
 /// The colour of model content in egui.
@@ -44,6 +45,7 @@ pub fn systems_ui(
     session: &Session,
     choices: &[Choice],
     debug: &mut bool,
+    map_view: &mut MapViewState,
     wants: &mut Wants,
     select: &mut Vec<ItemKey>,
 ) {
@@ -61,7 +63,7 @@ pub fn systems_ui(
         board_ui(ui, session, choices, chosen);
     }
     if session.tactics().is_some() {
-        tactics_ui(ui, session, choices, chosen);
+        tactics_ui(ui, session, choices, map_view, chosen);
     }
     if session.campaign().is_some() {
         campaign_ui(ui, session, choices, wants);
@@ -463,8 +465,16 @@ const TEAM_COLOURS: [Color32; 4] = [
     Color32::from_rgb(0xe0, 0xb0, 0x40),
 ];
 
-#[allow(clippy::too_many_lines)] // one painter pass: cells, tints, units, then the click
-fn tactics_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
+/// The battle on the shared tile-map view: units as markers (the active one ringed), the tiles
+/// the active unit can reach tinted, a click on one moves it there; skills, waiting and facing
+/// as buttons.
+fn tactics_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    choices: &[Choice],
+    map_view: &mut MapViewState,
+    chosen: &mut Vec<Choice>,
+) {
     let Some(battle) = session.tactics() else { return };
     heading_ui(ui, icon::SWORD, &format!("Tactics — turn {}", battle.turns));
     let mut teams: Vec<&str> = Vec::new();
@@ -489,66 +499,43 @@ fn tactics_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: 
             }
         }
     });
-    let grid = battle.grid();
-    let (width, height) = (grid.width().max(1), grid.depth().max(1));
-    let cell = (ui.available_width().min(640.0) / f32::from(width)).clamp(14.0, 40.0);
-    let size = Vec2::new(cell * f32::from(width), cell * f32::from(height));
-    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click());
-    let painter = ui.painter_at(rect);
-    let at = |x: u16, y: u16| {
-        // Grid y grows north; the screen's y grows down.
-        let min = rect.min + Vec2::new(f32::from(x) * cell, f32::from(height - 1 - y) * cell);
-        egui::Rect::from_min_size(min, Vec2::splat(cell))
+    let Some(map) = session.content().project.tile_maps.get(battle.map().as_str()) else {
+        ui.label(format!("The battle's tile map `{}` is missing.", battle.map()));
+        return;
     };
-    let mut reachable: BTreeMap<(u16, u16), u16> = BTreeMap::new();
+    let mut overlays = Overlays::default();
     for choice in choices {
         if let Choice::MoveUnit { x, y, z, .. } = choice {
-            reachable.insert((*x, *y), *z);
+            overlays.tinted_cells.push(CellTint {
+                cell_x: *x,
+                cell_y: *y,
+                level: f32::from(*z),
+                colour: Color32::from_rgba_unmultiplied(120, 200, 255, 110),
+            });
         }
     }
-    for y in 0..height {
-        for x in 0..width {
-            let top = actforge_runtime::map::standing_spots(grid, x, y).last().map_or(0, |spot| spot.level);
-            let shade = (60 + (top.min(12) * 12)) as u8;
-            let fill = Color32::from_rgb(shade / 2, shade, shade / 2 + 20);
-            painter.rect_filled(at(x, y).shrink(0.5), 2.0, fill);
-            if reachable.contains_key(&(x, y)) {
-                painter.rect_filled(at(x, y).shrink(2.0), 2.0, Color32::from_rgba_unmultiplied(120, 200, 255, 90));
-            }
-        }
+    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
+        overlays.units.push(UnitMarker {
+            cell_x: unit.spot.cell_x,
+            cell_y: unit.spot.cell_y,
+            level: f32::from(unit.spot.level),
+            label: key.to_owned(),
+            colour: team_colour(&unit.team),
+            active: battle.active_unit() == Some(key),
+        });
     }
-    for (key, unit) in battle.units() {
-        if unit.defeated {
-            continue;
-        }
-        let centre = at(unit.spot.cell_x, unit.spot.cell_y).center();
-        let colour = team_colour(&unit.team);
-        painter.circle_filled(centre, cell * 0.35, colour);
-        if battle.active_unit() == Some(key) {
-            painter.circle_stroke(centre, cell * 0.45, Stroke::new(2.5, Color32::YELLOW));
-        }
-        let initial: String = key.chars().take(2).collect();
-        painter.text(
-            centre,
-            egui::Align2::CENTER_CENTER,
-            initial,
-            egui::FontId::proportional(cell * 0.35),
-            text_on(colour),
-        );
-    }
-    if let Some(pointer) = response.interact_pointer_pos().filter(|_| response.clicked()) {
-        let offset = pointer - rect.min;
-        let x = (offset.x / cell).floor() as u16;
-        let y = height.saturating_sub(1).saturating_sub((offset.y / cell).floor() as u16);
-        if let Some(z) = reachable.get(&(x, y))
+    map_view.primary_drag_orbits = true;
+    ui.allocate_ui(Vec2::new(ui.available_width(), 380.0), |ui| {
+        let view = map_view_ui(ui, map_view, map, &overlays);
+        if let Some(hit) = view.clicked
             && let Some(choice) = choices
                 .iter()
-                .find(|c| matches!(c, Choice::MoveUnit { x: cx, y: cy, z: cz, .. } if *cx == x && *cy == y && cz == z))
+                .find(|c| matches!(c, Choice::MoveUnit { x, y, .. } if *x == hit.cell_x && *y == hit.cell_y))
         {
             chosen.push(choice.clone());
         }
-    }
-    response.on_hover_text("Click a tinted tile to move the active unit there");
+        view.response.on_hover_text("Click a tinted tile to move the active unit there; drag to orbit");
+    });
     unit_stats_ui(ui, session);
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
