@@ -207,3 +207,39 @@ fn the_tactics_preview_moves_the_active_unit_to_a_clicked_tile() {
     harness.run_steps(3);
     assert_eq!(harness.state().preview().game.log(), [line]);
 }
+
+#[test]
+fn every_bundled_pack_plays_in_the_preview_with_its_systems_view() {
+    let packs = [
+        ("knucklebones", "Boards — turn"),
+        ("issues-sim", "Turns — turn"),
+        ("era-synthesis", "Campaign — "),
+        ("lighthouse", "Table"),
+        ("srpg-skirmish", "Tactics — turn"),
+    ];
+    for (pack, heading) in packs {
+        let path = default_project_path().parent().unwrap().join(pack);
+        let mut harness = Harness::builder()
+            .with_size([1280.0, 800.0])
+            .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
+        ActforgeApp::setup(&harness.ctx);
+        harness.state_mut().request(UiCommand::RestartPreview);
+        harness.run_steps(4);
+        let game = &harness.state().preview().game;
+        assert!(game.errors().is_empty(), "{pack}: {:?}", game.errors());
+        assert!(game.session().is_some(), "{pack} plays");
+        harness.get_by_label_contains(heading);
+        // Every choice is offered as a button with its playtest line; taking the first one plays it.
+        let first = {
+            let session = harness.state().preview().game.session().unwrap();
+            session.choices().first().map(|choice| session.describe_choice(choice))
+        };
+        if let Some(line) = first {
+            harness.get_by_label_contains("Every choice now").click();
+            harness.run_steps(2);
+            harness.get_all_by_label(&line).next().unwrap().click();
+            harness.run_steps(3);
+            assert_eq!(harness.state().preview().game.log(), [line], "{pack}");
+        }
+    }
+}

@@ -75,9 +75,9 @@ impl PreviewPanel {
             );
         }
         egui::ScrollArea::vertical().id_salt("preview_scroll").auto_shrink([false, false]).show(ui, |ui| {
+            views::choices_ui(ui, session, &choices, &mut wants.chosen);
             views::systems_ui(ui, session, &choices, debug, map_view, &mut wants, select);
             views::synthesis_ui(ui, session, synthesis, &mut wants.lines);
-            views::choices_ui(ui, session, &choices, &mut wants.chosen);
             views::events_ui(ui, self.game.events());
         });
         for choice in wants.chosen {
