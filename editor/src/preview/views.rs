@@ -578,7 +578,6 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         icon::GRAPH,
         &format!("Campaign — {} · day {} · {} · {era}", map.label, campaign.day, campaign.phase_name(map)),
     );
-    meters_ui(ui, session);
     let (min, max) =
         map.nodes.iter().fold((egui::pos2(f32::MAX, f32::MAX), egui::pos2(f32::MIN, f32::MIN)), |(min, max), node| {
             (min.min(egui::pos2(node.x, node.y)), max.max(egui::pos2(node.x, node.y)))
@@ -588,7 +587,7 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 6.0, ui.visuals().extreme_bg_color);
-    let inner = rect.shrink(28.0);
+    let inner = rect.shrink2(Vec2::new(56.0, 28.0));
     let place = |x: f32, y: f32| {
         inner.min + Vec2::new((x - min.x) / span.x * inner.width(), (y - min.y) / span.y * inner.height())
     };
@@ -655,6 +654,7 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         .on_hover_text("Start the preview over with the player on a node");
     });
     campaign_buttons_ui(ui, session, choices, &mut wants.chosen);
+    meters_ui(ui, session);
 }
 
 fn node_colour(kind: &NodeKind) -> Color32 {
@@ -671,8 +671,9 @@ fn node_colour(kind: &NodeKind) -> Color32 {
 fn meters_ui(ui: &mut egui::Ui, session: &Session) {
     let Some(campaign) = session.campaign() else { return };
     let project = &session.content().project;
+    // Two meters a row: a campaign tracks a dozen or more.
     egui::Grid::new("preview_meters").show(ui, |ui| {
-        for (id, value) in &campaign.meters {
+        for (index, (id, value)) in campaign.meters.iter().enumerate() {
             let stat = project.stats.get(id.as_str());
             let name = stat.map_or_else(
                 || id.to_string(),
@@ -684,8 +685,10 @@ fn meters_ui(ui: &mut egui::Ui, session: &Session) {
             let high = bound(stat.and_then(|s| s.max.as_ref())).unwrap_or(100.0_f64.max(*value));
             let fraction = ((value - low) / (high - low).max(f64::EPSILON)).clamp(0.0, 1.0) as f32;
             ui.label(name);
-            ui.add(egui::ProgressBar::new(fraction).desired_width(220.0).text(format!("{value:.1} / {high:.0}")));
-            ui.end_row();
+            ui.add(egui::ProgressBar::new(fraction).desired_width(140.0).text(format!("{value:.1} / {high:.0}")));
+            if index % 2 == 1 {
+                ui.end_row();
+            }
         }
     });
 }
