@@ -16,7 +16,7 @@ use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget, Wi
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::layout::{Spacing, layered_layout};
-use super::{GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_transform};
+use super::{GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_transform, highlighted_frame};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::{kind_colour, kind_icon};
@@ -704,12 +704,7 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
         let Some(act) = snarl.get_node(node) else { return default };
         if self.highlight.acts.contains(&act.id) {
             self.drawn_highlight.insert(act.id.clone());
-            return default.stroke(Stroke::new(3.0, HIGHLIGHT_COLOUR)).shadow(egui::Shadow {
-                offset: [0, 0],
-                blur: 18,
-                spread: 4,
-                color: HIGHLIGHT_COLOUR.gamma_multiply(0.6),
-            });
+            return highlighted_frame(default);
         }
         if self.selection.is_some_and(|key| key.kind == Kind::Act && key.id == act.id) {
             return default.stroke(Stroke::new(2.5, kind_colour(Kind::Act)));

@@ -89,6 +89,16 @@ impl GraphHighlight {
 /// The glow around highlighted nodes and the colour of the bold path.
 pub const HIGHLIGHT_COLOUR: Color32 = Color32::from_rgb(0xff, 0xd5, 0x4f);
 
+/// A graph node's frame while the preview runs it: a thick outline and a glow.
+fn highlighted_frame(default: egui::Frame) -> egui::Frame {
+    default.stroke(egui::Stroke::new(3.0, HIGHLIGHT_COLOUR)).shadow(egui::Shadow {
+        offset: [0, 0],
+        blur: 18,
+        spread: 4,
+        color: HIGHLIGHT_COLOUR.gamma_multiply(0.6),
+    })
+}
+
 /// Designer-placed positions of graph nodes, by item kind and id, kept beside the project in
 /// `.actforge/graph_layout.ron` (editor data: not exported, not validated).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer, SnarlWidget, WireStyle};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::act_graph::graph_style;
-use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, name_colour};
+use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, highlighted_frame, name_colour};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::kind_colour;
@@ -539,12 +539,7 @@ impl SnarlViewer<MapNodeView> for MapViewer<'_> {
         let Some(data) = snarl.get_node(node) else { return default };
         if self.highlight.nodes.contains(&data.id) {
             self.drawn_highlight.insert(data.id.clone());
-            return default.stroke(Stroke::new(3.0, HIGHLIGHT_COLOUR)).shadow(egui::Shadow {
-                offset: [0, 0],
-                blur: 18,
-                spread: 4,
-                color: HIGHLIGHT_COLOUR.gamma_multiply(0.6),
-            });
+            return highlighted_frame(default);
         }
         default.stroke(Stroke::new(1.5, node_kind_colour(&data.kind).gamma_multiply(0.8)))
     }
