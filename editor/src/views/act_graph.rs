@@ -523,6 +523,7 @@ impl ActGraphView {
             drawn_highlight: BTreeSet::new(),
             transform,
             to_global: self.to_global,
+            detailed: self.to_global.scaling >= DETAIL_SCALE,
             new_act_at: None,
             delete: None,
         };
@@ -676,9 +677,15 @@ struct ActViewer<'a> {
     drawn_highlight: BTreeSet<String>,
     transform: Option<TSTransform>,
     to_global: TSTransform,
+    /// Whether nodes show their bodies and pin labels: zoomed far out their text cannot be read,
+    /// and laying it out for hundreds of acts would cost the frame.
+    detailed: bool,
     new_act_at: Option<Pos2>,
     delete: Option<String>,
 }
+
+/// The zoom below which act nodes show only their header.
+const DETAIL_SCALE: f32 = 0.6;
 
 impl ActViewer<'_> {
     fn pin_link(snarl: &Snarl<ActNode>, from: &OutPin, to: &InPin) -> Option<(String, LinkKind, String)> {
@@ -721,6 +728,13 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
         snarl: &mut Snarl<ActNode>,
     ) {
         let Some(act) = snarl.get_node(node) else { return };
+        if !self.detailed {
+            ui.label(RichText::new(act.header_text()).strong());
+            if self.highlight.acts.contains(&act.id) {
+                ui.label(RichText::new(format!("Running: {}", act.id)).color(HIGHLIGHT_COLOUR));
+            }
+            return;
+        }
         ui.horizontal(|ui| {
             ui.label(RichText::new(kind_icon(Kind::Act)).color(kind_colour(Kind::Act)));
             if act.initial {
@@ -741,7 +755,9 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
     }
 
     fn show_input(&mut self, _pin: &InPin, ui: &mut egui::Ui, _snarl: &mut Snarl<ActNode>) -> impl SnarlPin + 'static {
-        ui.label(RichText::new("in").weak().small());
+        if self.detailed {
+            ui.label(RichText::new("in").weak().small());
+        }
         PinInfo::circle().with_fill(kind_colour(Kind::Act))
     }
 
@@ -754,12 +770,14 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
             .get_node(pin.id.node)
             .and_then(|node| node.outputs.get(pin.id.output).copied())
             .unwrap_or(LinkKind::Next);
-        ui.label(RichText::new(kind.label()).small().color(kind.colour()));
+        if self.detailed {
+            ui.label(RichText::new(kind.label()).small().color(kind.colour()));
+        }
         PinInfo::triangle().with_fill(kind.colour()).with_wire_color(kind.colour()).with_wire_style(kind.wire_style())
     }
 
     fn has_body(&mut self, _node: &ActNode) -> bool {
-        true
+        self.detailed
     }
 
     fn show_body(
