@@ -168,15 +168,22 @@ impl MapScene {
         }
         let cells = changed_cells(&self.map.columns, &map.columns);
         if !cells.is_empty() {
-            let Ok(fresh) = TileGrid::from_map(map) else { return true };
+            // Only the changed columns are rebuilt: building the whole grid again would cost a
+            // large map's edit frame several milliseconds.
             for &(cell_x, cell_y) in &cells {
-                let tiles = fresh.column(i32::from(cell_x), i32::from(cell_y));
-                let (low, high) = split(tiles, cut);
-                // The cells come from the map's own columns: inside the grid.
+                let tiles = map
+                    .columns
+                    .binary_search_by_key(&(cell_y, cell_x), |column| (column.y, column.x))
+                    .ok()
+                    .and_then(|at| map.columns.get(at))
+                    .map(|column| column.tiles.clone())
+                    .unwrap_or_default();
+                // The cells come from the maps' own columns: inside the grid.
+                let _ = self.full.set_column(cell_x, cell_y, tiles);
+                let (low, high) = split(self.full.column(i32::from(cell_x), i32::from(cell_y)), cut);
                 let _ = self.below.set_column(cell_x, cell_y, low);
                 let _ = self.above.set_column(cell_x, cell_y, high);
             }
-            self.full = fresh;
             self.below_mesher.update(&self.below, cells.iter().copied());
             self.above_mesher.update(&self.above, cells.iter().copied());
         }
