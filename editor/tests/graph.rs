@@ -19,20 +19,8 @@ fn content(name: &str) -> PathBuf {
 
 /// A copy of a project folder in a temporary folder (the graph stores positions beside it).
 fn copy_of(from: &Path) -> tempfile::TempDir {
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(from, dir.path());
+    actforge_tests::copy_dir(from, dir.path()).unwrap();
     dir
 }
 

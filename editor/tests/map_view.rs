@@ -200,19 +200,6 @@ fn skirmish() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/srpg-skirmish")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 fn ridge(app: &ActforgeApp) -> TileMap {
     let item = get_item(app.project().unwrap(), Kind::TileMap, "ridge").unwrap();
     item.as_any().downcast_ref::<TileMap>().unwrap().clone()
@@ -237,7 +224,7 @@ fn click_at(harness: &mut Harness<'static, ActforgeApp>, pos: Pos2) {
 #[test]
 fn the_tile_map_tab_paints_a_face_and_undo_takes_it_back() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&skirmish(), dir.path());
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
     let mut harness = Harness::builder()
         .with_size([1400.0, 900.0])
         .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));

@@ -27,21 +27,8 @@ fn harness() -> Harness<'static, ActforgeApp> {
 /// A copy of the lighthouse demo in a temporary folder (tests that save write there).
 fn lighthouse_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&default_project_path(), dir.path());
+    actforge_tests::copy_dir(&default_project_path(), dir.path()).unwrap();
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Focuses the text field labelled `label` and types `text` into it, as one gesture.
@@ -354,7 +341,7 @@ fn run_until_simulated(harness: &mut Harness<'static, ActforgeApp>) {
 #[test]
 fn simulating_charts_the_runs_lists_dead_content_that_opens_and_compares_with_a_baseline() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&default_project_path().join("../knucklebones"), dir.path());
+    actforge_tests::copy_dir(&default_project_path().join("../knucklebones"), dir.path()).unwrap();
     std::fs::create_dir_all(dir.path().join("acts")).unwrap();
     std::fs::write(
         dir.path().join("acts/orphan_act.ron"),

@@ -32,6 +32,21 @@ pub fn shared_fixture(name: &str) -> PathBuf {
     repo_root().join("..").join("shared").join("fixtures").join(name)
 }
 
+/// Copies a folder and everything in it (tests copy a content pack before they save into it).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
 /// The mean time in nanoseconds of a finished criterion benchmark `group/name`, read from
 /// criterion's estimates (benches print ratios to their peers and floors from these).
 pub fn criterion_mean_ns(group: &str, name: &str) -> Option<f64> {

@@ -16,7 +16,9 @@ use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget, Wi
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::layout::{Spacing, layered_layout};
-use super::{GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_transform, highlighted_frame};
+use super::{
+    GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_transform, highlighted_frame, paint_highlight_path,
+};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::{kind_colour, kind_icon};
@@ -591,18 +593,7 @@ impl ActGraphView {
             .nodes_ids_data()
             .filter_map(|(id, node)| Some((node.value.id.as_str(), *self.rects.get(&id)?)))
             .collect();
-        let painter = ui
-            .ctx()
-            .layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new("act_graph_path")))
-            .with_clip_rect(view);
-        for pair in self.highlight.path.windows(2) {
-            if let [a, b] = pair
-                && let (Some(a), Some(b)) = (rect_by_act.get(a.as_str()), rect_by_act.get(b.as_str()))
-            {
-                let (from, to) = (self.to_global * a.right_center(), self.to_global * b.left_center());
-                painter.line_segment([from, to], Stroke::new(5.0, HIGHLIGHT_COLOUR.gamma_multiply(0.8)));
-            }
-        }
+        paint_highlight_path(ui, view, "act_graph_path", &self.highlight.path, &rect_by_act, self.to_global);
     }
 
     /// Stores the positions the designer dragged acts to, and writes them once the drag ends.

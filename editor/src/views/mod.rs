@@ -89,6 +89,30 @@ impl GraphHighlight {
 /// The glow around highlighted nodes and the colour of the bold path.
 pub const HIGHLIGHT_COLOUR: Color32 = Color32::from_rgb(0xff, 0xd5, 0x4f);
 
+/// Paints the highlight's path over a graph: a bold line from each node to the next, given the
+/// nodes' rects in graph space by id and the graph-to-screen transform.
+fn paint_highlight_path(
+    ui: &egui::Ui,
+    view: egui::Rect,
+    layer: &str,
+    path: &[String],
+    rect_by_id: &std::collections::BTreeMap<&str, egui::Rect>,
+    to_global: egui::emath::TSTransform,
+) {
+    let painter =
+        ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new(layer))).with_clip_rect(view);
+    for pair in path.windows(2) {
+        if let [a, b] = pair
+            && let (Some(a), Some(b)) = (rect_by_id.get(a.as_str()), rect_by_id.get(b.as_str()))
+        {
+            painter.line_segment(
+                [to_global * a.right_center(), to_global * b.left_center()],
+                egui::Stroke::new(5.0, HIGHLIGHT_COLOUR.gamma_multiply(0.8)),
+            );
+        }
+    }
+}
+
 /// A graph node's frame while the preview runs it: a thick outline and a glow.
 fn highlighted_frame(default: egui::Frame) -> egui::Frame {
     default.stroke(egui::Stroke::new(3.0, HIGHLIGHT_COLOUR)).shadow(egui::Shadow {

@@ -17,7 +17,7 @@ use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer, SnarlWidget, WireStyle};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::act_graph::graph_style;
-use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, highlighted_frame, name_colour};
+use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, highlighted_frame, name_colour, paint_highlight_path};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::kind_colour;
@@ -405,20 +405,7 @@ impl NodeMapView {
             .nodes_ids_data()
             .filter_map(|(id, node)| Some((node.value.id.as_str(), *self.rects.get(&id)?)))
             .collect();
-        let painter = ui
-            .ctx()
-            .layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new("node_map_path")))
-            .with_clip_rect(view);
-        for pair in self.highlight.path.windows(2) {
-            if let [a, b] = pair
-                && let (Some(a), Some(b)) = (rect_by_node.get(a.as_str()), rect_by_node.get(b.as_str()))
-            {
-                painter.line_segment(
-                    [self.to_global * a.right_center(), self.to_global * b.left_center()],
-                    Stroke::new(5.0, HIGHLIGHT_COLOUR.gamma_multiply(0.8)),
-                );
-            }
-        }
+        paint_highlight_path(ui, view, "node_map_path", &self.highlight.path, &rect_by_node, self.to_global);
     }
 
     /// Moved nodes become one op (the map's new positions) when the drag ends.
