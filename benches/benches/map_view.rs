@@ -30,6 +30,8 @@ const GROUP: &str = "map_view";
 const SIDE: u16 = 128;
 const LEVELS: u16 = 8;
 const BUDGET_MS: f64 = 8.0;
+/// Frames are built textured (UVs into a palette atlas): the dearer of the two paths.
+const ATLAS: Option<egui::TextureId> = Some(egui::TextureId::User(1));
 
 /// Rolling terrain 1..=8 levels high, tops painted by height, ramps on 6% of the columns and
 /// an invisible tile on 1%.
@@ -83,7 +85,7 @@ fn frame_benches(c: &mut Criterion) {
     let map = terrain();
     let mut state = MapViewState::default();
     state.slicing = Slicing::ShowAll;
-    let frame = state.prepare(&map, rect()).unwrap();
+    let frame = state.prepare(&map, rect(), ATLAS).unwrap();
     println!(
         "map {SIDE}×{SIDE}×{LEVELS}: {} tiles, {} faces meshed, {} drawn from the framing camera",
         map.columns.iter().map(|c| c.tiles.len()).sum::<usize>(),
@@ -96,10 +98,10 @@ fn frame_benches(c: &mut Criterion) {
     group.bench_function("frame_orbit", |b| {
         b.iter(|| {
             state.camera.orbit(egui::vec2(3.0, 0.0));
-            black_box(state.prepare(black_box(&map), rect()))
+            black_box(state.prepare(black_box(&map), rect(), ATLAS))
         });
     });
-    group.bench_function("frame_steady", |b| b.iter(|| black_box(state.prepare(black_box(&map), rect()))));
+    group.bench_function("frame_steady", |b| b.iter(|| black_box(state.prepare(black_box(&map), rect(), ATLAS))));
     let mut edited = map.clone();
     let mut flip = false;
     group.bench_function("frame_after_tile_edit", |b| {
@@ -110,7 +112,7 @@ fn frame_benches(c: &mut Criterion) {
             } else {
                 tools::remove_tile_at_level(&mut edited, 60, 70, 12);
             }
-            black_box(state.prepare(black_box(&edited), rect()))
+            black_box(state.prepare(black_box(&edited), rect(), ATLAS))
         });
     });
     let ctx = egui::Context::default();

@@ -1389,12 +1389,13 @@ impl TabViewer for Tabs<'_> {
                     Workspace::Failed { .. } => None,
                 };
                 let mut select = Vec::new();
+                self.preview.set_project_folder(self.path);
                 self.preview.ui(ui, document, &mut select);
                 self.pending.extend(select.into_iter().map(Pending::Select));
             }
             Tab::TileMap => {
                 let mut actions = Vec::new();
-                self.map_editor.ui(ui, self.workspace.project(), self.selection.as_ref(), &mut actions);
+                self.map_editor.ui(ui, self.workspace.project(), self.path, self.selection.as_ref(), &mut actions);
                 self.pending.extend(actions.into_iter().map(Pending::Inspector));
             }
             Tab::Simulate => {

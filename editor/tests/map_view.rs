@@ -147,9 +147,9 @@ fn picking_returns_the_face_under_a_screen_point() {
     for projection in [Projection::Orthographic, Projection::Perspective] {
         let mut state = MapViewState::default();
         state.slicing = Slicing::ShowAll;
-        state.prepare(&map, rect).unwrap();
+        state.prepare(&map, rect, None).unwrap();
         state.camera.projection = projection;
-        state.prepare(&map, rect).unwrap();
+        state.prepare(&map, rect, None).unwrap();
         // Top of the stacked tile, the -y side of it (facing the preset-0 eye), and the ramp.
         for (grid, cell, tile_z, face) in [
             ([2.5, 3.5, 2.0], (2, 3), 1, Face::Top),
@@ -179,10 +179,10 @@ fn slicing_hides_the_levels_above_and_a_tile_edit_remeshes() {
     let frame = camera.frame(Rect::from_min_size(Pos2::ZERO, egui::vec2(640.0, 480.0)));
     let mut build = FrameBuild::default();
     let mut scene = MapScene::new(&map, None).unwrap();
-    build.build(&scene, &frame, Slicing::ShowAll);
+    build.build(&scene, &frame, Slicing::ShowAll, None);
     let all = build.drawn_faces;
     assert!(scene.sync(&map, Some(0)));
-    build.build(&scene, &frame, Slicing::HideAbove);
+    build.build(&scene, &frame, Slicing::HideAbove, None);
     assert!(build.drawn_faces < all, "the tower above level 0 is left out");
     // The cut shows the top of the tower's base (culled while the tower stood on it).
     let top_of_base = scene.below_grid().column(1, 1).len();
@@ -194,6 +194,38 @@ fn slicing_hides_the_levels_above_and_a_tile_edit_remeshes() {
     assert!(scene.revision() > before);
     assert!(scene.below_grid().column(3, 3).is_empty());
     assert!(!scene.sync(&edited, Some(0)), "nothing changed");
+}
+
+#[test]
+fn a_scene_takes_in_edits_column_by_column_and_ends_equal_to_the_map() {
+    let mut map = flat_map(6, 6);
+    let mut scene = MapScene::new(&map, None).unwrap();
+    let mut rng = actforge_tests::Rng::new(7);
+    for step in 0..300_u32 {
+        let (x, y) = ((rng.next_u64() % 7) as u16, (rng.next_u64() % 6) as u16);
+        let z = (rng.next_u64() % 3) as u16;
+        match step % 5 {
+            0 | 1 => {
+                tools::add_tile(&mut map, x, y, z);
+            }
+            2 => {
+                tools::remove_tile_at_level(&mut map, x, y, z);
+            }
+            3 => {
+                tools::paint_face(&mut map, at(x, y, z), Face::Top, Some(0));
+            }
+            _ => {
+                map.label = format!("step {step}");
+                tools::place_prop(&mut map, x, y, z, "barrel");
+            }
+        }
+        scene.sync(&map, None);
+        assert_eq!(scene.map(), &map, "step {step}");
+        let tiles: usize = map.columns.iter().map(|c| c.tiles.len()).sum();
+        let gridded: usize =
+            (0..6).flat_map(|y| (0..6).map(move |x| (x, y))).map(|(x, y)| scene.full_grid().column(x, y).len()).sum();
+        assert_eq!(gridded, tiles, "step {step}");
+    }
 }
 
 fn skirmish() -> std::path::PathBuf {
@@ -286,4 +318,95 @@ fn a_tile_map_view_draws_overlays_without_tools() {
     harness.get_by_label("Tile map view");
     assert!(harness.state().drawn_faces() >= 25 + 10, "tops and the near sides");
     let _ = Tile::cube(0);
+}
+
+/// A file dropped on the window, as the platform hands it over.
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|error| error.to_string())
+    }
+}
+
+#[test]
+fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let lava = outside.path().join("lava.png");
+    image::RgbaImage::from_pixel(16, 16, image::Rgba([230, 80, 20, 255])).save(&lava).unwrap();
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
+    harness.state_mut().request(UiCommand::TileMapEditor);
+    harness.run_steps(4);
+    // The bundled ridge already has pictures: the view draws with the atlas, grass tops in cell 0.
+    let mesh = harness.state().map_editor().view.frame_mesh();
+    assert_ne!(mesh.texture_id, egui::TextureId::default(), "textured with the palette atlas");
+    assert!(mesh.vertices.iter().any(|v| v.uv.x < 0.5 && v.uv.y < 0.5 && v.uv != egui::epaint::WHITE_UV));
+    let before = ridge(harness.state());
+    let undo_steps = harness.state().history().undo_len();
+
+    harness.input_mut().dropped_files.push(Arc::new(Dropped(lava)));
+    harness.run_steps(3);
+    let imported = ridge(harness.state());
+    assert_eq!(imported.palette.len(), before.palette.len() + 1);
+    let entry = imported.palette.last().unwrap();
+    assert_eq!((entry.label.as_str(), entry.image.as_deref()), ("lava", Some("textures/lava.png")));
+    assert!(dir.path().join("textures/lava.png").is_file(), "copied into the project");
+    harness.get_by_label("lava");
+    harness.get_by_label("Imported lava");
+    let lava_index = (imported.palette.len() - 1) as u16;
+    assert_eq!(harness.state().map_editor().paint, Some(lava_index), "the brush takes the new picture");
+
+    // Paint the top of cell (1, 1) with it: the face's UVs move into the new picture's cell.
+    let tile = tools::tiles_at(&imported, 1, 1).last().unwrap().clone();
+    let top = tile.top_z() as f32;
+    let screen = harness.state().map_editor().view.screen_of_grid([1.5, 1.5, top]).unwrap();
+    click_at(&mut harness, screen);
+    let painted = ridge(harness.state());
+    assert_eq!(tools::paint_of(&painted, at(1, 1, tile.z), Face::Top), Some(lava_index));
+    let layout = actforge_editor::map_view::palette::atlas_layout(&painted);
+    let cell = layout.rect(Some(lava_index));
+    let mesh = harness.state().map_editor().view.frame_mesh();
+    let in_lava_cell = |v: &egui::epaint::Vertex| {
+        (cell.u_min..=cell.u_max).contains(&v.uv.x) && (cell.v_min..=cell.v_max).contains(&v.uv.y)
+    };
+    assert_eq!(mesh.vertices.iter().filter(|v| in_lava_cell(v)).count(), 4, "one face drawn with the picture");
+    assert_eq!(harness.state().history().undo_len(), undo_steps + 2, "the import and the stroke");
+    harness.state_mut().request(UiCommand::Undo);
+    harness.run_steps(2);
+    harness.state_mut().request(UiCommand::Undo);
+    harness.run_steps(2);
+    assert_eq!(ridge(harness.state()), before);
+}
+
+#[test]
+fn a_dropped_file_that_is_not_a_png_is_refused_and_the_palette_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
+    let fake = dir.path().join("notes.png");
+    std::fs::write(&fake, "these are notes").unwrap();
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
+    harness.state_mut().request(UiCommand::TileMapEditor);
+    harness.run_steps(4);
+    let before = ridge(harness.state());
+    harness.get_by_label(&format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH)).click();
+    harness.input_mut().dropped_files.push(Arc::new(Dropped(fake)));
+    harness.run_steps(3);
+    assert_eq!(ridge(harness.state()), before);
+    // The refusal names the file and why.
+    harness.get_by_label_contains("notes.png is not a PNG picture");
 }

@@ -4,7 +4,9 @@
 //! and releasing the button ends the gesture.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 use actforge_runtime::Kind;
 use actforge_runtime::Project;
@@ -177,6 +179,10 @@ pub struct MapEditor {
     /// The map the tab edits (by id).
     map_id: Option<String>,
     status: String,
+    /// An "Import PNG…" dialog waiting for the designer.
+    import_dialog: Option<Receiver<Vec<PathBuf>>>,
+    /// What the last picture import said (errors stay until the next import).
+    import_message: Option<(bool, String)>,
 }
 
 /// The map the tab edits: the selected tile map, else the last one edited, else the first.
@@ -198,11 +204,13 @@ impl MapEditor {
         self.map_id.as_deref()
     }
 
-    /// Draws the tab: tool panel left, the view in the middle. Edits go to `actions`.
+    /// Draws the tab: tool panel left, the view in the middle. Palette pictures are read from
+    /// and imported into `folder`, the project's folder. Edits go to `actions`.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
         project: Option<&Project>,
+        folder: &Path,
         selection: Option<&ItemKey>,
         actions: &mut Vec<InspectorAction>,
     ) {
@@ -215,6 +223,10 @@ impl MapEditor {
             return;
         };
         self.map_id = Some(map.id.as_str().to_owned());
+        if self.view.project_folder.as_deref() != Some(folder) {
+            self.view.project_folder = Some(folder.to_owned());
+        }
+        self.take_pictures(ui, folder, map, actions);
         self.keys(ui, map);
         egui::Panel::left("tile_map_tools").resizable(true).default_size(230.0).show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| self.side_panel_ui(ui, project, map, actions));
@@ -424,10 +436,33 @@ impl MapEditor {
     }
 }
 
-/// A palette entry's swatch and name.
-fn swatch(ui: &mut egui::Ui, colour: Color32) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
-    ui.painter().rect_filled(rect, 2.0, colour);
+/// A palette entry's swatch: its picture from the atlas (tinted), else its colour.
+fn swatch(ui: &mut egui::Ui, colour: Color32, picture: Option<(egui::TextureId, egui::Rect)>) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::hover());
+    match picture {
+        Some((texture, uv)) => {
+            ui.painter().image(texture, rect, uv, colour);
+        }
+        None => {
+            ui.painter().rect_filled(rect, 2.0, colour);
+        }
+    }
+}
+
+/// Asks for PNG files to import (a file dialog on a worker thread; the answer comes later).
+fn ask_pictures() -> Receiver<Vec<PathBuf>> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let dialog = rfd::AsyncFileDialog::new()
+            .set_title("Import PNG pictures into the palette")
+            .add_filter("PNG picture", &["png", "PNG"]);
+        let picked = pollster::block_on(dialog.pick_files())
+            .map(|files| files.iter().map(|file| file.path().to_path_buf()).collect())
+            .unwrap_or_default();
+        // The editor may have closed meanwhile: nobody to tell.
+        let _ = sender.send(picked);
+    });
+    receiver
 }
 
 impl MapEditor {
@@ -496,17 +531,36 @@ impl MapEditor {
         ui.radio_value(&mut self.paint_mode, PaintMode::Eyedropper, "Eyedropper");
         ui.label(RichText::new("Palette").strong());
         ui.horizontal(|ui| {
-            swatch(ui, Color32::WHITE);
+            swatch(ui, Color32::WHITE, None);
             ui.selectable_value(&mut self.paint, None, "Unpainted");
         });
+        let atlas = self.view.textures.texture().map(|texture| (texture, super::palette::atlas_layout(map)));
         for (index, entry) in map.palette.iter().enumerate() {
             let Ok(index) = u16::try_from(index) else { break };
+            let picture = atlas.as_ref().filter(|_| entry.image.is_some()).map(|(texture, layout)| {
+                let uv = layout.rect(Some(index));
+                (*texture, egui::Rect::from_min_max(egui::pos2(uv.u_min, uv.v_min), egui::pos2(uv.u_max, uv.v_max)))
+            });
             ui.horizontal(|ui| {
-                swatch(ui, colour32(entry.colour));
+                swatch(ui, colour32(entry.colour), picture);
                 let name = if entry.label.is_empty() { format!("Entry {index}") } else { entry.label.clone() };
                 ui.selectable_value(&mut self.paint, Some(index), name)
                     .on_hover_text(entry.image.as_deref().unwrap_or("Flat colour"));
             });
+        }
+        for problem in self.view.textures.problems() {
+            ui.label(RichText::new(format!("{} {problem}", icon::WARNING)).color(ui.visuals().error_fg_color));
+        }
+        ui.horizontal(|ui| {
+            let importing = self.import_dialog.is_some();
+            let button = ui.add_enabled(!importing, egui::Button::new(format!("{} Import PNG…", icon::IMAGE)));
+            if button.on_hover_text("Copy PNG pictures into the project's textures folder and add them to the palette; you can also drop PNG files on this tab").clicked() {
+                self.import_dialog = Some(ask_pictures());
+            }
+        });
+        if let Some((ok, message)) = &self.import_message {
+            let colour = if *ok { ui.visuals().weak_text_color() } else { ui.visuals().error_fg_color };
+            ui.label(RichText::new(message).color(colour));
         }
         ui.horizontal(|ui| {
             ui.color_edit_button_srgba(&mut self.new_colour);
@@ -526,6 +580,60 @@ impl MapEditor {
                     actions.push(InspectorAction::Edit { op, label: "Add a palette colour".to_owned(), gesture: None });
                 }
             }
+        });
+    }
+
+    /// Imports the pictures the dialog answered or the designer dropped on the tab.
+    fn take_pictures(&mut self, ui: &egui::Ui, folder: &Path, map: &TileMap, actions: &mut Vec<InspectorAction>) {
+        let mut paths: Vec<PathBuf> =
+            ui.input(|input| input.raw.dropped_files.iter().map(|file| file.path().to_owned()).collect::<Vec<_>>());
+        if let Some(receiver) = &self.import_dialog {
+            match receiver.try_recv() {
+                Ok(picked) => {
+                    paths.extend(picked);
+                    self.import_dialog = None;
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    ui.ctx().request_repaint_after(std::time::Duration::from_millis(200));
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.import_dialog = None,
+            }
+        }
+        if !paths.is_empty() {
+            self.import_pictures(&paths, folder, map, actions);
+        }
+    }
+
+    /// Imports PNG files into the map's palette as one undo step and picks the last for painting.
+    pub fn import_pictures(
+        &mut self,
+        paths: &[PathBuf],
+        folder: &Path,
+        map: &TileMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        let mut edited = map.clone();
+        let (mut added, mut problems) = (Vec::new(), Vec::new());
+        for path in paths {
+            match super::palette::import_png(folder, path) {
+                Ok(entry) => {
+                    added.push(entry.label.clone());
+                    if let Some(index) = tools::add_palette_entry(&mut edited, entry) {
+                        self.paint = Some(index);
+                    }
+                }
+                Err(error) => problems.push(error.to_string()),
+            }
+        }
+        if !added.is_empty() {
+            self.tool = Tool::Paint;
+            let label = format!("Import {} into the palette", added.join(", "));
+            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(edited)), label, gesture: None });
+        }
+        self.import_message = Some(if problems.is_empty() {
+            (true, format!("Imported {}", added.join(", ")))
+        } else {
+            (false, problems.join("\n"))
         });
     }
 

@@ -6,6 +6,7 @@
 
 pub mod camera;
 pub mod editor;
+pub mod palette;
 pub mod render;
 pub mod tools;
 
@@ -14,6 +15,7 @@ use actforge_runtime::model::TileMap;
 use egui::{Color32, Pos2, Rect, Sense, Shape, Stroke};
 
 use camera::{Camera, ViewFrame};
+use palette::PaletteTextures;
 use render::{FrameBuild, MapScene, Slicing};
 
 /// A tinted cell: drawn as a translucent square on its standing level.
@@ -83,11 +85,15 @@ pub struct MapViewState {
     pub show_grid: bool,
     /// Dragging with the primary button orbits (read-only previews); else only the secondary does.
     pub primary_drag_orbits: bool,
+    /// The project folder palette pictures are read from (None: pictures are not drawn).
+    pub project_folder: Option<std::path::PathBuf>,
+    /// The palette atlas.
+    pub textures: PaletteTextures,
     scene: Option<MapScene>,
     /// The map the camera was framed for.
     framed_for: Option<String>,
     build: FrameBuild,
-    built_for: Option<(Camera, Rect, u64, Slicing)>,
+    built_for: Option<(Camera, Rect, u64, Slicing, Option<egui::TextureId>)>,
     last_frame: Option<ViewFrame>,
     hovered: Option<PickHit>,
 }
@@ -100,6 +106,8 @@ impl Default for MapViewState {
             slicing: Slicing::ShowAll,
             show_grid: true,
             primary_drag_orbits: false,
+            project_folder: None,
+            textures: PaletteTextures::default(),
             scene: None,
             framed_for: None,
             build: FrameBuild::default(),
@@ -152,10 +160,10 @@ impl MapViewState {
         self.build.drawn_faces
     }
 
-    /// Takes in `map` (re-meshing what changed) and, when the camera, size or map changed,
-    /// rebuilds the projected mesh for `rect`. Returns the frame's projection. Public for the
-    /// bench: this is the CPU cost of a frame.
-    pub fn prepare(&mut self, map: &TileMap, rect: Rect) -> Option<ViewFrame> {
+    /// Takes in `map` (re-meshing what changed) and, when the camera, size, map or `atlas`
+    /// changed, rebuilds the projected mesh for `rect`. Returns the frame's projection. Public
+    /// for the bench: this is the CPU cost of a frame.
+    pub fn prepare(&mut self, map: &TileMap, rect: Rect, atlas: Option<egui::TextureId>) -> Option<ViewFrame> {
         let cut = (self.slicing != Slicing::ShowAll).then_some(self.edited_level);
         match &mut self.scene {
             Some(scene) if scene.map().id == map.id => {
@@ -175,9 +183,9 @@ impl MapViewState {
         }
         let scene = self.scene.as_ref()?;
         let frame = self.camera.frame(rect);
-        let key = (self.camera, rect, scene.revision(), self.slicing);
+        let key = (self.camera, rect, scene.revision(), self.slicing, atlas);
         if self.built_for != Some(key) {
-            self.build.build(scene, &frame, self.slicing);
+            self.build.build(scene, &frame, self.slicing, atlas);
             self.built_for = Some(key);
         }
         self.last_frame = Some(frame);
@@ -254,7 +262,8 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
     state.camera_input(ui, &response);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
-    let Some(frame) = state.prepare(map, rect) else {
+    let atlas = state.textures.sync(ui.ctx(), map, state.project_folder.as_deref());
+    let Some(frame) = state.prepare(map, rect, atlas) else {
         painter.text(
             rect.center(),
             egui::Align2::CENTER_CENTER,

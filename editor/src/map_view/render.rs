@@ -1,14 +1,15 @@
 //! The map drawn on the CPU: the runtime's chunk meshes (hidden faces already culled) are
 //! projected with the camera, back faces and off-screen faces dropped, the rest depth-sorted
-//! (painter's algorithm per face) into one egui [`Mesh`]. The built mesh is kept until the
-//! camera, the view's size, the map or the slicing changes; a tile edit re-meshes only the
-//! chunks it touches.
+//! (painter's algorithm per face) into one egui [`Mesh`], textured with the palette atlas
+//! when the palette has pictures. The built mesh is kept until the camera, the view's size,
+//! the map, the atlas or the slicing changes; a tile edit re-meshes only the chunks it touches.
 
 use std::sync::Arc;
 
-use actforge_runtime::map::{AtlasLayout, MapMesher, MeshBuffers, MeshStyle, TileGrid};
+use actforge_runtime::map::{MapMesher, MeshBuffers, MeshStyle, TileGrid};
 use actforge_runtime::model::{Column, Tile, TileMap};
-use egui::{Color32, Mesh, Pos2, Rect};
+use egui::epaint::{Vertex, WHITE_UV};
+use egui::{Color32, Mesh, Pos2, Rect, TextureId};
 
 use super::camera::ViewFrame;
 
@@ -48,9 +49,9 @@ pub struct MapScene {
     revision: u64,
 }
 
-/// The mesh style of `map` (flat palette colours, shaded per face).
+/// The mesh style of `map`: palette tints shaded per face, UVs in the palette atlas.
 fn style_of(map: &TileMap) -> MeshStyle {
-    MeshStyle::of(map, AtlasLayout::grid(map.palette.len(), 16))
+    MeshStyle::of(map, super::palette::atlas_layout(map))
 }
 
 fn split(tiles: &[Tile], cut: u16) -> (Vec<Tile>, Vec<Tile>) {
@@ -187,15 +188,64 @@ impl MapScene {
             self.below_mesher.update(&self.below, cells.iter().copied());
             self.above_mesher.update(&self.above, cells.iter().copied());
         }
-        self.map = map.clone();
+        take_in_place(&mut self.map, map, &cells);
         true
     }
+}
+
+/// Makes `kept` equal to `map` when only the columns of `cells` differ: patches those columns
+/// and copies the other fields, so a tile edit does not clone a large map's every column.
+fn take_in_place(kept: &mut TileMap, map: &TileMap, cells: &[(u16, u16)]) {
+    for &(cell_x, cell_y) in cells {
+        let key = |column: &Column| (column.y, column.x);
+        let new = map.columns.binary_search_by_key(&(cell_y, cell_x), key).ok().and_then(|at| map.columns.get(at));
+        match (kept.columns.binary_search_by_key(&(cell_y, cell_x), key), new) {
+            (Ok(at), Some(new)) => {
+                if let Some(old) = kept.columns.get_mut(at) {
+                    old.tiles.clone_from(&new.tiles);
+                }
+            }
+            (Ok(at), None) => {
+                kept.columns.remove(at);
+            }
+            (Err(at), Some(new)) => kept.columns.insert(at, new.clone()),
+            (Err(_), None) => {}
+        }
+    }
+    // Every field but the columns, named so that a new field cannot be forgotten here.
+    let TileMap {
+        id,
+        label,
+        description,
+        width,
+        depth,
+        cell_size,
+        level_height,
+        bottom_faces,
+        palette,
+        columns: _,
+        placements,
+        props,
+        win_conditions,
+    } = map;
+    kept.id.clone_from(id);
+    kept.label.clone_from(label);
+    kept.description.clone_from(description);
+    (kept.width, kept.depth, kept.cell_size, kept.level_height) = (*width, *depth, *cell_size, *level_height);
+    kept.bottom_faces = *bottom_faces;
+    kept.palette.clone_from(palette);
+    kept.placements.clone_from(placements);
+    kept.props.clone_from(props);
+    kept.win_conditions.clone_from(win_conditions);
+    debug_assert!(kept == map, "the kept map is the map taken in");
 }
 
 /// One face projected on the screen.
 #[derive(Clone, Copy, Debug)]
 struct ScreenFace {
     corners: [Pos2; 4],
+    /// Atlas UVs of the corners.
+    uvs: [Pos2; 4],
     colour: Color32,
 }
 
@@ -227,9 +277,13 @@ impl FrameBuild {
     /// the eye and faces wholly off screen.
     fn project(&mut self, frame: &ViewFrame, buffers: &MeshBuffers, alpha: u8) {
         let visible = frame.rect.expand(2.0);
-        let quads =
-            buffers.positions.chunks_exact(4).zip(buffers.normals.chunks_exact(4)).zip(buffers.colours.chunks_exact(4));
-        for ((positions, normals), colours) in quads {
+        let quads = buffers
+            .positions
+            .chunks_exact(4)
+            .zip(buffers.normals.chunks_exact(4))
+            .zip(buffers.colours.chunks_exact(4))
+            .zip(buffers.uvs.chunks_exact(4));
+        for (((positions, normals), colours), face_uvs) in quads {
             let (Some(&first), Some(&normal), Some(&colour)) = (positions.first(), normals.first(), colours.first())
             else {
                 continue;
@@ -251,15 +305,20 @@ impl FrameBuild {
             if !projected || !visible.intersects(Rect::from_points(&corners)) {
                 continue;
             }
+            let mut uvs = [WHITE_UV; 4];
+            for (uv, &[u, v]) in uvs.iter_mut().zip(face_uvs) {
+                *uv = Pos2::new(u, v);
+            }
             let index = self.faces.len() as u32;
-            self.faces.push(ScreenFace { corners, colour: with_alpha(colour, alpha) });
+            self.faces.push(ScreenFace { corners, uvs, colour: with_alpha(colour, alpha) });
             self.order.push((far_first_key(depth * 0.25), index));
         }
     }
 
     /// Builds the view of `scene` through `frame`: the solid part, invisible tiles translucent,
-    /// the part above the cut ghosted (or left out).
-    pub fn build(&mut self, scene: &MapScene, frame: &ViewFrame, slicing: Slicing) {
+    /// the part above the cut ghosted (or left out). With `atlas` the faces are textured with
+    /// the palette's pictures; without, they are flat colours.
+    pub fn build(&mut self, scene: &MapScene, frame: &ViewFrame, slicing: Slicing, atlas: Option<TextureId>) {
         self.faces.clear();
         self.order.clear();
         for chunk in scene.below_mesher.chunks() {
@@ -273,14 +332,15 @@ impl FrameBuild {
             }
         }
         self.order.sort_unstable_by_key(|&(key, _)| key);
-        let mut mesh = Mesh::default();
+        let mut mesh = atlas.map_or_else(Mesh::default, Mesh::with_texture);
         mesh.vertices.reserve(self.order.len() * 4);
         mesh.indices.reserve(self.order.len() * 6);
         for &(_, index) in &self.order {
             let Some(face) = self.faces.get(index as usize) else { continue };
             let first = mesh.vertices.len() as u32;
-            for corner in face.corners {
-                mesh.colored_vertex(corner, face.colour);
+            let uvs = if atlas.is_some() { face.uvs } else { [WHITE_UV; 4] };
+            for (pos, uv) in face.corners.into_iter().zip(uvs) {
+                mesh.vertices.push(Vertex { pos, uv, color: face.colour });
             }
             mesh.indices.extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
         }

@@ -41,6 +41,13 @@ impl PreviewPanel {
         &self.map_view
     }
 
+    /// Sets the folder the tactics map's palette pictures are read from.
+    pub fn set_project_folder(&mut self, folder: &std::path::Path) {
+        if self.map_view.project_folder.as_deref() != Some(folder) {
+            self.map_view.project_folder = Some(folder.to_owned());
+        }
+    }
+
     /// Draws the tab: compiles and replays when the document moved, runs the clock, shows the
     /// game. Items the designer clicks (an act, a card) are pushed to `select`.
     pub fn ui(&mut self, ui: &mut egui::Ui, document: Option<&Document>, select: &mut Vec<ItemKey>) {
