@@ -446,6 +446,25 @@ fn a_slanted_ray_hits_the_side_it_meets_first() {
 }
 
 #[test]
+fn a_ray_from_far_away_hits_what_a_near_one_hits() {
+    // An orthographic camera's rays start far behind the map; f32 loses the thin hits there
+    // unless the ray is first brought to the map's box.
+    let grid = grid(8, 8, vec![((2, 3), vec![cube(0), cube(1)]), ((5, 5), vec![shaped(0, [1, 1, 3, 3])])]);
+    let direction: [f32; 3] = [0.3, 0.45, -0.84];
+    let length = (direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]).sqrt();
+    for (target, face) in [([2.37, 3.61, 1.0], Face::Top), ([5.5, 5.5, 1.0], Face::Top)] {
+        for distance in [5.0, 1_000.0, 20_000.0, 200_000.0] {
+            let origin = std::array::from_fn(|i| target[i] - direction[i] / length * distance);
+            let hit = pick(&grid, MapScale::default(), origin, direction, false)
+                .unwrap_or_else(|| panic!("missed {target:?} from {distance}"));
+            assert_eq!(hit.face, face, "from {distance}");
+            let off = (0..3).map(|i| (hit.world_point[i] - target[i]).abs()).fold(0.0, f32::max);
+            assert!(off < 0.05, "from {distance}: {hit:?}");
+        }
+    }
+}
+
+#[test]
 fn picking_lands_on_a_ramp_and_skips_invisible_tiles_unless_asked() {
     let ramp = shaped(0, [1, 1, 3, 3]);
     let ghost = Tile { invisible: true, ..cube(4) };

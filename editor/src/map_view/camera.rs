@@ -206,9 +206,9 @@ impl ViewFrame {
         if self.orthographic {
             let scale = self.pixels_per_unit_at_target.max(1e-6);
             let on_plane = add_scaled(add_scaled(self.eye, self.right, x / scale), self.up, y / scale);
-            // Start a little behind the eye (an orthographic view sees what is behind it too),
-            // not far: the runtime's pick misses thin hits on rays starting ~10⁴ units away (f32).
-            (add_scaled(on_plane, self.forward, -100.0), self.forward)
+            // Start well behind the eye: an orthographic view sees what is behind it too (the
+            // runtime's pick brings a far origin to the map's box before testing faces).
+            (add_scaled(on_plane, self.forward, -10_000.0), self.forward)
         } else {
             let direction = add_scaled(add_scaled(self.forward, self.right, x / self.focal), self.up, y / self.focal);
             (self.eye, normalized(direction))

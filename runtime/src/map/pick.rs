@@ -140,16 +140,9 @@ fn hit_in_column(
     best
 }
 
-/// The first front face along `origin + t·direction` (grid space) for `t` in `t_min..=t_max`:
-/// columns are walked in the ray's order (2D DDA), so the first column with a hit holds the
-/// nearest one.
-fn cast(
-    grid: &TileGrid,
-    origin: [f32; 3],
-    direction: [f32; 3],
-    (t_min, t_max): (f32, f32),
-    include_invisible: bool,
-) -> Option<Cast> {
+/// The part `t_enter..=t_exit` of `t_min..=t_max` where `origin + t·direction` (grid space)
+/// is inside the map's box; None when the ray misses it or is not finite.
+fn box_span(grid: &TileGrid, origin: [f32; 3], direction: [f32; 3], (t_min, t_max): (f32, f32)) -> Option<(f32, f32)> {
     let high = [f32::from(grid.width()), f32::from(grid.depth()), f32::from(MAX_Z_LEVELS)];
     let (mut t_enter, mut t_exit) = (t_min, t_max);
     for ((o, d), high) in origin.into_iter().zip(direction).zip(high) {
@@ -167,6 +160,20 @@ fn cast(
     if t_enter.partial_cmp(&t_exit).is_none_or(Ordering::is_gt) {
         return None;
     }
+    Some((t_enter, t_exit))
+}
+
+/// The first front face along `origin + t·direction` (grid space) for `t` in `t_min..=t_max`:
+/// columns are walked in the ray's order (2D DDA), so the first column with a hit holds the
+/// nearest one.
+fn cast(
+    grid: &TileGrid,
+    origin: [f32; 3],
+    direction: [f32; 3],
+    (t_min, t_max): (f32, f32),
+    include_invisible: bool,
+) -> Option<Cast> {
+    let (t_enter, t_exit) = box_span(grid, origin, direction, (t_min, t_max))?;
     let [ox, oy, _] = origin;
     let [dx, dy, _] = direction;
     let max_x = i32::from(grid.width()) - 1;
@@ -233,9 +240,14 @@ pub fn pick(
     // Scaling the direction into grid space keeps t in world units.
     let origin = scale.grid_from_world(world_origin);
     let direction = scale.grid_from_world(unit);
-    let hit = cast(grid, origin, direction, (0.0, f32::INFINITY), include_invisible)?;
-    let grid_point = point_at(origin, direction, hit.t);
-    Some(hit.dressed(grid_point, scale.world_from_grid(grid_point), hit.t))
+    // Start the cast a unit before the ray enters the map's box: from a far origin (an
+    // orthographic camera's) the face tests would lose thin hits to f32 rounding.
+    let (t_enter, _) = box_span(grid, origin, direction, (0.0, f32::INFINITY))?;
+    let skipped = (t_enter - 1.0).max(0.0);
+    let near_origin = point_at(origin, direction, skipped);
+    let hit = cast(grid, near_origin, direction, (0.0, f32::INFINITY), include_invisible)?;
+    let grid_point = point_at(near_origin, direction, hit.t);
+    Some(hit.dressed(grid_point, scale.world_from_grid(grid_point), skipped + hit.t))
 }
 
 /// The first tile face entered strictly between two grid-space points (their ends excluded
