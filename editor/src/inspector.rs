@@ -279,6 +279,22 @@ struct Form<'a> {
     add_field: Option<(Vec<String>, String)>,
 }
 
+/// A summary for the fields too large to edit as a form, which a tab of their own edits
+/// (a tile map's columns: thousands of tiles); None for every other field.
+fn edited_in_a_tab(kind: Kind, name: &str, value: &Value) -> Option<String> {
+    if kind != Kind::TileMap || name != "columns" {
+        return None;
+    }
+    let columns = value.as_array().map_or(0, Vec::len);
+    let tiles: usize = value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|column| column.get("tiles").and_then(Value::as_array).map(Vec::len))
+        .sum();
+    Some(format!("{tiles} tiles in {columns} columns: edit them in the Tile map tab (Ctrl+Shift+T)"))
+}
+
 impl Form<'_> {
     fn gesture(&self, path: &[String]) -> u64 {
         egui::Id::new(("inspector", &self.key.kind, &self.key.id, path)).value()
@@ -301,6 +317,12 @@ impl Form<'_> {
             |ui| {
                 for (name, field) in object.iter_mut() {
                     if top && name == "id" {
+                        continue;
+                    }
+                    if top && let Some(summary) = edited_in_a_tab(self.key.kind, name, field) {
+                        ui.label(RichText::new(humanise(name)).strong());
+                        ui.label(RichText::new(summary).weak());
+                        ui.end_row();
                         continue;
                     }
                     path.push(name.clone());

@@ -37,7 +37,8 @@ pub struct Camera {
     pub distance: f32,
     /// Orthographic or perspective.
     pub projection: Projection,
-    /// Vertical field of view (perspective), also setting the orthographic scale at the target.
+    /// Field of view across the view's shorter side (perspective), also setting the orthographic
+    /// scale at the target.
     pub fov_y_radians: f32,
 }
 
@@ -135,7 +136,8 @@ impl Camera {
         let forward = offset.map(|c| -c);
         let right = normalized(cross(forward, [0.0, 0.0, 1.0]));
         let up = cross(right, forward);
-        let focal = rect.height().max(1.0) / (2.0 * (self.fov_y_radians * 0.5).tan().max(1e-3));
+        // The field of view spans the shorter side, so a framed map fits a narrow view too.
+        let focal = rect.width().min(rect.height()).max(1.0) / (2.0 * (self.fov_y_radians * 0.5).tan().max(1e-3));
         ViewFrame {
             eye,
             forward,
