@@ -410,3 +410,94 @@ fn a_dropped_file_that_is_not_a_png_is_refused_and_the_palette_stays() {
     // The refusal names the file and why.
     harness.get_by_label_contains("notes.png is not a PNG picture");
 }
+
+/// Which face the painter's order shows at a screen point: the last triangle drawn over it,
+/// named by the palette entry whose atlas cell its UVs fall in.
+fn painted_index_at(mesh: &egui::Mesh, layout: &actforge_runtime::map::AtlasLayout, point: Pos2) -> Option<u16> {
+    let inside = |a: Pos2, b: Pos2, c: Pos2| {
+        let side = |p: Pos2, q: Pos2| (q.x - p.x) * (point.y - p.y) - (q.y - p.y) * (point.x - p.x);
+        let (ab, bc, ca) = (side(a, b), side(b, c), side(c, a));
+        (ab >= 0.0 && bc >= 0.0 && ca >= 0.0) || (ab <= 0.0 && bc <= 0.0 && ca <= 0.0)
+    };
+    let triangle = mesh.indices.chunks_exact(3).rev().find(|t| {
+        let [a, b, c] = [0, 1, 2].map(|i| mesh.vertices[t[i] as usize].pos);
+        inside(a, b, c)
+    })?;
+    let uv = (0..3).fold(egui::Vec2::ZERO, |sum, i| sum + mesh.vertices[triangle[i] as usize].uv.to_vec2()) / 3.0;
+    layout
+        .rects
+        .iter()
+        .position(|r| (r.u_min..=r.u_max).contains(&uv.x) && (r.v_min..=r.v_max).contains(&uv.y))
+        .map(|i| i as u16)
+}
+
+#[test]
+fn the_painters_order_shows_the_face_a_ray_meets_first() {
+    // Ramps, a tall tower beside low ground, an overhang and an inset pillar: shapes where
+    // sorting single faces by depth draws a far face over a near one.
+    let mut map = flat_map(7, 7);
+    assert!(tools::raise_corners(&mut map, at(2, 3, 0), &[Corner::X1Y0, Corner::X1Y1], 1));
+    assert!(tools::set_height(&mut map, at(3, 3, 0), 5));
+    assert!(tools::add_tile(&mut map, 1, 1, 3));
+    assert!(tools::set_height(&mut map, at(4, 5, 0), 3));
+    assert!(tools::set_inset(&mut map, at(4, 5, 0), Face::NegX, 0.3));
+    assert!(tools::set_height(&mut map, at(5, 2, 0), 2));
+    // Every face of every tile gets a palette entry of its own.
+    let mut faces = Vec::new();
+    for column in map.columns.clone() {
+        for tile in &column.tiles {
+            for face in Face::ALL {
+                faces.push((column.x, column.y, tile.z, face));
+            }
+        }
+    }
+    map.palette = vec![actforge_runtime::model::PaletteEntry::default(); faces.len()];
+    for (index, &(x, y, z, face)) in faces.iter().enumerate() {
+        tools::paint_face(&mut map, at(x, y, z), face, Some(index as u16));
+    }
+    let layout = actforge_editor::map_view::palette::atlas_layout(&map);
+    let rect = Rect::from_min_size(Pos2::ZERO, egui::vec2(400.0, 300.0));
+    let scene = MapScene::new(&map, None).unwrap();
+    let mut build = FrameBuild::default();
+    let (mut compared, mut wrong) = (0, 0);
+    for projection in [Projection::Orthographic, Projection::Perspective] {
+        for view in 0..8_u8 {
+            let mut camera = Camera::framing([7.0, 7.0, 2.0]);
+            camera.projection = projection;
+            camera.set_iso_preset(view % 4);
+            if view >= 4 {
+                camera.orbit(egui::vec2(17.0 * f32::from(view), -20.0));
+            }
+            let frame = camera.frame(rect);
+            build.build(&scene, &frame, Slicing::ShowAll, Some(egui::TextureId::User(1)));
+            for sample_y in 0..60 {
+                for sample_x in 0..80 {
+                    let point = Pos2::new(2.5 + 5.0 * sample_x as f32, 2.5 + 5.0 * sample_y as f32);
+                    let (origin, direction) = frame.ray(point);
+                    let hit = actforge_runtime::map::pick(
+                        scene.below_grid(),
+                        actforge_runtime::map::MapScale::of(&map),
+                        origin,
+                        direction,
+                        true,
+                    );
+                    let Some(hit) = hit else { continue };
+                    let expected = tools::paint_of(&map, at(hit.cell_x, hit.cell_y, hit.tile_z), hit.face);
+                    compared += 1;
+                    if painted_index_at(&build.mesh, &layout, point) == expected {
+                        continue;
+                    }
+                    // A point on the edge between two faces may go either way.
+                    let near_edge = [(-0.75, 0.0), (0.75, 0.0), (0.0, -0.75), (0.0, 0.75)].iter().any(|&(dx, dy)| {
+                        painted_index_at(&build.mesh, &layout, point + egui::vec2(dx, dy)) == expected
+                    });
+                    if !near_edge {
+                        wrong += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 10_000, "{compared} points compared");
+    assert_eq!(wrong, 0, "{wrong} of {compared} points show a face behind the one in front");
+}

@@ -1,6 +1,7 @@
 //! The map drawn on the CPU: the runtime's chunk meshes (hidden faces already culled) are
-//! projected with the camera, back faces and off-screen faces dropped, the rest depth-sorted
-//! (painter's algorithm per face) into one egui [`Mesh`], textured with the palette atlas
+//! projected with the camera, back faces and off-screen faces dropped, the rest sorted back to
+//! front (painter's algorithm: cell by cell from the farthest, bottom to top within a cell)
+//! into one egui [`Mesh`], textured with the palette atlas
 //! when the palette has pictures. The built mesh is kept until the camera, the view's size,
 //! the map, the atlas or the slicing changes; a tile edit re-meshes only the chunks it touches.
 
@@ -253,18 +254,43 @@ struct ScreenFace {
 #[derive(Debug, Default)]
 pub struct FrameBuild {
     faces: Vec<ScreenFace>,
-    order: Vec<(u32, u32)>,
+    /// (draw order key, face index).
+    order: Vec<(u64, u32)>,
     /// The depth-sorted mesh of the last build.
     pub mesh: Arc<Mesh>,
     /// Faces in the mesh.
     pub drawn_faces: usize,
 }
 
-/// A depth as a key that sorts far first.
-fn far_first_key(depth: f32) -> u32 {
-    let bits = depth.to_bits();
-    let ordered = if bits & 0x8000_0000 == 0 { bits | 0x8000_0000 } else { !bits };
-    !ordered
+/// A float as a key that sorts in ascending order.
+fn ascending_key(value: f32) -> u32 {
+    let bits = value.to_bits();
+    if bits & 0x8000_0000 == 0 { bits | 0x8000_0000 } else { !bits }
+}
+
+/// Where a face is drawn in the painter's order: cells from the farthest to the nearest,
+/// and within a cell from the bottom up. Every tile lies within its cell and the camera looks
+/// down, so along any ray a nearer cell's faces and a higher tile's faces come first: this
+/// order is right where sorting single faces by their depth is not (a big side face next to
+/// a small top face).
+fn draw_key(frame: &ViewFrame, cell_size: f32, positions: &[[f32; 3]], normal: [f32; 3]) -> u64 {
+    let count = positions.len().max(1) as f32;
+    let [x, y, z] = positions.iter().fold([0.0; 3], |[x, y, z], [px, py, pz]| [x + px, y + py, z + pz]);
+    let [normal_x, normal_y, normal_z] = normal;
+    // Nudged inward: a side face lies on its cell's border.
+    let nudge = cell_size * 0.01;
+    let (inside_x, inside_y, inside_z) =
+        (x / count - normal_x * nudge, y / count - normal_y * nudge, z / count - normal_z * nudge);
+    let [eye_x, eye_y, _] = frame.eye;
+    let centre_x = ((inside_x / cell_size).floor() + 0.5) * cell_size - eye_x;
+    let centre_y = ((inside_y / cell_size).floor() + 0.5) * cell_size - eye_y;
+    let cell_depth = if frame.orthographic {
+        let [forward_x, forward_y, _] = frame.forward;
+        centre_x * forward_x + centre_y * forward_y
+    } else {
+        centre_x.hypot(centre_y)
+    };
+    (u64::from(!ascending_key(cell_depth)) << 32) | u64::from(ascending_key(inside_z))
 }
 
 fn with_alpha([r, g, b, a]: [u8; 4], alpha: u8) -> Color32 {
@@ -275,7 +301,7 @@ fn with_alpha([r, g, b, a]: [u8; 4], alpha: u8) -> Color32 {
 impl FrameBuild {
     /// Projects the faces of `buffers` into the face list, dropping back faces, faces behind
     /// the eye and faces wholly off screen.
-    fn project(&mut self, frame: &ViewFrame, buffers: &MeshBuffers, alpha: u8) {
+    fn project(&mut self, frame: &ViewFrame, cell_size: f32, buffers: &MeshBuffers, alpha: u8) {
         let visible = frame.rect.expand(2.0);
         let quads = buffers
             .positions
@@ -292,15 +318,13 @@ impl FrameBuild {
                 continue;
             }
             let mut corners = [Pos2::ZERO; 4];
-            let mut depth = 0.0;
             let mut projected = true;
             for (corner, &world) in corners.iter_mut().zip(positions) {
-                let Some((screen, at_depth)) = frame.project(world) else {
+                let Some((screen, _)) = frame.project(world) else {
                     projected = false;
                     break;
                 };
                 *corner = screen;
-                depth += at_depth;
             }
             if !projected || !visible.intersects(Rect::from_points(&corners)) {
                 continue;
@@ -311,7 +335,7 @@ impl FrameBuild {
             }
             let index = self.faces.len() as u32;
             self.faces.push(ScreenFace { corners, uvs, colour: with_alpha(colour, alpha) });
-            self.order.push((far_first_key(depth * 0.25), index));
+            self.order.push((draw_key(frame, cell_size, positions, normal), index));
         }
     }
 
@@ -321,14 +345,15 @@ impl FrameBuild {
     pub fn build(&mut self, scene: &MapScene, frame: &ViewFrame, slicing: Slicing, atlas: Option<TextureId>) {
         self.faces.clear();
         self.order.clear();
+        let cell_size = actforge_runtime::map::MapScale::of(scene.map()).cell_size;
         for chunk in scene.below_mesher.chunks() {
-            self.project(frame, &chunk.opaque, 255);
-            self.project(frame, &chunk.invisible, INVISIBLE_ALPHA);
+            self.project(frame, cell_size, &chunk.opaque, 255);
+            self.project(frame, cell_size, &chunk.invisible, INVISIBLE_ALPHA);
         }
         if slicing == Slicing::GhostAbove {
             for chunk in scene.above_mesher.chunks() {
-                self.project(frame, &chunk.opaque, GHOST_ALPHA);
-                self.project(frame, &chunk.invisible, GHOST_ALPHA / 2);
+                self.project(frame, cell_size, &chunk.opaque, GHOST_ALPHA);
+                self.project(frame, cell_size, &chunk.invisible, GHOST_ALPHA / 2);
             }
         }
         self.order.sort_unstable_by_key(|&(key, _)| key);
