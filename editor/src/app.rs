@@ -1395,7 +1395,11 @@ impl TabViewer for Tabs<'_> {
             }
             Tab::TileMap => {
                 let mut actions = Vec::new();
-                self.map_editor.ui(ui, self.workspace.project(), self.path, self.selection.as_ref(), &mut actions);
+                let document = match self.workspace {
+                    Workspace::Open(open) => Some(&open.document),
+                    Workspace::Failed { .. } => None,
+                };
+                self.map_editor.ui(ui, document, self.path, self.selection.as_ref(), &mut actions);
                 self.pending.extend(actions.into_iter().map(Pending::Inspector));
             }
             Tab::Simulate => {

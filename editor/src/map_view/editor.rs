@@ -20,7 +20,7 @@ use egui_phosphor::regular as icon;
 use super::render::Slicing;
 use super::tools::{self, Corner, Region, TileRef, nearest_side};
 use super::{CellTint, MapViewState, Overlays, SightLine, UnitMarker, map_view_ui};
-use crate::document::{ItemKey, Op};
+use crate::document::{Document, ItemKey, Op};
 use crate::inspector::InspectorAction;
 
 /// A tool of the tab; number keys 1–6 pick them in this order.
@@ -209,15 +209,19 @@ impl MapEditor {
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        project: Option<&Project>,
+        document: Option<&Document>,
         folder: &Path,
         selection: Option<&ItemKey>,
         actions: &mut Vec<InspectorAction>,
     ) {
-        let Some(project) = project else {
+        let Some(document) = document else {
             ui.label("No project is open.");
             return;
         };
+        let project = document.project();
+        // The map changes only through the document: while its revision stands, the view
+        // need not compare a large map with the one it drew.
+        self.view.map_revision = Some(document.revision());
         let Some(map) = chosen_map(project, selection, self.map_id.as_deref()) else {
             ui.label("This project has no tile maps yet.");
             return;

@@ -89,6 +89,11 @@ pub struct MapViewState {
     pub project_folder: Option<std::path::PathBuf>,
     /// The palette atlas.
     pub textures: PaletteTextures,
+    /// The caller's change counter of the map (e.g. the document's revision): while it and the
+    /// cut stand, the map is taken as unchanged without comparing it. None: compare every frame.
+    pub map_revision: Option<u64>,
+    /// The revision and cut the scene was last synced at.
+    synced: Option<(u64, Option<u16>)>,
     scene: Option<MapScene>,
     /// The map the camera was framed for.
     framed_for: Option<String>,
@@ -108,6 +113,8 @@ impl Default for MapViewState {
             primary_drag_orbits: false,
             project_folder: None,
             textures: PaletteTextures::default(),
+            map_revision: None,
+            synced: None,
             scene: None,
             framed_for: None,
             build: FrameBuild::default(),
@@ -165,12 +172,16 @@ impl MapViewState {
     /// for the bench: this is the CPU cost of a frame.
     pub fn prepare(&mut self, map: &TileMap, rect: Rect, atlas: Option<egui::TextureId>) -> Option<ViewFrame> {
         let cut = (self.slicing != Slicing::ShowAll).then_some(self.edited_level);
+        let token = self.map_revision.map(|revision| (revision, cut));
         match &mut self.scene {
             Some(scene) if scene.map().id == map.id => {
-                scene.sync(map, cut);
+                if token.is_none() || token != self.synced {
+                    scene.sync(map, cut);
+                }
             }
             _ => self.scene = MapScene::new(map, cut),
         }
+        self.synced = token;
         if self.framed_for.as_deref() != Some(map.id.as_str()) {
             let scale = MapScale::of(map);
             let top = map.columns.iter().filter_map(|c| c.tiles.last()).map(|t| t.top_z() as f32).fold(1.0, f32::max);
