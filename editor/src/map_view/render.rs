@@ -154,21 +154,22 @@ impl MapScene {
     /// anything changed.
     pub fn sync(&mut self, map: &TileMap, cut: Option<u16>) -> bool {
         let cut = cut.unwrap_or(u16::MAX);
-        if cut == self.cut && *map == self.map {
-            return false;
-        }
-        self.revision += 1;
         let resized = (map.width, map.depth) != (self.map.width, self.map.depth);
         let style = style_of(map);
         if resized || cut != self.cut || style != *self.below_mesher.style() {
             if let Some(rebuilt) = Self::new(map, Some(cut)) {
-                let revision = self.revision;
+                let revision = self.revision + 1;
                 *self = rebuilt;
                 self.revision = revision;
             }
             return true;
         }
+        // One walk over the columns finds what changed (no separate whole-map comparison).
         let cells = changed_cells(&self.map.columns, &map.columns);
+        if cells.is_empty() && equal_but_columns(&self.map, map) {
+            return false;
+        }
+        self.revision += 1;
         if !cells.is_empty() {
             // Only the changed columns are rebuilt: building the whole grid again would cost a
             // large map's edit frame several milliseconds.
@@ -192,6 +193,29 @@ impl MapScene {
         take_in_place(&mut self.map, map, &cells);
         true
     }
+}
+
+/// Whether two maps agree in every field but their columns.
+fn equal_but_columns(a: &TileMap, b: &TileMap) -> bool {
+    // Every field named, so that a new field cannot be forgotten here.
+    let TileMap {
+        id,
+        label,
+        description,
+        width,
+        depth,
+        cell_size,
+        level_height,
+        bottom_faces,
+        palette,
+        columns: _,
+        placements,
+        props,
+        win_conditions,
+    } = a;
+    (id, label, description, width, depth, cell_size, level_height, bottom_faces)
+        == (&b.id, &b.label, &b.description, &b.width, &b.depth, &b.cell_size, &b.level_height, &b.bottom_faces)
+        && (palette, placements, props, win_conditions) == (&b.palette, &b.placements, &b.props, &b.win_conditions)
 }
 
 /// Makes `kept` equal to `map` when only the columns of `cells` differ: patches those columns
