@@ -237,6 +237,18 @@ fn ridge(app: &ActforgeApp) -> TileMap {
     item.as_any().downcast_ref::<TileMap>().unwrap().clone()
 }
 
+/// The editor on a copy of the skirmish in `folder`, with the Ridge open in the Tile map tab.
+fn ridge_tab(folder: &Path) -> Harness<'static, ActforgeApp> {
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(folder.to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
+    harness.state_mut().request(UiCommand::TileMapEditor);
+    harness.run_steps(4);
+    harness
+}
+
 /// Presses and releases the primary button at a screen point, a frame apart.
 fn click_at(harness: &mut Harness<'static, ActforgeApp>, pos: Pos2) {
     harness.input_mut().events.push(egui::Event::PointerMoved(pos));
@@ -257,13 +269,7 @@ fn click_at(harness: &mut Harness<'static, ActforgeApp>, pos: Pos2) {
 fn the_tile_map_tab_paints_a_face_and_undo_takes_it_back() {
     let dir = tempfile::tempdir().unwrap();
     actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
-    let mut harness = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
-    harness.state_mut().request(UiCommand::TileMapEditor);
-    harness.run_steps(4);
+    let mut harness = ridge_tab(dir.path());
     harness.get_by_label("Tile map view");
     harness.get_by_label(&format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH)).click();
     harness.run_steps(2);
@@ -341,13 +347,7 @@ fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
     let outside = tempfile::tempdir().unwrap();
     let lava = outside.path().join("lava.png");
     image::RgbaImage::from_pixel(16, 16, image::Rgba([230, 80, 20, 255])).save(&lava).unwrap();
-    let mut harness = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
-    harness.state_mut().request(UiCommand::TileMapEditor);
-    harness.run_steps(4);
+    let mut harness = ridge_tab(dir.path());
     // The bundled ridge already has pictures: the view draws with the atlas, grass tops in cell 0.
     let mesh = harness.state().map_editor().view.frame_mesh();
     assert_ne!(mesh.texture_id, egui::TextureId::default(), "textured with the palette atlas");
@@ -395,13 +395,7 @@ fn a_dropped_file_that_is_not_a_png_is_refused_and_the_palette_stays() {
     actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
     let fake = dir.path().join("notes.png");
     std::fs::write(&fake, "these are notes").unwrap();
-    let mut harness = Harness::builder()
-        .with_size([1400.0, 900.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().select(ItemKey::new(Kind::TileMap, "ridge"));
-    harness.state_mut().request(UiCommand::TileMapEditor);
-    harness.run_steps(4);
+    let mut harness = ridge_tab(dir.path());
     let before = ridge(harness.state());
     harness.get_by_label(&format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH)).click();
     harness.input_mut().dropped_files.push(Arc::new(Dropped(fake)));

@@ -166,7 +166,7 @@ impl MapScene {
         }
         // One walk over the columns finds what changed (no separate whole-map comparison).
         let cells = changed_cells(&self.map.columns, &map.columns);
-        if cells.is_empty() && equal_but_columns(&self.map, map) {
+        if cells.is_empty() && without_columns(&self.map) == without_columns(map) {
             return false;
         }
         self.revision += 1;
@@ -195,8 +195,8 @@ impl MapScene {
     }
 }
 
-/// Whether two maps agree in every field but their columns.
-fn equal_but_columns(a: &TileMap, b: &TileMap) -> bool {
+/// A copy of `map` without its columns (the large part).
+fn without_columns(map: &TileMap) -> TileMap {
     // Every field named, so that a new field cannot be forgotten here.
     let TileMap {
         id,
@@ -212,10 +212,22 @@ fn equal_but_columns(a: &TileMap, b: &TileMap) -> bool {
         placements,
         props,
         win_conditions,
-    } = a;
-    (id, label, description, width, depth, cell_size, level_height, bottom_faces)
-        == (&b.id, &b.label, &b.description, &b.width, &b.depth, &b.cell_size, &b.level_height, &b.bottom_faces)
-        && (palette, placements, props, win_conditions) == (&b.palette, &b.placements, &b.props, &b.win_conditions)
+    } = map;
+    TileMap {
+        id: id.clone(),
+        label: label.clone(),
+        description: description.clone(),
+        width: *width,
+        depth: *depth,
+        cell_size: *cell_size,
+        level_height: *level_height,
+        bottom_faces: *bottom_faces,
+        palette: palette.clone(),
+        columns: Vec::new(),
+        placements: placements.clone(),
+        props: props.clone(),
+        win_conditions: win_conditions.clone(),
+    }
 }
 
 /// Makes `kept` equal to `map` when only the columns of `cells` differ: patches those columns
@@ -237,31 +249,8 @@ fn take_in_place(kept: &mut TileMap, map: &TileMap, cells: &[(u16, u16)]) {
             (Err(_), None) => {}
         }
     }
-    // Every field but the columns, named so that a new field cannot be forgotten here.
-    let TileMap {
-        id,
-        label,
-        description,
-        width,
-        depth,
-        cell_size,
-        level_height,
-        bottom_faces,
-        palette,
-        columns: _,
-        placements,
-        props,
-        win_conditions,
-    } = map;
-    kept.id.clone_from(id);
-    kept.label.clone_from(label);
-    kept.description.clone_from(description);
-    (kept.width, kept.depth, kept.cell_size, kept.level_height) = (*width, *depth, *cell_size, *level_height);
-    kept.bottom_faces = *bottom_faces;
-    kept.palette.clone_from(palette);
-    kept.placements.clone_from(placements);
-    kept.props.clone_from(props);
-    kept.win_conditions.clone_from(win_conditions);
+    let columns = std::mem::take(&mut kept.columns);
+    *kept = TileMap { columns, ..without_columns(map) };
     debug_assert!(kept == map, "the kept map is the map taken in");
 }
 
