@@ -472,7 +472,7 @@ impl Step<'_> {
             return;
         }
         let content = self.content;
-        let Some(rule) = content.project.rules.get(id.as_str()) else { return };
+        let Some(rule) = content.rule(id.as_str()) else { return };
         if self.ended() || !self.holds(&rule.requirements, rule.invert, depth) {
             return;
         }
@@ -603,7 +603,7 @@ impl Step<'_> {
     /// Whether a card has the aspect an input needs (any card when the map names none).
     fn fits(&self, card: &CardId, aspect: Option<&crate::model::AspectId>) -> bool {
         aspect.is_none_or(|aspect| {
-            self.content.project.cards.get(card.as_str()).is_some_and(|card| {
+            self.content.card(card.as_str()).is_some_and(|card| {
                 card.fragments.iter().any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
             })
         })

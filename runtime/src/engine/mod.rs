@@ -620,6 +620,39 @@ enum Movable {
     None,
 }
 
+/// Classes of cards without sub-cards that share a type and aspects, numbered from 0 as
+/// they are first met while listing choices. A table holds few classes (20 cakes of two
+/// kinds), so a short list beats any map.
+#[derive(Default)]
+struct CardClasses<'s> {
+    /// Each class: the address of its type's id and its first card. By the id's address: ids
+    /// copied from the content share it, and a card whose id was built apart only gets a
+    /// class of its own (a cache miss, never a wrong answer).
+    classes: Vec<(*const u8, CardKey, &'s CardInstance)>,
+    /// The class last found for a type, by its address's low bits: cards of a few types lie
+    /// interleaved on the table, and each usually has the class of the last of its type.
+    recent: [usize; 8],
+}
+
+impl<'s> CardClasses<'s> {
+    /// The class of a card without sub-cards.
+    fn of(&mut self, key: CardKey, card: &'s CardInstance) -> usize {
+        let id_at = card.card.as_str().as_ptr();
+        let same = |(other_at, _, other): &(*const u8, CardKey, &CardInstance)| {
+            *other_at == id_at && other.aspects == card.aspects
+        };
+        let Some(recent) = self.recent.get_mut((id_at as usize >> 3) % 8) else { return 0 };
+        if self.classes.get(*recent).is_some_and(same) {
+            return *recent;
+        }
+        *recent = self.classes.iter().position(same).unwrap_or_else(|| {
+            self.classes.push((id_at, key, card));
+            self.classes.len() - 1
+        });
+        *recent
+    }
+}
+
 /// Compiled content, state and a seeded generator: one play of a project.
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -730,63 +763,35 @@ impl Session {
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
     /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
     /// are only looked for when `flips` (a flip is wanted).
-    fn choices_where(&self, movable: Movable, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+    fn choices_where<'s>(&'s self, movable: Movable, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
         let mut choices = Vec::new();
+        let push = |choices: &mut Vec<Choice>, choice: Choice| {
+            if wanted(&choice) {
+                choices.push(choice);
+            }
+        };
         // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
         // when one is needed.
         let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
         // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
         // by counts is worked out once per such class and slot place (a table of 20 cakes).
-        let mut cards: Vec<(CardKey, Option<usize>)> = Vec::with_capacity(self.state.cards.len());
-        let mut classes: Vec<(*const u8, &AspectCounts)> = Vec::new();
-        let candidates: Box<dyn Iterator<Item = (&CardKey, &CardInstance)>> = match movable {
-            Movable::All => Box::new(self.state.cards.iter()),
-            Movable::Only(key) => Box::new(self.state.cards.get_key_value(&key).into_iter()),
-            Movable::None => Box::new(std::iter::empty()),
-        };
-        for (key, card) in candidates {
-            if !(card.free && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..))) {
-                continue;
-            }
-            let class = card.children.is_empty().then(|| {
-                // By the id's address: ids copied from the content share it, and a card whose
-                // id was built apart only gets a class of its own (a cache miss, never a wrong
-                // answer).
-                let id_at = card.card.as_str().as_ptr();
-                let same =
-                    |(other_at, aspects): &(*const u8, &AspectCounts)| *other_at == id_at && **aspects == card.aspects;
-                classes.iter().position(same).unwrap_or_else(|| {
-                    classes.push((id_at, &card.aspects));
-                    classes.len() - 1
-                })
-            });
-            cards.push((*key, class));
-        }
-        let mut class_accepts: Vec<Option<bool>> = Vec::new();
-        let mut push = |choice: Choice| {
-            if wanted(&choice) {
-                choices.push(choice);
-            }
-        };
-        if flips {
-            for (key, card) in &self.state.cards {
-                if card.face_down && matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)) {
-                    push(Choice::Flip { card: *key });
-                }
-            }
-        }
+        let mut classes = CardClasses::default();
+        let mut cards: Vec<(CardKey, &'s CardInstance, Option<usize>)> = Vec::new();
+        self.movable_cards(movable, flips, &mut cards, &mut classes, |choice| push(&mut choices, choice));
+        let mut class_accepts: Vec<bool> = Vec::new();
+        let with_sub_cards = cards.iter().any(|(_, _, class)| class.is_none());
         for (token, window) in &self.state.windows {
             match &window.status {
-                Status::Ready(_) => push(Choice::Start { token: *token }),
-                Status::Finished => push(Choice::Collect { token: *token }),
+                Status::Ready(_) => push(&mut choices, Choice::Start { token: *token }),
+                Status::Finished => push(&mut choices, Choice::Collect { token: *token }),
                 Status::Idle | Status::Running => {}
             }
             let holds_cards = (0..IDLE_PLACES).any(|place| window.slotted(place).is_some());
             if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
-                push(Choice::Close { token: *token });
+                push(&mut choices, Choice::Close { token: *token });
             }
             if window.status == Status::Finished {
                 continue;
@@ -796,43 +801,97 @@ impl Session {
                 let locked =
                     open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
                 if open.card.is_some() && !locked {
-                    push(Choice::Unslot { token: *token, place });
+                    push(&mut choices, Choice::Unslot { token: *token, place });
                 }
                 if locked || cards.is_empty() {
                     continue;
                 }
-                let Some(slot) = self.content.project.slots.get(open.slot.as_str()) else { continue };
+                let Some(slot) = self.content.slot(open.slot.as_str()) else { continue };
+                // Counts first, per class: most places accept none of the cards, and then the
+                // cards are not gone through at all.
                 class_accepts.clear();
-                class_accepts.resize(classes.len(), None);
-                for (card, class) in &cards {
-                    if open.card == Some(*card) {
+                class_accepts.extend(
+                    classes
+                        .classes
+                        .iter()
+                        .map(|(_, key, card)| table::card_accepted_by_counts(slot, &self.state, *key, Some(card))),
+                );
+                if !class_accepts.contains(&true) && !with_sub_cards {
+                    continue;
+                }
+                for (key, card, class) in &cards {
+                    if open.card == Some(*key) {
                         continue;
                     }
-                    // Counts first: most pairs fail them, and a choice is only built for the rest.
-                    let by_counts = match class.and_then(|class| class_accepts.get_mut(class)) {
-                        Some(Some(known)) => *known,
-                        Some(unknown) => *unknown.insert(table::accepts_by_counts(slot, &self.state, *card)),
-                        None => table::accepts_by_counts(slot, &self.state, *card),
+                    let by_counts = match class.and_then(|class| class_accepts.get(class)) {
+                        Some(known) => *known,
+                        None => table::card_accepted_by_counts(slot, &self.state, *key, Some(card)),
                     };
                     if !by_counts {
                         continue;
                     }
-                    let choice = Choice::Slot { card: *card, token: *token, place };
+                    let choice = Choice::Slot { card: *key, token: *token, place };
                     if !wanted(&choice) {
                         continue;
                     }
                     let accepted = slot.accept_all || slot.card_rule.is_none() || {
                         let (state, rng) = scratch.get_or_insert_with(|| (self.state.clone(), self.rng.clone()));
                         let mut events = Vec::new();
-                        Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *card)
+                        Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *key)
                     };
                     if accepted {
-                        push(choice);
+                        choices.push(choice);
                     }
                 }
             }
         }
         choices
+    }
+
+    /// The cards `movable` names that the player could move, each with its class, in key
+    /// order; with `flips`, `flip` gets every flip choice on the way (one pass over the cards).
+    fn movable_cards<'s>(
+        &'s self,
+        movable: Movable,
+        flips: bool,
+        cards: &mut Vec<(CardKey, &'s CardInstance, Option<usize>)>,
+        classes: &mut CardClasses<'s>,
+        mut flip: impl FnMut(Choice),
+    ) {
+        if matches!(movable, Movable::All) {
+            cards.reserve(self.state.cards.len());
+        }
+        let in_play = |card: &CardInstance| matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..));
+        let mut consider = |key: &CardKey, card: &'s CardInstance| {
+            if card.free && in_play(card) {
+                let class = card.children.is_empty().then(|| classes.of(*key, card));
+                cards.push((*key, card, class));
+            }
+        };
+        match movable {
+            Movable::All => {
+                for (key, card) in &self.state.cards {
+                    if flips && card.face_down && in_play(card) {
+                        flip(Choice::Flip { card: *key });
+                    }
+                    consider(key, card);
+                }
+            }
+            Movable::Only(_) | Movable::None => {
+                if flips {
+                    for (key, card) in &self.state.cards {
+                        if card.face_down && in_play(card) {
+                            flip(Choice::Flip { card: *key });
+                        }
+                    }
+                }
+                if let Movable::Only(key) = movable
+                    && let Some((key, card)) = self.state.cards.get_key_value(&key)
+                {
+                    consider(key, card);
+                }
+            }
+        }
     }
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
@@ -986,6 +1045,9 @@ impl Session {
 
     /// Moves the clock on; running decays count down.
     fn pass_time(&mut self, ticks: u64) {
+        if ticks == 0 {
+            return;
+        }
         let running: Vec<CardKey> = self
             .state
             .cards

@@ -44,10 +44,13 @@ impl RandomPolicy {
         // wanted: most steps start, collect or wait.
         let mut acts = session.act_choices();
         let coin = self.below(2) == 0;
+        if !acts.is_empty() && coin {
+            let choice = acts.swap_remove(self.below(acts.len()));
+            return Self::chose(session, choice);
+        }
+        // Only asked when the act was not taken: it reads every card (and draws nothing).
         let next_due = session.next_due();
-        let pick = if !acts.is_empty() && coin {
-            Some(acts.swap_remove(self.below(acts.len())))
-        } else if coin || next_due.is_none() {
+        let pick = if coin || next_due.is_none() {
             let mut moves = session.choices();
             moves.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
             (!moves.is_empty()).then(|| moves.swap_remove(self.below(moves.len())))

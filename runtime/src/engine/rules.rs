@@ -387,14 +387,14 @@ impl Engine<'_> {
 
     /// Evaluates a rule in a fresh context on `scope` (and/or sub-rules, link rules).
     pub(super) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
-        let Some(rule) = self.content.project.rules.get(rule.as_str()) else { return false };
+        let Some(rule) = self.content.rule(rule.as_str()) else { return false };
         let mut ctx = Ctx::new(self, scope, depth);
         self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
     }
 
     /// `run(rule, ctx)`: evaluate, and execute when it passes.
     pub(super) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
-        let Some(rule) = self.content.project.rules.get(rule.as_str()) else { return false };
+        let Some(rule) = self.content.rule(rule.as_str()) else { return false };
         ctx.depth += 1;
         let passed = self.evaluate(&rule.requirements, rule.invert, false, ctx);
         if passed {
@@ -457,8 +457,8 @@ impl Engine<'_> {
                 Target::None => return None,
             };
             match fragment {
-                Fragment::Aspect(id) => self.content.project.aspects.get(id.as_str())?.deck.clone(),
-                Fragment::Card(id) => self.content.project.cards.get(id.as_str())?.deck.clone(),
+                Fragment::Aspect(id) => self.content.aspect(id.as_str())?.deck.clone(),
+                Fragment::Card(id) => self.content.card(id.as_str())?.deck.clone(),
             }
         });
         (modifier.op, deck, self.target(modifier.fragment.as_ref(), ctx))

@@ -39,6 +39,11 @@ pub struct AspectCounts(Vec<(AspectId, i64)>);
 impl AspectCounts {
     /// How many of `aspect` are held (0 when none).
     pub fn get(&self, aspect: &AspectId) -> i64 {
+        // The engine stores the content's own aspect ids, so a lookup usually finds a copy of
+        // its id: by address first, by text (binary search) only when that fails.
+        if let Some((_, count)) = self.0.iter().find(|(held, _)| held.shares_text(aspect)) {
+            return *count;
+        }
         self.0.binary_search_by(|(held, _)| held.cmp(aspect)).ok().and_then(|at| self.0.get(at)).map_or(0, |(_, n)| *n)
     }
 
@@ -395,16 +400,18 @@ impl TableState {
 
     /// Every distinct aspect present in a window (on the window or on its cards), in id order.
     pub fn aspects_in_window(&self, token: TokenKey) -> Vec<AspectId> {
-        let mut found = std::collections::BTreeSet::new();
+        // A list sorted and deduplicated once: a window holds a handful of aspects, and a
+        // set's node per aspect cost more than the whole sort.
+        let mut found = Vec::new();
         if let Some(window) = self.windows.get(&token) {
             found.extend(window.aspects.iter().map(|(aspect, _)| aspect.clone()));
         }
-        for key in self.cards_of(Holder::Window(token)) {
-            if let Some(card) = self.cards.get(&key) {
-                found.extend(card.aspects.iter().map(|(aspect, _)| aspect.clone()));
-            }
-        }
-        found.into_iter().collect()
+        self.for_each_card(Holder::Window(token), &mut |_, card| {
+            found.extend(card.aspects.iter().map(|(aspect, _)| aspect.clone()));
+        });
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 
     /// The window a card is in (directly or inside another card), if any.

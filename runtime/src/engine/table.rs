@@ -77,7 +77,7 @@ impl<'a> Engine<'a> {
     /// Creates a card of `card_type` at `place` (§2.11.1); none when it is unique and exists.
     pub fn create_card(&mut self, card_type: &CardId, place: Place) -> Option<CardKey> {
         let content = self.content;
-        let Some(card) = content.project.cards.get(card_type.as_str()) else {
+        let Some(card) = content.card(card_type.as_str()) else {
             self.warn(format!("there is no card `{card_type}`"));
             return None;
         };
@@ -103,7 +103,7 @@ impl<'a> Engine<'a> {
         for FragmentCount { fragment, count } in &card.fragments {
             let count = count.as_int().unwrap_or(1).max(0);
             match fragment {
-                FragmentRef::Aspect(aspect) => instance.aspects.adjust(aspect, count),
+                FragmentRef::Aspect(aspect) => instance.aspects.adjust(content.canonical_aspect(aspect), count),
                 FragmentRef::Card(sub) => sub_cards.extend(std::iter::repeat_n(sub.clone(), count as usize)),
                 _ => {}
             }
@@ -191,7 +191,7 @@ impl<'a> Engine<'a> {
         self.touch(key);
         let Some(place) = self.state.card(key).map(|card| card.place) else { return };
         match place {
-            Place::Table => self.state.table.retain(|k| *k != key),
+            Place::Table => remove_first(&mut self.state.table, key),
             Place::Slot(token, at) => {
                 if let Some(open) =
                     self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)).and_then(Option::as_mut)
@@ -202,17 +202,17 @@ impl<'a> Engine<'a> {
             }
             Place::Consumed(token) => {
                 if let Some(window) = self.state.windows.get_mut(&token) {
-                    window.consumed.retain(|k| *k != key);
+                    remove_first(&mut window.consumed, key);
                 }
             }
             Place::Lane(token) => {
                 if let Some(window) = self.state.windows.get_mut(&token) {
-                    window.lane.retain(|k| *k != key);
+                    remove_first(&mut window.lane, key);
                 }
             }
             Place::InCard(parent) => {
                 if let Some(card) = self.state.cards.get_mut(&parent) {
-                    card.children.retain(|k| *k != key);
+                    remove_first(&mut card.children, key);
                 }
             }
         }
@@ -239,7 +239,7 @@ impl<'a> Engine<'a> {
 
     /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4).
     fn transform(&mut self, key: CardKey, into: &CardId) {
-        let Some(new_type) = self.content.project.cards.get(into.as_str()) else {
+        let Some(new_type) = self.content.card(into.as_str()) else {
             self.warn(format!("there is no card `{into}` to transform into"));
             return;
         };
@@ -262,7 +262,7 @@ impl<'a> Engine<'a> {
             _ => None,
         };
         if let Some(counts) = counts {
-            counts.adjust(aspect, count);
+            counts.adjust(self.content.canonical_aspect(aspect), count);
         }
         match holder {
             Holder::Window(token) => self.mark(token),
@@ -276,7 +276,7 @@ impl<'a> Engine<'a> {
     /// Whether `slot` accepts card `key` (§2.9.3).
     pub fn accepts(&mut self, slot: &SlotId, key: CardKey) -> bool {
         let content = self.content;
-        let Some(slot) = content.project.slots.get(slot.as_str()) else { return false };
+        let Some(slot) = content.slot(slot.as_str()) else { return false };
         if !accepts_by_counts(slot, self.state, key) {
             return false;
         }
@@ -284,7 +284,7 @@ impl<'a> Engine<'a> {
             Some(rule) if !slot.accept_all => {
                 let mut ctx = Ctx::new(self, Holder::Card(key), 0);
                 ctx.this_card = Some(key);
-                let Some(rule) = content.project.rules.get(rule.as_str()) else { return false };
+                let Some(rule) = content.rule(rule.as_str()) else { return false };
                 self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
             }
             _ => true,
@@ -294,7 +294,7 @@ impl<'a> Engine<'a> {
     /// Whether `slot` opens in `token`'s window (§2.9.1 `opens`).
     fn opens(&mut self, slot: &SlotId, token: TokenKey) -> bool {
         let content = self.content;
-        let Some(slot) = content.project.slots.get(slot.as_str()) else { return false };
+        let Some(slot) = content.slot(slot.as_str()) else { return false };
         if slot.spawn_tests.is_empty() && slot.spawn_rule.is_none() {
             return true;
         }
@@ -318,30 +318,29 @@ impl<'a> Engine<'a> {
         let mut to_open = Vec::new();
         let mut candidates = Vec::new();
         if window.status == Status::Running {
-            if let Some(act) = window.active.as_ref().and_then(|act| content.project.acts.get(act.as_str())) {
+            if let Some(act) = window.active.as_ref().and_then(|act| content.act(act.as_str())) {
                 candidates.extend(act.slots.iter().cloned());
                 if !act.ignore_global_slots {
                     candidates.extend(
                         content
                             .global_slots
                             .iter()
-                            .filter(|slot| content.project.slots.get(slot.as_str()).is_some_and(|s| s.all_acts))
+                            .filter(|slot| content.slot(slot.as_str()).is_some_and(|s| s.all_acts))
                             .cloned(),
                     );
                 }
             }
         } else {
-            if let Some(slot) = content.project.tokens.get(token_type.as_str()).and_then(|t| t.slot.clone()) {
+            if let Some(slot) = content.token(token_type.as_str()).and_then(|t| t.slot.clone()) {
                 to_open.push(slot);
             }
-            for key in self.state.cards_of(Holder::Window(token)) {
-                if let Some(card) = self.state.card(key).and_then(|card| content.project.cards.get(card.card.as_str()))
-                {
+            self.state.for_each_card(Holder::Window(token), &mut |_, card| {
+                if let Some(card) = content.card(card.card.as_str()) {
                     candidates.extend(card.slots.iter().cloned());
                 }
-            }
+            });
             for aspect in self.state.aspects_in_window(token) {
-                if let Some(aspect) = content.project.aspects.get(aspect.as_str()) {
+                if let Some(aspect) = content.aspect(aspect.as_str()) {
                     candidates.extend(aspect.slots.iter().cloned());
                 }
             }
@@ -351,17 +350,18 @@ impl<'a> Engine<'a> {
                     .iter()
                     .filter(|slot| {
                         content
-                            .project
-                            .slots
-                            .get(slot.as_str())
+                            .slot(slot.as_str())
                             .is_some_and(|s| s.all_tokens || s.token.as_ref() == Some(&token_type))
                     })
                     .cloned(),
             );
         }
         for slot in candidates {
-            let unique = content.project.slots.get(slot.as_str()).is_some_and(|s| s.unique);
-            if (!unique || !to_open.contains(&slot)) && self.opens(&slot, token) {
+            let definition = content.slot(slot.as_str());
+            let unique = definition.is_some_and(|s| s.unique);
+            // A slot without spawn tests or rule opens: `opens` is only asked of the others.
+            let unconditional = definition.is_some_and(|s| s.spawn_tests.is_empty() && s.spawn_rule.is_none());
+            if (!unique || !to_open.contains(&slot)) && (unconditional || self.opens(&slot, token)) {
                 to_open.push(slot);
             }
         }
@@ -422,11 +422,18 @@ impl<'a> Engine<'a> {
     /// A grab slot that is open and empty looks for a card (§2.9.6).
     fn refresh_grab(&mut self, token: TokenKey, at: usize) {
         let content = self.content;
-        let Some(open) = self.state.window(token).and_then(|w| w.places.get(at).cloned().flatten()) else { return };
+        let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref) else {
+            return;
+        };
         if open.card.is_some() {
             return;
         }
-        let Some(slot) = content.project.slots.get(open.slot.as_str()) else { return };
+        let Some(slot) = content.slot(open.slot.as_str()) else { return };
+        // Most slots grab nothing: the slot id is only copied for those that do.
+        if !slot.grab && !slot.act_grab {
+            return;
+        }
+        let open = open.clone();
         if slot.grab {
             let candidates: Vec<CardKey> = self.state.cards_of(Holder::Root);
             for key in candidates {
@@ -454,11 +461,14 @@ impl<'a> Engine<'a> {
         for token in tokens {
             let Some(window) = self.state.window(token) else { continue };
             for at in window.status_places() {
-                let waiting =
-                    self.state.window(token).and_then(|w| w.places.get(at).cloned().flatten()).filter(|open| {
-                        open.card.is_none()
-                            && self.content.project.slots.get(open.slot.as_str()).is_some_and(|s| s.grab)
-                    });
+                // Looked at in place; only a waiting grab slot's id is copied.
+                let waiting = self
+                    .state
+                    .window(token)
+                    .and_then(|w| w.places.get(at))
+                    .and_then(Option::as_ref)
+                    .filter(|open| open.card.is_none() && self.content.slot(open.slot.as_str()).is_some_and(|s| s.grab))
+                    .cloned();
                 if let Some(open) = waiting
                     && self.state.card(key).is_some_and(|card| card.free)
                     && self.accepts(&open.slot, key)
@@ -474,7 +484,7 @@ impl<'a> Engine<'a> {
     pub fn slot_card(&mut self, key: CardKey, token: TokenKey, at: usize) {
         let content = self.content;
         let Some(open) = self.state.window(token).and_then(|w| w.places.get(at).cloned().flatten()) else { return };
-        let Some(slot) = content.project.slots.get(open.slot.as_str()) else { return };
+        let Some(slot) = content.slot(open.slot.as_str()) else { return };
         if open.card.is_some() {
             self.take_out(token, at, true);
         }
@@ -501,7 +511,7 @@ impl<'a> Engine<'a> {
         let Some(key) = open.card else { return };
         self.move_card(key, Place::Table);
         self.set_free(key, true);
-        if let Some(slot) = content.project.slots.get(open.slot.as_str()) {
+        if let Some(slot) = content.slot(open.slot.as_str()) {
             for entry in &slot.fragments {
                 self.add_fragment(Holder::Window(token), entry, -1);
             }
@@ -584,7 +594,7 @@ impl<'a> Engine<'a> {
     /// Entry attempt of an act in a window: the matches when it passes (§2.8).
     fn try_entry(&mut self, act: &ActId, token: TokenKey) -> Option<Vec<CardKey>> {
         let content = self.content;
-        let act = content.project.acts.get(act.as_str())?;
+        let act = content.act(act.as_str())?;
         let mut ctx = Ctx::new(self, Holder::Window(token), 0);
         self.evaluate(&act.requirements, false, false, &mut ctx).then_some(ctx.matches)
     }
@@ -648,7 +658,7 @@ impl<'a> Engine<'a> {
                 let first_slotted = self.state.window(token).is_some_and(|w| w.slotted(0).is_some());
                 match candidate {
                     Some(act) if first_slotted => {
-                        let (title, text) = match content.project.acts.get(act.as_str()) {
+                        let (title, text) = match content.act(act.as_str()) {
                             Some(a) => (a.label.clone(), self.rule_text(&a.text, &a.text_rules, token)),
                             None => (String::new(), String::new()),
                         };
@@ -670,7 +680,7 @@ impl<'a> Engine<'a> {
                 let lane_empty = self.state.window(token).is_some_and(|w| w.lane.is_empty());
                 if lane_empty {
                     self.return_to_idle(token);
-                    let dissolve = content.project.tokens.get(token_type.as_str()).is_some_and(|t| t.dissolve);
+                    let dissolve = content.token(token_type.as_str()).is_some_and(|t| t.dissolve);
                     if dissolve {
                         self.dissolve(token);
                     }
@@ -682,7 +692,7 @@ impl<'a> Engine<'a> {
     fn show_idle(&mut self, token: TokenKey) {
         let content = self.content;
         let Some(token_type) = self.state.window(token).map(|w| w.token.clone()) else { return };
-        let (title, text) = match content.project.tokens.get(token_type.as_str()) {
+        let (title, text) = match content.token(token_type.as_str()) {
             Some(t) => (t.label.clone(), self.rule_text(&t.description, &t.text_rules, token)),
             None => (String::new(), String::new()),
         };
@@ -704,7 +714,7 @@ impl<'a> Engine<'a> {
         if changed {
             self.events.push(Event::AltChanged { token, act: chosen });
         }
-        if let Some(act) = shown.and_then(|act| content.project.acts.get(act.as_str())) {
+        if let Some(act) = shown.and_then(|act| content.act(act.as_str())) {
             let text = self.rule_text(&act.text, &act.text_rules, token);
             if let Some(window) = self.state.windows.get_mut(&token) {
                 if !text.is_empty() {
@@ -727,7 +737,7 @@ impl<'a> Engine<'a> {
     /// `run(act)` (§2.8.2).
     pub fn run(&mut self, token: TokenKey, act_id: &ActId) {
         let content = self.content;
-        let Some(act) = content.project.acts.get(act_id.as_str()) else {
+        let Some(act) = content.act(act_id.as_str()) else {
             self.warn(format!("there is no act `{act_id}`"));
             return;
         };
@@ -786,7 +796,7 @@ impl<'a> Engine<'a> {
         let Some(window) = self.state.windows.get_mut(&token) else { return };
         window.timer_end = None;
         let Some(act_id) = window.pending_alt.clone().or_else(|| window.active.clone()) else { return };
-        let Some(act) = content.project.acts.get(act_id.as_str()) else { return };
+        let Some(act) = content.act(act_id.as_str()) else { return };
         // 2: run slot cards are consumed.
         if let Some(key) = self.state.window(token).and_then(|w| w.slotted(RUN_PLACE)) {
             self.move_card(key, Place::Consumed(token));
@@ -801,7 +811,7 @@ impl<'a> Engine<'a> {
         let mut triggers = Ctx::new(self, Holder::Window(token), 0);
         for key in self.state.cards_of(Holder::Window(token)) {
             let Some(card_type) = self.type_of(key) else { continue };
-            let Some(card) = content.project.cards.get(card_type.as_str()) else { continue };
+            let Some(card) = content.card(card_type.as_str()) else { continue };
             triggers.this_card = Some(key);
             triggers.this_fragment = Some(Fragment::Card(card_type.clone()));
             for rule in &card.rules {
@@ -810,7 +820,7 @@ impl<'a> Engine<'a> {
         }
         triggers.this_card = None;
         for aspect_id in self.state.aspects_in_window(token) {
-            let Some(aspect) = content.project.aspects.get(aspect_id.as_str()) else { continue };
+            let Some(aspect) = content.aspect(aspect_id.as_str()) else { continue };
             triggers.this_fragment = Some(Fragment::Aspect(aspect_id.clone()));
             for rule in &aspect.rules {
                 self.run_rule(rule, &mut triggers);
@@ -838,7 +848,15 @@ impl<'a> Engine<'a> {
             window.end_text = end_text;
         }
         // 8: what runs next.
-        let Some(window) = self.state.window(token).cloned() else { return };
+        // Only these four fields decide what runs next (the window's texts are not copied).
+        let Some(window) = self.state.window(token).map(|w| NextRun {
+            forced: w.forced.clone(),
+            branch: w.branch.clone(),
+            do_callback: w.do_callback,
+            callback: w.callback.clone(),
+        }) else {
+            return;
+        };
         if let Some(forced) = window.forced {
             self.force_start(token, &forced);
             return;
@@ -868,7 +886,7 @@ impl<'a> Engine<'a> {
         let mut chosen = self.attempt(&list, token);
         while chosen.is_none() {
             let Some(popped) = self.state.windows.get_mut(&token).and_then(|w| w.call_stack.pop()) else { break };
-            let Some(popped_act) = content.project.acts.get(popped.as_str()) else { continue };
+            let Some(popped_act) = content.act(popped.as_str()) else { continue };
             let list = self.build(&popped_act.next_acts, popped_act.random_next, token);
             chosen = self.attempt(&list, token);
         }
@@ -881,7 +899,7 @@ impl<'a> Engine<'a> {
     /// Forced start (§2.8.4), as intended: the entry only records matches and always passes.
     pub fn force_start(&mut self, token: TokenKey, act_id: &ActId) {
         let content = self.content;
-        if let Some(act) = content.project.acts.get(act_id.as_str()) {
+        if let Some(act) = content.act(act_id.as_str()) {
             let mut ctx = Ctx::new(self, Holder::Window(token), 0);
             self.evaluate(&act.requirements, false, true, &mut ctx);
             if let Some(window) = self.state.windows.get_mut(&token) {
@@ -955,7 +973,7 @@ impl<'a> Engine<'a> {
     /// Registers a token for creation at the end of the step (§2.13).
     fn spawn_token(&mut self, token_type: &TokenId, auto_run: Option<ActId>, near: Option<TokenKey>) {
         let content = self.content;
-        let Some(definition) = content.project.tokens.get(token_type.as_str()) else {
+        let Some(definition) = content.token(token_type.as_str()) else {
             self.warn(format!("there is no token `{token_type}`"));
             return;
         };
@@ -968,7 +986,7 @@ impl<'a> Engine<'a> {
 
     fn spawn_act(&mut self, act_id: &ActId, near: TokenKey) {
         let content = self.content;
-        let Some(token_type) = content.project.acts.get(act_id.as_str()).and_then(|act| act.token.clone()) else {
+        let Some(token_type) = content.act(act_id.as_str()).and_then(|act| act.token.clone()) else {
             self.warn(format!("act `{act_id}` has no token, so it cannot be spawned"));
             return;
         };
@@ -987,7 +1005,7 @@ impl<'a> Engine<'a> {
             self.events.push(Event::TokenCreated { token: key, token_type: pending.token });
             if let Some(act) = pending.auto_run {
                 if let Some(window) = self.state.windows.get_mut(&key) {
-                    window.start_rule = content.project.acts.get(act.as_str()).and_then(|a| a.on_spawn.clone());
+                    window.start_rule = content.act(act.as_str()).and_then(|a| a.on_spawn.clone());
                 }
                 self.force_start(key, &act);
             } else {
@@ -1055,9 +1073,7 @@ impl<'a> Engine<'a> {
             match modifier.op {
                 TableOp::SpawnAct => self.spawn_act(&modifier.act, token),
                 TableOp::SpawnToken => {
-                    if let Some(token_type) =
-                        content.project.acts.get(modifier.act.as_str()).and_then(|a| a.token.clone())
-                    {
+                    if let Some(token_type) = content.act(modifier.act.as_str()).and_then(|a| a.token.clone()) {
                         self.spawn_token(&token_type, None, Some(token));
                     }
                 }
@@ -1196,8 +1212,8 @@ impl<'a> Engine<'a> {
             Target::None => {}
             Target::Fragment(fragment) => {
                 let rules: Vec<RuleId> = match &fragment {
-                    Fragment::Aspect(id) => content.project.aspects.get(id.as_str()).map(|a| a.rules.clone()),
-                    Fragment::Card(id) => content.project.cards.get(id.as_str()).map(|c| c.rules.clone()),
+                    Fragment::Aspect(id) => content.aspect(id.as_str()).map(|a| a.rules.clone()),
+                    Fragment::Card(id) => content.card(id.as_str()).map(|c| c.rules.clone()),
                 }
                 .unwrap_or_default();
                 ctx.this_fragment = Some(fragment);
@@ -1208,8 +1224,7 @@ impl<'a> Engine<'a> {
             Target::Cards(cards) => {
                 for key in cards {
                     let Some(card_type) = self.type_of(key) else { continue };
-                    let rules =
-                        content.project.cards.get(card_type.as_str()).map(|c| c.rules.clone()).unwrap_or_default();
+                    let rules = content.card(card_type.as_str()).map(|c| c.rules.clone()).unwrap_or_default();
                     ctx.this_card = Some(key);
                     ctx.this_fragment = Some(Fragment::Card(card_type));
                     for rule in &rules {
@@ -1316,7 +1331,7 @@ impl<'a> Engine<'a> {
                 let (into, ticks) = if let Target::Fragment(Fragment::Card(card_type)) = what {
                     (Some(card_type.clone()), level.max(0) as u64)
                 } else {
-                    let Some(card) = self.type_of(key).and_then(|t| self.content.project.cards.get(t.as_str())) else {
+                    let Some(card) = self.type_of(key).and_then(|t| self.content.card(t.as_str())) else {
                         return;
                     };
                     (card.decay_to.clone(), card.lifetime_ticks.as_int().unwrap_or(0).max(0) as u64)
@@ -1398,7 +1413,7 @@ impl<'a> Engine<'a> {
         self.instant.clear();
         self.events.push(Event::GameOver { act: act.clone() });
         if let Some(act) = act
-            && let Some(token_type) = self.content.project.acts.get(act.as_str()).and_then(|a| a.token.clone())
+            && let Some(token_type) = self.content.act(act.as_str()).and_then(|a| a.token.clone())
         {
             self.spawn_token(&token_type, Some(act), None);
         }
@@ -1407,7 +1422,7 @@ impl<'a> Engine<'a> {
     // ----- decks -------------------------------------------------------------------------
 
     fn fill(&mut self, deck: &crate::model::DeckId) -> Vec<CardId> {
-        let Some(definition) = self.content.project.decks.get(deck.as_str()) else { return Vec::new() };
+        let Some(definition) = self.content.deck(deck.as_str()) else { return Vec::new() };
         let mut entries = definition.fragments.clone();
         if definition.shuffle {
             // Intended behaviour: a uniform shuffle (the original's insertion always put the
@@ -1422,7 +1437,7 @@ impl<'a> Engine<'a> {
 
     /// Draws from a deck (§2.12).
     fn draw(&mut self, deck: &crate::model::DeckId) -> Option<CardId> {
-        let definition = self.content.project.decks.get(deck.as_str())?;
+        let definition = self.content.deck(deck.as_str())?;
         if !self.state.decks.contains_key(deck) {
             let filled = self.fill(deck);
             self.state.decks.insert(deck.clone(), filled);
@@ -1442,7 +1457,7 @@ impl<'a> Engine<'a> {
 
     /// Draws the entry at an offset from the first `card_type` (DrawNext/DrawPrevious).
     fn draw_at_offset(&mut self, deck: &crate::model::DeckId, card_type: &CardId, offset: isize) -> Option<CardId> {
-        let infinite = self.content.project.decks.get(deck.as_str())?.infinite;
+        let infinite = self.content.deck(deck.as_str())?.infinite;
         if !self.state.decks.contains_key(deck) {
             let filled = self.fill(deck);
             self.state.decks.insert(deck.clone(), filled);
@@ -1466,7 +1481,7 @@ impl<'a> Engine<'a> {
         };
         let Some(key) = self.create_card(card_type, place) else { return };
         self.set_free(key, false);
-        let Some(definition) = content.project.decks.get(deck.as_str()) else { return };
+        let Some(definition) = content.deck(deck.as_str()) else { return };
         if let Some(card) = self.state.cards.get_mut(&key) {
             card.face_down = true;
         }
@@ -1497,7 +1512,7 @@ impl<'a> Engine<'a> {
                 // A unique card that exists is drawn again, three draws at most.
                 for _ in 0..3 {
                     let Some(card_type) = self.draw(deck) else { return };
-                    let unique = content.project.cards.get(card_type.as_str()).is_some_and(|c| c.unique);
+                    let unique = content.card(card_type.as_str()).is_some_and(|c| c.unique);
                     if unique && self.state.cards.values().any(|c| c.card == card_type) {
                         continue;
                     }
@@ -1551,13 +1566,13 @@ impl<'a> Engine<'a> {
         let Some(card) = self.state.cards.get_mut(&key) else { return };
         let Some(decay) = card.decay.take() else { return };
         let old_type = card.card.clone();
-        if let Some(rule) = content.project.cards.get(old_type.as_str()).and_then(|c| c.on_decay_complete.clone()) {
+        if let Some(rule) = content.card(old_type.as_str()).and_then(|c| c.on_decay_complete.clone()) {
             self.run_card_rule(&rule, key);
         }
         match decay.into {
             Some(into) => {
                 self.transform(key, &into);
-                if let Some(rule) = content.project.cards.get(into.as_str()).and_then(|c| c.on_decay_into.clone()) {
+                if let Some(rule) = content.card(into.as_str()).and_then(|c| c.on_decay_into.clone()) {
                     self.run_card_rule(&rule, key);
                 }
             }
@@ -1582,24 +1597,28 @@ impl<'a> Engine<'a> {
         if !rules.is_empty() {
             let mut ctx = Ctx::new(self, Holder::Window(token), 0);
             for rule_id in rules {
-                let Some(rule) = content.project.rules.get(rule_id.as_str()) else { continue };
+                let Some(rule) = content.rule(rule_id.as_str()) else { continue };
                 if self.evaluate(&rule.requirements, rule.invert, false, &mut ctx) {
                     chosen = &rule.text;
                     break;
                 }
             }
         }
+        // Blocks and substitutions all start with `[`: a text without one is shown as written.
+        if !chosen.contains('[') {
+            return chosen.to_owned();
+        }
         let state = &*self.state;
-        let saved = state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
-        let first_label = saved
-            .first()
+        let first_label = state
+            .window(token)
+            .and_then(|w| w.saved_matches.first())
             .and_then(|key| state.card(*key))
-            .and_then(|card| content.project.cards.get(card.card.as_str()))
-            .map(|card| card.label.clone())
-            .unwrap_or_default();
-        interpolate(chosen, &first_label, |name| {
+            .and_then(|card| content.card(card.card.as_str()))
+            .map_or("", |card| card.label.as_str());
+        let in_window = state.aspects_in_window(token);
+        interpolate(chosen, first_label, |name| {
             let aspect = Fragment::Aspect(name.into());
-            let in_window = state.aspects_in_window(token).iter().any(|a| a.as_str() == name);
+            let in_window = in_window.iter().any(|a| a.as_str() == name);
             if in_window {
                 state.count(Holder::Window(token), &aspect, false)
             } else {
@@ -1607,6 +1626,22 @@ impl<'a> Engine<'a> {
             }
         })
     }
+}
+
+/// Removes `key` from a list of cards. A card is listed once where it is, so the search stops
+/// at the first (a table of 80 cards is not scanned to its end at every move).
+fn remove_first(list: &mut Vec<CardKey>, key: CardKey) {
+    if let Some(at) = list.iter().position(|k| *k == key) {
+        list.remove(at);
+    }
+}
+
+/// What a window's completed act left for what runs next (path modifiers, §2.8.3 step 8).
+struct NextRun {
+    forced: Option<ActId>,
+    branch: Option<ActId>,
+    do_callback: bool,
+    callback: Option<ActId>,
 }
 
 /// The card a card scope is (not counted as inside itself for removals).
@@ -1620,12 +1655,22 @@ fn scope_card(scope: Holder) -> Option<CardKey> {
 /// The part of slot acceptance that only reads the card (§2.9.3): accept all, essential,
 /// forbidden and required counts. The card rule, which may draw random numbers, comes after.
 pub(super) fn accepts_by_counts(slot: &crate::model::Slot, state: &TableState, key: CardKey) -> bool {
+    card_accepted_by_counts(slot, state, key, state.card(key))
+}
+
+/// [`accepts_by_counts`] of a card already looked up (`card` is `key`'s instance, if any).
+pub(super) fn card_accepted_by_counts(
+    slot: &crate::model::Slot,
+    state: &TableState,
+    key: CardKey,
+    card: Option<&CardInstance>,
+) -> bool {
     if slot.accept_all {
         return true;
     }
     // A card without sub-cards is counted in place (listing choices asks this of every card
     // for every slot); a card holding others walks its tree.
-    let leaf = state.card(key).filter(|card| card.children.is_empty());
+    let leaf = card.filter(|card| card.children.is_empty());
     let count = |entry: &FragmentCount| {
         let have = match (&entry.fragment, leaf) {
             (FragmentRef::Aspect(id), Some(card)) => card.aspects.get(id),

@@ -295,7 +295,7 @@ impl Turns<'_> {
             Some(FragmentRef::Aspect(id)) => {
                 let mut counts = Vec::new();
                 for card in &self.state.hand {
-                    let Some(card) = self.content.project.cards.get(card.as_str()) else { continue };
+                    let Some(card) = self.content.card(card.as_str()) else { continue };
                     for held in &card.fragments {
                         if matches!(&held.fragment, FragmentRef::Aspect(aspect) if aspect == id) {
                             counts.push(held.count.clone());
@@ -366,14 +366,14 @@ impl Turns<'_> {
 
     fn rule_holds(&mut self, rule: &RuleId, depth: usize) -> bool {
         let content = self.content;
-        content.project.rules.get(rule.as_str()).is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
+        content.rule(rule.as_str()).is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
     }
 
     /// Runs a rule: when its requirements hold, performs its effects, reports its text and, if
     /// it asks to, removes it from the collection. Returns whether it ran.
     fn run_rule(&mut self, id: &RuleId, depth: usize) -> bool {
         let content = self.content;
-        let Some(rule) = content.project.rules.get(id.as_str()) else { return false };
+        let Some(rule) = content.rule(id.as_str()) else { return false };
         if self.ended() || !self.holds(&rule.requirements, rule.invert, depth) {
             return false;
         }
@@ -497,7 +497,7 @@ impl Turns<'_> {
     /// Draws the next card of the pile into the hand (refilling a replenishing deck).
     fn draw(&mut self) {
         let content = self.content;
-        let deck = self.state.deck_id.as_ref().and_then(|id| content.project.decks.get(id.as_str()));
+        let deck = self.state.deck_id.as_ref().and_then(|id| content.deck(id.as_str()));
         if self.state.deck.is_empty()
             && let Some(deck) = deck.filter(|deck| deck.replenish)
         {
@@ -550,7 +550,7 @@ impl Turns<'_> {
     /// The rule collection in running order: by step, equal steps shuffled with the seed.
     fn running_order(&mut self) -> Vec<RuleId> {
         let content = self.content;
-        let step = |rule: &RuleId| content.project.rules.get(rule.as_str()).map_or(0, |rule| rule.step);
+        let step = |rule: &RuleId| content.rule(rule.as_str()).map_or(0, |rule| rule.step);
         let mut order = self.state.rules.clone();
         order.sort_by_key(|rule| step(rule));
         let mut start = 0;
@@ -642,7 +642,7 @@ impl TurnsState {
                 turns.set_stat(stat, value);
             }
         }
-        if let Some(deck) = config.draw_deck.as_ref().and_then(|id| content.project.decks.get(id.as_str())) {
+        if let Some(deck) = config.draw_deck.as_ref().and_then(|id| content.deck(id.as_str())) {
             turns.refill(deck);
         }
         turns.draw_up(config);
@@ -729,7 +729,7 @@ impl Session {
                 continue;
             }
             seen.push(card_id);
-            let Some(card) = self.content.project.cards.get(card_id.as_str()) else { continue };
+            let Some(card) = self.content.card(card_id.as_str()) else { continue };
             for (option, offered) in card.options.iter().enumerate() {
                 let open = offered.condition.as_ref().is_none_or(|condition| {
                     let mut env = TurnsEnv {
@@ -778,7 +778,7 @@ impl Session {
             messages: Vec::new(),
         };
         if let Choice::PlayOption { card, option } = choice {
-            let offered = content.project.cards.get(card.as_str()).and_then(|card| card.options.get(*option));
+            let offered = content.card(card.as_str()).and_then(|card| card.options.get(*option));
             let label = offered.map_or_else(String::new, |offered| offered.label.clone());
             turns.events.push(Event::TurnOptionPlayed { card: card.clone(), option: label });
             for rule in offered.map(|offered| offered.rules.as_slice()).unwrap_or_default() {

@@ -33,6 +33,12 @@ impl<K> Id<K> {
         &self.slug
     }
 
+    /// Whether both ids are copies of one id (they share their text): a cheap first test
+    /// before comparing texts.
+    pub fn shares_text(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.slug, &other.slug)
+    }
+
     /// Replaces the slug (renames that rewrite references).
     pub fn set(&mut self, slug: &str) {
         if *self.slug != *slug {

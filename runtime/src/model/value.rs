@@ -41,7 +41,17 @@ impl Expr {
             [b'0'] => digits.len() == self.0.len(),
             [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
         };
-        if canonical { self.0.parse().ok() } else { None }
+        if !canonical {
+            return None;
+        }
+        // Up to 18 digits cannot overflow an i64: summed in place (this runs at every count the
+        // engine reads); longer literals go through `parse`, which checks the range.
+        if digits.len() <= 18 {
+            let magnitude = digits.bytes().fold(0i64, |sum, digit| sum * 10 + i64::from(digit - b'0'));
+            Some(if digits.len() == self.0.len() { magnitude } else { -magnitude })
+        } else {
+            self.0.parse().ok()
+        }
     }
 
     /// Whether this is exactly the integer `value`.
