@@ -3,12 +3,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::formula::{Compiled, FormulaSet, Lookup, ProjectNames, Scope};
 use crate::model::{
-    Act, ActId, Aspect, Card, Deck, Expr, FieldPath, Id, Item, Items, KindVisitor, Location, Project, Rule, Slot,
-    SlotId, Token, TokenId, Visitor, walk_item,
+    Act, ActId, Aspect, Card, Deck, Expr, FieldPath, Id, Item, Items, Kind, KindVisitor, KindVisitorMut, Location,
+    Project, Rule, Slot, SlotId, Token, TokenId, Visitor, VisitorMut, Walk, walk_item,
 };
 use crate::project::Sources;
 use crate::validate::validate;
@@ -45,31 +47,103 @@ pub struct Content {
     pub(super) accessors: Vec<Accessor>,
     /// Each token's initial acts in the order they are tried: by id.
     pub(super) initial_acts: BTreeMap<TokenId, Vec<ActId>>,
-    /// Slots with a token or `all_tokens`/`all_acts`, by id.
-    pub(super) global_slots: Vec<SlotId>,
+    /// Slots with `all_acts`, by id: they open in every running act that does not ignore them.
+    pub(super) all_acts_slots: Vec<SlotId>,
+    /// Slots with a token or `all_tokens`, by id, with the token they open for (none: all).
+    pub(super) token_slots: Vec<(SlotId, Option<TokenId>)>,
+    /// Whether any slot grabs cards (`grab` or `act_grab`): without, no open place looks.
+    pub(super) grabs: bool,
     /// Ticks of the shrink before a decay's effects (half a second).
     pub(super) shrink_ticks: u64,
     /// The table's items by id, for the engine's lookups.
     index: Index,
 }
 
-/// Copies of the table's items in hash maps by id. The engine looks items up at every step
-/// (a window's slots, an act's links, a card's triggers); a hashed lookup costs a fraction of
-/// the ordered map's, which compares ids as text at every level.
+/// Copies of the table's items, looked up by id. The engine looks items up at every step (a
+/// window's slots, an act's links, a card's triggers); see [`ById`].
 #[derive(Debug, Default)]
 struct Index {
-    acts: FxHashMap<ActId, Act>,
-    aspects: FxHashMap<Id<Aspect>, Aspect>,
-    cards: FxHashMap<Id<Card>, Card>,
-    decks: FxHashMap<Id<Deck>, Deck>,
-    rules: FxHashMap<Id<Rule>, Rule>,
-    slots: FxHashMap<SlotId, Slot>,
-    tokens: FxHashMap<TokenId, Token>,
+    acts: ById<Act>,
+    aspects: ById<Aspect>,
+    cards: ById<Card>,
+    decks: ById<Deck>,
+    rules: ById<Rule>,
+    slots: ById<Slot>,
+    tokens: ById<Token>,
 }
 
-/// A kind's items in a hash map by id.
-fn hashed<T: Item + Clone>(items: &Items<T>) -> FxHashMap<Id<T>, T> {
-    items.iter().map(|item| (item.id().clone(), item.clone())).collect()
+/// A kind's items by id. Compiling makes every reference share its item's id text
+/// ([`ShareIds`]), so the engine's ids are mostly copies of the content's: those are found by
+/// the text's address and length (no hashing or comparing of text), any other by text.
+#[derive(Debug)]
+struct ById<T> {
+    items: Vec<T>,
+    by_address: FxHashMap<(usize, usize), u32>,
+    by_text: FxHashMap<Id<T>, u32>,
+}
+
+impl<T> Default for ById<T> {
+    fn default() -> Self {
+        Self { items: Vec::new(), by_address: FxHashMap::default(), by_text: FxHashMap::default() }
+    }
+}
+
+impl<T: Item + Clone> ById<T> {
+    fn new(items: &Items<T>) -> Self {
+        let mut lookup = Self::default();
+        for (at, item) in items.iter().enumerate() {
+            let id = item.id().as_str();
+            lookup.by_address.insert((id.as_ptr() as usize, id.len()), at as u32);
+            lookup.by_text.insert(item.id().clone(), at as u32);
+            lookup.items.push(item.clone());
+        }
+        lookup
+    }
+
+    #[inline]
+    fn get(&self, id: &str) -> Option<&T> {
+        // The content's own text cannot move or be reused while the content lives, so an
+        // address and length it holds can only name that id.
+        let at = match self.by_address.get(&(id.as_ptr() as usize, id.len())) {
+            Some(at) => *at,
+            None => *self.by_text.get(id)?,
+        };
+        self.items.get(at as usize)
+    }
+}
+
+/// Makes every reference of a project share the text of the item it names (interning).
+struct ShareIds(FxHashMap<Kind, FxHashSet<Arc<str>>>);
+
+impl KindVisitor for ShareIds {
+    fn visit<T: Item>(&mut self, items: &Items<T>) {
+        let texts = self.0.entry(T::KIND).or_default();
+        texts.extend(items.ids().map(|id| Arc::clone(id.shared_text())));
+    }
+}
+
+impl KindVisitorMut for ShareIds {
+    fn visit<T: Item>(&mut self, items: &mut Items<T>) {
+        for item in items.iter_mut() {
+            item.walk_mut(&mut FieldPath::root(), self);
+        }
+    }
+}
+
+impl VisitorMut for ShareIds {
+    fn shared(&mut self, target: Kind, slug: &str) -> Option<Arc<str>> {
+        self.0.get(&target)?.get(slug).cloned()
+    }
+}
+
+impl ShareIds {
+    /// Makes every reference of `project` (its items and its manifest) share its item's id.
+    fn run(project: &mut Project) {
+        let mut share = Self(FxHashMap::default());
+        project.visit_kinds(&mut share);
+        project.visit_kinds_mut(&mut share);
+        project.manifest.walk_mut(&mut FieldPath::root(), &mut share);
+    }
 }
 
 /// Why content cannot be played: the list of problems.
@@ -102,7 +176,7 @@ impl KindVisitor for Formulas {
 
 impl Content {
     /// Validates `project` and compiles its formulas; refuses content with errors.
-    pub fn compile(project: Project) -> Result<Self, ContentError> {
+    pub fn compile(mut project: Project) -> Result<Self, ContentError> {
         let mut problems: Vec<Diagnostic> = validate(&project, &Sources::default(), None)
             .into_iter()
             .filter(|diagnostic| diagnostic.severity == Severity::Error)
@@ -139,23 +213,37 @@ impl Content {
                 initial_acts.entry(token.clone()).or_default().push(act.id.clone());
             }
         }
-        let global_slots = project
+        let all_acts_slots = project.slots.iter().filter(|slot| slot.all_acts).map(|slot| slot.id.clone()).collect();
+        let token_slots = project
             .slots
             .iter()
-            .filter(|slot| slot.token.is_some() || slot.all_tokens || slot.all_acts)
-            .map(|slot| slot.id.clone())
+            .filter(|slot| slot.token.is_some() || slot.all_tokens)
+            .map(|slot| (slot.id.clone(), if slot.all_tokens { None } else { slot.token.clone() }))
             .collect();
+        let grabs = project.slots.iter().any(|slot| slot.grab || slot.act_grab);
         let shrink_ticks = u64::from(project.manifest.settings.ticks_per_second / 2);
+        ShareIds::run(&mut project);
         let index = Index {
-            acts: hashed(&project.acts),
-            aspects: hashed(&project.aspects),
-            cards: hashed(&project.cards),
-            decks: hashed(&project.decks),
-            rules: hashed(&project.rules),
-            slots: hashed(&project.slots),
-            tokens: hashed(&project.tokens),
+            acts: ById::new(&project.acts),
+            aspects: ById::new(&project.aspects),
+            cards: ById::new(&project.cards),
+            decks: ById::new(&project.decks),
+            rules: ById::new(&project.rules),
+            slots: ById::new(&project.slots),
+            tokens: ById::new(&project.tokens),
         };
-        Ok(Self { project, formulas, compiled, accessors, initial_acts, global_slots, shrink_ticks, index })
+        Ok(Self {
+            project,
+            formulas,
+            compiled,
+            accessors,
+            initial_acts,
+            all_acts_slots,
+            token_slots,
+            grabs,
+            shrink_ticks,
+            index,
+        })
     }
 
     /// The act `id`.

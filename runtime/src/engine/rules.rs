@@ -9,7 +9,7 @@ use crate::model::{
 };
 
 use super::content::Accessor;
-use super::state::{CardKey, Fragment, Holder, TokenKey};
+use super::state::{CardKey, Fragment, Holder, TableState, TokenKey};
 use super::table::Engine;
 
 /// Deepest nesting of rules inside rules (and/or, furthermore, triggers run by modifiers);
@@ -22,13 +22,34 @@ pub(super) struct Ctx {
     /// An act window, or one card for card contexts.
     pub scope: Holder,
     /// The matched-cards list.
-    pub matches: Vec<CardKey>,
+    pub matches: Matches,
     /// The card whose trigger runs.
     pub this_card: Option<CardKey>,
     /// The fragment whose trigger runs.
     pub this_fragment: Option<Fragment>,
     pub queues: Queues,
     pub depth: usize,
+}
+
+/// A context's matched cards (§2.3): until a card test filters them, every card of the scope.
+/// Kept unlisted until then: most contexts (an entry attempt that fails, a chance) never list
+/// them, and the state does not change while a context evaluates.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Matches {
+    /// Every card of the context's scope, as it is now.
+    All,
+    /// These cards.
+    Listed(Vec<CardKey>),
+}
+
+impl Matches {
+    /// The cards, listed (every card of `scope` for [`Matches::All`]).
+    fn into_listed(self, scope: Holder, state: &TableState) -> Vec<CardKey> {
+        match self {
+            Self::All => state.cards_of(scope),
+            Self::Listed(cards) => cards,
+        }
+    }
 }
 
 /// A modifier's target after special fragments are resolved.
@@ -91,15 +112,39 @@ pub(super) enum Resolved {
 
 impl Ctx {
     /// A fresh context on `scope` whose matches are all its cards.
-    pub fn new(engine: &Engine<'_>, scope: Holder, depth: usize) -> Self {
-        Self {
-            scope,
-            matches: engine.state.cards_of(scope),
-            this_card: None,
-            this_fragment: None,
-            queues: Queues::default(),
-            depth,
+    pub fn new(scope: Holder, depth: usize) -> Self {
+        Self { scope, matches: Matches::All, this_card: None, this_fragment: None, queues: Queues::default(), depth }
+    }
+
+    /// The matched cards, listed.
+    pub fn matched(&self, state: &TableState) -> Vec<CardKey> {
+        match &self.matches {
+            Matches::All => state.cards_of(self.scope),
+            Matches::Listed(cards) => cards.clone(),
         }
+    }
+
+    /// The matched cards, listed, taking them out of the context.
+    pub fn into_matched(self, state: &TableState) -> Vec<CardKey> {
+        match self.matches {
+            Matches::All => state.cards_of(self.scope),
+            Matches::Listed(cards) => cards,
+        }
+    }
+
+    /// Calls `f` on every matched card, in order.
+    pub fn for_each_matched(&self, state: &TableState, f: &mut impl FnMut(CardKey)) {
+        match &self.matches {
+            Matches::All => state.for_each_card(self.scope, &mut |key, _| f(key)),
+            Matches::Listed(cards) => cards.iter().for_each(|key| f(*key)),
+        }
+    }
+
+    /// How many cards are matched.
+    pub fn matched_len(&self, state: &TableState) -> usize {
+        let mut count = 0;
+        self.for_each_matched(state, &mut |_| count += 1);
+        count
     }
 
     /// The act window of the context, if it is one.
@@ -178,7 +223,7 @@ impl Engine<'_> {
                 other(lookup).map_or_else(|| super::content::accessor(lookup, &content.project), Accessor::Constant)
             })
             .collect();
-        let ctx = Ctx::new(self, Holder::Root, 0);
+        let ctx = Ctx::new(Holder::Root, 0);
         Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
     }
 
@@ -211,7 +256,7 @@ impl Engine<'_> {
         match fragment {
             None => Target::None,
             Some(FragmentRef::ThisCard) => ctx.this_card.map_or(Target::None, |key| Target::Cards(vec![key])),
-            Some(FragmentRef::MatchedCards) => Target::Cards(ctx.matches.clone()),
+            Some(FragmentRef::MatchedCards) => Target::Cards(ctx.matched(self.state)),
             Some(other) => match self.resolve(other, ctx) {
                 Resolved::Fragment(fragment) => Target::Fragment(fragment),
                 Resolved::Nothing => Target::None,
@@ -234,28 +279,27 @@ impl Engine<'_> {
     /// the matched location, where a null fragment means "how many matched cards").
     pub(super) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &Ctx) -> i64 {
         if location == Location::MatchedCards {
-            return match fragment {
-                None => ctx.matches.len() as i64,
-                Some(Resolved::Nothing) => 0,
-                Some(Resolved::Fragment(Fragment::Card(card_type))) => ctx
-                    .matches
-                    .iter()
-                    .filter(|key| self.state.card(**key).is_some_and(|card| card.card == *card_type))
-                    .count() as i64,
-                Some(Resolved::Fragment(aspect)) => {
-                    ctx.matches.iter().map(|key| self.state.count(Holder::Card(*key), aspect, false)).sum()
-                }
-            };
+            let mut total = 0;
+            match fragment {
+                None => total = ctx.matched_len(self.state) as i64,
+                Some(Resolved::Nothing) => {}
+                Some(Resolved::Fragment(Fragment::Card(card_type))) => ctx.for_each_matched(self.state, &mut |key| {
+                    total += i64::from(self.state.card(key).is_some_and(|card| card.card == *card_type));
+                }),
+                Some(Resolved::Fragment(aspect)) => ctx.for_each_matched(self.state, &mut |key| {
+                    total += self.state.count(Holder::Card(key), aspect, false);
+                }),
+            }
+            return total;
         }
         let Some(holder) = Self::holder_at(location, ctx) else { return 0 };
         let free_only = location == Location::Free;
         match fragment {
-            None => self
-                .state
-                .cards_of(holder)
-                .iter()
-                .filter(|key| !free_only || self.state.card(**key).is_some_and(|card| card.free))
-                .count() as i64,
+            None => {
+                let mut count = 0;
+                self.state.for_each_card(holder, &mut |_, card| count += i64::from(!free_only || card.free));
+                count
+            }
             Some(Resolved::Nothing) => 0,
             Some(Resolved::Fragment(fragment)) => self.state.count(holder, fragment, free_only),
         }
@@ -286,7 +330,7 @@ impl Engine<'_> {
             return self.decide(test.op, constant, left, right);
         }
         let pool = if test.loc1 == Location::MatchedCards {
-            ctx.matches.clone()
+            ctx.matched(self.state)
         } else {
             Self::holder_at(test.loc1, ctx).map(|holder| self.state.cards_of(holder)).unwrap_or_default()
         };
@@ -297,14 +341,16 @@ impl Engine<'_> {
             None => {
                 // Slicing: keep the first `right` matches.
                 if right > 0 {
-                    ctx.matches.truncate(usize::try_from(right).unwrap_or(usize::MAX));
+                    let mut kept = std::mem::replace(&mut ctx.matches, Matches::All).into_listed(ctx.scope, self.state);
+                    kept.truncate(usize::try_from(right).unwrap_or(usize::MAX));
+                    ctx.matches = Matches::Listed(kept);
                     true
                 } else {
                     false
                 }
             }
             Some(Resolved::Nothing) => {
-                ctx.matches.clear();
+                ctx.matches = Matches::Listed(Vec::new());
                 compare(test.op, 0, right)
             }
             Some(Resolved::Fragment(Fragment::Aspect(aspect))) => {
@@ -317,7 +363,7 @@ impl Engine<'_> {
                     }
                 }
                 let passed = !matching.is_empty();
-                ctx.matches = matching;
+                ctx.matches = Matches::Listed(matching);
                 passed
             }
             Some(Resolved::Fragment(Fragment::Card(card_type))) => {
@@ -328,7 +374,7 @@ impl Engine<'_> {
                     })
                     .collect();
                 let count = matching.len() as i64;
-                ctx.matches = matching;
+                ctx.matches = Matches::Listed(matching);
                 self.decide(test.op, constant, count, right)
             }
         }
@@ -388,7 +434,7 @@ impl Engine<'_> {
     /// Evaluates a rule in a fresh context on `scope` (and/or sub-rules, link rules).
     pub(super) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
         let Some(rule) = self.content.rule(rule.as_str()) else { return false };
-        let mut ctx = Ctx::new(self, scope, depth);
+        let mut ctx = Ctx::new(scope, depth);
         self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
     }
 
@@ -424,10 +470,10 @@ impl Engine<'_> {
             ctx.queues.deck.push(queued);
         }
         for rule in &effects.furthermore {
-            ctx.matches = self.state.cards_of(ctx.scope);
+            ctx.matches = Matches::All;
             self.run_rule(rule, ctx);
         }
-        ctx.matches = self.state.cards_of(ctx.scope);
+        ctx.matches = Matches::All;
     }
 
     fn card_modifier(&mut self, modifier: &CardModifier, ctx: &Ctx) -> (CardOp, Vec<CardKey>, Target, i64) {
@@ -442,7 +488,7 @@ impl Engine<'_> {
         let level = self.number(&modifier.level, ctx);
         // A card modifier's `___MatchedCards` reference counts the matches (§2.4).
         let level = match &modifier.reference {
-            Some(FragmentRef::MatchedCards) => level.saturating_mul(ctx.matches.len() as i64),
+            Some(FragmentRef::MatchedCards) => level.saturating_mul(ctx.matched_len(self.state) as i64),
             reference => self.times_count(level, reference.as_ref(), Location::Scope, ctx),
         };
         (modifier.op, targets, what, level)

@@ -37,14 +37,19 @@ pub enum Fragment {
 pub struct AspectCounts(Vec<(AspectId, i64)>);
 
 impl AspectCounts {
+    /// Whether both hold the same counts of copies of the same ids: a cheap test that compares
+    /// ids by address, so it may answer `false` for equal counts (never `true` for different).
+    #[inline]
+    pub fn same_shared(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && std::iter::zip(&self.0, &other.0).all(|((a, n), (b, m))| n == m && a.shares_text(b))
+    }
+
     /// How many of `aspect` are held (0 when none).
     pub fn get(&self, aspect: &AspectId) -> i64 {
-        // The engine stores the content's own aspect ids, so a lookup usually finds a copy of
-        // its id: by address first, by text (binary search) only when that fails.
-        if let Some((_, count)) = self.0.iter().find(|(held, _)| held.shares_text(aspect)) {
-            return *count;
-        }
-        self.0.binary_search_by(|(held, _)| held.cmp(aspect)).ok().and_then(|at| self.0.get(at)).map_or(0, |(_, n)| *n)
+        // A card holds a few aspects: one pass, where `Id`'s equality compares addresses
+        // first (the engine stores the content's own ids) and texts of equal length only.
+        self.0.iter().find(|(held, _)| held == aspect).map_or(0, |(_, count)| *count)
     }
 
     /// Adds `delta` (may be negative) to `aspect`; counts never go below 0 and 0 is not kept.
@@ -244,6 +249,143 @@ pub struct PendingToken {
     pub memory: Option<Fragment>,
 }
 
+/// Every card in the world by key, in key order. A sorted list rather than a tree: keys only
+/// grow, so a new card is appended, a lookup is a binary search over packed keys, and the
+/// engine walks every card several times a step (choices, timers, counts). Hashes, prints and
+/// serialises exactly like the `BTreeMap` it replaces.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Cards {
+    keys: Vec<CardKey>,
+    cards: Vec<CardInstance>,
+}
+
+impl Cards {
+    fn position(&self, key: CardKey) -> Result<usize, usize> {
+        // Cards are looked up most often right after they were made: try the last one first.
+        match self.keys.last() {
+            Some(last) if *last == key => Ok(self.keys.len() - 1),
+            Some(last) if *last < key => Err(self.keys.len()),
+            _ => self.keys.binary_search(&key),
+        }
+    }
+
+    /// The card `key`.
+    pub fn get(&self, key: &CardKey) -> Option<&CardInstance> {
+        self.position(*key).ok().and_then(|at| self.cards.get(at))
+    }
+
+    /// The card `key`, to change.
+    pub fn get_mut(&mut self, key: &CardKey) -> Option<&mut CardInstance> {
+        self.position(*key).ok().and_then(|at| self.cards.get_mut(at))
+    }
+
+    /// The card `key` with its stored key.
+    pub fn get_key_value(&self, key: &CardKey) -> Option<(&CardKey, &CardInstance)> {
+        let at = self.position(*key).ok()?;
+        Some((self.keys.get(at)?, self.cards.get(at)?))
+    }
+
+    /// Whether card `key` exists.
+    pub fn contains_key(&self, key: &CardKey) -> bool {
+        self.position(*key).is_ok()
+    }
+
+    /// Puts `card` at `key`; returns the card it replaced.
+    pub fn insert(&mut self, key: CardKey, card: CardInstance) -> Option<CardInstance> {
+        match self.position(key) {
+            Ok(at) => self.cards.get_mut(at).map(|old| std::mem::replace(old, card)),
+            Err(at) => {
+                self.keys.insert(at, key);
+                self.cards.insert(at, card);
+                None
+            }
+        }
+    }
+
+    /// Removes card `key` and returns it.
+    pub fn remove(&mut self, key: &CardKey) -> Option<CardInstance> {
+        let at = self.position(*key).ok()?;
+        self.keys.remove(at);
+        Some(self.cards.remove(at))
+    }
+
+    /// Every card with its key, in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&CardKey, &CardInstance)> + ExactSizeIterator {
+        self.keys.iter().zip(&self.cards)
+    }
+
+    /// Every card, in key order.
+    pub fn values(&self) -> std::slice::Iter<'_, CardInstance> {
+        self.cards.iter()
+    }
+
+    /// Every card, in key order, to change.
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, CardInstance> {
+        self.cards.iter_mut()
+    }
+
+    /// Every key, in order.
+    pub fn keys(&self) -> std::slice::Iter<'_, CardKey> {
+        self.keys.iter()
+    }
+
+    /// How many cards there are.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there is no card.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Removes every card.
+    pub fn clear(&mut self) {
+        self.keys.clear();
+        self.cards.clear();
+    }
+}
+
+impl<'c> IntoIterator for &'c Cards {
+    type Item = (&'c CardKey, &'c CardInstance);
+    type IntoIter = std::iter::Zip<std::slice::Iter<'c, CardKey>, std::slice::Iter<'c, CardInstance>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.keys.iter().zip(&self.cards)
+    }
+}
+
+impl FromIterator<(CardKey, CardInstance)> for Cards {
+    fn from_iter<I: IntoIterator<Item = (CardKey, CardInstance)>>(iter: I) -> Self {
+        let mut cards = Self::default();
+        for (key, card) in iter {
+            cards.insert(key, card);
+        }
+        cards
+    }
+}
+
+impl std::hash::Hash for Cards {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As `BTreeMap` hashes: the length, then each pair.
+        state.write_usize(self.len());
+        for pair in self {
+            pair.hash(state);
+        }
+    }
+}
+
+impl std::fmt::Debug for Cards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self).finish()
+    }
+}
+
+impl Serialize for Cards {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self)
+    }
+}
+
 /// How the game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Outcome {
@@ -259,7 +401,7 @@ pub struct TableState {
     /// Game time in ticks.
     pub tick: u64,
     /// Every card in the world.
-    pub cards: BTreeMap<CardKey, CardInstance>,
+    pub cards: Cards,
     /// Cards on the table, in order of placement.
     pub table: Vec<CardKey>,
     /// Tokens in registry order (keys grow, so this is creation order).
@@ -429,12 +571,20 @@ impl TableState {
 
     /// Whether a card's decay is paused: it sits (directly or in a card) inside an act.
     pub fn decay_paused(&self, key: CardKey) -> bool {
-        let mut at = key;
+        self.cards.get(&key).is_some_and(|card| self.decay_paused_at(card.place))
+    }
+
+    /// Whether the decay of a card at `place` is paused (see [`TableState::decay_paused`]).
+    pub fn decay_paused_at(&self, place: Place) -> bool {
+        let mut place = place;
         for _ in 0..=self.cards.len() {
-            match self.cards.get(&at).map(|card| card.place) {
-                Some(Place::Consumed(_)) => return true,
-                Some(Place::InCard(parent)) => at = parent,
-                _ => return false,
+            match place {
+                Place::Consumed(_) => return true,
+                Place::InCard(parent) => match self.cards.get(&parent) {
+                    Some(card) => place = card.place,
+                    None => return false,
+                },
+                Place::Table | Place::Slot(..) | Place::Lane(_) => return false,
             }
         }
         false

@@ -282,7 +282,7 @@ impl<'a> Engine<'a> {
         }
         match &slot.card_rule {
             Some(rule) if !slot.accept_all => {
-                let mut ctx = Ctx::new(self, Holder::Card(key), 0);
+                let mut ctx = Ctx::new(Holder::Card(key), 0);
                 ctx.this_card = Some(key);
                 let Some(rule) = content.rule(rule.as_str()) else { return false };
                 self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
@@ -298,7 +298,7 @@ impl<'a> Engine<'a> {
         if slot.spawn_tests.is_empty() && slot.spawn_rule.is_none() {
             return true;
         }
-        let mut ctx = Ctx::new(self, Holder::Window(token), 0);
+        let mut ctx = Ctx::new(Holder::Window(token), 0);
         for test in &slot.spawn_tests {
             if !self.attempt_test(test, &mut ctx) && !test.can_fail {
                 return false;
@@ -310,50 +310,44 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The slots a window should show now (§2.9.1).
-    fn slots_to_open(&mut self, token: TokenKey) -> Vec<SlotId> {
+    /// The slots a window should show now (§2.9.1), borrowed from the content.
+    fn slots_to_open(&mut self, token: TokenKey) -> Vec<&'a SlotId> {
         let content = self.content;
         let Some(window) = self.state.window(token) else { return Vec::new() };
-        let token_type = window.token.clone();
-        let mut to_open = Vec::new();
-        let mut candidates = Vec::new();
+        let mut to_open: Vec<&'a SlotId> = Vec::new();
+        let mut candidates: Vec<&'a SlotId> = Vec::new();
         if window.status == Status::Running {
             if let Some(act) = window.active.as_ref().and_then(|act| content.act(act.as_str())) {
-                candidates.extend(act.slots.iter().cloned());
+                candidates.extend(&act.slots);
                 if !act.ignore_global_slots {
-                    candidates.extend(
-                        content
-                            .global_slots
-                            .iter()
-                            .filter(|slot| content.slot(slot.as_str()).is_some_and(|s| s.all_acts))
-                            .cloned(),
-                    );
+                    candidates.extend(&content.all_acts_slots);
                 }
             }
         } else {
-            if let Some(slot) = content.token(token_type.as_str()).and_then(|t| t.slot.clone()) {
+            let token_type = &window.token;
+            if let Some(slot) = content.token(token_type.as_str()).and_then(|t| t.slot.as_ref()) {
                 to_open.push(slot);
             }
+            // The window's aspects, each once, in id order (as content items: no id is copied).
+            let mut aspects: Vec<&'a crate::model::Aspect> =
+                window.aspects.iter().filter_map(|(aspect, _)| content.aspect(aspect.as_str())).collect();
             self.state.for_each_card(Holder::Window(token), &mut |_, card| {
                 if let Some(card) = content.card(card.card.as_str()) {
-                    candidates.extend(card.slots.iter().cloned());
+                    candidates.extend(&card.slots);
                 }
+                aspects.extend(card.aspects.iter().filter_map(|(aspect, _)| content.aspect(aspect.as_str())));
             });
-            for aspect in self.state.aspects_in_window(token) {
-                if let Some(aspect) = content.aspect(aspect.as_str()) {
-                    candidates.extend(aspect.slots.iter().cloned());
-                }
+            aspects.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+            aspects.dedup_by(|a, b| std::ptr::eq(*a, *b));
+            for aspect in aspects {
+                candidates.extend(&aspect.slots);
             }
             candidates.extend(
                 content
-                    .global_slots
+                    .token_slots
                     .iter()
-                    .filter(|slot| {
-                        content
-                            .slot(slot.as_str())
-                            .is_some_and(|s| s.all_tokens || s.token.as_ref() == Some(&token_type))
-                    })
-                    .cloned(),
+                    .filter(|(_, only)| only.as_ref().is_none_or(|only| only == token_type))
+                    .map(|(slot, _)| slot),
             );
         }
         for slot in candidates {
@@ -361,7 +355,7 @@ impl<'a> Engine<'a> {
             let unique = definition.is_some_and(|s| s.unique);
             // A slot without spawn tests or rule opens: `opens` is only asked of the others.
             let unconditional = definition.is_some_and(|s| s.spawn_tests.is_empty() && s.spawn_rule.is_none());
-            if (!unique || !to_open.contains(&slot)) && (unconditional || self.opens(&slot, token)) {
+            if (!unique || !to_open.contains(&slot)) && (unconditional || self.opens(slot, token)) {
                 to_open.push(slot);
             }
         }
@@ -379,10 +373,11 @@ impl<'a> Engine<'a> {
             let mut to_open = self.slots_to_open(token);
             let mut returned = false;
             for at in places.clone() {
-                let Some(open) = self.state.window(token).and_then(|w| w.places.get(at).cloned().flatten()) else {
+                let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref)
+                else {
                     continue;
                 };
-                if let Some(position) = to_open.iter().position(|slot| *slot == open.slot) {
+                if let Some(position) = to_open.iter().position(|slot| **slot == open.slot) {
                     to_open.remove(position);
                 } else {
                     if open.card.is_some() {
@@ -404,7 +399,7 @@ impl<'a> Engine<'a> {
                 });
                 let Some(at) = free_place else { break };
                 if let Some(place) = self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)) {
-                    *place = Some(OpenSlot { slot, card: None });
+                    *place = Some(OpenSlot { slot: slot.clone(), card: None });
                 }
                 self.refresh_grab(token, at);
             }
@@ -422,6 +417,9 @@ impl<'a> Engine<'a> {
     /// A grab slot that is open and empty looks for a card (§2.9.6).
     fn refresh_grab(&mut self, token: TokenKey, at: usize) {
         let content = self.content;
+        if !content.grabs {
+            return;
+        }
         let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref) else {
             return;
         };
@@ -457,6 +455,9 @@ impl<'a> Engine<'a> {
 
     /// Offers a card that entered play to waiting grab slots.
     fn offer_to_grab_slots(&mut self, key: CardKey) {
+        if !self.content.grabs {
+            return;
+        }
         let tokens: Vec<TokenKey> = self.state.windows.keys().copied().collect();
         for token in tokens {
             let Some(window) = self.state.window(token) else { continue };
@@ -595,8 +596,8 @@ impl<'a> Engine<'a> {
     fn try_entry(&mut self, act: &ActId, token: TokenKey) -> Option<Vec<CardKey>> {
         let content = self.content;
         let act = content.act(act.as_str())?;
-        let mut ctx = Ctx::new(self, Holder::Window(token), 0);
-        self.evaluate(&act.requirements, false, false, &mut ctx).then_some(ctx.matches)
+        let mut ctx = Ctx::new(Holder::Window(token), 0);
+        self.evaluate(&act.requirements, false, false, &mut ctx).then(|| ctx.into_matched(self.state))
     }
 
     /// Tries acts in order; the first that passes is chosen and its matches saved.
@@ -625,7 +626,7 @@ impl<'a> Engine<'a> {
             let keep = if let Some(rule) = &link.rule {
                 self.evaluate_rule(rule, Holder::Window(token), 1)
             } else {
-                let ctx = Ctx::new(self, Holder::Window(token), 0);
+                let ctx = Ctx::new(Holder::Window(token), 0);
                 let chance = self.number(&link.chance, &ctx);
                 (self.below(100) as i64) < chance
             };
@@ -748,7 +749,7 @@ impl<'a> Engine<'a> {
         let start_rule = window.start_rule.take();
         let places = window.status_places();
         if let Some(rule) = start_rule {
-            let mut ctx = Ctx::new(self, Holder::Window(token), 0);
+            let mut ctx = Ctx::new(Holder::Window(token), 0);
             self.run_rule(&rule, &mut ctx);
             self.close(ctx);
         }
@@ -772,7 +773,7 @@ impl<'a> Engine<'a> {
         }
         let chosen = self.attempt(&alts, token);
         self.set_pending_alt(token, chosen);
-        let ctx = Ctx::new(self, Holder::Window(token), 0);
+        let ctx = Ctx::new(Holder::Window(token), 0);
         let duration = self.number(&act.duration_ticks, &ctx).max(0) as u64;
         let now = self.state.tick;
         if let Some(window) = self.state.windows.get_mut(&token) {
@@ -808,28 +809,11 @@ impl<'a> Engine<'a> {
             self.add_fragment(Holder::Window(token), entry, 1);
         }
         // 4: triggers of cards, then of aspects.
-        let mut triggers = Ctx::new(self, Holder::Window(token), 0);
-        for key in self.state.cards_of(Holder::Window(token)) {
-            let Some(card_type) = self.type_of(key) else { continue };
-            let Some(card) = content.card(card_type.as_str()) else { continue };
-            triggers.this_card = Some(key);
-            triggers.this_fragment = Some(Fragment::Card(card_type.clone()));
-            for rule in &card.rules {
-                self.run_rule(rule, &mut triggers);
-            }
-        }
-        triggers.this_card = None;
-        for aspect_id in self.state.aspects_in_window(token) {
-            let Some(aspect) = content.aspect(aspect_id.as_str()) else { continue };
-            triggers.this_fragment = Some(Fragment::Aspect(aspect_id.clone()));
-            for rule in &aspect.rules {
-                self.run_rule(rule, &mut triggers);
-            }
-        }
-        self.close(triggers);
+        self.run_completion_triggers(token);
         // 5: the act's own effects, against the saved matches.
-        let mut own = Ctx::new(self, Holder::Window(token), 0);
-        own.matches = self.state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
+        let mut own = Ctx::new(Holder::Window(token), 0);
+        let saved = self.state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
+        own.matches = super::rules::Matches::Listed(saved);
         self.execute(&act.effects, &mut own);
         self.close(own);
         self.events.push(Event::ActCompleted { token, act: act_id.clone() });
@@ -896,14 +880,42 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The triggers of a completing act's window (§2.8.3 step 4): each card's rules, then
+    /// each aspect's, in one context.
+    fn run_completion_triggers(&mut self, token: TokenKey) {
+        let content = self.content;
+        let mut triggers = Ctx::new(Holder::Window(token), 0);
+        for key in self.state.cards_of(Holder::Window(token)) {
+            let Some(card_type) = self.state.card(key).map(|card| &card.card) else { continue };
+            let Some(card) = content.card(card_type.as_str()).filter(|card| !card.rules.is_empty()) else { continue };
+            triggers.this_card = Some(key);
+            triggers.this_fragment = Some(Fragment::Card(card.id.clone()));
+            for rule in &card.rules {
+                self.run_rule(rule, &mut triggers);
+            }
+        }
+        triggers.this_card = None;
+        for aspect_id in self.state.aspects_in_window(token) {
+            let Some(aspect) = content.aspect(aspect_id.as_str()).filter(|aspect| !aspect.rules.is_empty()) else {
+                continue;
+            };
+            triggers.this_fragment = Some(Fragment::Aspect(aspect_id));
+            for rule in &aspect.rules {
+                self.run_rule(rule, &mut triggers);
+            }
+        }
+        self.close(triggers);
+    }
+
     /// Forced start (§2.8.4), as intended: the entry only records matches and always passes.
     pub fn force_start(&mut self, token: TokenKey, act_id: &ActId) {
         let content = self.content;
         if let Some(act) = content.act(act_id.as_str()) {
-            let mut ctx = Ctx::new(self, Holder::Window(token), 0);
+            let mut ctx = Ctx::new(Holder::Window(token), 0);
             self.evaluate(&act.requirements, false, true, &mut ctx);
+            let matches = ctx.into_matched(self.state);
             if let Some(window) = self.state.windows.get_mut(&token) {
-                window.saved_matches = ctx.matches;
+                window.saved_matches = matches;
             }
         }
         self.run(token, act_id);
@@ -1206,7 +1218,7 @@ impl<'a> Engine<'a> {
     /// RunTriggers: the target's rules run now in a new context on the window, closed at once.
     fn run_triggers(&mut self, target: Target, scope: Holder, depth: usize) {
         let Holder::Window(_) = scope else { return };
-        let mut ctx = Ctx::new(self, scope, depth + 1);
+        let mut ctx = Ctx::new(scope, depth + 1);
         let content = self.content;
         match target {
             Target::None => {}
@@ -1581,7 +1593,7 @@ impl<'a> Engine<'a> {
     }
 
     fn run_card_rule(&mut self, rule: &RuleId, key: CardKey) {
-        let mut ctx = Ctx::new(self, Holder::Card(key), 0);
+        let mut ctx = Ctx::new(Holder::Card(key), 0);
         ctx.this_card = Some(key);
         ctx.this_fragment = self.type_of(key).map(Fragment::Card);
         self.run_rule(rule, &mut ctx);
@@ -1595,7 +1607,7 @@ impl<'a> Engine<'a> {
         let content = self.content;
         let mut chosen = fallback;
         if !rules.is_empty() {
-            let mut ctx = Ctx::new(self, Holder::Window(token), 0);
+            let mut ctx = Ctx::new(Holder::Window(token), 0);
             for rule_id in rules {
                 let Some(rule) = content.rule(rule_id.as_str()) else { continue };
                 if self.evaluate(&rule.requirements, rule.invert, false, &mut ctx) {

@@ -821,7 +821,7 @@ impl Session {
         let mut table_rng = self.rng.clone();
         let mut events = Vec::new();
         let engine = super::table::Engine::new(content, &mut table_state, &mut table_rng, &mut events);
-        let ctx = super::rules::Ctx::new(&engine, super::state::Holder::Root, 0);
+        let ctx = super::rules::Ctx::new(super::state::Holder::Root, 0);
         let mut rng = self.rng.clone();
         let mut env = TurnsEnv {
             content,

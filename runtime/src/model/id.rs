@@ -39,6 +39,19 @@ impl<K> Id<K> {
         Arc::ptr_eq(&self.slug, &other.slug)
     }
 
+    /// Makes this id share `text` when it says the same (interning: comparing the two ids
+    /// is then a comparison of addresses).
+    pub(crate) fn share(&mut self, text: &Arc<str>) {
+        if *self.slug == **text {
+            self.slug = Arc::clone(text);
+        }
+    }
+
+    /// The shared text, for interning.
+    pub(crate) fn shared_text(&self) -> &Arc<str> {
+        &self.slug
+    }
+
     /// Replaces the slug (renames that rewrite references).
     pub fn set(&mut self, slug: &str) {
         if *self.slug != *slug {

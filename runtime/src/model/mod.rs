@@ -129,6 +129,10 @@ impl<T: Item> Items<T> {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + DoubleEndedIterator {
         self.0.values()
     }
+    /// The items in id order, mutable. Do not change their ids through this.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = &mut T> + DoubleEndedIterator {
+        self.0.values_mut()
+    }
     /// The ids in order.
     pub fn ids(&self) -> impl ExactSizeIterator<Item = &Id<T>> {
         self.0.keys()

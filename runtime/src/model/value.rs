@@ -11,47 +11,57 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// Everywhere the original tools take a count or a constant, the model takes an `Expr`.
 /// It is stored as its source text; a plain integer is written to files as a number so
 /// hand-edited files stay readable.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Expr(String);
+#[derive(Clone)]
+pub struct Expr {
+    text: String,
+    /// The text's value when it is a plain integer: read once, as the engine asks it of
+    /// every count at every step.
+    int: Option<i64>,
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+impl Eq for Expr {}
+impl std::hash::Hash for Expr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+impl PartialOrd for Expr {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Expr {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
 
 impl Expr {
     /// An expression from its source text.
     pub fn new(text: impl Into<String>) -> Self {
-        Self(text.into())
+        let text = text.into();
+        let int = canonical_int(&text);
+        Self { text, int }
     }
 
     /// The constant integer `value`.
     pub fn int(value: i64) -> Self {
-        Self(value.to_string())
+        Self { text: value.to_string(), int: Some(value) }
     }
 
     /// The source text.
     pub fn text(&self) -> &str {
-        &self.0
+        &self.text
     }
 
     /// The value when the text is a plain integer literal (optionally negative), else `None`.
     pub fn as_int(&self) -> Option<i64> {
-        // Only the canonical spelling counts, so that writing it as a number and reading it
-        // back gives the same text: no `+`, no leading zeros, no `-0`. (Checked without
-        // allocating: the engine asks this of every count it reads.)
-        let digits = self.0.strip_prefix('-').unwrap_or(&self.0);
-        let canonical = match digits.as_bytes() {
-            [] => false,
-            [b'0'] => digits.len() == self.0.len(),
-            [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
-        };
-        if !canonical {
-            return None;
-        }
-        // Up to 18 digits cannot overflow an i64: summed in place (this runs at every count the
-        // engine reads); longer literals go through `parse`, which checks the range.
-        if digits.len() <= 18 {
-            let magnitude = digits.bytes().fold(0i64, |sum, digit| sum * 10 + i64::from(digit - b'0'));
-            Some(if digits.len() == self.0.len() { magnitude } else { -magnitude })
-        } else {
-            self.0.parse().ok()
-        }
+        self.int
     }
 
     /// Whether this is exactly the integer `value`.
@@ -75,6 +85,19 @@ impl Expr {
     }
 }
 
+/// The value of `text` when it is an integer in its canonical spelling.
+fn canonical_int(text: &str) -> Option<i64> {
+    // Only the canonical spelling counts, so that writing it as a number and reading it back
+    // gives the same text: no `+`, no leading zeros, no `-0`.
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let canonical = match digits.as_bytes() {
+        [] => false,
+        [b'0'] => digits.len() == text.len(),
+        [first, ..] => *first != b'0' && digits.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if canonical { text.parse().ok() } else { None }
+}
+
 impl Default for Expr {
     fn default() -> Self {
         Self::int(0)
@@ -83,13 +106,13 @@ impl Default for Expr {
 
 impl fmt::Debug for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Expr({:?})", self.0)
+        write!(f, "Expr({:?})", self.text)
     }
 }
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
@@ -109,7 +132,7 @@ impl Serialize for Expr {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self.as_int() {
             Some(value) => serializer.serialize_i64(value),
-            None => serializer.serialize_str(&self.0),
+            None => serializer.serialize_str(&self.text),
         }
     }
 }
@@ -126,16 +149,16 @@ impl<'de> Deserialize<'de> for Expr {
                 Ok(Expr::int(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Expr, E> {
-                Ok(Expr(v.to_string()))
+                Ok(Expr::new(v.to_string()))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Expr, E> {
-                Ok(Expr(format!("{v}")))
+                Ok(Expr::new(format!("{v}")))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Expr, E> {
-                Ok(Expr(v.to_owned()))
+                Ok(Expr::new(v))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Expr, E> {
-                Ok(Expr(v))
+                Ok(Expr::new(v))
             }
         }
         deserializer.deserialize_any(ExprVisitor)

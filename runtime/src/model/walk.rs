@@ -88,6 +88,12 @@ pub trait VisitorMut {
     fn expr(&mut self, path: &FieldPath, expr: &mut Expr) {
         let _ = (path, expr);
     }
+    /// After `reference`: another copy of the id's text for the id to share (interning), if
+    /// the visitor has one. Ids that share their text compare by address.
+    fn shared(&mut self, target: Kind, slug: &str) -> Option<std::sync::Arc<str>> {
+        let _ = (target, slug);
+        None
+    }
 }
 
 /// Anything that may contain typed references or formulas.
@@ -106,6 +112,9 @@ impl<K: Item> Walk for Id<K> {
         let mut slug = self.as_str().to_owned();
         visitor.reference(path, K::KIND, &mut slug);
         self.set(&slug);
+        if let Some(shared) = visitor.shared(K::KIND, self.as_str()) {
+            self.share(&shared);
+        }
     }
 }
 
