@@ -51,8 +51,8 @@ pub struct Content {
     pub(super) all_acts_slots: Vec<SlotId>,
     /// Slots with a token or `all_tokens`, by id, with the token they open for (none: all).
     pub(super) token_slots: Vec<(SlotId, Option<TokenId>)>,
-    /// Whether any slot grabs cards (`grab` or `act_grab`): without, no open place looks.
-    pub(super) grabs: bool,
+    /// The slots that grab cards (`grab` or `act_grab`), by id: only their open places look.
+    pub(super) grab_slots: Vec<SlotId>,
     /// Ticks of the shrink before a decay's effects (half a second).
     pub(super) shrink_ticks: u64,
     /// The table's items by id, for the engine's lookups.
@@ -220,7 +220,8 @@ impl Content {
             .filter(|slot| slot.token.is_some() || slot.all_tokens)
             .map(|slot| (slot.id.clone(), if slot.all_tokens { None } else { slot.token.clone() }))
             .collect();
-        let grabs = project.slots.iter().any(|slot| slot.grab || slot.act_grab);
+        let grab_slots =
+            project.slots.iter().filter(|slot| slot.grab || slot.act_grab).map(|slot| slot.id.clone()).collect();
         let shrink_ticks = u64::from(project.manifest.settings.ticks_per_second / 2);
         ShareIds::run(&mut project);
         let index = Index {
@@ -240,7 +241,7 @@ impl Content {
             initial_acts,
             all_acts_slots,
             token_slots,
-            grabs,
+            grab_slots,
             shrink_ticks,
             index,
         })

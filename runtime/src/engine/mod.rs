@@ -836,7 +836,7 @@ impl Session {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
-        let mut choices = Vec::new();
+        let mut choices = Vec::with_capacity(16);
         let push = |choices: &mut Vec<Choice>, choice: Choice| {
             if wanted(&choice) {
                 choices.push(choice);
@@ -849,7 +849,7 @@ impl Session {
         // by counts is worked out once per such class and slot place (a table of 20 cakes).
         let mut movable_cards = Movable::default();
         self.movable_cards(movable, flips, &mut movable_cards, |choice| push(&mut choices, choice));
-        let mut accepted: Vec<u32> = Vec::new();
+        let mut accepted: Vec<u32> = Vec::with_capacity(movable_cards.cards.len());
         for (token, window) in &self.state.windows {
             match &window.status {
                 Status::Ready(_) => push(&mut choices, Choice::Start { token: *token }),
@@ -907,6 +907,7 @@ impl Session {
     fn movable_cards<'s>(&'s self, movable: Moving, flips: bool, out: &mut Movable<'s>, mut flip: impl FnMut(Choice)) {
         if matches!(movable, Moving::All) {
             out.cards.reserve(self.state.cards.len());
+            out.classes.reserve(8);
         }
         let in_play = |card: &CardInstance| matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..));
         match movable {
@@ -968,7 +969,7 @@ impl Session {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = Arc::clone(&self.content);
-        let mut events = Vec::new();
+        let mut events = Vec::with_capacity(16);
         let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
         match *choice {
             Choice::Slot { card, token, place } => engine.slot_card(card, token, place),
@@ -1057,7 +1058,7 @@ impl Session {
         if self.state.outcome.is_some() {
             return Err("the game has ended".to_owned());
         }
-        let mut events = Vec::new();
+        let mut events = Vec::with_capacity(16);
         let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
         let idle = |state: &TableState| {
             state.windows.iter().find(|(_, w)| w.token == token && w.status == Status::Idle).map(|(key, _)| *key)

@@ -1,6 +1,8 @@
 //! The table system (`spec/cultistlike.md` §2.8–§2.16): moving cards, slots, the act
 //! lifecycle, performing modifiers, decks, decay and texts.
 
+use std::borrow::Cow;
+
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
@@ -314,8 +316,8 @@ impl<'a> Engine<'a> {
     fn slots_to_open(&mut self, token: TokenKey) -> Vec<&'a SlotId> {
         let content = self.content;
         let Some(window) = self.state.window(token) else { return Vec::new() };
-        let mut to_open: Vec<&'a SlotId> = Vec::new();
-        let mut candidates: Vec<&'a SlotId> = Vec::new();
+        let mut to_open: Vec<&'a SlotId> = Vec::with_capacity(8);
+        let mut candidates: Vec<&'a SlotId> = Vec::with_capacity(16);
         if window.status == Status::Running {
             if let Some(act) = window.active.as_ref().and_then(|act| content.act(act.as_str())) {
                 candidates.extend(&act.slots);
@@ -417,13 +419,10 @@ impl<'a> Engine<'a> {
     /// A grab slot that is open and empty looks for a card (§2.9.6).
     fn refresh_grab(&mut self, token: TokenKey, at: usize) {
         let content = self.content;
-        if !content.grabs {
-            return;
-        }
         let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref) else {
             return;
         };
-        if open.card.is_some() {
+        if open.card.is_some() || !content.grab_slots.contains(&open.slot) {
             return;
         }
         let Some(slot) = content.slot(open.slot.as_str()) else { return };
@@ -455,7 +454,7 @@ impl<'a> Engine<'a> {
 
     /// Offers a card that entered play to waiting grab slots.
     fn offer_to_grab_slots(&mut self, key: CardKey) {
-        if !self.content.grabs {
+        if self.content.grab_slots.is_empty() {
             return;
         }
         let tokens: Vec<TokenKey> = self.state.windows.keys().copied().collect();
@@ -468,7 +467,11 @@ impl<'a> Engine<'a> {
                     .window(token)
                     .and_then(|w| w.places.get(at))
                     .and_then(Option::as_ref)
-                    .filter(|open| open.card.is_none() && self.content.slot(open.slot.as_str()).is_some_and(|s| s.grab))
+                    .filter(|open| {
+                        open.card.is_none()
+                            && self.content.grab_slots.contains(&open.slot)
+                            && self.content.slot(open.slot.as_str()).is_some_and(|s| s.grab)
+                    })
                     .cloned();
                 if let Some(open) = waiting
                     && self.state.card(key).is_some_and(|card| card.free)
@@ -647,60 +650,63 @@ impl<'a> Engine<'a> {
         let content = self.content;
         let Some(window) = self.state.windows.get_mut(&token) else { return };
         window.dirty = false;
-        let status = window.status.clone();
-        let token_type = window.token.clone();
-        if status != Status::Finished {
+        let finished = window.status == Status::Finished;
+        let running = window.status == Status::Running;
+        // The token type as the content's own item: its id is not copied.
+        let token_type = content.token(window.token.as_str());
+        if !finished {
             self.recompute_slots(token);
         }
-        match status {
-            Status::Idle | Status::Ready(_) => {
-                let initial = content.initial_acts.get(&token_type).map_or(&[][..], Vec::as_slice);
-                let candidate = self.attempt(initial, token);
-                let first_slotted = self.state.window(token).is_some_and(|w| w.slotted(0).is_some());
-                match candidate {
-                    Some(act) if first_slotted => {
-                        let (title, text) = match content.act(act.as_str()) {
-                            Some(a) => (a.label.clone(), self.rule_text(&a.text, &a.text_rules, token)),
-                            None => (String::new(), String::new()),
-                        };
-                        if let Some(window) = self.state.windows.get_mut(&token) {
-                            window.status = Status::Ready(act);
-                            window.title = title;
-                            window.text = text;
+        if !finished && !running {
+            let initial = token_type.and_then(|t| content.initial_acts.get(&t.id)).map_or(&[][..], Vec::as_slice);
+            let candidate = self.attempt(initial, token);
+            let first_slotted = self.state.window(token).is_some_and(|w| w.slotted(0).is_some());
+            match candidate.and_then(|act| content.act(act.as_str())) {
+                Some(act) if first_slotted => {
+                    let text = self.rule_text(&act.text, &act.text_rules, token);
+                    if let Some(window) = self.state.windows.get_mut(&token) {
+                        if !matches!(&window.status, Status::Ready(ready) if *ready == act.id) {
+                            window.status = Status::Ready(act.id.clone());
                         }
+                        show(&mut window.title, &act.label);
+                        show(&mut window.text, &text);
                     }
-                    _ => self.show_idle(token),
                 }
+                _ => self.show_idle(token),
             }
-            Status::Running => {
+            return;
+        }
+        match self.state.window(token).map(|w| &w.status) {
+            Some(Status::Running) => {
                 let alts = self.state.window(token).map(|w| w.alt_list.clone()).unwrap_or_default();
                 let chosen = self.attempt(&alts, token);
                 self.set_pending_alt(token, chosen);
             }
-            Status::Finished => {
+            Some(Status::Finished) => {
                 let lane_empty = self.state.window(token).is_some_and(|w| w.lane.is_empty());
                 if lane_empty {
                     self.return_to_idle(token);
-                    let dissolve = content.token(token_type.as_str()).is_some_and(|t| t.dissolve);
-                    if dissolve {
+                    if token_type.is_some_and(|t| t.dissolve) {
                         self.dissolve(token);
                     }
                 }
             }
+            Some(Status::Idle | Status::Ready(_)) | None => {}
         }
     }
 
     fn show_idle(&mut self, token: TokenKey) {
         let content = self.content;
-        let Some(token_type) = self.state.window(token).map(|w| w.token.clone()) else { return };
-        let (title, text) = match content.token(token_type.as_str()) {
-            Some(t) => (t.label.clone(), self.rule_text(&t.description, &t.text_rules, token)),
-            None => (String::new(), String::new()),
+        let Some(window) = self.state.window(token) else { return };
+        let token_type = content.token(window.token.as_str());
+        let (title, text) = match token_type {
+            Some(t) => (t.label.as_str(), self.rule_text(&t.description, &t.text_rules, token)),
+            None => ("", Cow::Borrowed("")),
         };
         if let Some(window) = self.state.windows.get_mut(&token) {
             window.status = Status::Idle;
-            window.title = title;
-            window.text = text;
+            show(&mut window.title, title);
+            show(&mut window.text, &text);
         }
     }
 
@@ -719,10 +725,10 @@ impl<'a> Engine<'a> {
             let text = self.rule_text(&act.text, &act.text_rules, token);
             if let Some(window) = self.state.windows.get_mut(&token) {
                 if !text.is_empty() {
-                    window.text = text;
+                    show(&mut window.text, &text);
                 }
                 if !act.label.is_empty() {
-                    window.title.clone_from(&act.label);
+                    show(&mut window.title, &act.label);
                 }
             }
         }
@@ -829,7 +835,7 @@ impl<'a> Engine<'a> {
         if let Some(window) = self.state.windows.get_mut(&token)
             && !end_text.is_empty()
         {
-            window.end_text = end_text;
+            show(&mut window.end_text, &end_text);
         }
         // 8: what runs next.
         // Only these four fields decide what runs next (the window's texts are not copied).
@@ -1603,7 +1609,7 @@ impl<'a> Engine<'a> {
     // ----- texts -------------------------------------------------------------------------
 
     /// A text with its text rules (§2.10), interpolated against the window.
-    pub fn rule_text(&mut self, fallback: &str, rules: &[RuleId], token: TokenKey) -> String {
+    pub fn rule_text(&mut self, fallback: &'a str, rules: &[RuleId], token: TokenKey) -> Cow<'a, str> {
         let content = self.content;
         let mut chosen = fallback;
         if !rules.is_empty() {
@@ -1618,7 +1624,7 @@ impl<'a> Engine<'a> {
         }
         // Blocks and substitutions all start with `[`: a text without one is shown as written.
         if !chosen.contains('[') {
-            return chosen.to_owned();
+            return Cow::Borrowed(chosen);
         }
         let state = &*self.state;
         let first_label = state
@@ -1628,7 +1634,7 @@ impl<'a> Engine<'a> {
             .and_then(|card| content.card(card.card.as_str()))
             .map_or("", |card| card.label.as_str());
         let in_window = state.aspects_in_window(token);
-        interpolate(chosen, first_label, |name| {
+        Cow::Owned(interpolate(chosen, first_label, |name| {
             let aspect = Fragment::Aspect(name.into());
             let in_window = in_window.iter().any(|a| a.as_str() == name);
             if in_window {
@@ -1636,7 +1642,15 @@ impl<'a> Engine<'a> {
             } else {
                 state.count(Holder::Window(token), &Fragment::Card(name.into()), false)
             }
-        })
+        }))
+    }
+}
+
+/// Writes `text` into `shown` unless it says that already (windows are re-shown at every
+/// step; most steps change no text, and then nothing is allocated).
+fn show(shown: &mut String, text: &str) {
+    if shown != text {
+        text.clone_into(shown);
     }
 }
 
