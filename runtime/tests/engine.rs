@@ -319,6 +319,35 @@ fn random_play_never_panics_and_is_deterministic() {
 }
 
 #[test]
+fn choices_listed_from_what_the_session_kept_match_choices_listed_afresh() {
+    // A session keeps what it worked out about each card between listings and redoes only the
+    // cards that changed; a copy starts afresh. Both must list the same choices at every step
+    // of random play, and each listed choice must pass `apply`'s own check.
+    let demo1 = actforge_runtime::import::import_cultistlike(&workspace().join("../shared/fixtures/cultistlike-demo1"))
+        .unwrap()
+        .0;
+    let act_demo = load_folder(&workspace().join("content/act-demo")).unwrap().project;
+    for content in [lighthouse(), kitchen(), act_demo, demo1] {
+        for seed in 0..3 {
+            let mut session = Session::new(content.clone(), seed).unwrap();
+            let mut policy = RandomPolicy::new(seed);
+            for step in 0..200 {
+                let listed = session.choices();
+                let afresh = session.clone();
+                assert_eq!(afresh.choices(), listed, "seed {seed}, step {step}");
+                for choice in listed.iter().filter(|choice| matches!(choice, Choice::Slot { .. } | Choice::Flip { .. }))
+                {
+                    assert!(afresh.clone().apply(choice).is_ok(), "seed {seed}, step {step}: {choice:?}");
+                }
+                if matches!(policy.step(&mut session), Move::Stuck) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_random_policy_replays_exactly_and_counts_its_work() {
     let play = |seed: u64| {
         let mut session = Session::new(lighthouse(), seed).unwrap();

@@ -8,6 +8,7 @@
 pub mod board;
 pub mod campaign;
 mod content;
+mod listing;
 pub mod policy;
 mod rules;
 pub mod script;
@@ -34,6 +35,7 @@ pub use turns::{Message, StatLine, TurnsState};
 
 use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
 pub use campaign::{CampaignResult, CampaignState};
+use listing::{ListingCache, Moving};
 use table::Engine;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
@@ -612,116 +614,6 @@ impl Counters {
     }
 }
 
-/// Which cards [`Session::choices_where`] considers moving into slots.
-#[derive(Clone, Copy)]
-enum Moving {
-    All,
-    Only(CardKey),
-    None,
-}
-
-/// The cards the player could move while listing choices, with cards without sub-cards in
-/// classes that share a type and aspects (acceptance by counts is the same for a whole class:
-/// a table of 20 cakes is two classes). A table holds few classes, so a short list beats any
-/// map; each class chains its cards in key order, so a slot place asks each class once and
-/// then visits only the cards of the classes it accepts.
-#[derive(Default)]
-struct Movable<'s> {
-    /// The cards, in key order, each with the position of the next card of its class
-    /// (`NO_CARD`: none).
-    cards: Vec<(CardKey, &'s CardInstance, u32)>,
-    /// Each class: the address of its type's id, its first card, and the positions of its
-    /// first and last cards. By the id's address (and the aspects' ids' addresses): ids copied
-    /// from the content share it, and a card whose ids were built apart only gets a class of
-    /// its own (a cache miss, never a wrong answer).
-    classes: Vec<CardClass<'s>>,
-    /// The class last found for a type, by its address's bits: cards of a few types lie
-    /// interleaved on the table, and each usually has the class of the last of its type.
-    recent: [u32; 16],
-    /// Positions of the cards that hold sub-cards: acceptance counts those, so each is asked alone.
-    with_sub_cards: Vec<u32>,
-}
-
-/// One class of [`Movable`].
-struct CardClass<'s> {
-    type_at: *const u8,
-    card: &'s CardInstance,
-    key: CardKey,
-    first: u32,
-    last: u32,
-}
-
-/// The end of a class's chain.
-const NO_CARD: u32 = u32::MAX;
-
-impl<'s> Movable<'s> {
-    /// Adds a card the player could move.
-    // Called for every card at every listing: inlined into the loop it saves a fifth of the
-    // listing's instructions (callgrind), which `#[inline]` alone did not get.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    fn push(&mut self, key: CardKey, card: &'s CardInstance) {
-        let at = self.cards.len() as u32;
-        self.cards.push((key, card, NO_CARD));
-        if !card.children.is_empty() {
-            self.with_sub_cards.push(at);
-            return;
-        }
-        let type_at = card.card.as_str().as_ptr();
-        let same = |class: &CardClass<'_>| class.type_at == type_at && class.card.aspects.same_shared(&card.aspects);
-        let slot = ((type_at as usize >> 4) ^ (type_at as usize >> 9)) % 16;
-        let Some(recent) = self.recent.get_mut(slot) else { return };
-        let found = if self.classes.get(*recent as usize).is_some_and(same) {
-            Some(*recent as usize)
-        } else {
-            self.classes.iter().position(same)
-        };
-        let Some(found) = found else {
-            *recent = self.classes.len() as u32;
-            self.classes.push(CardClass { type_at, card, key, first: at, last: at });
-            return;
-        };
-        *recent = found as u32;
-        if let Some(class) = self.classes.get_mut(found) {
-            let last = std::mem::replace(&mut class.last, at);
-            if let Some((_, _, next)) = self.cards.get_mut(last as usize) {
-                *next = at;
-            }
-        }
-    }
-
-    /// The positions of the cards `accepts` takes, in key order: whole classes it accepts
-    /// by one of their cards, and each card with sub-cards on its own.
-    fn accepted(&self, accepts: impl Fn(CardKey, &'s CardInstance) -> bool, out: &mut Vec<u32>) {
-        out.clear();
-        let mut sources = 0;
-        for class in &self.classes {
-            if accepts(class.key, class.card) {
-                sources += 1;
-                let mut at = class.first;
-                while let Some((_, _, next)) = self.cards.get(at as usize) {
-                    out.push(at);
-                    at = *next;
-                }
-            }
-        }
-        let before = out.len();
-        out.extend(
-            self.with_sub_cards
-                .iter()
-                .copied()
-                .filter(|at| self.cards.get(*at as usize).is_some_and(|(key, card, _)| accepts(*key, card))),
-        );
-        if out.len() > before {
-            sources += 1;
-        }
-        // Each source is in key order; several are merged.
-        if sources > 1 {
-            out.sort_unstable();
-        }
-    }
-}
-
 /// Compiled content, state and a seeded generator: one play of a project.
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -736,6 +628,8 @@ pub struct Session {
     turns: Option<TurnsState>,
     /// The campaign, when the project's entry names a node map.
     campaign: Option<CampaignState>,
+    /// What listing choices worked out for each card, reused while the card does not change.
+    listing: ListingCache,
 }
 
 impl Session {
@@ -755,6 +649,7 @@ impl Session {
             tactics: None,
             turns: None,
             campaign: None,
+            listing: ListingCache::default(),
         };
         let content = Arc::clone(&session.content);
         let mut events = Vec::new();
@@ -824,127 +719,32 @@ impl Session {
     /// [`Session::choices`]: cheap, as no card is tried in any slot (players that run acts
     /// before they move cards ask this first).
     pub fn act_choices(&self) -> Vec<Choice> {
-        self.choices_where(Moving::None, false, |choice| {
-            matches!(choice, Choice::Start { .. } | Choice::Collect { .. })
-        })
-    }
-
-    /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
-    /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
-    /// are only looked for when `flips` (a flip is wanted).
-    fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
-        let mut choices = Vec::with_capacity(16);
-        let push = |choices: &mut Vec<Choice>, choice: Choice| {
-            if wanted(&choice) {
-                choices.push(choice);
-            }
-        };
-        // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
-        // when one is needed.
-        let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
-        // Cards without sub-cards that share a type and aspects are accepted alike: acceptance
-        // by counts is worked out once per such class and slot place (a table of 20 cakes).
-        let mut movable_cards = Movable::default();
-        self.movable_cards(movable, flips, &mut movable_cards, |choice| push(&mut choices, choice));
-        let mut accepted: Vec<u32> = Vec::with_capacity(movable_cards.cards.len());
-        for (token, window) in &self.state.windows {
-            match &window.status {
-                Status::Ready(_) => push(&mut choices, Choice::Start { token: *token }),
-                Status::Finished => push(&mut choices, Choice::Collect { token: *token }),
-                Status::Idle | Status::Running => {}
-            }
-            let holds_cards = (0..IDLE_PLACES).any(|place| window.slotted(place).is_some());
-            if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
-                push(&mut choices, Choice::Close { token: *token });
-            }
-            if window.status == Status::Finished {
-                continue;
-            }
-            for place in window.status_places() {
-                let Some(open) = window.places.get(place).and_then(Option::as_ref) else { continue };
-                let locked =
-                    open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
-                if open.card.is_some() && !locked {
-                    push(&mut choices, Choice::Unslot { token: *token, place });
-                }
-                if locked || movable_cards.cards.is_empty() {
-                    continue;
-                }
-                let Some(slot) = self.content.slot(open.slot.as_str()) else { continue };
-                // Counts first, once per class: most places accept none of the cards, and
-                // then the cards are not gone through at all.
-                movable_cards.accepted(
-                    |key, card| table::card_accepted_by_counts(slot, &self.state, key, Some(card)),
-                    &mut accepted,
-                );
-                for (key, _, _) in accepted.iter().filter_map(|at| movable_cards.cards.get(*at as usize)) {
-                    if open.card == Some(*key) {
-                        continue;
-                    }
-                    let choice = Choice::Slot { card: *key, token: *token, place };
-                    if !wanted(&choice) {
-                        continue;
-                    }
-                    let accepted = slot.accept_all || slot.card_rule.is_none() || {
-                        let (state, rng) = scratch.get_or_insert_with(|| (self.state.clone(), self.rng.clone()));
-                        let mut events = Vec::new();
-                        Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *key)
-                    };
-                    if accepted {
-                        choices.push(choice);
-                    }
-                }
-            }
-        }
-        choices
-    }
-
-    /// The cards `movable` names that the player could move, in key order; with `flips`,
-    /// `flip` gets every flip choice on the way (one pass over the cards).
-    fn movable_cards<'s>(&'s self, movable: Moving, flips: bool, out: &mut Movable<'s>, mut flip: impl FnMut(Choice)) {
-        if matches!(movable, Moving::All) {
-            out.cards.reserve(self.state.cards.len());
-            out.classes.reserve(8);
-        }
-        let in_play = |card: &CardInstance| matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..));
-        match movable {
-            Moving::All => {
-                for (key, card) in &self.state.cards {
-                    if !in_play(card) {
-                        continue;
-                    }
-                    if flips && card.face_down {
-                        flip(Choice::Flip { card: *key });
-                    }
-                    if card.free {
-                        out.push(*key, card);
-                    }
-                }
-            }
-            Moving::Only(_) | Moving::None => {
-                if flips {
-                    for (key, card) in &self.state.cards {
-                        if card.face_down && in_play(card) {
-                            flip(Choice::Flip { card: *key });
-                        }
-                    }
-                }
-                if let Moving::Only(key) = movable
-                    && let Some((key, card)) = self.state.cards.get_key_value(&key)
-                    && card.free
-                    && in_play(card)
-                {
-                    out.push(*key, card);
-                }
-            }
-        }
+        self.state
+            .windows
+            .iter()
+            .filter_map(|(token, window)| match window.status {
+                Status::Ready(_) => Some(Choice::Start { token: *token }),
+                Status::Finished => Some(Choice::Collect { token: *token }),
+                Status::Idle | Status::Running => None,
+            })
+            .collect()
     }
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
     pub fn apply(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        self.apply_checked(choice, true)
+    }
+
+    /// [`Session::apply`] of a choice just listed by [`Session::choices`] on this very state,
+    /// which is therefore possible: the table's choices are not listed again to check it.
+    pub(super) fn apply_listed(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        self.apply_checked(choice, false)
+    }
+
+    fn apply_checked(&mut self, choice: &Choice, check: bool) -> Result<Vec<Event>, ChoiceError> {
         if let Some(result) = self.apply_tactics(choice) {
             return result;
         }
@@ -965,7 +765,7 @@ impl Session {
             _ => Moving::None,
         };
         let flips = matches!(choice, Choice::Flip { .. });
-        if self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
+        if check && self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = Arc::clone(&self.content);

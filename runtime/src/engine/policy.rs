@@ -74,8 +74,9 @@ impl RandomPolicy {
     }
 
     fn chose(session: &mut Session, choice: Choice) -> Move {
-        // Only choices the session listed are applied, so this is never refused.
-        let events = session.apply(&choice).unwrap_or_default();
+        // Only choices the session just listed on this state are applied, so this is never
+        // refused and need not be checked again.
+        let events = session.apply_listed(&choice).unwrap_or_default();
         Move::Chose(choice, events)
     }
 

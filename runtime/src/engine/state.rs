@@ -253,11 +253,65 @@ pub struct PendingToken {
 /// grow, so a new card is appended, a lookup is a binary search over packed keys, and the
 /// engine walks every card several times a step (choices, timers, counts). Hashes, prints and
 /// serialises exactly like the `BTreeMap` it replaces.
-#[derive(Clone, Default, PartialEq, Eq)]
+///
+/// It also logs which cards could have changed (any mutable access logs the card), so listing
+/// choices keeps what it worked out and redoes only the cards that changed since. The log is
+/// not part of the state: equality, hashing and printing ignore it.
+#[derive(Default)]
 pub struct Cards {
     keys: Vec<CardKey>,
-    cards: Vec<CardInstance>,
+    instances: Vec<CardInstance>,
+    changes: ChangeLog,
 }
+
+/// The cards logged by [`Cards`] as changed, in order.
+struct ChangeLog {
+    /// Which list of cards this is: a new list, a copy or a cleared list gets a new one, so
+    /// a reader of another list's log starts over.
+    generation: u64,
+    /// How many changes were dropped from the front of `keys` (the log keeps the recent ones).
+    dropped: u64,
+    keys: Vec<CardKey>,
+}
+
+/// Most changes kept in a [`ChangeLog`]; a reader further behind starts over.
+const MOST_LOGGED_CHANGES: usize = 512;
+
+/// A new generation for a [`ChangeLog`], unique in the process.
+fn new_generation() -> u64 {
+    static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Default for ChangeLog {
+    fn default() -> Self {
+        Self { generation: new_generation(), dropped: 0, keys: Vec::new() }
+    }
+}
+
+impl ChangeLog {
+    fn note(&mut self, key: CardKey) {
+        if self.keys.len() >= MOST_LOGGED_CHANGES {
+            self.dropped += self.keys.len() as u64;
+            self.keys.clear();
+        }
+        self.keys.push(key);
+    }
+}
+
+impl Clone for Cards {
+    fn clone(&self) -> Self {
+        // A copy changes apart from the original: its log starts empty, in a new generation.
+        Self { keys: self.keys.clone(), instances: self.instances.clone(), changes: ChangeLog::default() }
+    }
+}
+
+impl PartialEq for Cards {
+    fn eq(&self, other: &Self) -> bool {
+        self.keys == other.keys && self.instances == other.instances
+    }
+}
+impl Eq for Cards {}
 
 impl Cards {
     fn position(&self, key: CardKey) -> Result<usize, usize> {
@@ -271,18 +325,20 @@ impl Cards {
 
     /// The card `key`.
     pub fn get(&self, key: &CardKey) -> Option<&CardInstance> {
-        self.position(*key).ok().and_then(|at| self.cards.get(at))
+        self.position(*key).ok().and_then(|at| self.instances.get(at))
     }
 
     /// The card `key`, to change.
     pub fn get_mut(&mut self, key: &CardKey) -> Option<&mut CardInstance> {
-        self.position(*key).ok().and_then(|at| self.cards.get_mut(at))
+        let at = self.position(*key).ok()?;
+        self.changes.note(*key);
+        self.instances.get_mut(at)
     }
 
     /// The card `key` with its stored key.
     pub fn get_key_value(&self, key: &CardKey) -> Option<(&CardKey, &CardInstance)> {
         let at = self.position(*key).ok()?;
-        Some((self.keys.get(at)?, self.cards.get(at)?))
+        Some((self.keys.get(at)?, self.instances.get(at)?))
     }
 
     /// Whether card `key` exists.
@@ -292,11 +348,12 @@ impl Cards {
 
     /// Puts `card` at `key`; returns the card it replaced.
     pub fn insert(&mut self, key: CardKey, card: CardInstance) -> Option<CardInstance> {
+        self.changes.note(key);
         match self.position(key) {
-            Ok(at) => self.cards.get_mut(at).map(|old| std::mem::replace(old, card)),
+            Ok(at) => self.instances.get_mut(at).map(|old| std::mem::replace(old, card)),
             Err(at) => {
                 self.keys.insert(at, key);
-                self.cards.insert(at, card);
+                self.instances.insert(at, card);
                 None
             }
         }
@@ -305,23 +362,25 @@ impl Cards {
     /// Removes card `key` and returns it.
     pub fn remove(&mut self, key: &CardKey) -> Option<CardInstance> {
         let at = self.position(*key).ok()?;
+        self.changes.note(*key);
         self.keys.remove(at);
-        Some(self.cards.remove(at))
+        Some(self.instances.remove(at))
     }
 
     /// Every card with its key, in key order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&CardKey, &CardInstance)> + ExactSizeIterator {
-        self.keys.iter().zip(&self.cards)
+        self.keys.iter().zip(&self.instances)
     }
 
     /// Every card, in key order.
     pub fn values(&self) -> std::slice::Iter<'_, CardInstance> {
-        self.cards.iter()
+        self.instances.iter()
     }
 
     /// Every card, in key order, to change.
     pub fn values_mut(&mut self) -> std::slice::IterMut<'_, CardInstance> {
-        self.cards.iter_mut()
+        self.changes = ChangeLog::default();
+        self.instances.iter_mut()
     }
 
     /// Every key, in order.
@@ -342,7 +401,24 @@ impl Cards {
     /// Removes every card.
     pub fn clear(&mut self) {
         self.keys.clear();
-        self.cards.clear();
+        self.instances.clear();
+        self.changes = ChangeLog::default();
+    }
+
+    /// Where the change log stands: its generation and how many changes it has seen.
+    pub(super) fn changes_seen(&self) -> (u64, u64) {
+        (self.changes.generation, self.changes.dropped + self.changes.keys.len() as u64)
+    }
+
+    /// The cards logged as changed since a reader stood at `seen` (from
+    /// [`Cards::changes_seen`]), in order and maybe repeated; none when the log no longer
+    /// reaches back that far or is another list's.
+    pub(super) fn changed_since(&self, seen: (u64, u64)) -> Option<&[CardKey]> {
+        let (generation, count) = seen;
+        if generation != self.changes.generation || count < self.changes.dropped {
+            return None;
+        }
+        self.changes.keys.get(usize::try_from(count - self.changes.dropped).ok()?..)
     }
 }
 
@@ -350,7 +426,7 @@ impl<'c> IntoIterator for &'c Cards {
     type Item = (&'c CardKey, &'c CardInstance);
     type IntoIter = std::iter::Zip<std::slice::Iter<'c, CardKey>, std::slice::Iter<'c, CardInstance>>;
     fn into_iter(self) -> Self::IntoIter {
-        self.keys.iter().zip(&self.cards)
+        self.keys.iter().zip(&self.instances)
     }
 }
 

@@ -33,6 +33,17 @@ pub(super) struct Engine<'a> {
     completions: usize,
     /// Requirements evaluated (act entry tests, slot and text rules, rules), for [`super::Counters`].
     pub evaluations: u64,
+    /// Lists [`Engine::slots_to_open`] fills, kept between its calls in a step (windows are
+    /// checked several times a step).
+    slot_lists: SlotLists<'a>,
+}
+
+/// Reused lists of [`Engine::slots_to_open`].
+#[derive(Default)]
+struct SlotLists<'a> {
+    to_open: Vec<&'a SlotId>,
+    candidates: Vec<&'a SlotId>,
+    aspects: Vec<&'a crate::model::Aspect>,
 }
 
 impl<'a> Engine<'a> {
@@ -43,7 +54,16 @@ impl<'a> Engine<'a> {
         rng: &'a mut Pcg64Mcg,
         events: &'a mut Vec<Event>,
     ) -> Self {
-        Self { content, state, rng, events, instant: Vec::new(), completions: 0, evaluations: 0 }
+        Self {
+            content,
+            state,
+            rng,
+            events,
+            instant: Vec::new(),
+            completions: 0,
+            evaluations: 0,
+            slot_lists: SlotLists::default(),
+        }
     }
 
     /// A uniform integer in `0..n` (0 when `n` is 0).
@@ -71,6 +91,16 @@ impl<'a> Engine<'a> {
     fn touch(&mut self, key: CardKey) {
         if let Some(token) = self.state.window_of(key) {
             self.mark(token);
+        }
+    }
+
+    /// Marks the window a card at `place` is in as changed (as [`Engine::touch`], from where
+    /// the card is, without looking it up).
+    fn touch_at(&mut self, place: Place) {
+        match place {
+            Place::Table => {}
+            Place::Slot(token, _) | Place::Consumed(token) | Place::Lane(token) => self.mark(token),
+            Place::InCard(parent) => self.touch(parent),
         }
     }
 
@@ -157,9 +187,8 @@ impl<'a> Engine<'a> {
 
     /// Puts a detached card at `place`.
     fn attach(&mut self, key: CardKey, place: Place) {
-        if let Some(card) = self.state.cards.get_mut(&key) {
-            card.place = place;
-        }
+        let Some(card) = self.state.cards.get_mut(&key) else { return };
+        card.place = place;
         match place {
             Place::Table => self.state.table.push(key),
             Place::Slot(token, at) => {
@@ -185,13 +214,13 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        self.touch(key);
+        self.touch_at(place);
     }
 
     /// Takes a card out of wherever it is (it stays in the world, placeless until attached).
     fn detach(&mut self, key: CardKey) {
-        self.touch(key);
         let Some(place) = self.state.card(key).map(|card| card.place) else { return };
+        self.touch_at(place);
         match place {
             Place::Table => remove_first(&mut self.state.table, key),
             Place::Slot(token, at) => {
@@ -312,12 +341,13 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The slots a window should show now (§2.9.1), borrowed from the content.
-    fn slots_to_open(&mut self, token: TokenKey) -> Vec<&'a SlotId> {
+    /// The slots a window should show now (§2.9.1), borrowed from the content, into `to_open`.
+    fn slots_to_open(&mut self, token: TokenKey, to_open: &mut Vec<&'a SlotId>) {
         let content = self.content;
-        let Some(window) = self.state.window(token) else { return Vec::new() };
-        let mut to_open: Vec<&'a SlotId> = Vec::with_capacity(8);
-        let mut candidates: Vec<&'a SlotId> = Vec::with_capacity(16);
+        to_open.clear();
+        let Some(window) = self.state.window(token) else { return };
+        let mut candidates = std::mem::take(&mut self.slot_lists.candidates);
+        candidates.clear();
         if window.status == Status::Running {
             if let Some(act) = window.active.as_ref().and_then(|act| content.act(act.as_str())) {
                 candidates.extend(&act.slots);
@@ -331,8 +361,9 @@ impl<'a> Engine<'a> {
                 to_open.push(slot);
             }
             // The window's aspects, each once, in id order (as content items: no id is copied).
-            let mut aspects: Vec<&'a crate::model::Aspect> =
-                window.aspects.iter().filter_map(|(aspect, _)| content.aspect(aspect.as_str())).collect();
+            let mut aspects = std::mem::take(&mut self.slot_lists.aspects);
+            aspects.clear();
+            aspects.extend(window.aspects.iter().filter_map(|(aspect, _)| content.aspect(aspect.as_str())));
             self.state.for_each_card(Holder::Window(token), &mut |_, card| {
                 if let Some(card) = content.card(card.card.as_str()) {
                     candidates.extend(&card.slots);
@@ -341,9 +372,10 @@ impl<'a> Engine<'a> {
             });
             aspects.sort_unstable_by(|a, b| a.id.cmp(&b.id));
             aspects.dedup_by(|a, b| std::ptr::eq(*a, *b));
-            for aspect in aspects {
+            for aspect in &aspects {
                 candidates.extend(&aspect.slots);
             }
+            self.slot_lists.aspects = aspects;
             candidates.extend(
                 content
                     .token_slots
@@ -352,7 +384,7 @@ impl<'a> Engine<'a> {
                     .map(|(slot, _)| slot),
             );
         }
-        for slot in candidates {
+        for &slot in &candidates {
             let definition = content.slot(slot.as_str());
             let unique = definition.is_some_and(|s| s.unique);
             // A slot without spawn tests or rule opens: `opens` is only asked of the others.
@@ -361,7 +393,7 @@ impl<'a> Engine<'a> {
                 to_open.push(slot);
             }
         }
-        to_open
+        self.slot_lists.candidates = candidates;
     }
 
     /// Recomputes a window's open slots (§2.9.2).
@@ -372,7 +404,8 @@ impl<'a> Engine<'a> {
                 return;
             }
             let places = window.status_places();
-            let mut to_open = self.slots_to_open(token);
+            let mut to_open = std::mem::take(&mut self.slot_lists.to_open);
+            self.slots_to_open(token, &mut to_open);
             let mut returned = false;
             for at in places.clone() {
                 let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref)
@@ -390,12 +423,23 @@ impl<'a> Engine<'a> {
                 }
             }
             if returned {
+                self.slot_lists.to_open = to_open;
                 continue;
             }
-            for at in places.clone() {
-                self.refresh_grab(token, at);
+            if !self.content.grab_slots.is_empty() {
+                for at in places.clone() {
+                    let waits = self
+                        .state
+                        .window(token)
+                        .and_then(|w| w.places.get(at))
+                        .and_then(Option::as_ref)
+                        .is_some_and(|open| open.card.is_none() && self.content.grab_slots.contains(&open.slot));
+                    if waits {
+                        self.refresh_grab(token, at);
+                    }
+                }
             }
-            for slot in to_open {
+            for slot in to_open.drain(..) {
                 let free_place = places.clone().find(|at| {
                     self.state.window(token).is_some_and(|w| w.places.get(*at).is_some_and(Option::is_none))
                 });
@@ -405,6 +449,7 @@ impl<'a> Engine<'a> {
                 }
                 self.refresh_grab(token, at);
             }
+            self.slot_lists.to_open = to_open;
             return;
         }
         self.warn("slots kept changing while they were recomputed; stopped");
@@ -452,33 +497,41 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Offers a card that entered play to waiting grab slots.
-    fn offer_to_grab_slots(&mut self, key: CardKey) {
-        if self.content.grab_slots.is_empty() {
+    /// Offers cards that entered play, in order, to waiting grab slots: each goes to the first
+    /// open, empty place (windows in registry order) whose grab slot accepts it.
+    fn offer_to_grab_slots(&mut self, keys: &[CardKey]) {
+        let content = self.content;
+        if content.grab_slots.is_empty() {
             return;
         }
-        let tokens: Vec<TokenKey> = self.state.windows.keys().copied().collect();
-        for token in tokens {
-            let Some(window) = self.state.window(token) else { continue };
-            for at in window.status_places() {
-                // Looked at in place; only a waiting grab slot's id is copied.
-                let waiting = self
-                    .state
-                    .window(token)
-                    .and_then(|w| w.places.get(at))
-                    .and_then(Option::as_ref)
-                    .filter(|open| {
-                        open.card.is_none()
-                            && self.content.grab_slots.contains(&open.slot)
-                            && self.content.slot(open.slot.as_str()).is_some_and(|s| s.grab)
-                    })
-                    .cloned();
-                if let Some(open) = waiting
-                    && self.state.card(key).is_some_and(|card| card.free)
-                    && self.accepts(&open.slot, key)
-                {
+        // The places waiting now, found once; a place filled on the way is skipped after.
+        let waiting: Vec<(TokenKey, usize)> = self
+            .state
+            .windows
+            .iter()
+            .flat_map(|(token, window)| {
+                window.status_places().filter_map(move |at| {
+                    let open = window.places.get(at)?.as_ref()?;
+                    let grabs = open.card.is_none()
+                        && content.grab_slots.contains(&open.slot)
+                        && content.slot(open.slot.as_str()).is_some_and(|s| s.grab);
+                    grabs.then_some((*token, at))
+                })
+            })
+            .collect();
+        for &key in keys {
+            for &(token, at) in &waiting {
+                let Some(open) = self.state.window(token).and_then(|w| w.places.get(at)).and_then(Option::as_ref)
+                else {
+                    continue;
+                };
+                if open.card.is_some() {
+                    continue;
+                }
+                let slot = open.slot.clone();
+                if self.state.card(key).is_some_and(|card| card.free) && self.accepts(&slot, key) {
                     self.slot_card(key, token, at);
-                    return;
+                    break;
                 }
             }
         }
@@ -941,9 +994,7 @@ impl<'a> Engine<'a> {
             window.timer_end = None;
         }
         self.events.push(Event::ChainFinished { token });
-        for key in consumed {
-            self.offer_to_grab_slots(key);
-        }
+        self.offer_to_grab_slots(&consumed);
         self.check(token);
     }
 

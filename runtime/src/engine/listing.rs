@@ -1,0 +1,348 @@
+//! Listing the table's choices for [`Session::choices`]: which cards the player could move
+//! into which slot places, besides starts, collects, closes, unslots and flips.
+//!
+//! A table can hold a hundred cards and few open places, and from one step to the next only
+//! a few cards change. A [`ListingCache`] keeps what each card is (movable, face down) and
+//! files the movable cards without sub-cards under classes that share a type and aspects;
+//! acceptance by counts is the same for a whole class (20 cakes are two classes), so a place
+//! asks each class once (the answer is kept too) and then lists only the cards of the
+//! classes it accepts. Between listings the cache redoes only the cards the state logged as
+//! changed ([`Cards::changed_since`]).
+
+use std::sync::{Mutex, PoisonError};
+
+use rand_pcg::Pcg64Mcg;
+
+use super::state::{CardInstance, CardKey, Cards, IDLE_PLACES, Place, Status, TableState};
+use super::table::{self, Engine};
+use super::{Choice, Session};
+use crate::model::Slot;
+
+/// Which cards [`Session::choices_where`] considers moving into slots.
+#[derive(Clone, Copy)]
+pub(super) enum Moving {
+    /// Every card.
+    All,
+    /// This card only (checking a slot choice).
+    Only(CardKey),
+    /// No card (choices that move none).
+    None,
+}
+
+/// No class: the card holds sub-cards (or cannot move).
+const NO_CLASS: u32 = u32::MAX;
+/// Most classes kept before the cache starts over (a long game that keeps making new kinds of
+/// cards must not grow it without end).
+const MOST_KEPT_CLASSES: usize = 1024;
+
+/// What a listing found a card to be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Sort {
+    /// Free and in play: it could move into a slot.
+    movable: bool,
+    /// Face down and in play: it could be flipped.
+    flippable: bool,
+    /// Its kept class (`NO_CLASS`: it holds sub-cards, or cannot move).
+    class: u32,
+}
+
+/// What listing choices worked out, kept between listings of one session (see the module).
+/// Not part of the state: a copied session starts with an empty one.
+#[derive(Default)]
+pub(super) struct ListingCache(Mutex<Kept>);
+
+impl Clone for ListingCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ListingCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ListingCache")
+    }
+}
+
+/// The contents of a [`ListingCache`].
+#[derive(Default)]
+struct Kept {
+    /// Where the state's change log stood when this was brought up to date; none: never.
+    seen: Option<(u64, u64)>,
+    /// Every card, in key order, with what it is.
+    sorts: Vec<(CardKey, Sort)>,
+    /// The classes met, each with its movable cards in key order.
+    classes: Vec<KeptClass>,
+    /// The movable cards that hold sub-cards, in key order: acceptance counts the sub-cards,
+    /// so each is asked alone.
+    with_sub_cards: Vec<CardKey>,
+    /// The cards that could be flipped, in key order.
+    flippable: Vec<CardKey>,
+}
+
+/// A class of cards in [`Kept`].
+struct KeptClass {
+    /// The address of its type's id text. Ids copied from the content share it; a card whose
+    /// ids were built apart only gets a class of its own (a miss, never a wrong answer).
+    type_at: usize,
+    /// A copy of a card of the class, for acceptance by counts.
+    card: CardInstance,
+    /// The slots (by address in the content) that accept or refuse it by counts.
+    accepts: Vec<(usize, bool)>,
+    /// Its movable cards, in key order.
+    members: Vec<CardKey>,
+}
+
+/// Adds `key` to a list in key order (new cards have the greatest keys: usually at the end).
+fn file(list: &mut Vec<CardKey>, key: CardKey) {
+    if list.last().is_none_or(|last| *last < key) {
+        list.push(key);
+    } else if let Err(at) = list.binary_search(&key) {
+        list.insert(at, key);
+    }
+}
+
+/// Removes `key` from a list in key order.
+fn unfile(list: &mut Vec<CardKey>, key: CardKey) {
+    if let Ok(at) = list.binary_search(&key) {
+        list.remove(at);
+    }
+}
+
+impl Kept {
+    /// Brings the cache up to date with `cards`: the changed cards only, or all of them.
+    fn sync(&mut self, cards: &Cards) {
+        if let Some(changed) = self.seen.and_then(|seen| cards.changed_since(seen)) {
+            for key in changed {
+                self.update(*key, cards.get(key));
+            }
+        } else {
+            let classes = std::mem::take(&mut self.classes);
+            *self = Self::default();
+            // Classes (and what accepts them) stay valid: they depend on the content only.
+            self.classes = classes;
+            self.classes.iter_mut().for_each(|class| class.members.clear());
+            for (key, card) in cards {
+                let sort = self.sort(card);
+                self.sorts.push((*key, sort));
+                self.add(*key, sort);
+            }
+        }
+        self.seen = Some(cards.changes_seen());
+    }
+
+    /// Sorts card `key` again (`card`: none when it left the world).
+    fn update(&mut self, key: CardKey, card: Option<&CardInstance>) {
+        let at = self.sorts.binary_search_by_key(&key, |(key, _)| *key);
+        let sort = card.map(|card| self.sort(card));
+        match (at, sort) {
+            (Ok(at), Some(sort)) => {
+                let Some((_, old)) = self.sorts.get_mut(at) else { return };
+                if *old != sort {
+                    let old = std::mem::replace(old, sort);
+                    self.remove(key, old);
+                    self.add(key, sort);
+                }
+            }
+            (Ok(at), None) => {
+                let (_, old) = self.sorts.remove(at);
+                self.remove(key, old);
+            }
+            (Err(at), Some(sort)) => {
+                self.sorts.insert(at, (key, sort));
+                self.add(key, sort);
+            }
+            (Err(_), None) => {}
+        }
+    }
+
+    fn add(&mut self, key: CardKey, sort: Sort) {
+        if sort.flippable {
+            file(&mut self.flippable, key);
+        }
+        if sort.movable {
+            match self.classes.get_mut(sort.class as usize) {
+                Some(class) => file(&mut class.members, key),
+                None => file(&mut self.with_sub_cards, key),
+            }
+        }
+    }
+
+    fn remove(&mut self, key: CardKey, sort: Sort) {
+        if sort.flippable {
+            unfile(&mut self.flippable, key);
+        }
+        if sort.movable {
+            match self.classes.get_mut(sort.class as usize) {
+                Some(class) => unfile(&mut class.members, key),
+                None => unfile(&mut self.with_sub_cards, key),
+            }
+        }
+    }
+
+    fn sort(&mut self, card: &CardInstance) -> Sort {
+        let in_play = matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..));
+        let movable = card.free && in_play;
+        let class = if movable && card.children.is_empty() { self.class_of(card) } else { NO_CLASS };
+        Sort { movable, flippable: card.face_down && in_play, class }
+    }
+
+    fn class_of(&mut self, card: &CardInstance) -> u32 {
+        let type_at = card.card.as_str().as_ptr() as usize;
+        let same = |class: &KeptClass| class.type_at == type_at && class.card.aspects.same_shared(&card.aspects);
+        if let Some(found) = self.classes.iter().position(same) {
+            return found as u32;
+        }
+        self.classes.push(KeptClass { type_at, card: card.clone(), accepts: Vec::new(), members: Vec::new() });
+        (self.classes.len() - 1) as u32
+    }
+
+    /// Whether `slot` accepts the kept class `class` by counts, worked out once.
+    fn accepts(&mut self, class: usize, slot: &Slot, state: &TableState) -> bool {
+        let Some(kept) = self.classes.get_mut(class) else { return false };
+        let at = std::ptr::from_ref(slot) as usize;
+        if let Some((_, accepts)) = kept.accepts.iter().find(|(slot_at, _)| *slot_at == at) {
+            return *accepts;
+        }
+        // A card without sub-cards is accepted by its own type and aspects alone.
+        let accepts = table::card_accepted_by_counts(slot, state, CardKey(u32::MAX), Some(&kept.card));
+        kept.accepts.push((at, accepts));
+        accepts
+    }
+
+    /// The cards `slot` accepts by counts, in key order, into `out`: whole classes, and each
+    /// card with sub-cards on its own.
+    fn accepted(&mut self, slot: &Slot, state: &TableState, out: &mut Vec<CardKey>) {
+        out.clear();
+        let mut sources = 0;
+        for class in 0..self.classes.len() {
+            let has_members = self.classes.get(class).is_some_and(|class| !class.members.is_empty());
+            if has_members && self.accepts(class, slot, state) {
+                sources += 1;
+                out.extend(self.classes.get(class).map(|class| class.members.as_slice()).unwrap_or_default());
+            }
+        }
+        let before = out.len();
+        out.extend(self.with_sub_cards.iter().copied().filter(|key| {
+            state.card(*key).is_some_and(|card| table::card_accepted_by_counts(slot, state, *key, Some(card)))
+        }));
+        if out.len() > before {
+            sources += 1;
+        }
+        // Each source is in key order; several are merged.
+        if sources > 1 {
+            out.sort_unstable();
+        }
+    }
+
+    /// Whether any card could move.
+    fn any_movable(&self) -> bool {
+        !self.with_sub_cards.is_empty() || self.classes.iter().any(|class| !class.members.is_empty())
+    }
+}
+
+impl Session {
+    /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
+    /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
+    /// are only looked for when `flips` (a flip is wanted).
+    pub(super) fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+        if self.state.outcome.is_some() {
+            return Vec::new();
+        }
+        let mut choices = Vec::with_capacity(16);
+        let push = |choices: &mut Vec<Choice>, choice: Choice| {
+            if wanted(&choice) {
+                choices.push(choice);
+            }
+        };
+        let mut kept = self.listing.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.classes.len() > MOST_KEPT_CLASSES {
+            *kept = Kept::default();
+        }
+        kept.sync(&self.state.cards);
+        if flips {
+            for key in &kept.flippable {
+                push(&mut choices, Choice::Flip { card: *key });
+            }
+        }
+        // The one card to try, for `Moving::Only`.
+        let only = match movable {
+            Moving::Only(key) => kept
+                .sorts
+                .binary_search_by_key(&key, |(key, _)| *key)
+                .ok()
+                .and_then(|at| kept.sorts.get(at))
+                .filter(|(_, sort)| sort.movable)
+                .map(|(key, sort)| (*key, *sort)),
+            Moving::All | Moving::None => None,
+        };
+        let any_movable = match movable {
+            Moving::All => kept.any_movable(),
+            Moving::Only(_) => only.is_some(),
+            Moving::None => false,
+        };
+        // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
+        // when one is needed.
+        let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
+        let mut accepted: Vec<CardKey> = Vec::new();
+        for (token, window) in &self.state.windows {
+            match &window.status {
+                Status::Ready(_) => push(&mut choices, Choice::Start { token: *token }),
+                Status::Finished => push(&mut choices, Choice::Collect { token: *token }),
+                Status::Idle | Status::Running => {}
+            }
+            let holds_cards = (0..IDLE_PLACES).any(|place| window.slotted(place).is_some());
+            if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
+                push(&mut choices, Choice::Close { token: *token });
+            }
+            if window.status == Status::Finished {
+                continue;
+            }
+            for place in window.status_places() {
+                let Some(open) = window.places.get(place).and_then(Option::as_ref) else { continue };
+                let locked =
+                    open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
+                if open.card.is_some() && !locked {
+                    push(&mut choices, Choice::Unslot { token: *token, place });
+                }
+                if locked || !any_movable {
+                    continue;
+                }
+                let Some(slot) = self.content.slot(open.slot.as_str()) else { continue };
+                // Counts first, once per class: most places accept none of the cards, and
+                // then the cards are not gone through at all.
+                match only {
+                    Some((key, sort)) => {
+                        accepted.clear();
+                        let by_counts = if sort.class == NO_CLASS {
+                            table::accepts_by_counts(slot, &self.state, key)
+                        } else {
+                            kept.accepts(sort.class as usize, slot, &self.state)
+                        };
+                        if by_counts {
+                            accepted.push(key);
+                        }
+                    }
+                    None => kept.accepted(slot, &self.state, &mut accepted),
+                }
+                for key in &accepted {
+                    if open.card == Some(*key) {
+                        continue;
+                    }
+                    let choice = Choice::Slot { card: *key, token: *token, place };
+                    if !wanted(&choice) {
+                        continue;
+                    }
+                    let accepted = slot.accept_all || slot.card_rule.is_none() || {
+                        let (state, rng) = scratch.get_or_insert_with(|| (self.state.clone(), self.rng.clone()));
+                        let mut events = Vec::new();
+                        Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *key)
+                    };
+                    if accepted {
+                        choices.push(choice);
+                    }
+                }
+            }
+        }
+        choices
+    }
+}
