@@ -112,8 +112,12 @@ impl Kept {
     /// Brings the cache up to date with `cards`: the changed cards only, or all of them.
     fn sync(&mut self, cards: &Cards) {
         if let Some(changed) = self.seen.and_then(|seen| cards.changed_since(seen)) {
+            // A card changed several times in a step is sorted once.
+            let mut changed = changed.to_vec();
+            changed.sort_unstable();
+            changed.dedup();
             for key in changed {
-                self.update(*key, cards.get(key));
+                self.update(key, cards.get(&key));
             }
         } else {
             let classes = std::mem::take(&mut self.classes);
@@ -133,7 +137,8 @@ impl Kept {
     /// Sorts card `key` again (`card`: none when it left the world).
     fn update(&mut self, key: CardKey, card: Option<&CardInstance>) {
         let at = self.sorts.binary_search_by_key(&key, |(key, _)| *key);
-        let sort = card.map(|card| self.sort(card));
+        let before = at.ok().and_then(|at| self.sorts.get(at)).map(|(_, sort)| sort.class);
+        let sort = card.map(|card| self.sort_like(card, before));
         match (at, sort) {
             (Ok(at), Some(sort)) => {
                 let Some((_, old)) = self.sorts.get_mut(at) else { return };
@@ -180,15 +185,26 @@ impl Kept {
     }
 
     fn sort(&mut self, card: &CardInstance) -> Sort {
+        self.sort_like(card, None)
+    }
+
+    /// What `card` is, trying first the class it had (`before`): most changes move a card
+    /// without changing its type or aspects.
+    fn sort_like(&mut self, card: &CardInstance, before: Option<u32>) -> Sort {
         let in_play = matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..));
         let movable = card.free && in_play;
-        let class = if movable && card.children.is_empty() { self.class_of(card) } else { NO_CLASS };
+        let class = if movable && card.children.is_empty() { self.class_of(card, before) } else { NO_CLASS };
         Sort { movable, flippable: card.face_down && in_play, class }
     }
 
-    fn class_of(&mut self, card: &CardInstance) -> u32 {
+    fn class_of(&mut self, card: &CardInstance, before: Option<u32>) -> u32 {
         let type_at = card.card.as_str().as_ptr() as usize;
         let same = |class: &KeptClass| class.type_at == type_at && class.card.aspects.same_shared(&card.aspects);
+        if let Some(before) = before
+            && self.classes.get(before as usize).is_some_and(same)
+        {
+            return before;
+        }
         if let Some(found) = self.classes.iter().position(same) {
             return found as u32;
         }

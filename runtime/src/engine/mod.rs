@@ -28,7 +28,7 @@ use serde::Serialize;
 pub use content::{Content, ContentError};
 pub use state::{
     AspectCounts, CardInstance, CardKey, Cards, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
-    RUN_PLACE, Status, TableState, TokenKey, Window,
+    RUN_PLACE, Status, TableState, TokenKey, Window, Windows,
 };
 
 pub use turns::{Message, StatLine, TurnsState};

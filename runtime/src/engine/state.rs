@@ -262,6 +262,10 @@ pub struct Cards {
     keys: Vec<CardKey>,
     instances: Vec<CardInstance>,
     changes: ChangeLog,
+    /// Where each key is: `index[key - base]` is its position + 1 (0: no such card). Keys are
+    /// given out in order, so this stays about as long as the list and a lookup is one read.
+    index: Vec<u32>,
+    base: u32,
 }
 
 /// The cards logged by [`Cards`] as changed, in order.
@@ -302,7 +306,13 @@ impl ChangeLog {
 impl Clone for Cards {
     fn clone(&self) -> Self {
         // A copy changes apart from the original: its log starts empty, in a new generation.
-        Self { keys: self.keys.clone(), instances: self.instances.clone(), changes: ChangeLog::default() }
+        Self {
+            keys: self.keys.clone(),
+            instances: self.instances.clone(),
+            changes: ChangeLog::default(),
+            index: self.index.clone(),
+            base: self.base,
+        }
     }
 }
 
@@ -314,57 +324,102 @@ impl PartialEq for Cards {
 impl Eq for Cards {}
 
 impl Cards {
-    fn position(&self, key: CardKey) -> Result<usize, usize> {
-        // Cards are looked up most often right after they were made: try the last one first.
-        match self.keys.last() {
-            Some(last) if *last == key => Ok(self.keys.len() - 1),
-            Some(last) if *last < key => Err(self.keys.len()),
-            _ => self.keys.binary_search(&key),
+    /// The position of card `key`.
+    fn position(&self, key: CardKey) -> Option<usize> {
+        let slot = self.index.get(key.0.checked_sub(self.base)? as usize)?;
+        (*slot as usize).checked_sub(1)
+    }
+
+    /// Rebuilds the index from the keys (after an insertion before the last key, or when
+    /// many removed keys lead it).
+    fn reindex(&mut self) {
+        self.index.clear();
+        let Some(first) = self.keys.first() else { return };
+        self.base = first.0;
+        for (at, key) in self.keys.iter().enumerate() {
+            let offset = (key.0 - self.base) as usize;
+            if self.index.len() <= offset {
+                self.index.resize(offset + 1, 0);
+            }
+            if let Some(slot) = self.index.get_mut(offset) {
+                *slot = at as u32 + 1;
+            }
         }
     }
 
     /// The card `key`.
     pub fn get(&self, key: &CardKey) -> Option<&CardInstance> {
-        self.position(*key).ok().and_then(|at| self.instances.get(at))
+        self.position(*key).and_then(|at| self.instances.get(at))
     }
 
     /// The card `key`, to change.
     pub fn get_mut(&mut self, key: &CardKey) -> Option<&mut CardInstance> {
-        let at = self.position(*key).ok()?;
+        let at = self.position(*key)?;
         self.changes.note(*key);
         self.instances.get_mut(at)
     }
 
     /// The card `key` with its stored key.
     pub fn get_key_value(&self, key: &CardKey) -> Option<(&CardKey, &CardInstance)> {
-        let at = self.position(*key).ok()?;
+        let at = self.position(*key)?;
         Some((self.keys.get(at)?, self.instances.get(at)?))
     }
 
     /// Whether card `key` exists.
     pub fn contains_key(&self, key: &CardKey) -> bool {
-        self.position(*key).is_ok()
+        self.position(*key).is_some()
     }
 
     /// Puts `card` at `key`; returns the card it replaced.
     pub fn insert(&mut self, key: CardKey, card: CardInstance) -> Option<CardInstance> {
         self.changes.note(key);
-        match self.position(key) {
-            Ok(at) => self.instances.get_mut(at).map(|old| std::mem::replace(old, card)),
-            Err(at) => {
-                self.keys.insert(at, key);
-                self.instances.insert(at, card);
-                None
-            }
+        if let Some(at) = self.position(key) {
+            return self.instances.get_mut(at).map(|old| std::mem::replace(old, card));
         }
+        if self.keys.last().is_none_or(|last| *last < key) {
+            // A new card: appended, its key given the next place in the index.
+            if self.keys.is_empty() {
+                self.index.clear();
+                self.base = key.0;
+            }
+            let offset = (key.0 - self.base) as usize;
+            self.index.resize(offset + 1, 0);
+            if let Some(slot) = self.index.get_mut(offset) {
+                *slot = self.keys.len() as u32 + 1;
+            }
+            self.keys.push(key);
+            self.instances.push(card);
+        } else {
+            let at = self.keys.partition_point(|k| *k < key);
+            self.keys.insert(at, key);
+            self.instances.insert(at, card);
+            self.reindex();
+        }
+        None
     }
 
     /// Removes card `key` and returns it.
     pub fn remove(&mut self, key: &CardKey) -> Option<CardInstance> {
-        let at = self.position(*key).ok()?;
+        let at = self.position(*key)?;
         self.changes.note(*key);
         self.keys.remove(at);
-        Some(self.instances.remove(at))
+        let card = self.instances.remove(at);
+        if let Some(slot) = self.index.get_mut((key.0 - self.base) as usize) {
+            *slot = 0;
+        }
+        // The cards after it moved one place down.
+        for later in self.keys.get(at..).unwrap_or_default() {
+            if let Some(slot) = self.index.get_mut((later.0 - self.base) as usize) {
+                *slot -= 1;
+            }
+        }
+        // Drop a long run of removed keys from the front of the index (the oldest cards are
+        // often the first to go).
+        let leading = self.keys.first().map_or(self.index.len(), |first| (first.0 - self.base) as usize);
+        if leading > 64 && leading > self.index.len() / 2 {
+            self.reindex();
+        }
+        Some(card)
     }
 
     /// Every card with its key, in key order.
@@ -402,6 +457,7 @@ impl Cards {
     pub fn clear(&mut self) {
         self.keys.clear();
         self.instances.clear();
+        self.index.clear();
         self.changes = ChangeLog::default();
     }
 
@@ -481,7 +537,7 @@ pub struct TableState {
     /// Cards on the table, in order of placement.
     pub table: Vec<CardKey>,
     /// Tokens in registry order (keys grow, so this is creation order).
-    pub windows: BTreeMap<TokenKey, Window>,
+    pub windows: Windows,
     /// The remaining entries of every deck in use.
     pub decks: BTreeMap<DeckId, Vec<CardId>>,
     /// Tokens to create at the end of the step.
@@ -490,6 +546,113 @@ pub struct TableState {
     pub outcome: Option<Outcome>,
     pub(super) next_card: u32,
     pub(super) next_token: u32,
+}
+
+/// The windows of the tokens on the table by key, in key order (registry order: keys grow). A
+/// sorted list rather than a tree: a table has a handful of windows, and the engine looks them
+/// up at every turn of a step. Hashes, prints and serialises exactly like a `BTreeMap`.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Windows(Vec<(TokenKey, Window)>);
+
+impl Windows {
+    fn position(&self, key: TokenKey) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&key, |(key, _)| *key)
+    }
+
+    /// The window of token `key`.
+    pub fn get(&self, key: &TokenKey) -> Option<&Window> {
+        self.position(*key).ok().and_then(|at| self.0.get(at)).map(|(_, window)| window)
+    }
+
+    /// The window of token `key`, to change.
+    pub fn get_mut(&mut self, key: &TokenKey) -> Option<&mut Window> {
+        self.position(*key).ok().and_then(|at| self.0.get_mut(at)).map(|(_, window)| window)
+    }
+
+    /// Whether token `key` has a window.
+    pub fn contains_key(&self, key: &TokenKey) -> bool {
+        self.position(*key).is_ok()
+    }
+
+    /// Puts `window` at `key`; returns the window it replaced.
+    pub fn insert(&mut self, key: TokenKey, window: Window) -> Option<Window> {
+        match self.position(key) {
+            Ok(at) => self.0.get_mut(at).map(|(_, old)| std::mem::replace(old, window)),
+            Err(at) => {
+                self.0.insert(at, (key, window));
+                None
+            }
+        }
+    }
+
+    /// Removes the window of token `key` and returns it.
+    pub fn remove(&mut self, key: &TokenKey) -> Option<Window> {
+        let at = self.position(*key).ok()?;
+        Some(self.0.remove(at).1)
+    }
+
+    /// Every window with its key, in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&TokenKey, &Window)> + ExactSizeIterator {
+        self.0.iter().map(|(key, window)| (key, window))
+    }
+
+    /// Every window, in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Window> + ExactSizeIterator {
+        self.0.iter().map(|(_, window)| window)
+    }
+
+    /// Every key, in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &TokenKey> + ExactSizeIterator {
+        self.0.iter().map(|(key, _)| key)
+    }
+
+    /// How many windows there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is no window.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Removes every window.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+impl<'w> IntoIterator for &'w Windows {
+    type Item = (&'w TokenKey, &'w Window);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'w, (TokenKey, Window)>,
+        fn(&'w (TokenKey, Window)) -> (&'w TokenKey, &'w Window),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(key, window)| (key, window))
+    }
+}
+
+impl std::hash::Hash for Windows {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // As `BTreeMap` hashes: the length, then each pair.
+        state.write_usize(self.len());
+        for pair in self {
+            pair.hash(state);
+        }
+    }
+}
+
+impl std::fmt::Debug for Windows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self).finish()
+    }
+}
+
+impl Serialize for Windows {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self)
+    }
 }
 
 /// A holder: something that contains cards and aspects (§2.1).
@@ -664,5 +827,93 @@ impl TableState {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test
+
+    use std::collections::BTreeMap;
+    use std::hash::Hash as _;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn card(n: u32) -> CardInstance {
+        CardInstance {
+            card: CardId::new(format!("c{n}")),
+            aspects: AspectCounts::default(),
+            children: Vec::new(),
+            place: Place::Table,
+            memory: None,
+            free: true,
+            face_down: false,
+            decay: None,
+        }
+    }
+
+    proptest! {
+        /// `Cards` answers, iterates, hashes and prints like the `BTreeMap` it replaces,
+        /// whatever the order of insertions (mostly new keys, sometimes old ones) and removals.
+        #[test]
+        fn cards_behave_like_a_btree_map(ops in proptest::collection::vec((0u8..4, 0u32..300), 0..400)) {
+            let mut cards = Cards::default();
+            let mut model = BTreeMap::new();
+            let mut next = 0;
+            for (op, n) in ops {
+                match op {
+                    0 | 1 => {
+                        next += 1 + n % 3;
+                        cards.insert(CardKey(next), card(n));
+                        model.insert(CardKey(next), card(n));
+                    }
+                    2 => {
+                        prop_assert_eq!(cards.remove(&CardKey(n)), model.remove(&CardKey(n)));
+                    }
+                    _ => {
+                        cards.insert(CardKey(n), card(n + 1));
+                        model.insert(CardKey(n), card(n + 1));
+                    }
+                }
+                prop_assert_eq!(cards.len(), model.len());
+            }
+            for n in 0..=next + 1 {
+                prop_assert_eq!(cards.get(&CardKey(n)), model.get(&CardKey(n)));
+            }
+            prop_assert!(cards.iter().eq(model.iter()));
+            let hash = |value: &dyn Fn(&mut rustc_hash::FxHasher)| {
+                let mut hasher = rustc_hash::FxHasher::default();
+                value(&mut hasher);
+                std::hash::Hasher::finish(&hasher)
+            };
+            prop_assert_eq!(hash(&|h| cards.hash(h)), hash(&|h| model.hash(h)));
+            prop_assert_eq!(format!("{cards:?}"), format!("{model:?}"));
+            prop_assert!(cards.clone() == cards);
+            cards.clear();
+            prop_assert!(cards.get(&CardKey(1)).is_none() && cards.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_change_log_names_changed_cards_and_starts_over_when_it_cannot() {
+        let mut cards = Cards::default();
+        cards.insert(CardKey(1), card(1));
+        cards.insert(CardKey(2), card(2));
+        let seen = cards.changes_seen();
+        assert_eq!(cards.changed_since(seen), Some(&[][..]));
+        let _ = cards.get_mut(&CardKey(2));
+        cards.remove(&CardKey(1));
+        assert_eq!(cards.changed_since(seen), Some(&[CardKey(2), CardKey(1)][..]));
+        // A copy changes apart from the original; so does a cleared list.
+        assert_eq!(cards.clone().changed_since(seen), None);
+        for _ in 0..MOST_LOGGED_CHANGES {
+            let _ = cards.get_mut(&CardKey(2));
+        }
+        assert_eq!(cards.changed_since(seen), None, "the log no longer reaches back that far");
+        let seen = cards.changes_seen();
+        cards.clear();
+        assert_eq!(cards.changed_since(seen), None);
     }
 }
