@@ -486,37 +486,36 @@ impl<'c> IntoIterator for &'c Cards {
     }
 }
 
-impl FromIterator<(CardKey, CardInstance)> for Cards {
-    fn from_iter<I: IntoIterator<Item = (CardKey, CardInstance)>>(iter: I) -> Self {
-        let mut cards = Self::default();
-        for (key, card) in iter {
-            cards.insert(key, card);
+/// Hashes, prints and serialises a key-sorted list of pairs exactly as a `BTreeMap` of them
+/// (hashes of states, printed states and exported states stay as they were).
+macro_rules! like_a_btree_map {
+    ($list:ty) => {
+        impl std::hash::Hash for $list {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                // As `BTreeMap` hashes: the length, then each pair.
+                state.write_usize(self.len());
+                for pair in self {
+                    pair.hash(state);
+                }
+            }
         }
-        cards
-    }
-}
 
-impl std::hash::Hash for Cards {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // As `BTreeMap` hashes: the length, then each pair.
-        state.write_usize(self.len());
-        for pair in self {
-            pair.hash(state);
+        impl std::fmt::Debug for $list {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_map().entries(self).finish()
+            }
         }
-    }
+
+        impl Serialize for $list {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self)
+            }
+        }
+    };
 }
 
-impl std::fmt::Debug for Cards {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map().entries(self).finish()
-    }
-}
-
-impl Serialize for Cards {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self)
-    }
-}
+like_a_btree_map!(Cards);
+like_a_btree_map!(Windows);
 
 /// How the game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -630,28 +629,6 @@ impl<'w> IntoIterator for &'w Windows {
     >;
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter().map(|(key, window)| (key, window))
-    }
-}
-
-impl std::hash::Hash for Windows {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // As `BTreeMap` hashes: the length, then each pair.
-        state.write_usize(self.len());
-        for pair in self {
-            pair.hash(state);
-        }
-    }
-}
-
-impl std::fmt::Debug for Windows {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_map().entries(self).finish()
-    }
-}
-
-impl Serialize for Windows {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self)
     }
 }
 
