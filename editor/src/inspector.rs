@@ -321,7 +321,9 @@ impl Form<'_> {
                     }
                     if top && let Some(summary) = edited_in_a_tab(self.key.kind, name, field) {
                         ui.label(RichText::new(humanise(name)).strong());
-                        ui.label(RichText::new(summary).weak());
+                        // Wrapped: a grid's cells do not wrap text, and a long summary would
+                        // widen the grid past the panel's edge.
+                        ui.add(egui::Label::new(RichText::new(summary).weak()).wrap());
                         ui.end_row();
                         continue;
                     }
