@@ -19,6 +19,8 @@ use egui::{Color32, RichText};
 use serde_json::Value;
 
 use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
+use egui_phosphor::regular as icon;
+
 use crate::style::{kind_colour, kind_icon};
 
 /// What the inspector asks the app to do after the frame.
@@ -312,30 +314,38 @@ impl Form<'_> {
 
     fn object_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, value: &mut Value, top: bool) {
         let Some(object) = value.as_object_mut() else { return };
-        egui::Grid::new(("inspector_grid", path.clone())).num_columns(2).striped(top).spacing([12.0, 6.0]).show(
-            ui,
-            |ui| {
-                for (name, field) in object.iter_mut() {
-                    if top && name == "id" {
-                        continue;
-                    }
-                    if top && let Some(summary) = edited_in_a_tab(self.key.kind, name, field) {
-                        ui.label(RichText::new(humanise(name)).strong());
-                        // Wrapped: a grid's cells do not wrap text, and a long summary would
-                        // widen the grid past the panel's edge.
-                        ui.add(egui::Label::new(RichText::new(summary).weak()).wrap());
-                        ui.end_row();
-                        continue;
-                    }
-                    path.push(name.clone());
-                    let label = ui.label(RichText::new(humanise(name)).strong()).on_hover_text(path_text(path));
-                    self.mark_jump(ui, path, &label);
-                    ui.vertical(|ui| self.value_ui(ui, path, field, label.id));
-                    ui.end_row();
-                    path.pop();
-                }
-            },
-        );
+        // Simple fields sit in label | value grids; a structure or a list takes the panel's
+        // whole width below its own header, so nesting indents a little instead of starting
+        // each level in the column right of the last.
+        let label_width = object
+            .keys()
+            .map(|name| {
+                egui::WidgetText::from(RichText::new(humanise(name)).strong())
+                    .into_galley(ui, Some(egui::TextWrapMode::Extend), f32::INFINITY, egui::TextStyle::Body)
+                    .size()
+                    .x
+            })
+            .fold(0.0, f32::max);
+        let mut run = Vec::new();
+        let names: Vec<String> = object.keys().filter(|name| !(top && *name == "id")).cloned().collect();
+        for (at, name) in names.iter().enumerate() {
+            let Some(field) = object.get_mut(name) else { continue };
+            path.push(name.clone());
+            // A field edited in a tab of its own shows as a one-line summary.
+            let compound =
+                self.is_compound(path, field) && !(top && edited_in_a_tab(self.key.kind, name, field).is_some());
+            path.pop();
+            if !compound {
+                run.push(name.clone());
+            }
+            let run_ends = compound || at + 1 == names.len();
+            if run_ends && !run.is_empty() {
+                self.fields_grid(ui, path, object, &std::mem::take(&mut run), top, label_width);
+            }
+            if compound && let Some(field) = object.get_mut(name) {
+                self.section_ui(ui, path, name, field);
+            }
+        }
         let absent = if top { None } else { self.nested_absent.get(&path.join("/")) };
         if let Some(absent) = absent.filter(|absent| !absent.is_empty()) {
             let name = format!("Set a field of {}", path_text(path));
@@ -351,6 +361,74 @@ impl Form<'_> {
             // Short on screen; the structure's path is in the tooltip and the accessible name.
             let response = menu.response.on_hover_text(name.as_str());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
+        }
+    }
+
+    /// Whether the value at `path` is a structure or a list (edited in a section of its own)
+    /// rather than a single value (edited on the label's row).
+    fn is_compound(&self, path: &[String], value: &Value) -> bool {
+        let edited_as_one =
+            matches!(self.meta.get(&path.join("/")), Some(FieldMeta::Reference(_) | FieldMeta::Formula));
+        !edited_as_one && matches!(value, Value::Array(_) | Value::Object(_))
+    }
+
+    /// The simple fields `names` of `object` as label | value rows.
+    fn fields_grid(
+        &mut self,
+        ui: &mut egui::Ui,
+        path: &mut Vec<String>,
+        object: &mut serde_json::Map<String, Value>,
+        names: &[String],
+        top: bool,
+        label_width: f32,
+    ) {
+        let first = names.first().map_or("", String::as_str);
+        egui::Grid::new(("inspector_grid", path.clone(), first))
+            .num_columns(2)
+            .striped(top)
+            .spacing([12.0, 6.0])
+            .min_col_width(label_width)
+            .show(ui, |ui| {
+                for name in names {
+                    let Some(field) = object.get_mut(name) else { continue };
+                    if top && let Some(summary) = edited_in_a_tab(self.key.kind, name, field) {
+                        ui.label(RichText::new(humanise(name)).strong());
+                        // Wrapped: a grid's cells do not wrap text, and a long summary would
+                        // widen the grid past the panel's edge.
+                        ui.add(egui::Label::new(RichText::new(summary).weak()).wrap());
+                        ui.end_row();
+                        continue;
+                    }
+                    path.push(name.clone());
+                    let label = ui.label(RichText::new(humanise(name)).strong()).on_hover_text(path_text(path));
+                    self.mark_jump(ui, path, &label);
+                    ui.vertical(|ui| self.value_ui(ui, path, field, label.id));
+                    ui.end_row();
+                    path.pop();
+                }
+            });
+    }
+
+    /// A structure or list field: its name and size as a header that folds, its contents
+    /// indented below.
+    fn section_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, name: &str, field: &mut Value) {
+        path.push(name.to_owned());
+        let id = ui.make_persistent_id(("inspector_section", &*path));
+        egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, opens_by_default(field))
+            .show_header(ui, |ui| {
+                let label = ui.label(RichText::new(humanise(name)).strong()).on_hover_text(path_text(path));
+                self.mark_jump(ui, path, &label);
+                ui.label(RichText::new(size_text(field)).weak());
+            })
+            .body(|ui| self.compound_ui(ui, path, field));
+        path.pop();
+    }
+
+    /// The contents of a structure or a list.
+    fn compound_ui(&mut self, ui: &mut egui::Ui, path: &mut Vec<String>, value: &mut Value) {
+        match value {
+            Value::Array(list) => self.list_ui(ui, path, list),
+            _ => self.object_ui(ui, path, value, false),
         }
     }
 
@@ -405,12 +483,7 @@ impl Form<'_> {
             }
             (_, Value::String(text)) => self.string_ui(ui, path, text, label),
             (_, Value::Array(list)) => self.list_ui(ui, path, list),
-            (_, Value::Object(_)) => {
-                egui::CollapsingHeader::new(format!("{} fields", value.as_object().map_or(0, serde_json::Map::len)))
-                    .id_salt(("inspector_object", path.clone()))
-                    .default_open(true)
-                    .show(ui, |ui| self.object_ui(ui, path, value, false));
-            }
+            (_, Value::Object(_)) => self.object_ui(ui, path, value, false),
             (_, Value::Null) => {
                 ui.label(RichText::new("none").weak());
             }
@@ -494,19 +567,32 @@ impl Form<'_> {
                 Some(label) if !label.is_empty() && label != slug => format!("{} {label} · {slug}", kind_icon(kind)),
                 _ => format!("{} {slug}", kind_icon(kind)),
             };
-            let chip = egui::Button::new(RichText::new(shown).color(colour)).corner_radius(10.0);
+            let chip = egui::Button::new(RichText::new(shown.as_str()).color(colour)).corner_radius(10.0).truncate();
             let hover = if exists {
-                format!("Open the {} `{slug}`", kind.label().to_lowercase())
+                format!("Open the {} {}", kind.label().to_lowercase(), shown.trim_start_matches(kind_icon(kind)).trim())
             } else {
                 format!("There is no {} `{slug}`", kind.label().to_lowercase())
             };
-            if ui.add(chip).on_hover_text(hover).clicked() && exists {
+            // Truncated to leave room for the change menu: in a nested list the panel can be
+            // narrower than the two, and they would run past its edge.
+            let spacing = ui.spacing();
+            // The menu's button shows a pencil and its arrow, both about an icon wide.
+            let change_width = spacing.icon_width * 2.0 + spacing.icon_spacing + spacing.button_padding.x * 2.0;
+            // A grid cell's available width is not bounded by the panel; its clip rect is.
+            let room = ui.available_width().min(ui.clip_rect().right() - ui.cursor().left());
+            let chip_width = (room - change_width - spacing.item_spacing.x).max(spacing.icon_width * 2.0);
+            let chip = ui.scope(|ui| {
+                ui.set_max_width(chip_width);
+                ui.add(chip)
+            });
+            if chip.inner.on_hover_text(hover).clicked() && exists {
                 self.selected = Some(ItemKey::new(kind, slug.clone()));
             }
             let mut chosen = None;
-            egui::ComboBox::from_id_salt(("inspector_ref", path)).selected_text("Change").width(80.0).show_ui(
-                ui,
-                |ui| {
+            let menu = egui::ComboBox::from_id_salt(("inspector_ref", path))
+                .selected_text(icon::PENCIL_SIMPLE)
+                .width(0.0)
+                .show_ui(ui, |ui| {
                     ui.add(egui::TextEdit::singleline(&mut self.state.picker_filter).hint_text("search"));
                     let filter = self.state.picker_filter.to_lowercase();
                     for (id, label) in self
@@ -527,8 +613,8 @@ impl Form<'_> {
                             chosen = Some(id.to_owned());
                         }
                     }
-                },
-            );
+                });
+            menu.response.on_hover_text(format!("Pick another {}", kind.label().to_lowercase()));
             if let Some(chosen) = chosen
                 && chosen != *slug
             {
@@ -587,7 +673,7 @@ impl Form<'_> {
         for (at, element) in list.iter_mut().enumerate() {
             path.push(at.to_string());
             let what = path_text(path);
-            ui.horizontal(|ui| {
+            let mut controls = |ui: &mut egui::Ui| {
                 ui.label(RichText::new(format!("{}", at + 1)).weak());
                 if ui
                     .add_enabled(at > 0, egui::Button::new(egui_phosphor::regular::ARROW_UP).small())
@@ -610,9 +696,27 @@ impl Form<'_> {
                 {
                     remove = Some(at);
                 }
-                let label = ui.label("").id;
-                ui.vertical(|ui| self.value_ui(ui, path, element, label));
-            });
+            };
+            if self.is_compound(path, element) {
+                // The element's own fields fold below its controls, using the whole width.
+                let id = ui.make_persistent_id(("inspector_element", &*path));
+                egui::collapsing_header::CollapsingState::load_with_default_open(
+                    ui.ctx(),
+                    id,
+                    opens_by_default(element),
+                )
+                .show_header(ui, |ui| {
+                    controls(ui);
+                    ui.label(RichText::new(size_text(element)).weak());
+                })
+                .body(|ui| self.compound_ui(ui, path, element));
+            } else {
+                ui.horizontal(|ui| {
+                    controls(ui);
+                    let label = ui.label("").id;
+                    ui.vertical(|ui| self.value_ui(ui, path, element, label));
+                });
+            }
             path.pop();
         }
         let what = path_text(path);
@@ -671,6 +775,29 @@ const CANDIDATES: &[fn() -> Value] = &[
     || Value::Bool(false),
     || Value::Null,
 ];
+
+/// How big a structure or list is, as its header shows it: "3 fields", "1 item", "empty".
+fn size_text(value: &Value) -> String {
+    let (count, one, many) = match value {
+        Value::Array(list) => (list.len(), "item", "items"),
+        Value::Object(object) => (object.len(), "field", "fields"),
+        _ => return String::new(),
+    };
+    match count {
+        0 => "empty".to_owned(),
+        1 => format!("1 {one}"),
+        _ => format!("{count} {many}"),
+    }
+}
+
+/// Whether a structure or list shows its contents until folded: long lists start folded so
+/// the fields after them stay in reach.
+fn opens_by_default(value: &Value) -> bool {
+    value.as_array().is_none_or(|list| list.len() <= LONG_LIST)
+}
+
+/// How many elements make a list long enough to start folded.
+const LONG_LIST: usize = 8;
 
 /// `snake_case` as "Snake case".
 fn humanise(name: &str) -> String {

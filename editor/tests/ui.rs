@@ -493,3 +493,27 @@ fn a_field_left_at_its_default_inside_a_structure_can_be_set_from_the_form() {
     harness.run_steps(3);
     assert!(rule(&harness).card_modifiers.is_empty());
 }
+
+#[test]
+fn nested_fields_and_reference_menus_stay_inside_the_window_at_the_default_size() {
+    let mut harness = harness();
+    let window_right = 1280.0;
+    // An act modifier's card reference sits four levels deep; a placement's unit two.
+    // Each structure and list is headed by its size: the act's effects hold one field, the
+    // island's palette three colours.
+    for (group, entry, reference, size) in [
+        ("Acts (7)", "Bonfire · bonfire_burns", "Ember · ember", "1 field"),
+        ("Tile maps (1)", "The Island · island", "The Keeper · keeper", "3 items"),
+    ] {
+        select(&mut harness, group, entry);
+        harness.get_by_label(size);
+        let chip = harness.get_by_label_contains(reference);
+        assert!(chip.rect().right() <= window_right, "{reference} ends at {}", chip.rect().right());
+        for role in [Role::ComboBox, Role::TextInput, Role::SpinButton] {
+            for node in harness.query_all_by_role(role) {
+                let right = node.rect().right();
+                assert!(right <= window_right, "{entry}: a {role:?} ends at {right}, past the window");
+            }
+        }
+    }
+}
