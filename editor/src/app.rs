@@ -12,7 +12,7 @@ use actforge_runtime::project::{BundleFormat, Sources, export_bundle, item_path,
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Kind, Project, Severity};
 use egui::RichText;
-use egui_dock::{DockArea, DockState, NodeIndex, TabViewer};
+use egui_dock::{DockArea, DockState, NodeIndex, SurfaceIndex, TabPath, TabViewer};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::open_project;
@@ -205,6 +205,8 @@ pub struct ActforgeApp {
     filter: String,
     selection: Option<ItemKey>,
     dock: DockState<Tab>,
+    /// The whole layout while one pane is maximised (`dock` then holds that pane alone).
+    restore_layout: Option<DockState<Tab>>,
     pending: Vec<Pending>,
     palette: Option<Palette>,
     inspector: InspectorState,
@@ -275,6 +277,7 @@ impl ActforgeApp {
             filter: String::new(),
             selection: None,
             dock: default_layout(),
+            restore_layout: None,
             pending: Vec::new(),
             palette: None,
             inspector: InspectorState::default(),
@@ -649,7 +652,11 @@ impl ActforgeApp {
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
             UiCommand::PlayFromHere => open && self.selection.as_ref().is_some_and(|key| key.kind == Kind::Act),
-            UiCommand::Reload | UiCommand::CommandPalette | UiCommand::ToggleTheme | UiCommand::ResetLayout => true,
+            UiCommand::Reload
+            | UiCommand::CommandPalette
+            | UiCommand::ToggleTheme
+            | UiCommand::ResetLayout
+            | UiCommand::MaximisePane => true,
         }
     }
 
@@ -690,7 +697,9 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::FormulaWorkbench);
                 self.menu_item(ui, UiCommand::ActGraph);
                 self.menu_item(ui, UiCommand::NodeMap);
+                self.menu_item(ui, UiCommand::TileMapEditor);
                 ui.separator();
+                self.menu_item(ui, UiCommand::MaximisePane);
                 self.menu_item(ui, UiCommand::ToggleTheme);
                 self.menu_item(ui, UiCommand::ResetLayout);
             });
@@ -722,6 +731,7 @@ impl ActforgeApp {
                 UiCommand::FindInProject,
                 UiCommand::CommandPalette,
                 UiCommand::Simulate,
+                UiCommand::MaximisePane,
                 UiCommand::ToggleTheme,
             ] {
                 self.command_button(ui, command, self.enabled(command));
@@ -744,6 +754,14 @@ impl ActforgeApp {
             ui.separator();
             let unsaved = open.document.dirty_items().len() + usize::from(open.document.manifest_dirty());
             ui.label(if unsaved == 0 { "All saved".to_owned() } else { format!("{unsaved} unsaved") });
+            if self.is_maximised() {
+                ui.separator();
+                let shortcut = UiCommand::MaximisePane.shortcut_text(ui.ctx());
+                ui.label(format!(
+                    "{} One pane maximised: {shortcut} restores the others",
+                    egui_phosphor::regular::ARROWS_OUT
+                ));
+            }
             ui.separator();
             let errors = open.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
             let warnings = open.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
@@ -965,7 +983,11 @@ impl ActforgeApp {
             UiCommand::Duplicate => self.duplicate(),
             UiCommand::Delete => self.delete(),
             UiCommand::ToggleTheme => self.dark = !self.dark,
-            UiCommand::ResetLayout => self.dock = default_layout(),
+            UiCommand::ResetLayout => {
+                self.dock = default_layout();
+                self.restore_layout = None;
+            }
+            UiCommand::MaximisePane => self.toggle_maximised(),
             UiCommand::Simulate => self.simulate(),
             UiCommand::NewProject => self.ask_folder(FolderPurpose::New, "New project: choose an empty folder"),
             UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
@@ -1156,10 +1178,43 @@ impl ActforgeApp {
     }
 
     /// Brings a tab to the front, adding it back if the layout lost it.
+    /// Whether one pane fills the window (the rest of the layout is kept aside).
+    pub fn is_maximised(&self) -> bool {
+        self.restore_layout.is_some()
+    }
+
+    /// Lets the focused pane fill the window, or puts the whole layout back with the tab that
+    /// was in front still in front (and any tab opened meanwhile added to it).
+    fn toggle_maximised(&mut self) {
+        if let Some(whole) = self.restore_layout.take() {
+            let front = self.dock.find_active_focused().map(|(_, tab)| *tab);
+            let shown: Vec<Tab> = self.dock.iter_all_tabs().map(|(_, tab)| *tab).collect();
+            self.dock = whole;
+            for tab in shown {
+                if self.dock.find_tab(&tab).is_none() {
+                    self.dock.push_to_focused_leaf(tab);
+                }
+            }
+            if let Some(front) = front {
+                self.show_tab(front);
+            }
+            return;
+        }
+        // With no pane focused yet, the centre's (where the item and its editors open).
+        let focused = self.dock.focused_leaf().or_else(|| self.dock.find_tab(&Tab::Item).map(TabPath::node_path));
+        let Some(leaf) = focused.and_then(|path| self.dock.leaf(path).ok()) else { return };
+        let (tabs, active) = (leaf.tabs().to_vec(), leaf.active);
+        let mut alone = DockState::new(tabs);
+        let _ = alone.set_active_tab(TabPath::new(SurfaceIndex::main(), NodeIndex::root(), active));
+        self.restore_layout = Some(std::mem::replace(&mut self.dock, alone));
+    }
+
     fn show_tab(&mut self, tab: Tab) {
         if let Some(found) = self.dock.find_tab(&tab) {
-            // Found just now, so it is there to activate.
+            // Found just now, so it is there to activate; its pane is where the designer now
+            // works (what "Maximise" maximises).
             let _ = self.dock.set_active_tab(found);
+            self.dock.set_focused_node_and_surface(found.node_path());
         } else {
             self.dock.push_to_focused_leaf(tab);
         }
@@ -1609,7 +1664,11 @@ impl eframe::App for ActforgeApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let settings = Settings { dark: self.dark, recent: self.recent.clone(), dock: Some(self.dock.clone()) };
+        let settings = Settings {
+            dark: self.dark,
+            recent: self.recent.clone(),
+            dock: Some(self.restore_layout.as_ref().unwrap_or(&self.dock).clone()),
+        };
         eframe::set_value(storage, SETTINGS_KEY, &settings);
     }
 }

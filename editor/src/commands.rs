@@ -35,6 +35,8 @@ pub enum UiCommand {
     ToggleTheme,
     /// Put every panel back where it starts.
     ResetLayout,
+    /// Let the focused pane fill the window, or put the other panes back.
+    MaximisePane,
     /// Show the Simulate panel and run a simulation of the current content.
     Simulate,
     /// Show the formula workbench (the selected named formula, or a scratch formula).
@@ -82,6 +84,7 @@ impl UiCommand {
         UiCommand::Delete,
         UiCommand::ToggleTheme,
         UiCommand::ResetLayout,
+        UiCommand::MaximisePane,
         UiCommand::Simulate,
         UiCommand::FormulaWorkbench,
         UiCommand::PlayPause,
@@ -110,6 +113,7 @@ impl UiCommand {
             UiCommand::Delete => "Delete item",
             UiCommand::ToggleTheme => "Toggle light theme",
             UiCommand::ResetLayout => "Reset layout",
+            UiCommand::MaximisePane => "Maximise or restore the pane",
             UiCommand::Simulate => "Simulate",
             UiCommand::FormulaWorkbench => "Formula workbench",
             UiCommand::PlayPause => "Play or pause the preview",
@@ -139,6 +143,9 @@ impl UiCommand {
             UiCommand::Delete => "Remove the selected item (undoable)",
             UiCommand::ToggleTheme => "Switch between the dark and the light theme",
             UiCommand::ResetLayout => "Put every panel back where it starts",
+            UiCommand::MaximisePane => {
+                "Let the pane you are working in fill the window; again to put the other panes back"
+            }
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
             UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
             UiCommand::PlayPause => "Show the preview and run or stop its game clock",
@@ -173,6 +180,7 @@ impl UiCommand {
             UiCommand::ActGraph => Some(command_shift(Key::G)),
             UiCommand::NodeMap => Some(command_shift(Key::M)),
             UiCommand::TileMapEditor => Some(command_shift(Key::T)),
+            UiCommand::MaximisePane => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F11)),
             UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
@@ -203,6 +211,7 @@ impl UiCommand {
             UiCommand::Delete => icon::TRASH,
             UiCommand::ToggleTheme => icon::SUN,
             UiCommand::ResetLayout => icon::LAYOUT,
+            UiCommand::MaximisePane => icon::ARROWS_OUT,
             UiCommand::Simulate => icon::CHART_BAR,
             UiCommand::FormulaWorkbench => icon::FUNCTION,
             UiCommand::PlayPause => icon::PLAY_PAUSE,

@@ -517,3 +517,30 @@ fn nested_fields_and_reference_menus_stay_inside_the_window_at_the_default_size(
         }
     }
 }
+
+#[test]
+fn f11_lets_the_tile_map_fill_the_window_and_brings_the_other_panes_back() {
+    let mut harness = harness();
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::T);
+    harness.run_steps(3);
+    let narrow = harness.get_by_label("Tile map view").rect().width();
+    harness.get_by_label_contains("Acts (7)");
+    harness.get_by_label_contains("Select an item to edit");
+
+    harness.key_press(Key::F11);
+    harness.run_steps(3);
+    assert!(harness.state().is_maximised());
+    assert!(harness.query_by_label_contains("Acts (7)").is_none(), "the browser is put aside");
+    assert!(harness.query_by_label_contains("Select an item to edit").is_none(), "the inspector is put aside");
+    harness.get_by_label_contains("One pane maximised");
+    let wide = harness.get_by_label("Tile map view").rect().width();
+    assert!(wide > narrow + 400.0, "the view grew from {narrow} to {wide}");
+
+    harness.key_press(Key::F11);
+    harness.run_steps(3);
+    assert!(!harness.state().is_maximised());
+    harness.get_by_label_contains("Acts (7)");
+    harness.get_by_label_contains("Select an item to edit");
+    let back = harness.get_by_label("Tile map view").rect().width();
+    assert!((back - narrow).abs() < 1.0, "the tile map is still in front, at its old size ({back} vs {narrow})");
+}
