@@ -72,5 +72,27 @@ pub fn severity_colour(severity: Severity) -> Color32 {
 pub fn install_fonts(ctx: &egui::Context) {
     let mut fonts = egui::FontDefinitions::default();
     egui_phosphor::add_to_fonts(&mut fonts, egui_phosphor::Variant::Regular);
+    // The proportional font lacks arrows (→) and bullets (●) that names and messages use; the
+    // monospace font has them, so it is the last fallback rather than an empty box.
+    if let Some(proportional) = fonts.families.get_mut(&egui::FontFamily::Proportional) {
+        proportional.push("Hack".to_owned());
+    }
     ctx.set_fonts(fonts);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_text_font_draws_the_arrows_bullets_and_icons_the_editor_writes() {
+        let ctx = egui::Context::default();
+        super::install_fonts(&ctx);
+        // Fonts are loaded at the start of a frame.
+        let mut output = ctx.run_ui(egui::RawInput::default(), |_| {});
+        output.textures_delta.clear();
+        let font = egui::FontId::proportional(14.0);
+        for text in ["harbour → tide_caves", "● unsaved", "Fish Market · fish_market", egui_phosphor::regular::CUBE]
+        {
+            assert!(ctx.fonts_mut(|fonts| fonts.has_glyphs(&font, text)), "{text:?} has a glyph missing");
+        }
+    }
 }
