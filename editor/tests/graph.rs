@@ -141,3 +141,42 @@ fn a_fixed_highlight_is_drawn_on_the_running_act_and_the_current_node() {
     harness.get_by_label("Current: smithy");
     assert_eq!(harness.state().graph_views().node_map.drawn_highlight(), &BTreeSet::from(["smithy".to_owned()]));
 }
+
+#[test]
+fn node_map_nodes_are_as_wide_as_their_contents_and_do_not_overlap() {
+    let mut harness = harness_at(&default_project_path(), UiCommand::NodeMap);
+    harness.run_steps(2);
+    let drawn = harness.state().graph_views().node_map.drawn_nodes();
+    let map = harness.state().project().unwrap().node_maps.get("coast_route").unwrap();
+    assert_eq!(drawn.len(), map.nodes.len(), "every node is drawn: {drawn:?}");
+    for (id, rect) in &drawn {
+        // Two pins, a short name, a 130-point unlock field: a node stretched to the view's
+        // width once covered its neighbours.
+        assert!(rect.width() < 320.0, "{id} is {} wide", rect.width());
+        for (other, other_rect) in drawn.range::<String, _>((std::ops::Bound::Excluded(id), std::ops::Bound::Unbounded))
+        {
+            assert!(!rect.intersects(*other_rect), "{id} {rect:?} overlaps {other} {other_rect:?}");
+        }
+    }
+}
+
+#[test]
+fn a_node_map_opens_zoomed_to_fit_its_tab_at_the_default_window_size() {
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.run_steps(2);
+    harness.state_mut().request(UiCommand::NodeMap);
+    harness.run_steps(4);
+    // The tab lies between the project browser and the inspector.
+    let tab_right = harness.get_by_label_contains("Select an item to edit").rect().left();
+    let tab_left = harness.get_by_label_contains("Aspects (").rect().right();
+    let view = harness.state().graph_views().node_map.graph_to_screen();
+    let drawn = harness.state().graph_views().node_map.drawn_nodes();
+    assert!(!drawn.is_empty());
+    for (id, rect) in drawn {
+        let on_screen = view * rect;
+        assert!(on_screen.left() > tab_left && on_screen.right() < tab_right, "{id} is drawn at {on_screen:?}");
+    }
+}

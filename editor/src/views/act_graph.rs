@@ -309,6 +309,8 @@ pub struct ActGraphView {
     rects: BTreeMap<NodeId, Rect>,
     /// A transform to apply next frame (zoom to fit, go to a found act).
     set_transform: Option<Transform>,
+    /// The fit asked for is a second try, made once the nodes have their drawn sizes.
+    refitted: bool,
     to_global: TSTransform,
     /// Connections asked for outside a drag (tests, menus), done next frame like a drag's.
     requested: Vec<(String, LinkKind, String)>,
@@ -513,8 +515,21 @@ impl ActGraphView {
     }
 
     fn graph_ui(&mut self, ui: &mut egui::Ui, input: &GraphInput<'_>, actions: &mut Vec<InspectorAction>) {
-        let view = ui.available_rect_before_wrap();
-        let transform = self.set_transform.take().and_then(|wanted| self.transform_for(&wanted, view));
+        // What is on screen: a toolbar wider than the tab widens the available rectangle
+        // past the tab's edge, and a fit to that would put nodes out of sight.
+        let view = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let wanted = self.set_transform.take();
+        let transform = wanted.as_ref().and_then(|wanted| self.transform_for(wanted, view));
+        // A node not drawn yet was fitted at a guessed size: fit again once it has its own
+        // (once only: a node snarl does not draw, being off screen, never gets a size).
+        if matches!(wanted, Some(Transform::Fit)) {
+            let first_try = !std::mem::take(&mut self.refitted);
+            if first_try && self.snarl.node_ids().any(|(id, _)| !self.rects.contains_key(&id)) {
+                self.set_transform = wanted;
+                self.refitted = true;
+                ui.ctx().request_repaint();
+            }
+        }
         let mut viewer = ActViewer {
             project: input.project,
             selection: input.selection,

@@ -22,8 +22,9 @@ use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::kind_colour;
 
-/// Graph units per map unit (map positions are small; nodes need room).
-const MAP_TO_GRAPH: f32 = 1.5;
+/// Graph units per map unit (map positions are small; nodes need room: at the campaign view's
+/// usual 180-unit column spacing a node with an unlock field and a property fits with a gap).
+const MAP_TO_GRAPH: f32 = 1.8;
 
 /// The icon of a node kind.
 pub fn node_kind_icon(kind: &NodeKind) -> &'static str {
@@ -218,6 +219,8 @@ pub struct NodeMapView {
     drawn_highlight: BTreeSet<String>,
     rects: BTreeMap<NodeId, Rect>,
     fit: bool,
+    /// The fit asked for is a second try, made once the nodes have their drawn sizes.
+    refitted: bool,
     to_global: TSTransform,
     requested: Vec<(String, String)>,
     message: Option<String>,
@@ -247,6 +250,19 @@ impl NodeMapView {
     /// Asks to join `from` to `to` by a path, through the same path a dragged wire takes.
     pub fn request_connect(&mut self, from: &str, to: &str) {
         self.requested.push((from.to_owned(), to.to_owned()));
+    }
+
+    /// Where each node of the shown map was drawn last frame (graph space), by node id.
+    pub fn drawn_nodes(&self) -> BTreeMap<String, Rect> {
+        self.snarl
+            .nodes_ids_data()
+            .filter_map(|(id, node)| Some((node.value.id.clone(), *self.rects.get(&id)?)))
+            .collect()
+    }
+
+    /// From graph space to the screen, as last drawn.
+    pub fn graph_to_screen(&self) -> TSTransform {
+        self.to_global
     }
 
     /// Draws the picker and the map; edits become `actions`, refusals also go to `log`.
@@ -317,9 +333,12 @@ impl NodeMapView {
             if ui.button(format!("{} Zoom to fit", icon::FRAME_CORNERS)).clicked() {
                 self.fit = true;
             }
-            ui.label(
-                RichText::new("Drag from a node's last pin to another node to add a path; right-click for more.")
-                    .weak(),
+            ui.add(
+                egui::Label::new(
+                    RichText::new("Drag from a node's last pin to another node to add a path; right-click for more.")
+                        .weak(),
+                )
+                .truncate(),
             );
         });
     }
@@ -354,8 +373,21 @@ impl NodeMapView {
         actions: &mut Vec<InspectorAction>,
         log: &mut Vec<String>,
     ) {
-        let view = ui.available_rect_before_wrap();
-        let transform = if std::mem::take(&mut self.fit) {
+        // What is on screen: a toolbar wider than the tab widens the available rectangle
+        // past the tab's edge, and a fit to that would put nodes out of sight.
+        let view = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let fitting = std::mem::take(&mut self.fit);
+        // A node not drawn yet is fitted at a guessed size: fit again once it has its own
+        // (once only: a node snarl does not draw, being off screen, never gets a size).
+        if fitting {
+            let first_try = !std::mem::take(&mut self.refitted);
+            if first_try && self.snarl.node_ids().any(|(id, _)| !self.rects.contains_key(&id)) {
+                self.fit = true;
+                self.refitted = true;
+                ui.ctx().request_repaint();
+            }
+        }
+        let transform = if fitting {
             let rect_of = |id: NodeId, pos: Pos2| {
                 self.rects.get(&id).copied().unwrap_or_else(|| Rect::from_min_size(pos, Vec2::new(180.0, 120.0)))
             };
@@ -581,12 +613,14 @@ impl SnarlViewer<MapNodeView> for MapViewer<'_> {
     ) -> impl SnarlPin + 'static {
         let Some(data) = snarl.get_node(pin.id.node).cloned() else { return PinInfo::circle() };
         let Some(row) = data.edges.get(pin.id.output) else {
-            ui.label(RichText::new("new path").weak().small());
+            ui.add(egui::Label::new(RichText::new("new path").weak().small()).extend());
             return PinInfo::circle().with_fill(Color32::GRAY);
         };
-        ui.vertical(|ui| {
+        // Right-aligned, hugging the pin: snarl lays outputs out right to left, and a
+        // left-aligned column there would stretch the node to all the width it is offered.
+        ui.with_layout(egui::Layout::top_down(egui::Align::Max), |ui| {
             self.unlock_ui(ui, &data.id, row);
-            ui.horizontal(|ui| {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let dashed = row.style == EdgeStyle::Dashed;
                 let text = if dashed { "dashed" } else { "solid" };
                 if ui.small_button(text).on_hover_text("Switch between a solid and a dashed (locked) path").clicked() {
