@@ -26,7 +26,7 @@ use crate::map_view::editor::MapEditor;
 use crate::preview::PreviewPanel;
 use crate::recovery::{Recovery, recovery_ops};
 use crate::simulate::SimPanel;
-use crate::style::{install_fonts, kind_colour, kind_icon, severity_colour, severity_icon};
+use crate::style::{install_fonts, kind_icon, kind_text_colour, severity_colour, severity_icon};
 use crate::views::{GraphHighlight, GraphViews};
 use crate::watch::FolderWatch;
 
@@ -869,7 +869,8 @@ impl ActforgeApp {
                                 let text = if label.is_empty() { id.to_owned() } else { format!("{label} · {id}") };
                                 let response = ui.selectable_label(
                                     false,
-                                    RichText::new(format!("{} {text}", kind_icon(kind))).color(kind_colour(kind)),
+                                    RichText::new(format!("{} {text}", kind_icon(kind)))
+                                        .color(kind_text_colour(kind, ui.visuals())),
                                 );
                                 if response.clicked() || (enter && shown == 1) {
                                     chosen = Some(Pending::Select(ItemKey::new(kind, id)));
@@ -1057,7 +1058,8 @@ impl ActforgeApp {
                 egui::ScrollArea::vertical().max_height(200.0).show(ui, |ui| {
                     for user in users {
                         ui.label(
-                            RichText::new(format!("{} {user}", kind_icon(user.kind))).color(kind_colour(user.kind)),
+                            RichText::new(format!("{} {user}", kind_icon(user.kind)))
+                                .color(kind_text_colour(user.kind, ui.visuals())),
                         );
                     }
                 });
@@ -1384,8 +1386,8 @@ fn text_hits_ui(ui: &mut egui::Ui, palette: &mut Palette, document: &Document, e
     let mut chosen = None;
     for (index, hit) in palette.hits.iter().enumerate() {
         let kind = hit.key.kind;
-        let text =
-            RichText::new(format!("{} {} · {}", kind_icon(kind), hit.key.id, hit.field)).color(kind_colour(kind));
+        let text = RichText::new(format!("{} {} · {}", kind_icon(kind), hit.key.id, hit.field))
+            .color(kind_text_colour(kind, ui.visuals()));
         let response = ui.selectable_label(false, text).on_hover_text(hit.snippet.as_str());
         ui.label(RichText::new(hit.snippet.as_str()).weak().small());
         if response.clicked() || (enter && index == 0) {
@@ -1511,7 +1513,7 @@ impl Tabs<'_> {
                     })
                     .collect();
                 let title = RichText::new(format!("{}  {} ({})", kind_icon(kind), kind.plural_label(), entries.len()))
-                    .color(kind_colour(kind));
+                    .color(kind_text_colour(kind, ui.visuals()));
                 egui::CollapsingHeader::new(title).id_salt(kind).default_open(false).show(ui, |ui| {
                     if entries.is_empty() {
                         ui.label(RichText::new(format!("No {} yet", kind.plural_label().to_lowercase())).weak());
@@ -1571,7 +1573,11 @@ impl Tabs<'_> {
                     return;
                 };
                 ui.horizontal(|ui| {
-                    ui.label(RichText::new(kind_icon(selection.kind)).size(22.0).color(kind_colour(selection.kind)));
+                    ui.label(
+                        RichText::new(kind_icon(selection.kind))
+                            .size(22.0)
+                            .color(kind_text_colour(selection.kind, ui.visuals())),
+                    );
                     ui.heading(format!("{} {}", selection.kind.label(), selection.id));
                 });
                 if let Some(file) = open.sources.item_file(selection.kind, &selection.id) {

@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
 use egui_phosphor::regular as icon;
 
-use crate::style::{kind_colour, kind_icon};
+use crate::style::{kind_icon, kind_text_colour};
 
 /// What the inspector asks the app to do after the frame.
 #[derive(Clone, Debug)]
@@ -117,7 +117,7 @@ pub fn inspector_ui(
         return;
     };
     ui.horizontal(|ui| {
-        ui.label(RichText::new(kind_icon(key.kind)).size(22.0).color(kind_colour(key.kind)));
+        ui.label(RichText::new(kind_icon(key.kind)).size(22.0).color(kind_text_colour(key.kind, ui.visuals())));
         let dirty = if input.dirty { " ●" } else { "" };
         let name = if item.item_label().is_empty() { key.id.as_str() } else { item.item_label() };
         ui.heading(format!("{} · {}{dirty}", key.kind.label(), name.replace('\n', " ")));
@@ -559,7 +559,7 @@ impl Form<'_> {
             .map(|(_, label)| label.to_owned());
         ui.horizontal(|ui| {
             let colour = if exists {
-                kind_colour(kind)
+                kind_text_colour(kind, ui.visuals())
             } else {
                 crate::style::severity_colour(actforge_runtime::Severity::Error)
             };
@@ -962,7 +962,7 @@ fn where_used_ui(ui: &mut egui::Ui, project: &Project, key: &ItemKey, actions: &
             for (user, path) in uses.iter().take(500) {
                 let text = format!("{} {} · {path}", kind_icon(user.kind), user.id);
                 if ui
-                    .link(RichText::new(text).color(kind_colour(user.kind)))
+                    .link(RichText::new(text).color(kind_text_colour(user.kind, ui.visuals())))
                     .on_hover_text(format!("Select the {user}"))
                     .clicked()
                 {

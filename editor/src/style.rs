@@ -50,6 +50,17 @@ pub fn kind_colour(kind: Kind) -> Color32 {
     }
 }
 
+/// A kind's colour for text on the current theme: the accent itself on dark panels, darkened
+/// on light ones (the pale accents are hard to read on white).
+pub fn kind_text_colour(kind: Kind, visuals: &egui::Visuals) -> Color32 {
+    let colour = kind_colour(kind);
+    if visuals.dark_mode {
+        return colour;
+    }
+    let darken = |channel: u8| (u16::from(channel) * 11 / 20) as u8;
+    Color32::from_rgb(darken(colour.r()), darken(colour.g()), darken(colour.b()))
+}
+
 /// The icon of a diagnostic severity.
 pub fn severity_icon(severity: Severity) -> &'static str {
     match severity {
@@ -82,6 +93,36 @@ pub fn install_fonts(ctx: &egui::Context) {
 
 #[cfg(test)]
 mod tests {
+    use actforge_runtime::Kind;
+    use egui::Color32;
+
+    /// WCAG's contrast ratio of two colours (1 to 21).
+    fn contrast(a: Color32, b: Color32) -> f32 {
+        let luminance = |colour: Color32| {
+            let linear = |channel: u8| {
+                let c = f32::from(channel) / 255.0;
+                if c <= 0.039_28 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+            };
+            0.2126 * linear(colour.r()) + 0.7152 * linear(colour.g()) + 0.0722 * linear(colour.b())
+        };
+        let (la, lb) = (luminance(a), luminance(b));
+        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+    }
+
+    #[test]
+    fn kind_names_are_readable_on_both_themes() {
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            for &kind in Kind::ALL {
+                let ratio = contrast(super::kind_text_colour(kind, &visuals), visuals.panel_fill);
+                assert!(
+                    ratio >= 4.0,
+                    "{kind:?} on the {} theme: contrast {ratio:.2}",
+                    if visuals.dark_mode { "dark" } else { "light" }
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_text_font_draws_the_arrows_bullets_and_icons_the_editor_writes() {
         let ctx = egui::Context::default();

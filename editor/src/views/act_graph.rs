@@ -21,7 +21,7 @@ use super::{
 };
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
-use crate::style::{kind_colour, kind_icon};
+use crate::style::{kind_colour, kind_icon, kind_text_colour};
 
 /// The kind folder name acts' positions are stored under.
 const LAYOUT_KIND: &str = "acts";
@@ -742,7 +742,7 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
             return;
         }
         ui.horizontal(|ui| {
-            ui.label(RichText::new(kind_icon(Kind::Act)).color(kind_colour(Kind::Act)));
+            ui.label(RichText::new(kind_icon(Kind::Act)).color(kind_text_colour(Kind::Act, ui.visuals())));
             if act.initial {
                 ui.label(RichText::new(icon::FLAG).color(LinkKind::Spawned.colour()))
                     .on_hover_text("Initial act: the player may start it");
@@ -800,7 +800,7 @@ impl SnarlViewer<ActNode> for ActViewer<'_> {
                 ui.label(
                     RichText::new(format!("{} {token}", kind_icon(Kind::Token)))
                         .small()
-                        .color(kind_colour(Kind::Token)),
+                        .color(kind_text_colour(Kind::Token, ui.visuals())),
                 );
             }
             if act.duration != "0" && !act.duration.is_empty() {

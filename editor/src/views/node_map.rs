@@ -20,7 +20,7 @@ use super::act_graph::graph_style;
 use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, highlighted_frame, name_colour, paint_highlight_path};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
-use crate::style::kind_colour;
+use crate::style::{kind_colour, kind_text_colour};
 
 /// Graph units per map unit (map positions are small; nodes need room: at the campaign view's
 /// usual 180-unit column spacing a node with an unlock field and a property fits with a gap).
@@ -576,7 +576,8 @@ impl SnarlViewer<MapNodeView> for MapViewer<'_> {
             let colour = node_kind_colour(&data.kind);
             ui.label(RichText::new(node_kind_icon(&data.kind)).color(colour)).on_hover_text(kind_name(&data.kind));
             if data.start {
-                ui.label(RichText::new(icon::FLAG).color(kind_colour(Kind::NodeMap))).on_hover_text("Start node");
+                ui.label(RichText::new(icon::FLAG).color(kind_text_colour(Kind::NodeMap, ui.visuals())))
+                    .on_hover_text("Start node");
             }
             if ui.add(egui::Button::new(RichText::new(data.header_text()).strong()).frame(false)).clicked() {
                 self.actions.push(InspectorAction::Select(ItemKey::new(Kind::NodeMap, self.map.id.as_str())));
