@@ -243,3 +243,18 @@ fn every_bundled_pack_plays_in_the_preview_with_its_systems_view() {
         }
     }
 }
+
+#[test]
+fn a_second_copy_of_a_turn_card_says_its_options_are_on_the_first() {
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    let hand = harness.state().preview().game.session().unwrap().turns().unwrap().hand.clone();
+    let copies = hand.iter().filter(|card| card.as_str() == "storm_warning").count();
+    assert_eq!(copies, 2, "the lighthouse deals two storm warnings: {hand:?}");
+    assert_eq!(harness.query_all_by_label("Another copy: its options are on the first").count(), 1);
+    assert_eq!(harness.query_all_by_label("Light the beacon").count(), 1);
+}

@@ -349,10 +349,15 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
                     if !card.description.is_empty() {
                         ui.label(RichText::new(&card.description).small().color(text_on(fill)));
                     }
+                    // The first copy of a card type is the one played; later copies show it but offer nothing.
+                    let first = turns.hand.iter().position(|c| c == card_id) == Some(index);
+                    if !first && !card.options.is_empty() {
+                        ui.label(
+                            RichText::new("Another copy: its options are on the first").small().color(text_on(fill)),
+                        );
+                    }
                     for (option_index, option) in card.options.iter().enumerate() {
                         let choice = Choice::PlayOption { card: card_id.clone(), option: option_index };
-                        // The first copy of a card type is the one played; later copies show it but offer nothing.
-                        let first = turns.hand.iter().position(|c| c == card_id) == Some(index);
                         if first && choices.contains(&choice) && ui.button(&option.label).clicked() {
                             chosen.push(choice);
                         }
