@@ -258,3 +258,21 @@ fn a_second_copy_of_a_turn_card_says_its_options_are_on_the_first() {
     assert_eq!(harness.query_all_by_label("Another copy: its options are on the first").count(), 1);
     assert_eq!(harness.query_all_by_label("Light the beacon").count(), 1);
 }
+
+#[test]
+fn the_campaign_hand_shows_card_labels_with_their_ids_on_hover() {
+    let path = default_project_path().parent().unwrap().join("era-synthesis");
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    let hand = harness.state().preview().game.session().unwrap().campaign().unwrap().hand.clone();
+    assert!(!hand.is_empty());
+    let project = harness.state().project().unwrap().clone();
+    for id in &hand {
+        let label = &project.cards.get(id.as_str()).unwrap().label;
+        harness.get_by_label(label);
+    }
+}

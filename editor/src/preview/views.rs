@@ -17,7 +17,10 @@ use crate::style::kind_colour;
 /// The colour of model content in egui.
 fn colour32(colour: Colour) -> Color32 {
     if colour.a == 0 {
-        return kind_colour(Kind::Card).gamma_multiply(0.6);
+        // Opaque, so the chip and its text (chosen by `text_on`) look alike on either theme.
+        let accent = kind_colour(Kind::Card);
+        let dim = |channel: u8| (u16::from(channel) * 3 / 5) as u8;
+        return Color32::from_rgb(dim(accent.r()), dim(accent.g()), dim(accent.b()));
     }
     Color32::from_rgba_unmultiplied(colour.r, colour.g, colour.b, colour.a)
 }
@@ -701,8 +704,25 @@ fn meters_ui(ui: &mut egui::Ui, session: &Session) {
 fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
     let Some(campaign) = session.campaign() else { return };
     if !campaign.hand.is_empty() {
-        let hand: Vec<&str> = campaign.hand.iter().map(actforge_runtime::Id::as_str).collect();
-        ui.label(format!("{} Hand: {}", icon::CARDS, hand.join(", ")));
+        let cards = &session.content().project.cards;
+        ui.horizontal_wrapped(|ui| {
+            ui.label(format!("{} Hand", icon::CARDS));
+            for id in &campaign.hand {
+                let definition = cards.get(id.as_str());
+                let label = definition
+                    .filter(|definition| !definition.label.is_empty())
+                    .map_or_else(|| id.to_string(), |definition| definition.label.clone());
+                let fill = definition.map_or(kind_colour(Kind::Card), |definition| colour32(definition.colour));
+                let description = definition.map_or("", |definition| definition.description.as_str());
+                // One widget (not a frame around a label), so the row knows its width and wraps
+                // before it rather than running past the edge.
+                let chip = egui::Button::new(RichText::new(&label).color(text_on(fill)))
+                    .fill(fill)
+                    .corner_radius(CornerRadius::same(6))
+                    .sense(egui::Sense::hover());
+                ui.add(chip).on_hover_text(format!("{id}: {description}"));
+            }
+        });
     }
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
