@@ -276,3 +276,22 @@ fn the_campaign_hand_shows_card_labels_with_their_ids_on_hover() {
         harness.get_by_label(label);
     }
 }
+
+#[test]
+fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
+    let path = default_project_path().parent().unwrap().join("knucklebones");
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    harness.get_by_label("Player two — to play");
+    harness.get_by_label("Player one");
+    harness.get_by_label_contains("Destiny die: odd");
+    harness.get_by_label_contains("Destiny die: even").click();
+    harness.run_steps(3);
+    let log = harness.state().preview().game.log().to_vec();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].contains("destiny_die") && log[0].contains("even"), "{log:?}");
+}

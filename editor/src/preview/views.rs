@@ -393,6 +393,7 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
 
 fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
     let Some(board) = session.board() else { return };
+    let project = &session.content().project;
     let game = &board.game;
     heading_ui(ui, icon::GRID_FOUR, &format!("Boards — turn {}", game.turn));
     if let Some(die) = &game.die {
@@ -408,9 +409,13 @@ fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &m
                 if active { Stroke::new(2.0, kind_colour(Kind::Board)) } else { Stroke::new(1.0, Color32::GRAY) };
             egui::Frame::group(ui.style()).stroke(stroke).show(ui, |ui| {
                 ui.vertical(|ui| {
-                    ui.label(
-                        RichText::new(format!("{}{}", side.board, if active { " — to play" } else { "" })).strong(),
-                    );
+                    let name = project
+                        .boards
+                        .get(side.board.as_str())
+                        .filter(|definition| !definition.label.is_empty())
+                        .map_or_else(|| side.board.to_string(), |definition| definition.label.clone());
+                    ui.label(RichText::new(format!("{name}{}", if active { " — to play" } else { "" })).strong())
+                        .on_hover_text(side.board.as_str());
                     egui::Grid::new(("preview_board", index)).spacing([4.0, 4.0]).show(ui, |ui| {
                         for row in 1..=side.rows {
                             for column in 1..=side.columns {
@@ -453,14 +458,40 @@ fn board_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], ch
             let label = match choice {
                 Choice::RollDie { .. } => format!("{} Roll", icon::DICE_FIVE),
                 Choice::PlaceOnBoard { column, .. } => format!("Place in column {column}"),
-                Choice::PlayBoardCard { .. } => session.describe_choice(choice),
+                Choice::PlayBoardCard { card, option, target, .. } => board_card_text(session, card, *option, *target),
                 _ => continue,
             };
-            if ui.button(label).clicked() {
+            // The playtest line on hover: what a script would write for this button.
+            if ui.button(label).on_hover_text(session.describe_choice(choice)).clicked() {
                 chosen.push(choice.clone());
             }
         }
     });
+}
+
+/// A board card's button: the card's label, the option's label and where it goes.
+fn board_card_text(
+    session: &Session,
+    card: &actforge_runtime::model::CardId,
+    option: u32,
+    target: Option<(u32, u32)>,
+) -> String {
+    let definition = session.content().project.cards.get(card.as_str());
+    let mut text = definition
+        .filter(|definition| !definition.label.is_empty())
+        .map_or_else(|| card.to_string(), |definition| definition.label.clone());
+    let option_label = option
+        .checked_sub(1)
+        .and_then(|at| definition?.board_play.as_ref()?.options.get(usize::try_from(at).ok()?))
+        .map(String::as_str);
+    if let Some(option_label) = option_label.filter(|label| !label.is_empty()) {
+        text = format!("{text}: {option_label}");
+    }
+    match target {
+        Some((column, 0)) => format!("{} {text} → column {column}", icon::CARDS),
+        Some((column, row)) => format!("{} {text} → cell {column}, {row}", icon::CARDS),
+        None => format!("{} {text}", icon::CARDS),
+    }
 }
 
 // ---------------------------------------------------------------- tactics
