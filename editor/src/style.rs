@@ -53,12 +53,38 @@ pub fn kind_colour(kind: Kind) -> Color32 {
 /// A kind's colour for text on the current theme: the accent itself on dark panels, darkened
 /// on light ones (the pale accents are hard to read on white).
 pub fn kind_text_colour(kind: Kind, visuals: &egui::Visuals) -> Color32 {
-    let colour = kind_colour(kind);
+    readable_text_colour(kind_colour(kind), visuals)
+}
+
+/// An accent colour made readable as text on the current theme: as it is on dark panels,
+/// darkened on light ones.
+pub fn readable_text_colour(accent: Color32, visuals: &egui::Visuals) -> Color32 {
     if visuals.dark_mode {
-        return colour;
+        return accent;
     }
-    let darken = |channel: u8| (u16::from(channel) * 11 / 20) as u8;
-    Color32::from_rgb(darken(colour.r()), darken(colour.g()), darken(colour.b()))
+    // Darkened in steps until it reads (WCAG's 4.5:1 for text), keeping its hue.
+    let darken = |colour: Color32| {
+        let step = |channel: u8| (u16::from(channel) * 17 / 20) as u8;
+        Color32::from_rgb(step(colour.r()), step(colour.g()), step(colour.b()))
+    };
+    let mut colour = darken(accent);
+    while contrast(colour, visuals.panel_fill) < 4.5 && colour != Color32::BLACK {
+        colour = darken(colour);
+    }
+    colour
+}
+
+/// WCAG's contrast ratio of two colours (1 to 21).
+fn contrast(a: Color32, b: Color32) -> f32 {
+    let luminance = |colour: Color32| {
+        let linear = |channel: u8| {
+            let c = f32::from(channel) / 255.0;
+            if c <= 0.039_28 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
+        };
+        0.2126 * linear(colour.r()) + 0.7152 * linear(colour.g()) + 0.0722 * linear(colour.b())
+    };
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
 
 /// The icon of a diagnostic severity.
@@ -96,17 +122,17 @@ mod tests {
     use actforge_runtime::Kind;
     use egui::Color32;
 
-    /// WCAG's contrast ratio of two colours (1 to 21).
-    fn contrast(a: Color32, b: Color32) -> f32 {
-        let luminance = |colour: Color32| {
-            let linear = |channel: u8| {
-                let c = f32::from(channel) / 255.0;
-                if c <= 0.039_28 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-            };
-            0.2126 * linear(colour.r()) + 0.7152 * linear(colour.g()) + 0.0722 * linear(colour.b())
-        };
-        let (la, lb) = (luminance(a), luminance(b));
-        (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+    use super::contrast;
+
+    #[test]
+    fn the_highlight_and_team_colours_are_readable_on_both_themes() {
+        let accents = [Color32::YELLOW, Color32::from_rgb(0x5b, 0xa4, 0xe6), Color32::from_rgb(0xef, 0x6f, 0x6c)];
+        for visuals in [egui::Visuals::dark(), egui::Visuals::light()] {
+            for accent in accents {
+                let ratio = contrast(super::readable_text_colour(accent, &visuals), visuals.panel_fill);
+                assert!(ratio >= 4.0, "{accent:?} (dark mode {}): contrast {ratio:.2}", visuals.dark_mode);
+            }
+        }
     }
 
     #[test]

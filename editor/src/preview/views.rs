@@ -12,7 +12,7 @@ use egui_phosphor::regular as icon;
 
 use crate::document::ItemKey;
 use crate::map_view::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
-use crate::style::kind_colour;
+use crate::style::{kind_colour, readable_text_colour};
 
 /// The colour of model content in egui.
 fn colour32(colour: Colour) -> Color32 {
@@ -530,11 +530,12 @@ fn tactics_ui(
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("Turn order").weak());
         if let Some(active) = battle.active_unit() {
-            ui.label(RichText::new(format!("▶ {active}")).strong().color(Color32::YELLOW));
+            let colour = readable_text_colour(Color32::YELLOW, ui.visuals());
+            ui.label(RichText::new(format!("▶ {active}")).strong().color(colour));
         }
         for (key, unit) in battle.units() {
             if Some(key) != battle.active_unit() && !unit.defeated {
-                ui.label(RichText::new(key).color(team_colour(&unit.team)));
+                ui.label(RichText::new(key).color(readable_text_colour(team_colour(&unit.team), ui.visuals())));
             }
         }
     });
