@@ -215,7 +215,8 @@ fn window_ui(
             ui.set_width(WINDOW_WIDTH);
             ui.vertical(|ui| {
                 ui.horizontal(|ui| {
-                    ui.label(RichText::new(format!("{} {name}", icon::COIN)).strong().color(colour));
+                    let title = readable_text_colour(colour, ui.visuals());
+                    ui.label(RichText::new(format!("{} {name}", icon::COIN)).strong().color(title));
                     ui.label(RichText::new(status_word(&window.status)).weak());
                 });
                 if !window.title.is_empty() {
@@ -294,7 +295,8 @@ fn slots_ui(
         let (_, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
             ui.set_min_size(Vec2::new(SLOT_WIDTH, 40.0));
             ui.vertical(|ui| {
-                ui.label(RichText::new(format!("{slot_label} slot")).small().color(stroke_colour));
+                let title = readable_text_colour(stroke_colour, ui.visuals());
+                ui.label(RichText::new(format!("{slot_label} slot")).small().color(title));
                 match open.card.and_then(|key| session.state().card(key).map(|card| (key, card))) {
                     Some((_, card)) => {
                         let label = project
