@@ -159,6 +159,13 @@ impl FormulaWorkbench {
 
     /// The value (or the error with its caret), then a sample value for each name read.
     fn result_ui(&mut self, ui: &mut egui::Ui, project: Option<&Project>) {
+        if self.text.trim().is_empty() {
+            // Nothing typed yet is not a mistake.
+            ui.label(
+                RichText::new("Type a formula to see its value, e.g. `2 * c.fuel + 1` or `f.beacon_strength`.").weak(),
+            );
+            return;
+        }
         let query = Query { project, values: self.samples.clone(), defines: Vec::new(), seed: self.seed, facing: None };
         match query::evaluate(&self.text, &query) {
             Ok(value) => {

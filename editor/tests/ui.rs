@@ -544,3 +544,16 @@ fn f11_lets_the_tile_map_fill_the_window_and_brings_the_other_panes_back() {
     let back = harness.get_by_label("Tile map view").rect().width();
     assert!((back - narrow).abs() < 1.0, "the tile map is still in front, at its old size ({back} vs {narrow})");
 }
+
+#[test]
+fn an_empty_scratch_formula_invites_typing_instead_of_showing_an_error() {
+    let mut harness = harness();
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::E);
+    harness.run_steps(3);
+    harness.get_by_label_contains("Scratch formula");
+    harness.get_by_label_contains("Type a formula to see its value");
+    assert!(harness.query_by_label_contains("ends too early").is_none());
+    type_into(&mut harness, "Formula text", "2 * 3 +");
+    harness.get_by_label_contains("^");
+    assert!(harness.query_by_label_contains("Type a formula to see its value").is_none());
+}
