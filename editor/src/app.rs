@@ -1636,7 +1636,18 @@ impl Tabs<'_> {
                             RichText::new(severity_icon(diagnostic.severity))
                                 .color(severity_colour(diagnostic.severity)),
                         );
-                        let response = ui.add(egui::Label::new(diagnostic.to_string()).sense(egui::Sense::click()));
+                        // Files named from the project folder; one line each (the rows are
+                        // fixed-height for long lists), the whole text on hover.
+                        let mut shown = diagnostic.clone();
+                        if let Some(inside) =
+                            diagnostic.file.as_ref().and_then(|file| file.strip_prefix(self.path).ok())
+                        {
+                            shown.file = Some(inside.to_path_buf());
+                        }
+                        let text = shown.to_string();
+                        let response = ui
+                            .add(egui::Label::new(text.as_str()).truncate().sense(egui::Sense::click()))
+                            .on_hover_text(text.as_str());
                         if response.clicked()
                             && let Some((kind, id)) = &diagnostic.item
                         {

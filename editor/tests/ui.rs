@@ -96,6 +96,11 @@ fn clicking_a_diagnostic_selects_its_item() {
     std::fs::create_dir_all(dir.path().join("acts")).unwrap();
     std::fs::write(dir.path().join("acts").join("start.ron"), "(id: \"start\", next_acts: [(act: \"gone\")])").unwrap();
     let mut harness = harness_at(dir.path());
+    // Named from the project folder, not the whole path to it.
+    let row = harness.get_by_label_contains("there is no act `gone`");
+    let text = format!("{row:?}");
+    assert!(text.contains("acts/start.ron:"), "{text}");
+    assert!(!text.contains(&dir.path().display().to_string()), "{text}");
     harness.get_by_label_contains("there is no act `gone`").click();
     harness.run_steps(3);
     assert_eq!(harness.state().selection(), Some(&Selection { kind: Kind::Act, id: "start".to_owned() }));

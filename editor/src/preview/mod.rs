@@ -63,7 +63,7 @@ impl PreviewPanel {
         self.messages_ui(ui);
         ui.separator();
         let Some(session) = self.game.session() else {
-            ui.label("The content does not compile yet: fix the errors above to play it.");
+            ui.label(RichText::new("Fix the errors above (the Diagnostics tab lists them too) to play.").weak());
             return;
         };
         let mut wants = views::Wants::default();
@@ -228,13 +228,15 @@ impl PreviewPanel {
         let errors = self.game.errors();
         if !errors.is_empty() {
             let error = Color32::from_rgb(0xf0, 0x5d, 0x5d);
+            // Only a game that compiled before can go on playing.
+            let what_plays = if self.game.session().is_some() {
+                "the preview keeps playing the last content that compiled"
+            } else {
+                "nothing can play until they are fixed"
+            };
+            let count = if errors.len() == 1 { "1 error".to_owned() } else { format!("{} errors", errors.len()) };
             ui.label(
-                RichText::new(format!(
-                    "{} The edited content has {} error(s); the preview keeps playing the last content that compiled.",
-                    icon::X_CIRCLE,
-                    errors.len()
-                ))
-                .color(error),
+                RichText::new(format!("{} The edited content has {count}; {what_plays}.", icon::X_CIRCLE)).color(error),
             );
             for line in errors.iter().take(8) {
                 ui.label(RichText::new(line).color(error).small());
