@@ -96,7 +96,7 @@ fn default_layout() -> DockState<Tab> {
     let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
-    let [centre, _inspector] = surface.split_right(centre, 0.55, vec![Tab::Inspector, Tab::Formula]);
+    let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
     let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate]);
     dock
 }
