@@ -1179,7 +1179,6 @@ impl ActforgeApp {
         }
     }
 
-    /// Brings a tab to the front, adding it back if the layout lost it.
     /// Whether one pane fills the window (the rest of the layout is kept aside).
     pub fn is_maximised(&self) -> bool {
         self.restore_layout.is_some()
@@ -1211,6 +1210,7 @@ impl ActforgeApp {
         self.restore_layout = Some(std::mem::replace(&mut self.dock, alone));
     }
 
+    /// Brings a tab to the front, adding it back if the layout lost it.
     fn show_tab(&mut self, tab: Tab) {
         if let Some(found) = self.dock.find_tab(&tab) {
             // Found just now, so it is there to activate; its pane is where the designer now

@@ -16,11 +16,10 @@ use actforge_runtime::formula::{FormulaSet, ProjectNames};
 use actforge_runtime::model::{Expr, FieldPath, PathSegment, Visitor};
 use actforge_runtime::{Kind, Project};
 use egui::{Color32, RichText};
+use egui_phosphor::regular as icon;
 use serde_json::Value;
 
 use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
-use egui_phosphor::regular as icon;
-
 use crate::style::{kind_icon, kind_text_colour};
 
 /// What the inspector asks the app to do after the frame.

@@ -25,8 +25,13 @@ fn copy_of(from: &Path) -> tempfile::TempDir {
 }
 
 fn harness_at(path: &Path, command: UiCommand) -> Harness<'static, ActforgeApp> {
+    harness_sized(path, command, [1600.0, 1000.0])
+}
+
+/// The editor on `path` in a window of `size`, showing what `command` opens.
+fn harness_sized(path: &Path, command: UiCommand, size: [f32; 2]) -> Harness<'static, ActforgeApp> {
     let mut harness = Harness::builder()
-        .with_size([1600.0, 1000.0])
+        .with_size(size)
         .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path.to_owned()));
     ActforgeApp::setup(&harness.ctx);
     harness.run_steps(2);
@@ -162,13 +167,7 @@ fn node_map_nodes_are_as_wide_as_their_contents_and_do_not_overlap() {
 
 #[test]
 fn a_node_map_opens_zoomed_to_fit_its_tab_at_the_default_window_size() {
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
-    ActforgeApp::setup(&harness.ctx);
-    harness.run_steps(2);
-    harness.state_mut().request(UiCommand::NodeMap);
-    harness.run_steps(4);
+    let harness = harness_sized(&default_project_path(), UiCommand::NodeMap, [1280.0, 800.0]);
     // The tab lies between the project browser and the inspector.
     let tab_right = harness.get_by_label_contains("Select an item to edit").rect().left();
     let tab_left = harness.get_by_label_contains("Aspects (").rect().right();

@@ -24,6 +24,18 @@ fn harness() -> Harness<'static, ActforgeApp> {
     harness
 }
 
+/// The editor at its default size on a bundled pack, with the preview started.
+fn playing(pack: &str) -> Harness<'static, ActforgeApp> {
+    let path = default_project_path().parent().unwrap().join(pack);
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    harness
+}
+
 fn hedgerow_status(app: &ActforgeApp) -> Status {
     let session = app.preview().game.session().unwrap();
     let key = session.find_token("hedgerow").unwrap();
@@ -167,13 +179,7 @@ fn play_from_here_runs_the_act_at_once_and_refuses_unknown_acts() {
 fn the_tactics_preview_moves_the_active_unit_to_a_clicked_tile() {
     use actforge_runtime::engine::Choice;
     use actforge_runtime::map::{Spot, spot_point};
-    let skirmish = default_project_path().parent().unwrap().join("srpg-skirmish");
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(skirmish));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().request(UiCommand::RestartPreview);
-    harness.run_steps(4);
+    let mut harness = playing("srpg-skirmish");
     // A reachable tile whose top is what the view shows at its centre (not hidden behind a unit or a wall).
     let (line, screen) = {
         let app = harness.state();
@@ -218,13 +224,7 @@ fn every_bundled_pack_plays_in_the_preview_with_its_systems_view() {
         ("srpg-skirmish", "Tactics — turn"),
     ];
     for (pack, heading) in packs {
-        let path = default_project_path().parent().unwrap().join(pack);
-        let mut harness = Harness::builder()
-            .with_size([1280.0, 800.0])
-            .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
-        ActforgeApp::setup(&harness.ctx);
-        harness.state_mut().request(UiCommand::RestartPreview);
-        harness.run_steps(4);
+        let mut harness = playing(pack);
         let game = &harness.state().preview().game;
         assert!(game.errors().is_empty(), "{pack}: {:?}", game.errors());
         assert!(game.session().is_some(), "{pack} plays");
@@ -246,12 +246,7 @@ fn every_bundled_pack_plays_in_the_preview_with_its_systems_view() {
 
 #[test]
 fn a_second_copy_of_a_turn_card_says_its_options_are_on_the_first() {
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().request(UiCommand::RestartPreview);
-    harness.run_steps(4);
+    let harness = playing("lighthouse");
     let hand = harness.state().preview().game.session().unwrap().turns().unwrap().hand.clone();
     let copies = hand.iter().filter(|card| card.as_str() == "storm_warning").count();
     assert_eq!(copies, 2, "the lighthouse deals two storm warnings: {hand:?}");
@@ -261,13 +256,7 @@ fn a_second_copy_of_a_turn_card_says_its_options_are_on_the_first() {
 
 #[test]
 fn the_campaign_hand_shows_card_labels_with_their_ids_on_hover() {
-    let path = default_project_path().parent().unwrap().join("era-synthesis");
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().request(UiCommand::RestartPreview);
-    harness.run_steps(4);
+    let harness = playing("era-synthesis");
     let hand = harness.state().preview().game.session().unwrap().campaign().unwrap().hand.clone();
     assert!(!hand.is_empty());
     let project = harness.state().project().unwrap().clone();
@@ -279,13 +268,7 @@ fn the_campaign_hand_shows_card_labels_with_their_ids_on_hover() {
 
 #[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
-    let path = default_project_path().parent().unwrap().join("knucklebones");
-    let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
-    ActforgeApp::setup(&harness.ctx);
-    harness.state_mut().request(UiCommand::RestartPreview);
-    harness.run_steps(4);
+    let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");
     harness.get_by_label("Player one");
     harness.get_by_label_contains("Destiny die: odd");

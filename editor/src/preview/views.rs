@@ -6,13 +6,18 @@ use std::collections::BTreeMap;
 
 use actforge_runtime::Kind;
 use actforge_runtime::engine::{CardInstance, CardKey, Choice, OpenSlot, Session, Status, TokenKey, Window};
-use actforge_runtime::model::{Colour, EdgeStyle, NodeKind};
+use actforge_runtime::model::{Colour, EdgeStyle, Item, Items, NodeKind};
 use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
 use crate::document::ItemKey;
 use crate::map_view::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
 use crate::style::{kind_colour, readable_text_colour};
+
+/// An item's label, or its id where it has none (or is missing).
+fn name_of<T: Item>(items: &Items<T>, id: &str) -> String {
+    items.get(id).map(Item::label).filter(|label| !label.is_empty()).unwrap_or(id).to_owned()
+}
 
 /// The colour of model content in egui.
 fn colour32(colour: Colour) -> Color32 {
@@ -411,11 +416,7 @@ fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &m
                 if active { Stroke::new(2.0, kind_colour(Kind::Board)) } else { Stroke::new(1.0, Color32::GRAY) };
             egui::Frame::group(ui.style()).stroke(stroke).show(ui, |ui| {
                 ui.vertical(|ui| {
-                    let name = project
-                        .boards
-                        .get(side.board.as_str())
-                        .filter(|definition| !definition.label.is_empty())
-                        .map_or_else(|| side.board.to_string(), |definition| definition.label.clone());
+                    let name = name_of(&project.boards, side.board.as_str());
                     ui.label(RichText::new(format!("{name}{}", if active { " — to play" } else { "" })).strong())
                         .on_hover_text(side.board.as_str());
                     egui::Grid::new(("preview_board", index)).spacing([4.0, 4.0]).show(ui, |ui| {
@@ -478,10 +479,9 @@ fn board_card_text(
     option: u32,
     target: Option<(u32, u32)>,
 ) -> String {
-    let definition = session.content().project.cards.get(card.as_str());
-    let mut text = definition
-        .filter(|definition| !definition.label.is_empty())
-        .map_or_else(|| card.to_string(), |definition| definition.label.clone());
+    let cards = &session.content().project.cards;
+    let definition = cards.get(card.as_str());
+    let mut text = name_of(cards, card.as_str());
     let option_label = option
         .checked_sub(1)
         .and_then(|at| definition?.board_play.as_ref()?.options.get(usize::try_from(at).ok()?))
@@ -743,9 +743,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             ui.label(format!("{} Hand", icon::CARDS));
             for id in &campaign.hand {
                 let definition = cards.get(id.as_str());
-                let label = definition
-                    .filter(|definition| !definition.label.is_empty())
-                    .map_or_else(|| id.to_string(), |definition| definition.label.clone());
+                let label = name_of(cards, id.as_str());
                 let fill = definition.map_or(kind_colour(Kind::Card), |definition| colour32(definition.colour));
                 let description = definition.map_or("", |definition| definition.description.as_str());
                 // One widget (not a frame around a label), so the row knows its width and wraps

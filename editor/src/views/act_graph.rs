@@ -17,7 +17,8 @@ use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::layout::{Spacing, layered_layout};
 use super::{
-    GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_transform, highlighted_frame, paint_highlight_path,
+    GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_again, fit_transform, highlighted_frame,
+    paint_highlight_path, visible_view,
 };
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
@@ -515,20 +516,12 @@ impl ActGraphView {
     }
 
     fn graph_ui(&mut self, ui: &mut egui::Ui, input: &GraphInput<'_>, actions: &mut Vec<InspectorAction>) {
-        // What is on screen: a toolbar wider than the tab widens the available rectangle
-        // past the tab's edge, and a fit to that would put nodes out of sight.
-        let view = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let view = visible_view(ui);
         let wanted = self.set_transform.take();
         let transform = wanted.as_ref().and_then(|wanted| self.transform_for(wanted, view));
-        // A node not drawn yet was fitted at a guessed size: fit again once it has its own
-        // (once only: a node snarl does not draw, being off screen, never gets a size).
-        if matches!(wanted, Some(Transform::Fit)) {
-            let first_try = !std::mem::take(&mut self.refitted);
-            if first_try && self.snarl.node_ids().any(|(id, _)| !self.rects.contains_key(&id)) {
-                self.set_transform = wanted;
-                self.refitted = true;
-                ui.ctx().request_repaint();
-            }
+        if matches!(wanted, Some(Transform::Fit)) && fit_again(&mut self.refitted, &self.snarl, &self.rects) {
+            self.set_transform = wanted;
+            ui.ctx().request_repaint();
         }
         let mut viewer = ActViewer {
             project: input.project,

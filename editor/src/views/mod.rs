@@ -181,6 +181,25 @@ pub fn fit_transform(content: Rect, view: Rect, min_scale: f32) -> TSTransform {
     TSTransform::new(view.center().to_vec2() - content.center().to_vec2() * scale, scale)
 }
 
+/// The part of the graph's area that is on screen: a toolbar wider than the tab widens the
+/// available rectangle past the tab's edge, and a fit to that would put nodes out of sight.
+pub fn visible_view(ui: &egui::Ui) -> Rect {
+    ui.available_rect_before_wrap().intersect(ui.clip_rect())
+}
+
+/// Whether a fit just made should be made again next frame: a node not drawn yet was fitted at
+/// a guessed size. Once only (`refitted` keeps count), as a node snarl does not draw, being
+/// off screen, never gets a size.
+pub fn fit_again<T>(
+    refitted: &mut bool,
+    snarl: &egui_snarl::Snarl<T>,
+    rects: &BTreeMap<egui_snarl::NodeId, Rect>,
+) -> bool {
+    let first_try = !std::mem::take(refitted);
+    *refitted = first_try && snarl.node_ids().any(|(id, _)| !rects.contains_key(&id));
+    *refitted
+}
+
 /// The transform that centres `point` (graph units) in `view` at `scale`.
 pub fn centre_on(point: Pos2, view: Rect, scale: f32) -> TSTransform {
     TSTransform::new(view.center().to_vec2() - point.to_vec2() * scale, scale)

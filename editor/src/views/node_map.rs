@@ -17,7 +17,10 @@ use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer, SnarlWidget, WireStyle};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
 use super::act_graph::graph_style;
-use super::{GraphHighlight, HIGHLIGHT_COLOUR, fit_transform, highlighted_frame, name_colour, paint_highlight_path};
+use super::{
+    GraphHighlight, HIGHLIGHT_COLOUR, fit_again, fit_transform, highlighted_frame, name_colour, paint_highlight_path,
+    visible_view,
+};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::inspector::InspectorAction;
 use crate::style::{kind_colour, kind_text_colour};
@@ -373,19 +376,11 @@ impl NodeMapView {
         actions: &mut Vec<InspectorAction>,
         log: &mut Vec<String>,
     ) {
-        // What is on screen: a toolbar wider than the tab widens the available rectangle
-        // past the tab's edge, and a fit to that would put nodes out of sight.
-        let view = ui.available_rect_before_wrap().intersect(ui.clip_rect());
+        let view = visible_view(ui);
         let fitting = std::mem::take(&mut self.fit);
-        // A node not drawn yet is fitted at a guessed size: fit again once it has its own
-        // (once only: a node snarl does not draw, being off screen, never gets a size).
-        if fitting {
-            let first_try = !std::mem::take(&mut self.refitted);
-            if first_try && self.snarl.node_ids().any(|(id, _)| !self.rects.contains_key(&id)) {
-                self.fit = true;
-                self.refitted = true;
-                ui.ctx().request_repaint();
-            }
+        if fitting && fit_again(&mut self.refitted, &self.snarl, &self.rects) {
+            self.fit = true;
+            ui.ctx().request_repaint();
         }
         let transform = if fitting {
             let rect_of = |id: NodeId, pos: Pos2| {
