@@ -15,7 +15,6 @@ use egui::RichText;
 use egui_dock::{DockArea, DockState, NodeIndex, SurfaceIndex, TabPath, TabViewer};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::open_project;
 use crate::commands::UiCommand;
 use crate::document::{
     Document, History, ItemKey, Op, SharedItem, TextHit, get_item, item_from_ron, same_content, search_text, where_used,
@@ -29,6 +28,7 @@ use crate::simulate::SimPanel;
 use crate::style::{install_fonts, kind_icon, kind_text_colour, severity_colour, severity_icon};
 use crate::views::{GraphHighlight, GraphViews};
 use crate::watch::FolderWatch;
+use actforge_runtime::project::open_project;
 
 /// The bundled demo project, opened when no project is named.
 pub fn default_project_path() -> PathBuf {

@@ -169,7 +169,11 @@ impl FormulaWorkbench {
         let query = Query { project, values: self.samples.clone(), defines: Vec::new(), seed: self.seed, facing: None };
         match query::evaluate(&self.text, &query) {
             Ok(value) => {
-                ui.label(RichText::new(format!("= {}", crate::cli::format_value(value))).monospace().size(18.0));
+                ui.label(
+                    RichText::new(format!("= {}", actforge_runtime::number::show_value(value, None)))
+                        .monospace()
+                        .size(18.0),
+                );
             }
             Err(QueryError::Formula { error }) => {
                 ui.label(RichText::new(error.render(&self.text)).monospace().color(ui.visuals().error_fg_color));

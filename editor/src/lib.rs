@@ -1,9 +1,11 @@
-//! The Actforge editor: the eframe application and the `actforge` command line.
+//! The Actforge editor: the eframe application behind the default `gui` feature.
 //!
-//! The editor depends on `actforge-runtime`; the runtime never depends on the editor.
+//! The editor depends on `actforge-cli` and `actforge-runtime`; neither depends on the editor.
+//! Without the `gui` feature this library is empty and the `actforge` binary is the command
+//! line alone.
+#![cfg(feature = "gui")]
 
 pub mod app;
-pub mod cli;
 pub mod commands;
 pub mod document;
 pub mod formula_editor;
@@ -11,7 +13,6 @@ pub mod inspector;
 pub mod map_view;
 pub mod preview;
 pub mod recovery;
-pub mod sim_cli;
 pub mod simulate;
 pub mod style;
 pub mod views;

@@ -1,9 +1,9 @@
-//! The `actforge` binary: with a command it runs headless; without one it opens the editor.
+//! The `actforge` binary: with a command it runs headless; without one it opens the editor
+//! (when built with the default `gui` feature).
 
 use std::process::ExitCode;
 
-use actforge_editor::app::{ActforgeApp, default_project_path};
-use actforge_editor::cli::{Cli, run};
+use actforge_cli::{Cli, run};
 use clap::Parser;
 
 /// mimalloc: compiling formulas and playing content allocate many small blocks, and it is
@@ -18,41 +18,64 @@ fn main() -> ExitCode {
         let mut err = std::io::stderr().lock();
         return match run(command, &mut out, &mut err) {
             Ok(outcome) => ExitCode::from(outcome.code()),
-            Err(error) => {
-                // stdout/stderr closed (e.g. piped into `head`): nothing left to report to.
-                drop(error);
-                ExitCode::from(1)
-            }
+            // stdout/stderr closed (e.g. piped into `head`): nothing left to report to.
+            Err(_closed) => ExitCode::from(1),
         };
     }
-    let path = cli.project.unwrap_or_else(default_project_path);
-    match open_editor(path) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: cannot open the editor window: {error}");
-            eprintln!("(the editor needs an X11 or Wayland display; the commands, e.g. `actforge check`, do not)");
-            ExitCode::from(1)
+    gui::open(cli.project)
+}
+
+#[cfg(feature = "gui")]
+mod gui {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    use actforge_editor::app::{ActforgeApp, default_project_path};
+
+    /// Opens the editor window on `project` (default: the bundled demo).
+    pub fn open(project: Option<PathBuf>) -> ExitCode {
+        let path = project.unwrap_or_else(default_project_path);
+        match open_editor(path) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: cannot open the editor window: {error}");
+                eprintln!("(the editor needs an X11 or Wayland display; the commands, e.g. `actforge check`, do not)");
+                ExitCode::from(1)
+            }
         }
+    }
+
+    fn open_editor(path: PathBuf) -> eframe::Result {
+        let mut viewport = egui::ViewportBuilder::default()
+            .with_title("Actforge")
+            .with_app_id("actforge")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([800.0, 500.0]);
+        // The icon is embedded, so it always decodes; a failure would only cost the icon.
+        if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../icons/actforge.png")) {
+            viewport = viewport.with_icon(icon);
+        }
+        let options = eframe::NativeOptions { viewport, ..Default::default() };
+        eframe::run_native(
+            "Actforge",
+            options,
+            Box::new(move |creation| {
+                ActforgeApp::setup(&creation.egui_ctx);
+                Ok(Box::new(ActforgeApp::with_storage(path, creation.storage)))
+            }),
+        )
     }
 }
 
-fn open_editor(path: std::path::PathBuf) -> eframe::Result {
-    let mut viewport = egui::ViewportBuilder::default()
-        .with_title("Actforge")
-        .with_app_id("actforge")
-        .with_inner_size([1280.0, 800.0])
-        .with_min_inner_size([800.0, 500.0]);
-    // The icon is embedded, so it always decodes; a failure would only cost the icon.
-    if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../icons/actforge.png")) {
-        viewport = viewport.with_icon(icon);
+#[cfg(not(feature = "gui"))]
+mod gui {
+    use std::path::PathBuf;
+    use std::process::ExitCode;
+
+    /// This build has no editor window: say so, and how to get one.
+    pub fn open(_project: Option<PathBuf>) -> ExitCode {
+        eprintln!("error: this `actforge` was built without the editor (the `gui` feature); it runs commands only");
+        eprintln!("(see `actforge --help`; build with default features for the editor window)");
+        ExitCode::from(2)
     }
-    let options = eframe::NativeOptions { viewport, ..Default::default() };
-    eframe::run_native(
-        "Actforge",
-        options,
-        Box::new(move |creation| {
-            ActforgeApp::setup(&creation.egui_ctx);
-            Ok(Box::new(ActforgeApp::with_storage(path, creation.storage)))
-        }),
-    )
 }

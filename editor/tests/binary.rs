@@ -45,3 +45,14 @@ fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(help.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&help.stdout).contains("check"));
 }
+
+/// A headless build (`--no-default-features`) runs every command but has no window to open.
+#[cfg(not(feature = "gui"))]
+#[test]
+fn a_headless_build_says_it_has_no_editor() {
+    let output = actforge(&[&demo()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("built without the editor"), "{stderr}");
+    assert_eq!(actforge(&["check", &demo()]).status.code(), Some(0));
+}

@@ -107,7 +107,7 @@ fn the_designer_plays_the_demo_edits_the_running_act_and_scrubs_back() {
 }
 
 fn demo_project() -> actforge_runtime::Project {
-    actforge_editor::cli::open_project(&act_demo()).unwrap().project
+    actforge_runtime::project::open_project(&act_demo()).unwrap().project
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub mod formula;
 pub mod import;
 pub mod map;
 pub mod model;
+pub mod number;
 pub mod project;
 pub mod ron_locate;
 pub mod sim;

@@ -7,12 +7,13 @@
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::RandomPolicy;
-use actforge_runtime::engine::turns::{END_OF_HISTORY, round_to, show_value};
+use actforge_runtime::engine::turns::END_OF_HISTORY;
 use actforge_runtime::engine::{Choice, ChoiceError, Event, Outcome, Session};
 use actforge_runtime::model::{
     Card, CardOption, Deck, Effects, Expr, Id, PathModifier, PathOp, Project, Requirements, Rule, RuleModifier, RuleOp,
     Stat, StatModifier, StatOp, StatOrder, StatValue, TurnConfig,
 };
+use actforge_runtime::number::{round_to, show_value};
 use actforge_runtime::project::load_folder;
 
 fn workspace() -> PathBuf {

@@ -6,7 +6,7 @@ mod common;
 
 use std::fs;
 
-use actforge_editor::cli::{Outcome, run_args};
+use actforge_cli::{Outcome, run_args};
 use actforge_tests::content;
 use common::{actforge, path};
 

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use actforge_editor::cli::Outcome;
+use actforge_cli::Outcome;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::{Content, Event, Session};
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};

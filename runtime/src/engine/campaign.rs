@@ -27,8 +27,8 @@ use crate::model::{
 use super::content::{Accessor, Content};
 use super::rules::MAX_RULE_DEPTH;
 use super::state::Outcome;
-use super::turns::show_value;
 use super::{Choice, ChoiceError, Event, Session};
+use crate::number::show_value;
 
 /// How deep formulas may read computed stats and node properties (a cycle reads NaN past it).
 const MAX_READ_DEPTH: usize = 16;

@@ -20,6 +20,7 @@ use crate::model::{
     CardId, DeckId, DeckOp, Expr, FragmentRef, Id, PathOp, Requirements, RuleId, RuleModifier, RuleOp, Stat, StatOp,
     StatOrder, StatValue, Test, TestOp, TurnConfig, slugify,
 };
+use crate::number::{round_to, show_value};
 
 use super::content::{Accessor, Content};
 use super::rules::{MAX_RULE_DEPTH, compare};
@@ -98,28 +99,6 @@ impl Hash for TurnsState {
         self.messages.hash(state);
         self.warnings.hash(state);
         self.outcome.hash(state);
-    }
-}
-
-/// The value `value` rounded to `decimals` (half away from zero), or unchanged without rounding.
-pub fn round_to(value: f64, decimals: Option<u8>) -> f64 {
-    match decimals {
-        None => value,
-        Some(decimals) => {
-            let scale = 10f64.powi(i32::from(decimals));
-            let rounded = (value * scale).round() / scale;
-            if rounded.is_finite() { rounded } else { value }
-        }
-    }
-}
-
-/// A value as the player reads it: fixed decimals when rounded, else the shortest exact form.
-pub fn show_value(value: f64, decimals: Option<u8>) -> String {
-    match decimals {
-        _ if value.is_nan() => "NaN".to_owned(),
-        _ if value.is_infinite() => if value > 0.0 { "inf" } else { "-inf" }.to_owned(),
-        Some(decimals) => format!("{:.*}", usize::from(decimals), round_to(value, Some(decimals))),
-        None => format!("{value}"),
     }
 }
 

@@ -111,6 +111,11 @@ pub struct Loaded {
     pub protected: BTreeSet<PathBuf>,
 }
 
+/// Opens a project folder, or a bundle file (RON or JSON).
+pub fn open_project(path: &Path) -> Result<Loaded, ProjectError> {
+    if path.is_dir() { load_folder(path) } else { load_bundle(path) }
+}
+
 /// The relative path of an item's file inside a project folder.
 pub fn item_path(kind: Kind, id: &str) -> PathBuf {
     Path::new(kind.folder()).join(format!("{id}.ron"))

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use actforge_editor::cli::{Outcome, run_args};
+use actforge_cli::{Outcome, run_args};
 
 /// Runs `actforge ARGS…` in-process; returns (outcome, stdout, stderr).
 pub fn actforge(args: &[&str]) -> (Outcome, String, String) {

@@ -1,4 +1,9 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | synth | sim`. Never opens a window.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | synth | sim`.
+//!
+//! Every headless command lives here; the crate depends on the runtime only, so a headless
+//! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
+
+pub mod sim;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,8 +15,9 @@ use actforge_runtime::engine::{Place, Session, Status};
 use actforge_runtime::formula::query::{Query, QueryError};
 use actforge_runtime::formula::{self, query};
 use actforge_runtime::import::{CultistlikeOptions, copy_files, import_cultistlike_with};
+use actforge_runtime::number::show_value;
 use actforge_runtime::project::{
-    self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_bundle, load_folder,
+    self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_folder, open_project,
     save_folder, save_new_folder,
 };
 use actforge_runtime::synthesis::probability_table;
@@ -142,7 +148,7 @@ pub enum Command {
     /// and skill counts, dead content, final values; optionally against a baseline summary.
     ///
     /// Example: actforge sim content/knucklebones --runs 10000 --seed 1 --json > before.json
-    Sim(crate::sim_cli::SimArgs),
+    Sim(crate::sim::SimArgs),
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
         /// Project folder.
@@ -226,11 +232,6 @@ impl Outcome {
     }
 }
 
-/// Opens a project folder, or a bundle file.
-pub fn open_project(path: &Path) -> Result<Loaded, ProjectError> {
-    if path.is_dir() { load_folder(path) } else { load_bundle(path) }
-}
-
 /// Runs a command, writing results to `out` and problems to `err`.
 pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
     match command {
@@ -266,7 +267,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             let script = script.or(script_path);
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
         }
-        Command::Sim(args) => crate::sim_cli::sim(&args, out, err),
+        Command::Sim(args) => crate::sim::sim(&args, out, err),
         Command::Synth { project, synthesis, a, b, sets, json } => {
             synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
         }
@@ -342,7 +343,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
         write_table(&session, out)?;
         for (formula, value) in &queries {
             match value {
-                Ok(value) => writeln!(out, "{formula} = {}", format_value(*value))?,
+                Ok(value) => writeln!(out, "{formula} = {}", show_value(*value, None))?,
                 Err(message) => writeln!(err, "error: query {formula}:\n{message}")?,
             }
         }
@@ -392,7 +393,7 @@ fn play_json(
         .iter()
         .map(|(formula, value)| match value {
             Ok(value) if value.is_finite() => json!({ "query": formula, "value": value }),
-            Ok(value) => json!({ "query": formula, "value": format_value(*value) }),
+            Ok(value) => json!({ "query": formula, "value": show_value(*value, None) }),
             Err(message) => json!({ "query": formula, "error": message }),
         })
         .collect();
@@ -488,7 +489,7 @@ fn write_battle(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
     let winner = battle.winner().unwrap_or("none");
     writeln!(out, "battle on {} at scheduler tick {}: turn {turn}, winner {winner}", battle.map(), battle.tick)?;
     for (key, unit) in battle.units() {
-        let stat = |name: &str| battle.stat(key, name).map_or_else(|| "-".to_owned(), format_value);
+        let stat = |name: &str| battle.stat(key, name).map_or_else(|| "-".to_owned(), |value| show_value(value, None));
         let statuses: Vec<String> =
             unit.statuses.iter().map(|status| format!("{} ({} ticks)", status.name, status.remaining)).collect();
         let (x, y, z) = (unit.spot.cell_x, unit.spot.cell_y, unit.spot.level);
@@ -584,17 +585,6 @@ struct EvalArgs {
     formula: String,
 }
 
-/// A number as `eval` prints it: `NaN`, `inf`, `-inf`, or the shortest exact decimal.
-pub fn format_value(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".to_owned()
-    } else if value.is_infinite() {
-        if value > 0.0 { "inf".to_owned() } else { "-inf".to_owned() }
-    } else {
-        format!("{value}")
-    }
-}
-
 /// `NAME=NUMBER` values of `--set`, or the message for the first that is not one.
 fn parse_sets(sets: &[String]) -> Result<BTreeMap<String, f64>, String> {
     let mut values = BTreeMap::new();
@@ -647,7 +637,7 @@ fn synth(
         writeln!(out, "{json:#}")?;
         return Ok(Outcome::Success);
     }
-    writeln!(out, "synthesis {synthesis}: {a} + {b} (temperature {})", format_value(table.temperature))?;
+    writeln!(out, "synthesis {synthesis}: {a} + {b} (temperature {})", show_value(table.temperature, None))?;
     if !table.shared_tags {
         writeln!(out, "no candidate shares a tag with the inputs: every card of the deck is equally likely")?;
     }
@@ -658,7 +648,7 @@ fn synth(
             out,
             "{:width$}  {:>8}  {:>6.1}%  {:>6.1}%  {:>6.1}%",
             candidate.card.as_str(),
-            format_value(candidate.score),
+            show_value(candidate.score, None),
             candidate.share * 100.0,
             candidate.success,
             candidate.overall() * 100.0
@@ -716,7 +706,7 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
     query.project = loaded.as_ref().map(|loaded| &loaded.project);
     match query::evaluate(&args.formula, &query) {
         Ok(value) => {
-            writeln!(out, "{}", format_value(value))?;
+            writeln!(out, "{}", show_value(value, None))?;
             Ok(Outcome::Success)
         }
         Err(QueryError::BadName { text, error }) => {

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 use actforge_runtime::engine::Content;
 use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimOptions, Summary, diff, simulate};
 
-use crate::cli::{Outcome, format_value, open_project};
+use actforge_runtime::number::{show_short, show_value};
+use actforge_runtime::project::open_project;
+
+use crate::Outcome;
 
 /// The arguments of `actforge sim`.
 #[derive(Debug, clap::Args)]
@@ -158,17 +161,13 @@ fn distribution_line(name: &str, distribution: &Distribution) -> String {
     }
     format!(
         "  {name:28} mean {:>9}  min {:>7}  p10 {:>7}  median {:>7}  p90 {:>7}  max {:>7}\n",
-        short(distribution.mean),
-        short(distribution.min),
-        short(distribution.p10),
-        short(distribution.median),
-        short(distribution.p90),
-        short(distribution.max)
+        show_short(distribution.mean),
+        show_short(distribution.min),
+        show_short(distribution.p10),
+        show_short(distribution.median),
+        show_short(distribution.p90),
+        show_short(distribution.max)
     )
-}
-
-fn short(value: f64) -> String {
-    if value.fract() == 0.0 { format_value(value) } else { format!("{value:.2}") }
 }
 
 /// The summary in words.
@@ -238,8 +237,8 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
                 out,
                 "  {:44} {:>9} → {:>9}  ({:+.3})",
                 change.what,
-                short(change.before),
-                short(change.after),
+                show_short(change.before),
+                show_short(change.after),
                 change.after - change.before
             );
         }
@@ -277,7 +276,7 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
     let lengths = [("moves", &summary.moves), ("turns", &summary.turns), ("ticks", &summary.ticks)];
     for (name, distribution) in lengths.into_iter().chain(summary.stats.iter().map(|(name, d)| (name.as_str(), d))) {
         for (measure, value) in measures(distribution) {
-            row("value", &format!("{name}.{measure}"), format_value(value));
+            row("value", &format!("{name}.{measure}"), show_value(value, None));
         }
     }
     for (section, counts) in [
@@ -305,7 +304,11 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
         }
     }
     for change in changes.unwrap_or_default() {
-        row("change", &change.what, format!("{} -> {}", format_value(change.before), format_value(change.after)));
+        row(
+            "change",
+            &change.what,
+            format!("{} -> {}", show_value(change.before, None), show_value(change.after, None)),
+        );
     }
     out
 }

@@ -1,0 +1,30 @@
+//! How numbers are shown to people: the one formatter of stats, meters, query results and
+//! `eval` (`NaN`, `inf`, `-inf`, fixed decimals when rounded, else the shortest exact form).
+
+/// The value `value` rounded to `decimals` (half away from zero), or unchanged without rounding.
+pub fn round_to(value: f64, decimals: Option<u8>) -> f64 {
+    match decimals {
+        None => value,
+        Some(decimals) => {
+            let scale = 10f64.powi(i32::from(decimals));
+            let rounded = (value * scale).round() / scale;
+            if rounded.is_finite() { rounded } else { value }
+        }
+    }
+}
+
+/// A value as a person reads it: `NaN`, `inf`, `-inf`; fixed decimals when rounded, else the
+/// shortest exact decimal.
+pub fn show_value(value: f64, decimals: Option<u8>) -> String {
+    match decimals {
+        _ if value.is_nan() => "NaN".to_owned(),
+        _ if value.is_infinite() => if value > 0.0 { "inf" } else { "-inf" }.to_owned(),
+        Some(decimals) => format!("{:.*}", usize::from(decimals), round_to(value, Some(decimals))),
+        None => format!("{value}"),
+    }
+}
+
+/// A value in a summary table: whole numbers exactly, others with two decimals.
+pub fn show_short(value: f64) -> String {
+    show_value(value, if value.fract() == 0.0 { None } else { Some(2) })
+}
