@@ -18,10 +18,10 @@
 
 use std::hint::black_box;
 
-use actforge_editor::map_view::camera::ViewFrame;
-use actforge_editor::map_view::render::Slicing;
-use actforge_editor::map_view::tools;
-use actforge_editor::map_view::{MapViewState, Overlays, map_view_ui};
+use actforge_editor::views::map::camera::ViewFrame;
+use actforge_editor::views::map::render::Slicing;
+use actforge_editor::views::map::tools;
+use actforge_editor::views::map::{MapViewState, Overlays, map_view_ui};
 use actforge_runtime::model::{Colour, Column, Corners, Faces, PaletteEntry, Tile, TileMap};
 use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;

@@ -688,6 +688,46 @@ struct Entry {
     op: Op,
 }
 
+/// The undo step of a gesture after one more edit: undoing it must restore what was there
+/// before the gesture began. An item (or the manifest) set again during the gesture needs only
+/// its earliest inverse (Tiled's `mergeWith`), so a brush stroke over N cells keeps one copy
+/// of the map, not N. Renames move keys, so a gesture with one keeps every inverse, newest first.
+fn merge_gesture(earlier: Op, newest: Op) -> Op {
+    fn flatten(op: Op, into: &mut Vec<Op>) {
+        match op {
+            Op::Batch(ops) => ops.into_iter().for_each(|op| flatten(op, into)),
+            op => into.push(op),
+        }
+    }
+    /// What an op sets; renames have no single target.
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    enum Target<'a> {
+        Item(&'a ItemKey),
+        Manifest,
+    }
+    fn target(op: &Op) -> Option<Target<'_>> {
+        match op {
+            Op::SetItem { key, .. } => Some(Target::Item(key)),
+            Op::SetManifest(_) => Some(Target::Manifest),
+            Op::Rename { .. } | Op::Batch(_) => None,
+        }
+    }
+    let (mut older, mut newer) = (Vec::new(), Vec::new());
+    flatten(earlier, &mut older);
+    flatten(newest, &mut newer);
+    if older.iter().chain(&newer).any(|op| target(op).is_none()) {
+        // Undo the newest edit first, then the earlier ones of the gesture.
+        newer.extend(older);
+        return Op::Batch(newer);
+    }
+    let restored: BTreeSet<Target<'_>> = older.iter().filter_map(target).collect();
+    // Targets the gesture had not touched yet commute with the older inverses.
+    let mut merged: Vec<Op> =
+        newer.into_iter().filter(|op| target(op).is_some_and(|t| !restored.contains(&t))).collect();
+    merged.extend(older);
+    Op::Batch(merged)
+}
+
 /// Undo and redo stacks; consecutive edits of one open gesture merge into one step.
 #[derive(Debug, Default)]
 pub struct History {
@@ -713,9 +753,8 @@ impl History {
             && gesture == open
             && let Some(top) = self.undo.last_mut()
         {
-            // Undo the newest edit first, then the earlier ones of the gesture.
             let earlier = std::mem::replace(&mut top.op, Op::Batch(Vec::new()));
-            top.op = Op::Batch(vec![inverse, earlier]);
+            top.op = merge_gesture(earlier, inverse);
             return Ok(());
         }
         self.undo.push(Entry { label: label.to_owned(), op: inverse });

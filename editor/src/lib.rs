@@ -5,15 +5,15 @@
 //! line alone.
 #![cfg(feature = "gui")]
 
+mod actions;
 pub mod app;
 pub mod commands;
 pub mod document;
-pub mod formula_editor;
-pub mod inspector;
-pub mod map_view;
+pub mod io;
+pub mod layout;
+pub mod panels;
 pub mod preview;
-pub mod recovery;
-pub mod simulate;
+pub mod requests;
 pub mod style;
 pub mod views;
-pub mod watch;
+pub mod workspace;

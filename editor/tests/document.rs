@@ -95,6 +95,27 @@ proptest! {
         prop_assert_eq!(document.project(), &original);
         prop_assert!(!document.has_unsaved_changes(), "{:?}", document.dirty_items());
     }
+
+    /// A gesture merges its edits (keeping the earliest inverse per item): one undo step
+    /// restores what was there before it, and redo brings back what it ended with.
+    #[test]
+    fn one_gesture_of_any_edits_undoes_and_redoes_as_one_step(seed in any::<u64>(), steps in 1usize..16) {
+        let original = synthetic_project(30, seed);
+        let mut document = Document::new(original.clone());
+        let mut history = History::new();
+        let mut rng = Rng::new(seed ^ 0x9e57);
+        for _ in 0..steps {
+            let op = random_op(&mut rng, document.project(), 1);
+            // Refused edits leave the document and the step as they were.
+            let _ = history.apply(&mut document, op, "stroke", Some(7));
+        }
+        let finished = document.project().clone();
+        prop_assert!(history.undo_len() <= 1);
+        history.undo(&mut document).unwrap();
+        prop_assert_eq!(document.project(), &original);
+        history.redo(&mut document).unwrap();
+        prop_assert_eq!(document.project(), &finished);
+    }
 }
 
 #[test]

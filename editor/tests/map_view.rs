@@ -8,10 +8,10 @@ use std::sync::Arc;
 use actforge_editor::app::ActforgeApp;
 use actforge_editor::commands::UiCommand;
 use actforge_editor::document::{Document, History, ItemKey, Op, get_item};
-use actforge_editor::map_view::camera::{Camera, Projection};
-use actforge_editor::map_view::render::{FrameBuild, MapScene, Slicing};
-use actforge_editor::map_view::tools::{self, Corner, TileRef};
-use actforge_editor::map_view::{MapViewState, Overlays};
+use actforge_editor::views::map::camera::{Camera, Projection};
+use actforge_editor::views::map::render::{FrameBuild, MapScene, Slicing};
+use actforge_editor::views::map::tools::{self, Corner, TileRef};
+use actforge_editor::views::map::{MapViewState, Overlays};
 use actforge_runtime::map::Face;
 use actforge_runtime::model::{Corners, Tile, TileMap};
 use actforge_runtime::{Kind, Project};
@@ -297,13 +297,13 @@ fn a_tile_map_view_draws_overlays_without_tools() {
     // The read-only use of the widget: draw a map with a marker, a tint and a path.
     let map = flat_map(5, 5);
     let overlays = Overlays {
-        tinted_cells: vec![actforge_editor::map_view::CellTint {
+        tinted_cells: vec![actforge_editor::views::map::CellTint {
             cell_x: 1,
             cell_y: 1,
             level: 1.0,
             colour: egui::Color32::BLUE,
         }],
-        units: vec![actforge_editor::map_view::UnitMarker {
+        units: vec![actforge_editor::views::map::UnitMarker {
             cell_x: 2,
             cell_y: 2,
             level: 1.0,
@@ -316,7 +316,7 @@ fn a_tile_map_view_draws_overlays_without_tools() {
     };
     let mut harness = Harness::builder().with_size([600.0, 400.0]).build_ui_state(
         move |ui, state: &mut MapViewState| {
-            actforge_editor::map_view::map_view_ui(ui, state, &map, &overlays);
+            actforge_editor::views::map::map_view_ui(ui, state, &map, &overlays);
         },
         MapViewState::default(),
     );
@@ -374,7 +374,7 @@ fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
     click_at(&mut harness, screen);
     let painted = ridge(harness.state());
     assert_eq!(tools::paint_of(&painted, at(1, 1, tile.z), Face::Top), Some(lava_index));
-    let layout = actforge_editor::map_view::palette::atlas_layout(&painted);
+    let layout = actforge_editor::views::map::palette::atlas_layout(&painted);
     let cell = layout.rect(Some(lava_index));
     let mesh = harness.state().map_editor().view.frame_mesh();
     let in_lava_cell = |v: &egui::epaint::Vertex| {
@@ -449,7 +449,7 @@ fn the_painters_order_shows_the_face_a_ray_meets_first() {
     for (index, &(x, y, z, face)) in faces.iter().enumerate() {
         tools::paint_face(&mut map, at(x, y, z), face, Some(index as u16));
     }
-    let layout = actforge_editor::map_view::palette::atlas_layout(&map);
+    let layout = actforge_editor::views::map::palette::atlas_layout(&map);
     let rect = Rect::from_min_size(Pos2::ZERO, egui::vec2(400.0, 300.0));
     let scene = MapScene::new(&map, None).unwrap();
     let mut build = FrameBuild::default();

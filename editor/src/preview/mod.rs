@@ -32,12 +32,12 @@ pub struct PreviewPanel {
     /// What the last save did.
     saved: Option<String>,
     /// The tactics map's camera and view.
-    map_view: crate::map_view::MapViewState,
+    map_view: crate::views::map::MapViewState,
 }
 
 impl PreviewPanel {
     /// The tactics map's view (camera, last frame), e.g. to find a tile on screen.
-    pub fn map_view(&self) -> &crate::map_view::MapViewState {
+    pub fn map_view(&self) -> &crate::views::map::MapViewState {
         &self.map_view
     }
 

@@ -11,8 +11,8 @@ use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
 use crate::document::ItemKey;
-use crate::map_view::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
 use crate::style::{kind_colour, readable_text_colour};
+use crate::views::map::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
 
 /// An item's label, or its id where it has none (or is missing).
 fn name_of<T: Item>(items: &Items<T>, id: &str) -> String {

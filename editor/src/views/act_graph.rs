@@ -15,13 +15,13 @@ use egui_phosphor::regular as icon;
 use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget, WireStyle};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
-use super::layout::{Spacing, layered_layout};
+use super::graph_layout::{Spacing, layered_layout};
 use super::{
     GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_again, fit_transform, highlighted_frame,
     paint_highlight_path, visible_view,
 };
 use crate::document::{ItemKey, Op, SharedItem};
-use crate::inspector::InspectorAction;
+use crate::panels::inspector::InspectorAction;
 use crate::style::{kind_colour, kind_icon, kind_text_colour};
 
 /// The kind folder name acts' positions are stored under.
@@ -302,6 +302,8 @@ pub struct ActGraphView {
     find: String,
     store: LayoutStore,
     store_folder: Option<PathBuf>,
+    /// The project folder the layout was last read for (`store_folder` is none when it did not read).
+    store_read_from: Option<PathBuf>,
     store_dirty: bool,
     highlight: GraphHighlight,
     /// Acts drawn with the highlight in the last frame.
@@ -365,9 +367,22 @@ impl ActGraphView {
 
     /// Rebuilds the snarl if the revision or the filter moved.
     pub fn rebuild_if_needed(&mut self, project: &Project, revision: u64, folder: Option<&Path>) {
-        if self.store_folder.as_deref() != folder {
-            self.store = folder.map(LayoutStore::load).unwrap_or_default();
-            self.store_folder = folder.map(Path::to_path_buf);
+        if self.store_read_from.as_deref() != folder {
+            self.store_read_from = folder.map(Path::to_path_buf);
+            match folder.map(LayoutStore::load).transpose() {
+                Ok(store) => {
+                    self.store = store.unwrap_or_default();
+                    self.store_folder = folder.map(Path::to_path_buf);
+                }
+                Err(error) => {
+                    // The designer's placements may still be in that file: lay out anew, and
+                    // never write over it.
+                    self.store = LayoutStore::default();
+                    self.store_folder = None;
+                    self.message =
+                        Some(format!("The stored graph layout does not read ({error}); moved acts are not stored"));
+                }
+            }
             self.built = None;
         }
         let key = (revision, self.token_filter.clone());

@@ -8,7 +8,9 @@
 //! project ([`LayoutStore`], `.actforge/graph_layout.ron`), never part of the runtime bundle.
 
 pub mod act_graph;
-pub mod layout;
+pub mod formula;
+pub mod graph_layout;
+pub mod map;
 pub mod node_map;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,7 +44,7 @@ impl GraphViews {
         document: &crate::document::Document,
         selection: Option<&crate::document::ItemKey>,
         folder: &Path,
-        actions: &mut Vec<crate::inspector::InspectorAction>,
+        actions: &mut Vec<crate::panels::inspector::InspectorAction>,
         log: &mut Vec<String>,
     ) {
         let input = act_graph::GraphInput {
@@ -60,7 +62,7 @@ impl GraphViews {
         ui: &mut egui::Ui,
         document: &crate::document::Document,
         selection: Option<&crate::document::ItemKey>,
-        actions: &mut Vec<crate::inspector::InspectorAction>,
+        actions: &mut Vec<crate::panels::inspector::InspectorAction>,
         log: &mut Vec<String>,
     ) {
         self.node_map.ui(ui, document.project(), document.revision(), selection, actions, log);
@@ -138,9 +140,14 @@ impl LayoutStore {
         folder.join(".actforge").join("graph_layout.ron")
     }
 
-    /// The stored layout of the project folder (empty if none or unreadable).
-    pub fn load(folder: &Path) -> Self {
-        std::fs::read_to_string(Self::file(folder)).ok().and_then(|text| ron::from_str(&text).ok()).unwrap_or_default()
+    /// The stored layout of the project folder (empty if there is none), or why it does not read.
+    pub fn load(folder: &Path) -> Result<Self, String> {
+        let file = Self::file(folder);
+        match std::fs::read_to_string(&file) {
+            Ok(text) => ron::from_str(&text).map_err(|error| format!("{}: {error}", file.display())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(error) => Err(format!("{}: {error}", file.display())),
+        }
     }
 
     /// Writes the layout into the project folder atomically (sorted keys, one entry a line).
@@ -228,7 +235,7 @@ mod tests {
         store.save(dir.path()).unwrap();
         let text = std::fs::read_to_string(LayoutStore::file(dir.path())).unwrap();
         assert!(text.find("\"a\"").unwrap() < text.find("\"b\"").unwrap(), "{text}");
-        let loaded = LayoutStore::load(dir.path());
+        let loaded = LayoutStore::load(dir.path()).unwrap();
         assert_eq!(loaded, store);
         assert_eq!(loaded.get("acts", "b"), Some(Pos2::new(1.0, 2.0)));
     }

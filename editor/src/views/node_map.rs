@@ -22,7 +22,7 @@ use super::{
     visible_view,
 };
 use crate::document::{ItemKey, Op, SharedItem};
-use crate::inspector::InspectorAction;
+use crate::panels::inspector::InspectorAction;
 use crate::style::{kind_colour, kind_text_colour};
 
 /// Graph units per map unit (map positions are small; nodes need room: at the campaign view's

@@ -15,7 +15,7 @@ use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat};
 
 use crate::document::{ItemKey, Op, SharedItem};
-use crate::inspector::InspectorAction;
+use crate::panels::inspector::InspectorAction;
 
 /// The workbench's text, which item it edits, and the sample inputs.
 #[derive(Default)]

@@ -20,7 +20,9 @@ use egui_phosphor::regular as icon;
 use serde_json::Value;
 
 use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
+use crate::requests::{Request, Requests};
 use crate::style::{kind_icon, kind_text_colour};
+use crate::workspace::Workspace;
 
 /// What the inspector asks the app to do after the frame.
 #[derive(Clone, Debug)]
@@ -1023,4 +1025,38 @@ fn ron_ui(
             ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), error.as_str());
         }
     });
+}
+
+/// The Inspector tab: the form of the selected item, with validation's problems at their fields.
+pub fn tab_ui(
+    ui: &mut egui::Ui,
+    workspace: &Workspace,
+    selection: Option<&ItemKey>,
+    state: &mut InspectorState,
+    requests: &mut Requests,
+) {
+    let Workspace::Open(open) = workspace else {
+        ui.label("No project is open.");
+        return;
+    };
+    let Some(key) = selection else {
+        ui.label(RichText::new("Select an item to edit its fields here.").weak());
+        return;
+    };
+    let problems = open
+        .diagnostics
+        .iter()
+        .filter(|d| d.item.as_ref().is_some_and(|(kind, id)| *kind == key.kind && *id == key.id))
+        .map(|d| (d.field.clone().unwrap_or_default(), d.message.clone()))
+        .collect();
+    let input = InspectorInput {
+        project: open.document.project(),
+        revision: open.document.revision(),
+        key,
+        dirty: open.document.is_dirty(key),
+        problems,
+    };
+    let mut actions = Vec::new();
+    inspector_ui(ui, &input, state, &mut actions);
+    requests.extend(actions.into_iter().map(Request::Inspector));
 }

@@ -21,7 +21,7 @@ use super::render::Slicing;
 use super::tools::{self, Corner, Region, TileRef, nearest_side};
 use super::{CellTint, MapViewState, Overlays, SightLine, UnitMarker, map_view_ui};
 use crate::document::{Document, ItemKey, Op};
-use crate::inspector::InspectorAction;
+use crate::panels::inspector::InspectorAction;
 
 /// A tool of the tab; number keys 1–6 pick them in this order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

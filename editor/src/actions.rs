@@ -1,0 +1,172 @@
+//! Carrying out what the designer asked for: commands, edits through the history, duplicate,
+//! delete (asking first while the item is used), play from here, simulate.
+
+use std::collections::BTreeSet;
+
+use actforge_runtime::Kind;
+
+use crate::app::ActforgeApp;
+use crate::commands::UiCommand;
+use crate::document::{Document, ItemKey, Op, get_item, where_used};
+use crate::io::dialogs::FolderPurpose;
+use crate::layout::{Tab, default_layout};
+use crate::panels::search::{Palette, PaletteMode};
+use crate::workspace::Workspace;
+
+impl ActforgeApp {
+    /// Whether `command` can be carried out now (menus and buttons grey out otherwise).
+    pub(crate) fn enabled(&self, command: UiCommand) -> bool {
+        let open = matches!(self.workspace, Workspace::Open(_));
+        match command {
+            UiCommand::Save => self.document().is_some_and(Document::has_unsaved_changes),
+            UiCommand::NewProject | UiCommand::OpenProject => self.dialog.is_none(),
+            UiCommand::SaveAs => open && self.dialog.is_none(),
+            UiCommand::Undo => self.history.undo_label().is_some(),
+            UiCommand::Redo => self.history.redo_label().is_some(),
+            UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
+            UiCommand::QuickOpen
+            | UiCommand::FindInProject
+            | UiCommand::Simulate
+            | UiCommand::FormulaWorkbench
+            | UiCommand::ActGraph
+            | UiCommand::NodeMap
+            | UiCommand::TileMapEditor
+            | UiCommand::PlayPause
+            | UiCommand::StepPreview
+            | UiCommand::RestartPreview => open,
+            UiCommand::PlayFromHere => open && self.selection.as_ref().is_some_and(|key| key.kind == Kind::Act),
+            UiCommand::Reload
+            | UiCommand::CommandPalette
+            | UiCommand::ToggleTheme
+            | UiCommand::ResetLayout
+            | UiCommand::MaximisePane => true,
+        }
+    }
+
+    /// Applies an edit through the history; logs and returns whether it applied.
+    pub(crate) fn edit(&mut self, op: Op, label: &str, gesture: Option<u64>) -> bool {
+        let Workspace::Open(open) = &mut self.workspace else { return false };
+        match self.history.apply(&mut open.document, op, label, gesture) {
+            Ok(()) => {
+                if gesture.is_none() {
+                    self.log.push(label.to_owned());
+                }
+                true
+            }
+            Err(error) => {
+                self.log.push(format!("{label} failed: {error}"));
+                false
+            }
+        }
+    }
+
+    /// Carries out a command.
+    pub(crate) fn run(&mut self, command: UiCommand) {
+        match command {
+            UiCommand::Save => self.save(),
+            UiCommand::Reload => self.reload(),
+            UiCommand::Undo | UiCommand::Redo => {
+                let Workspace::Open(open) = &mut self.workspace else { return };
+                let result = if command == UiCommand::Undo {
+                    self.history.undo(&mut open.document)
+                } else {
+                    self.history.redo(&mut open.document)
+                };
+                match result {
+                    Ok(Some(label)) => self.log.push(format!("{}: {label}", command.label())),
+                    Ok(None) => {}
+                    Err(error) => self.log.push(format!("{} failed: {error}", command.label())),
+                }
+            }
+            UiCommand::CommandPalette => self.palette = Some(Palette::new(PaletteMode::Commands)),
+            UiCommand::QuickOpen => self.palette = Some(Palette::new(PaletteMode::Items)),
+            UiCommand::FindInProject => self.palette = Some(Palette::new(PaletteMode::Text)),
+            UiCommand::Duplicate => self.duplicate(),
+            UiCommand::Delete => self.delete(),
+            UiCommand::ToggleTheme => self.dark = !self.dark,
+            UiCommand::ResetLayout => {
+                self.dock = default_layout();
+                self.restore_layout = None;
+            }
+            UiCommand::MaximisePane => self.toggle_maximised(),
+            UiCommand::Simulate => self.simulate(),
+            UiCommand::NewProject => self.ask_folder(FolderPurpose::New, "New project: choose an empty folder"),
+            UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
+            UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
+            UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
+            UiCommand::PlayPause => {
+                self.show_tab(Tab::Preview);
+                let playing = self.preview.game.is_playing();
+                self.preview.game.set_playing(!playing);
+            }
+            UiCommand::StepPreview => {
+                self.show_tab(Tab::Preview);
+                self.preview.game.step();
+            }
+            UiCommand::RestartPreview => {
+                self.show_tab(Tab::Preview);
+                self.preview.game.restart();
+            }
+            UiCommand::PlayFromHere => self.play_from_here(),
+            UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
+            UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
+            UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
+        }
+    }
+
+    /// Copies the selected item under a new id and selects the copy.
+    fn duplicate(&mut self) {
+        let (Some(key), Some(project)) = (self.selection.clone(), self.project()) else { return };
+        let Some(item) = get_item(project, key.kind, &key.id) else { return };
+        let id = (2..=u32::MAX)
+            .map(|n| format!("{}_{n}", key.id))
+            .find(|id| !project.contains(key.kind, id))
+            .unwrap_or_else(|| format!("{}_copy", key.id));
+        let copy = ItemKey::new(key.kind, id.clone());
+        if self.edit(Op::put(item.with_id(&id)), &format!("Duplicate {key} as `{id}`"), None) {
+            self.selection = Some(copy);
+        }
+    }
+
+    /// Deletes the selected item; while other items still refer to it, asks first and lists them.
+    fn delete(&mut self) {
+        let (Some(key), Some(project)) = (self.selection.clone(), self.project()) else { return };
+        let users: BTreeSet<ItemKey> =
+            where_used(project, &key).into_iter().map(|(user, _)| user).filter(|user| *user != key).collect();
+        if users.is_empty() {
+            self.delete_now(key);
+        } else {
+            self.confirm_delete = Some((key, users.into_iter().collect()));
+        }
+    }
+
+    #[allow(clippy::needless_pass_by_value)] // the key is taken out of the confirmation it answers
+    /// Removes the item `key` (one undoable step).
+    pub(crate) fn delete_now(&mut self, key: ItemKey) {
+        if self.edit(Op::remove(key.clone()), &format!("Delete {key}"), None) && self.selection.as_ref() == Some(&key) {
+            self.selection = None;
+        }
+    }
+
+    /// Starts the preview with the selected act running (nodes: the preview's campaign map offers
+    /// "Play from here" on each node).
+    fn play_from_here(&mut self) {
+        let Some(key) = self.selection.clone().filter(|key| key.kind == Kind::Act) else { return };
+        let line = format!("run {}", key.id);
+        self.show_tab(Tab::Preview);
+        if let Workspace::Open(open) = &self.workspace {
+            self.preview.game.sync(open.document.project(), open.document.revision());
+        }
+        self.preview.game.play_from(line.clone());
+        self.log.push(format!("Preview: play from `{line}`"));
+    }
+
+    /// Shows the Simulate panel and starts a run of the current content.
+    fn simulate(&mut self) {
+        self.show_tab(Tab::Simulate);
+        if let Workspace::Open(open) = &self.workspace {
+            self.sim.start(open.document.project());
+            self.log.push("Simulation started".to_owned());
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The docked workspace: the tabs, the starting layout, maximising a pane, and the dock's view
+//! of the app while drawing (each tab drawn by its panel or view with the document read-only).
+
+use std::path::Path;
+
+use egui_dock::{DockArea, DockState, NodeIndex, SurfaceIndex, TabPath, TabViewer};
+use serde::{Deserialize, Serialize};
+
+use crate::app::ActforgeApp;
+use crate::document::ItemKey;
+use crate::panels::inspector::InspectorState;
+use crate::panels::simulate::SimPanel;
+use crate::panels::{browser, diagnostics, inspector, item, log};
+use crate::preview::PreviewPanel;
+use crate::requests::{Request, Requests};
+use crate::views::GraphViews;
+use crate::views::formula::FormulaWorkbench;
+use crate::views::map::editor::MapEditor;
+use crate::workspace::Workspace;
+
+/// A dock tab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tab {
+    /// Items by kind.
+    Project,
+    /// The selected item's file text.
+    Item,
+    /// The form of the selected item.
+    Inspector,
+    /// Validation results.
+    Diagnostics,
+    /// What the editor did (saves, undo, errors).
+    Log,
+    /// Monte Carlo runs of the content, charted.
+    Simulate,
+    /// The formula workbench.
+    Formula,
+    /// The embedded runtime playing the edited content.
+    Preview,
+    /// The act-chain graph.
+    ActGraph,
+    /// The node-map editor.
+    NodeMap,
+    /// The tile-map editor.
+    TileMap,
+}
+
+impl Tab {
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Project => "Project",
+            Tab::Item => "Item",
+            Tab::Inspector => "Inspector",
+            Tab::Diagnostics => "Diagnostics",
+            Tab::Log => "Log",
+            Tab::Simulate => "Simulate",
+            Tab::Formula => "Formula",
+            Tab::Preview => "Preview",
+            Tab::ActGraph => "Act chains",
+            Tab::NodeMap => "Node map",
+            Tab::TileMap => "Tile map",
+        }
+    }
+}
+
+/// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
+pub fn default_layout() -> DockState<Tab> {
+    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap]);
+    let surface = dock.main_surface_mut();
+    let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
+    let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
+    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate]);
+    dock
+}
+
+impl ActforgeApp {
+    /// The dock and every tab in it.
+    pub(crate) fn dock_ui(&mut self, ui: &mut egui::Ui) {
+        let Self {
+            dock,
+            workspace,
+            filter,
+            selection,
+            inspector,
+            log,
+            requests,
+            sim,
+            formula,
+            preview,
+            graphs,
+            path,
+            map_editor,
+            ..
+        } = self;
+        let mut viewer = DockTabs {
+            workspace,
+            filter,
+            selection,
+            inspector,
+            log,
+            requests,
+            sim,
+            formula,
+            preview,
+            graphs,
+            path,
+            map_editor,
+        };
+        DockArea::new(dock)
+            .style(egui_dock::Style::from_egui(ui.style()))
+            .show_close_buttons(false)
+            .show_leaf_close_all_buttons(false)
+            .show_inside(ui, &mut viewer);
+    }
+
+    /// Whether one pane fills the window (the rest of the layout is kept aside).
+    pub fn is_maximised(&self) -> bool {
+        self.restore_layout.is_some()
+    }
+
+    /// Lets the focused pane fill the window, or puts the whole layout back with the tab that
+    /// was in front still in front (and any tab opened meanwhile added to it).
+    pub(crate) fn toggle_maximised(&mut self) {
+        if let Some(whole) = self.restore_layout.take() {
+            let front = self.dock.find_active_focused().map(|(_, tab)| *tab);
+            let shown: Vec<Tab> = self.dock.iter_all_tabs().map(|(_, tab)| *tab).collect();
+            self.dock = whole;
+            for tab in shown {
+                if self.dock.find_tab(&tab).is_none() {
+                    self.dock.push_to_focused_leaf(tab);
+                }
+            }
+            if let Some(front) = front {
+                self.show_tab(front);
+            }
+            return;
+        }
+        // With no pane focused yet, the centre's (where the item and its editors open).
+        let focused = self.dock.focused_leaf().or_else(|| self.dock.find_tab(&Tab::Item).map(TabPath::node_path));
+        let Some(leaf) = focused.and_then(|path| self.dock.leaf(path).ok()) else { return };
+        let (tabs, active) = (leaf.tabs().to_vec(), leaf.active);
+        let mut alone = DockState::new(tabs);
+        let _ = alone.set_active_tab(TabPath::new(SurfaceIndex::main(), NodeIndex::root(), active));
+        self.restore_layout = Some(std::mem::replace(&mut self.dock, alone));
+    }
+
+    /// Brings a tab to the front, adding it back if the layout lost it.
+    pub(crate) fn show_tab(&mut self, tab: Tab) {
+        if let Some(found) = self.dock.find_tab(&tab) {
+            // Found just now, so it is there to activate; its pane is where the designer now
+            // works (what "Maximise" maximises).
+            let _ = self.dock.set_active_tab(found);
+            self.dock.set_focused_node_and_surface(found.node_path());
+        } else {
+            self.dock.push_to_focused_leaf(tab);
+        }
+    }
+}
+
+/// The dock's view of the app while drawing: the document read-only, requests into the sink.
+struct DockTabs<'a> {
+    workspace: &'a Workspace,
+    filter: &'a mut String,
+    selection: &'a Option<ItemKey>,
+    inspector: &'a mut InspectorState,
+    log: &'a [String],
+    requests: &'a mut Requests,
+    sim: &'a mut SimPanel,
+    formula: &'a mut FormulaWorkbench,
+    preview: &'a mut PreviewPanel,
+    graphs: &'a mut GraphViews,
+    path: &'a Path,
+    map_editor: &'a mut MapEditor,
+}
+
+impl TabViewer for DockTabs<'_> {
+    type Tab = Tab;
+
+    fn title(&mut self, tab: &mut Tab) -> egui::WidgetText {
+        tab.title().into()
+    }
+
+    fn id(&mut self, tab: &mut Tab) -> egui::Id {
+        egui::Id::new(("dock_tab", tab.title()))
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
+        match tab {
+            Tab::Project => browser::ui(ui, self.workspace, self.filter, self.selection.as_ref(), self.requests),
+            Tab::Item => item::ui(ui, self.workspace, self.selection.as_ref()),
+            Tab::Inspector => {
+                inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), self.inspector, self.requests);
+            }
+            Tab::Diagnostics => diagnostics::ui(ui, self.workspace, self.path, self.requests),
+            Tab::Log => log::ui(ui, self.log),
+            Tab::Formula => {
+                let project = self.workspace.project();
+                let mut actions = Vec::new();
+                self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
+                self.requests.extend(actions.into_iter().map(Request::Inspector));
+            }
+            Tab::Preview => {
+                let document = self.workspace.document();
+                let mut select = Vec::new();
+                self.preview.set_project_folder(self.path);
+                self.preview.ui(ui, document, &mut select);
+                self.requests.extend(select.into_iter().map(Request::Select));
+            }
+            Tab::TileMap => {
+                let mut actions = Vec::new();
+                let document = self.workspace.document();
+                self.map_editor.ui(ui, document, self.path, self.selection.as_ref(), &mut actions);
+                self.requests.extend(actions.into_iter().map(Request::Inspector));
+            }
+            Tab::Simulate => {
+                let project = self.workspace.project();
+                let mut select = Vec::new();
+                self.sim.ui(ui, project, &mut select);
+                self.requests.extend(select.into_iter().map(Request::Select));
+            }
+            Tab::ActGraph | Tab::NodeMap => {
+                let Workspace::Open(open) = self.workspace else {
+                    ui.label("No project is open.");
+                    return;
+                };
+                let (mut actions, mut log) = (Vec::new(), Vec::new());
+                if *tab == Tab::ActGraph {
+                    self.graphs.act_ui(ui, &open.document, self.selection.as_ref(), self.path, &mut actions, &mut log);
+                } else {
+                    self.graphs.node_map_ui(ui, &open.document, self.selection.as_ref(), &mut actions, &mut log);
+                }
+                self.requests.extend(actions.into_iter().map(Request::Inspector));
+                self.requests.extend(log.into_iter().map(Request::Log));
+            }
+        }
+    }
+
+    fn is_closeable(&self, _tab: &Tab) -> bool {
+        false
+    }
+}
