@@ -215,14 +215,14 @@ impl From<FormatArg> for BundleFormat {
 
 /// Exit status of a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Exit {
     /// Success (exit 0).
     Success,
     /// Errors in the content or the files (exit 1).
     Failure,
 }
 
-impl Outcome {
+impl Exit {
     /// The process exit code.
     pub fn code(self) -> u8 {
         match self {
@@ -233,7 +233,7 @@ impl Outcome {
 }
 
 /// Runs a command, writing results to `out` and problems to `err`.
-pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     match command {
         Command::Check { project, errors_only } => check(&project, !errors_only, out, err),
         Command::Export { project, output, format, force } => export(&project, &output, format.into(), force, out, err),
@@ -247,7 +247,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
                     output.display(),
                     report.written.len()
                 )?;
-                Ok(if problems { Outcome::Failure } else { Outcome::Success })
+                Ok(if problems { Exit::Failure } else { Exit::Success })
             }
             Err(error) => fail(&error, err),
         },
@@ -258,7 +258,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         Command::New { dir } => match create_project(&dir) {
             Ok(created) => {
                 writeln!(out, "created project \"{}\" in {}", created.manifest.name, dir.display())?;
-                Ok(Outcome::Success)
+                Ok(Exit::Success)
             }
             Err(error) => fail(&error, err),
         },
@@ -288,7 +288,7 @@ struct PlayArgs {
     json: bool,
 }
 
-fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     let loaded = match open_project(&args.project) {
         Ok(loaded) => loaded,
         Err(error) => return fail(&error, err),
@@ -299,7 +299,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
             Ok(text) => text,
             Err(error) => {
                 writeln!(err, "error: {}: {error}", script.display())?;
-                return Ok(Outcome::Failure);
+                return Ok(Exit::Failure);
             }
         },
     };
@@ -309,7 +309,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
         Err(error) => {
             print_diagnostics(&error.problems, true, err)?;
             writeln!(err, "error: the project cannot be played until these errors are fixed")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let mut report = ScriptReport::default();
@@ -354,7 +354,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
     if let Some(failed) = &failed {
         writeln!(err, "{failed}")?;
     }
-    Ok(if failed.is_some() || bad_query { Outcome::Failure } else { Outcome::Success })
+    Ok(if failed.is_some() || bad_query { Exit::Failure } else { Exit::Success })
 }
 
 /// The result of `actforge play --json`: what FORMAT.md §7 documents.
@@ -519,18 +519,18 @@ fn import_cultistlike_command(
     args: &CultistlikeArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<Exit> {
     let imported = match import_cultistlike_with(&args.source, &args.options) {
         Ok(imported) => imported,
         Err(error) => {
             writeln!(err, "error: {error}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let failed = print_diagnostics(&imported.diagnostics, true, err)?;
     if failed && !args.force {
         writeln!(err, "error: nothing was written because of the errors above (use --force to write anyway)")?;
-        return Ok(Outcome::Failure);
+        return Ok(Exit::Failure);
     }
     let report = match save_new_folder(&imported.project, &args.output) {
         Ok(report) => report,
@@ -541,7 +541,7 @@ fn import_cultistlike_command(
             Ok(copied) => copied,
             Err(error) => {
                 writeln!(err, "error: {error}")?;
-                return Ok(Outcome::Failure);
+                return Ok(Exit::Failure);
             }
         }
     } else {
@@ -569,7 +569,7 @@ fn import_cultistlike_command(
     match load_and_validate(&args.output) {
         Ok((_, diagnostics)) => {
             let invalid = print_diagnostics(&diagnostics, false, err)?;
-            Ok(if invalid || failed { Outcome::Failure } else { Outcome::Success })
+            Ok(if invalid || failed { Exit::Failure } else { Exit::Success })
         }
         Err(error) => fail(&error, err),
     }
@@ -607,12 +607,12 @@ fn synth(
     json: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<Exit> {
     let values = match parse_sets(sets) {
         Ok(values) => values,
         Err(message) => {
             writeln!(err, "error: {message}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let loaded = match open_project(project) {
@@ -623,7 +623,7 @@ fn synth(
         Ok(table) => table,
         Err(error) => {
             writeln!(err, "error: {error}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     if json {
@@ -635,7 +635,7 @@ fn synth(
             })).collect::<Vec<_>>(),
         });
         writeln!(out, "{json:#}")?;
-        return Ok(Outcome::Success);
+        return Ok(Exit::Success);
     }
     writeln!(out, "synthesis {synthesis}: {a} + {b} (temperature {})", show_value(table.temperature, None))?;
     if !table.shared_tags {
@@ -655,19 +655,19 @@ fn synth(
         )?;
     }
     writeln!(out, "{:width$}  {:>8}  {:>7}  {:>7}  {:>6.1}%", "(fails)", "", "", "", table.failure() * 100.0)?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
-fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     if args.parse {
         return match formula::canonical_text(&args.formula) {
             Ok(canonical) => {
                 writeln!(out, "{canonical}")?;
-                Ok(Outcome::Success)
+                Ok(Exit::Success)
             }
             Err(error) => {
                 writeln!(err, "error: {}", error.render(&args.formula))?;
-                Ok(Outcome::Failure)
+                Ok(Exit::Failure)
             }
         };
     }
@@ -676,13 +676,13 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
         Ok(values) => query.values = values,
         Err(message) => {
             writeln!(err, "error: {message}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     }
     for define in &args.defines {
         let Some((name, text)) = define.split_once('=') else {
             writeln!(err, "error: `--define {define}`: write NAME=FORMULA, e.g. --define dmg=c.PA*2")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         };
         let name = name.trim();
         let valid = !name.is_empty()
@@ -692,7 +692,7 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
             });
         if !valid {
             writeln!(err, "error: `--define {define}`: NAME must be letters, digits and `_`, parts joined by `.`")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
         query.defines.push((name.to_owned(), text.to_owned()));
     }
@@ -707,26 +707,26 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
     match query::evaluate(&args.formula, &query) {
         Ok(value) => {
             writeln!(out, "{}", show_value(value, None))?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
         Err(QueryError::BadName { text, error }) => {
             writeln!(err, "error in --set {text}: {}", error.render(&text))?;
-            Ok(Outcome::Failure)
+            Ok(Exit::Failure)
         }
         Err(QueryError::Named { name, text, error }) => {
             writeln!(err, "error in f.{name}: {}", error.render(&text))?;
-            Ok(Outcome::Failure)
+            Ok(Exit::Failure)
         }
         Err(QueryError::Formula { error }) => {
             writeln!(err, "error: {}", error.render(&args.formula))?;
-            Ok(Outcome::Failure)
+            Ok(Exit::Failure)
         }
     }
 }
 
-fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Outcome> {
+fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Exit> {
     writeln!(err, "error: {error}")?;
-    Ok(Outcome::Failure)
+    Ok(Exit::Failure)
 }
 
 /// Prints diagnostics (warnings and notes only if `warnings`); returns whether any is an error.
@@ -748,7 +748,7 @@ fn load_and_validate(path: &Path) -> Result<(Loaded, Vec<Diagnostic>), ProjectEr
     Ok((loaded, diagnostics))
 }
 
-fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     let (loaded, diagnostics) = match load_and_validate(path) {
         Ok(result) => result,
         Err(error) => return fail(&error, err),
@@ -774,7 +774,7 @@ fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) 
         loaded.project.item_count(),
         kinds.join(", ")
     )?;
-    Ok(if failed { Outcome::Failure } else { Outcome::Success })
+    Ok(if failed { Exit::Failure } else { Exit::Success })
 }
 
 fn export(
@@ -784,7 +784,7 @@ fn export(
     force: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<Exit> {
     let (loaded, diagnostics) = match load_and_validate(path) {
         Ok(result) => result,
         Err(error) => return fail(&error, err),
@@ -792,16 +792,16 @@ fn export(
     let failed = print_diagnostics(&diagnostics, false, err)?;
     if failed && !force {
         writeln!(err, "error: not exported because of the errors above (use --force to export anyway)")?;
-        return Ok(Outcome::Failure);
+        return Ok(Exit::Failure);
     }
     if let Err(error) = export_bundle(&loaded.project, output, format) {
         return fail(&error, err);
     }
     writeln!(out, "exported {} items to {}", loaded.project.item_count(), output.display())?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
-fn fmt(path: &Path, check_only: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+fn fmt(path: &Path, check_only: bool, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     let loaded = match load_folder(path) {
         Ok(loaded) => loaded,
         Err(error) => return fail(&error, err),
@@ -820,7 +820,7 @@ fn fmt(path: &Path, check_only: bool, out: &mut dyn Write, err: &mut dyn Write) 
                 differing += 1;
             }
         }
-        return Ok(if differing > 0 || problems { Outcome::Failure } else { Outcome::Success });
+        return Ok(if differing > 0 || problems { Exit::Failure } else { Exit::Success });
     }
     match save_folder(&loaded.project, path, &loaded.protected) {
         Ok(report) => {
@@ -830,21 +830,21 @@ fn fmt(path: &Path, check_only: bool, out: &mut dyn Write, err: &mut dyn Write) 
             for file in &report.skipped {
                 writeln!(err, "skipped {} (it did not load; fix it first)", path.join(file).display())?;
             }
-            Ok(if problems { Outcome::Failure } else { Outcome::Success })
+            Ok(if problems { Exit::Failure } else { Exit::Success })
         }
         Err(error) => fail(&error, err),
     }
 }
 
 /// Parses `args` (program name first) and runs the command; `None` means "open the editor".
-pub fn run_args<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> Result<Option<Outcome>, clap::Error>
+pub fn run_args<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> Result<Option<Exit>, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     let cli = Cli::try_parse_from(args)?;
     match cli.command {
-        Some(command) => Ok(Some(run(command, out, err).unwrap_or(Outcome::Failure))),
+        Some(command) => Ok(Some(run(command, out, err).unwrap_or(Exit::Failure))),
         None => Ok(None),
     }
 }

@@ -13,7 +13,7 @@ use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimOptions, 
 use actforge_runtime::number::{show_short, show_value};
 use actforge_runtime::project::open_project;
 
-use crate::Outcome;
+use crate::Exit;
 
 /// The arguments of `actforge sim`.
 #[derive(Debug, clap::Args)]
@@ -50,19 +50,19 @@ pub struct SimArgs {
 }
 
 /// Runs `actforge sim`.
-pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     let loaded = match open_project(&args.project) {
         Ok(loaded) => loaded,
         Err(error) => {
             writeln!(err, "error: {error}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let policy = match policy(args) {
         Ok(policy) => policy,
         Err(message) => {
             writeln!(err, "error: {message}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let baseline = match &args.baseline {
@@ -75,7 +75,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 Ok(summary) => Some(summary),
                 Err(message) => {
                     writeln!(err, "error: {}: {message}", path.display())?;
-                    return Ok(Outcome::Failure);
+                    return Ok(Exit::Failure);
                 }
             }
         }
@@ -88,7 +88,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
                 writeln!(err, "{problem}")?;
             }
             writeln!(err, "error: the project cannot be played until these errors are fixed")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let options = SimOptions { runs: args.runs, seed, policy, max_moves: args.max_moves, threads: args.threads };
@@ -115,11 +115,11 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         Ok(Ok(summary)) => summary,
         Ok(Err(error)) => {
             writeln!(err, "error: {error}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
         Err(message) => {
             writeln!(err, "error: {message}")?;
-            return Ok(Outcome::Failure);
+            return Ok(Exit::Failure);
         }
     };
     let changes = baseline.as_ref().map(|baseline| diff(baseline, &summary));
@@ -136,7 +136,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
         let rate = summary.runs as f64 / elapsed.as_secs_f64().max(1e-9);
         writeln!(out, "\n{} runs in {:.2} s ({rate:.0} runs/s)", summary.runs, elapsed.as_secs_f64())?;
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 fn policy(args: &SimArgs) -> Result<Policy, String> {

@@ -6,7 +6,7 @@ mod common;
 
 use std::fs;
 
-use actforge_cli::{Outcome, run_args};
+use actforge_cli::{Exit, run_args};
 use actforge_tests::content;
 use common::{actforge, path};
 
@@ -14,7 +14,7 @@ use common::{actforge, path};
 fn check_passes_on_the_demo_and_summarises_it() {
     let demo = content("lighthouse");
     let (outcome, out, err) = actforge(&["check", path(&demo)]);
-    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
     assert_eq!(out, "");
     assert!(err.contains(": 0 errors, 0 warnings;"), "{err}");
     assert!(err.contains("acts"), "{err}");
@@ -25,7 +25,7 @@ fn check_prints_path_line_col_and_fails_on_errors() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("broken");
     let (outcome, ..) = actforge(&["new", path(&project)]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     fs::write(
         project.join("acts").join("start.ron"),
         "(\n    id: \"start\",\n    next_acts: [(act: \"missing\")],\n)\n",
@@ -33,7 +33,7 @@ fn check_prints_path_line_col_and_fails_on_errors() {
     .unwrap();
     fs::write(project.join("cards").join("bad.ron"), "(\n    id: \"bad\",\n    label: 12,\n)\n").unwrap();
     let (outcome, out, err) = actforge(&["check", path(&project)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     let start = project.join("acts").join("start.ron");
     let bad = project.join("cards").join("bad.ron");
     assert!(
@@ -54,7 +54,7 @@ fn export_then_import_restores_the_same_files_in_both_formats() {
         let dir = tempfile::tempdir().unwrap();
         let bundle = dir.path().join(format!("bundle.{format}"));
         let (outcome, out, err) = actforge(&["export", path(&demo), "-o", path(&bundle), "--format", format]);
-        assert_eq!(outcome, Outcome::Success, "{err}");
+        assert_eq!(outcome, Exit::Success, "{err}");
         assert!(out.starts_with("exported "), "{out}");
         let text = fs::read_to_string(&bundle).unwrap();
         assert!(text.contains("schema_version"));
@@ -64,10 +64,10 @@ fn export_then_import_restores_the_same_files_in_both_formats() {
         }
         let restored = dir.path().join("restored");
         let (outcome, out, err) = actforge(&["import", "bundle", path(&bundle), "-o", path(&restored)]);
-        assert_eq!(outcome, Outcome::Success, "{err}");
+        assert_eq!(outcome, Exit::Success, "{err}");
         assert!(out.contains("restored"), "{out}");
         let (outcome, out, _) = actforge(&["fmt", "--check", path(&restored)]);
-        assert_eq!(outcome, Outcome::Success, "{out}");
+        assert_eq!(outcome, Exit::Success, "{out}");
         for entry in fs::read_dir(demo.join("acts")).unwrap() {
             let file = entry.unwrap().path();
             let twin = restored.join("acts").join(file.file_name().unwrap());
@@ -84,7 +84,7 @@ fn import_refuses_a_folder_that_has_content() {
     actforge(&["export", path(&content("lighthouse")), "-o", path(&bundle)]);
     fs::write(dir.path().join("keep.txt"), "mine").unwrap();
     let (outcome, _, err) = actforge(&["import", "bundle", path(&bundle), "-o", path(dir.path())]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("is not empty"), "{err}");
     assert_eq!(fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
 }
@@ -97,11 +97,11 @@ fn export_refuses_a_project_with_errors_unless_forced() {
     fs::write(project.join("acts").join("a.ron"), "(id: \"a\", token: Some(\"nobody\"))").unwrap();
     let bundle = dir.path().join("b.ron");
     let (outcome, _, err) = actforge(&["export", path(&project), "-o", path(&bundle)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("there is no token `nobody`"), "{err}");
     assert!(!bundle.exists());
     let (outcome, ..) = actforge(&["export", path(&project), "-o", path(&bundle), "--force"]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     assert!(bundle.exists());
 }
 
@@ -110,14 +110,14 @@ fn new_creates_an_empty_valid_project_and_refuses_to_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("my_game");
     let (outcome, out, _) = actforge(&["new", path(&project)]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     assert!(out.contains("\"my_game\""), "{out}");
     assert!(project.join("project.ron").is_file());
     assert!(project.join("acts").is_dir());
     let (outcome, ..) = actforge(&["check", path(&project)]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     let (outcome, _, err) = actforge(&["new", path(&project)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("not empty"), "{err}");
 }
 
@@ -129,10 +129,10 @@ fn fmt_rewrites_hand_written_files_in_the_canonical_layout() {
     let file = project.join("aspects").join("salt.ron");
     fs::write(&file, "(id:\"salt\",label:\"Salt\")").unwrap();
     let (outcome, out, _) = actforge(&["fmt", "--check", path(&project)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(out.contains("salt.ron: not in canonical layout"), "{out}");
     let (outcome, ..) = actforge(&["fmt", path(&project)]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     assert_eq!(fs::read_to_string(&file).unwrap(), "(\n    id: \"salt\",\n    label: \"Salt\",\n)\n");
 }
 
@@ -171,7 +171,7 @@ fn eval_prints_values_nan_and_infinities() {
         (&["eval", "--parse", "a-(b-d)"], "a - (b - d)"),
     ] {
         let (outcome, out, err) = actforge(args);
-        assert_eq!(outcome, Outcome::Success, "{args:?}: {err}");
+        assert_eq!(outcome, Exit::Success, "{args:?}: {err}");
         assert_eq!(out, format!("{expected}\n"), "{args:?}");
     }
     let with = |seed: &str| actforge(&["eval", "--seed", seed, "random(100)"]).1;
@@ -183,7 +183,7 @@ fn eval_prints_values_nan_and_infinities() {
 fn eval_reads_a_projects_formulas_and_stats() {
     let demo = content("lighthouse");
     let (outcome, out, err) = actforge(&["eval", "--project", path(&demo), "f.beacon_strength"]);
-    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert_eq!(outcome, Exit::Success, "{err}");
     assert_eq!(out, "50\n", "hope starts at 5: clamp(5/10, 0, 1) * 100");
     let (_, out, _) = actforge(&["eval", "--project", path(&demo), "--set", "hope=9", "f.beacon_strength + stat.oil"]);
     assert_eq!(out, "93\n");
@@ -192,23 +192,23 @@ fn eval_reads_a_projects_formulas_and_stats() {
 #[test]
 fn a_bad_formula_exits_1_with_the_message_and_a_caret() {
     let (outcome, out, err) = actforge(&["eval", "max(a<b, 1)"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert_eq!(out, "");
     assert_eq!(
         err,
         "error: expected `,` or `)` in `max(…)`, found `<` (put comparisons, `and` and `or` inside an argument in parentheses)\n  max(a<b, 1)\n       ^\n"
     );
     let (outcome, _, err) = actforge(&["eval", "x + 1"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("unknown name `x`; give it a value with --set x=NUMBER"), "{err}");
     let (outcome, _, err) = actforge(&["eval", "--define", "a=f.b", "--define", "b=f.a", "f.a"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("cycle: f.a → f.b → f.a"), "{err}");
     let (outcome, _, err) = actforge(&["eval", "--set", "c.PA=x", "c.PA"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("NAME=NUMBER"), "{err}");
     let (outcome, _, _) = actforge(&["eval", "--parse", "1 +"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn check_reports_formula_errors_at_their_character() {
     fs::write(project.join("formulas").join("a.ron"), "(\n    id: \"a\",\n    expr: \"f.b\",\n)\n").unwrap();
     fs::write(project.join("formulas").join("b.ron"), "(\n    id: \"b\",\n    expr: \"1 + f.a\",\n)\n").unwrap();
     let (outcome, out, _) = actforge(&["check", path(&project)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     let stat = project.join("stats").join("gdp.ron");
     let tax = project.join("formulas").join("tax.ron");
     let b = project.join("formulas").join("b.ron");
@@ -248,7 +248,7 @@ fn play_runs_a_playtest_and_reports_the_failing_line() {
     let demo = content("lighthouse");
     let script = actforge_tests::repo_root().join("tests/playtests/lighthouse_lamp.play");
     let (outcome, out, err) = actforge(&["play", path(&demo), path(&script)]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("completed tend_the_lamp"), "{out}");
     assert!(out.contains("card ember #"), "{out}");
     assert!(out.contains("ok: 7 expectation(s) held"), "{out}");
@@ -257,7 +257,7 @@ fn play_runs_a_playtest_and_reports_the_failing_line() {
     let failing = dir.path().join("fail.play");
     std::fs::write(&failing, "slot lamp_oil lamp_room\nstart lamp_room\nexpect status lamp_room finished\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&demo), path(&failing)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("fail.play:line 3: status of lamp_room is \"running\", expected \"finished\""), "{err}");
     // The log of what ran before the failing line is still printed.
     assert!(out_contains_line(&actforge(&["play", path(&demo), path(&failing)]).1, "start lamp_room"));
@@ -266,7 +266,7 @@ fn play_runs_a_playtest_and_reports_the_failing_line() {
     let illegal = dir.path().join("illegal.play");
     std::fs::write(&illegal, "start lamp_room\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&demo), "--script", path(&illegal)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(
         err.contains("illegal.play:line 1: that window is not ready to start; possible now: slot lamp_oil lamp_room 0"),
         "{err}"
@@ -294,14 +294,14 @@ fn play_lets_time_pass_and_answers_queries() {
         "1/0",
         "--trace",
     ]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("at tick 5000:"), "{out}");
     assert!(out.contains("\n1/0 = inf\n"), "{out}");
     assert!(out.contains("ActCompleted { token: TokenKey(0), act: \"tend_the_lamp\" }"), "{out}");
 
     // Without a script: the start state; --json gives one object with the queries and the table.
     let (outcome, out, err) = actforge(&["play", path(&demo), "--json", "--query", "table.card.lamp_oil"]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["tick"], 0);
     assert_eq!(json["ok"], true);
@@ -312,7 +312,7 @@ fn play_lets_time_pass_and_answers_queries() {
 
     // A query that does not compile is an error with a caret, and exit 1.
     let (outcome, _, err) = actforge(&["play", path(&demo), "--query", "table.card.("]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("error: query table.card.("), "{err}");
 }
 
@@ -357,7 +357,7 @@ fn synth_prints_the_probability_table_of_two_inputs() {
     actforge_runtime::project::save_new_folder(&project, &root).unwrap();
 
     let (outcome, out, err) = actforge(&["synth", path(&root), "forge", "ember", "mist", "--set", "entropy=5"]);
-    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "synthesis forge: ember + mist (temperature 2)");
     // V = fire 2, spirit 2, water 1: phoenix 4, steam 3; shares 62.2 % / 37.8 %;
@@ -369,17 +369,17 @@ fn synth_prints_the_probability_table_of_two_inputs() {
     assert_eq!(words(lines[4]), ["(fails)", "22.6%"], "{out}");
 
     let (outcome, out, _) = actforge(&["synth", path(&root), "forge", "ember", "mist", "--set", "entropy=5", "--json"]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     let json: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["candidates"][0]["card"], "phoenix");
     assert_eq!(json["candidates"][1]["success"], 0.65);
 
     // A name without a value is an error that says which.
     let (outcome, _, err) = actforge(&["synth", path(&root), "forge", "ember", "mist"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("success_chance of synthesis `forge`") && err.contains("entropy"), "{err}");
     let (outcome, _, err) = actforge(&["synth", path(&root), "forge", "ember", "dragon"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("there is no card `dragon`"), "{err}");
 }
 
@@ -399,7 +399,7 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
         "--query",
         "board.player_two.col1.score",
     ]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("place player_two 3  rolled 3;  destroyed 3 at player_one 3,1;"), "{out}");
     assert!(out.contains("game over: player_two wins;"), "{out}");
     assert!(out.contains("board player_two: hand [destiny_die shield]"), "{out}");
@@ -413,22 +413,22 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     let illegal = dir.path().join("illegal.play");
     std::fs::write(&illegal, "roll\nability shield 1\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&pack), "--script", path(&illegal), "--seed", "7"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(
         err.contains("illegal.play:line 2: cards are played before rolling; possible now: place player_one 1, place player_one 2, place player_one 3"),
         "{err}"
     );
     let (outcome, out, err) = actforge(&["check", path(&pack)]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
 }
 
 #[test]
 fn play_runs_the_skirmish_battle_with_unit_queries() {
     let skirmish = content("srpg-skirmish");
     let (outcome, out, err) = actforge(&["check", path(&skirmish)]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     let (outcome, out, err) = actforge(&["fmt", path(&skirmish), "--check"]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     let script = actforge_tests::repo_root().join("tests/playtests/srpg_skirmish.play");
     let (outcome, out, err) = actforge(&[
         "play",
@@ -440,7 +440,7 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
         "--query",
         "team.blue.alive",
     ]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("unit.knight.hp = 24"), "{out}");
     assert!(out.contains("team.blue.alive = 1"), "{out}");
     assert!(out.contains("winner blue"), "{out}");
@@ -451,7 +451,7 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
     let bad = dir.path().join("bad.play");
     std::fs::write(&bad, "move raider 0 0\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&skirmish), path(&bad)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("bad.play:line 1: that unit cannot move there now; possible now: move raider"), "{err}");
     assert!(err.contains("wait raider"), "{err}");
 }
@@ -460,7 +460,7 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
 fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
     let project = content("issues-sim");
     let (outcome, out, err) = actforge(&["check", path(&project)]);
-    assert_eq!(outcome, Outcome::Success, "{out}{err}");
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
     assert!(err.contains(": 0 errors, 0 warnings;"), "{err}");
     let script = actforge_tests::repo_root().join("tests/playtests/issues_sim.play");
     let (outcome, out, err) = actforge(&[
@@ -473,7 +473,7 @@ fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
         "--query",
         "round(stat.tax_rate * 100) + turn",
     ]);
-    assert_eq!(outcome, Outcome::Success, "{out}\n{err}");
+    assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("\nround(treasury) = 133\n"), "{out}");
     assert!(out.contains("\nround(stat.tax_rate * 100) + turn = 24\n"), "{out}");
     assert!(out.contains("  stat treasury \"Treasury\" = 133"), "{out}");
@@ -486,7 +486,7 @@ fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
     let illegal = dir.path().join("illegal.play");
     std::fs::write(&illegal, "play festival hold_a_festival\n").unwrap();
     let (outcome, _, err) = actforge(&["play", path(&project), "--script", path(&illegal)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(
         err.contains(
             "illegal.play:line 1: `festival` is not in the hand; possible now: play budget_crisis raise_taxes,"
@@ -502,7 +502,7 @@ fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() 
     let sim = |threads: &str, seed: &str| {
         let (outcome, out, err) =
             actforge(&["sim", path(&pack), "--runs", "300", "--seed", seed, "--threads", threads, "--json"]);
-        assert_eq!(outcome, Outcome::Success, "{err}");
+        assert_eq!(outcome, Exit::Success, "{err}");
         out
     };
     let one = sim("1", "5");
@@ -520,13 +520,13 @@ fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() 
     std::fs::write(&baseline, &one).unwrap();
     let (outcome, out, err) =
         actforge(&["sim", path(&pack), "--runs", "300", "--seed", "6", "--baseline", path(&baseline)]);
-    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert_eq!(outcome, Exit::Success, "{err}");
     assert!(out.contains("changes since the baseline"), "{out}");
     assert!(out.contains("outcome ended:player_one wins (share)"), "{out}");
     assert!(out.contains("dead content (never reached in 300 runs)\n  none"), "{out}");
 
     let (outcome, out, _) = actforge(&["sim", path(&pack), "--runs", "20", "--csv"]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     assert!(out.starts_with("section,name,value\nrun,runs,20\n"), "{out}");
     assert!(out.contains("\nvalue,board.player_one.score.mean,"), "{out}");
 }
@@ -535,22 +535,22 @@ fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() 
 fn sim_refuses_bad_policies_and_baselines_with_a_reason() {
     let lighthouse = content("lighthouse");
     let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--runs", "3", "--policy", "greedy"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("greedy play needs a score formula"), "{err}");
     let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--policy", "clever"]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("unknown policy `clever`"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.json");
     std::fs::write(&broken, "{ not json").unwrap();
     let (outcome, _, err) = actforge(&["sim", path(&lighthouse), "--runs", "3", "--baseline", path(&broken)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("broken.json: not a summary"), "{err}");
     let script = dir.path().join("start.play");
     std::fs::write(&script, "wait 10\n").unwrap();
     let (outcome, out, err) =
         actforge(&["sim", path(&lighthouse), "--runs", "4", "--max-moves", "50", "--policy", "script", path(&script)]);
-    assert_eq!(outcome, Outcome::Success, "{err}");
+    assert_eq!(outcome, Exit::Success, "{err}");
     assert!(out.contains("4 runs, first seed"), "{out}");
     assert!(out.contains("script play"), "{out}");
 }

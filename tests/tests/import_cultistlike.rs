@@ -10,7 +10,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use actforge_cli::Outcome;
+use actforge_cli::Exit;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::{Content, Event, Session};
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};
@@ -274,17 +274,17 @@ fn demo1_imports_from_the_command_line_and_checks_clean() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("kitten");
     let (outcome, stdout, stderr) = actforge(&["import", "cultistlike", path(&demo1()), "-o", path(&out)]);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stdout.starts_with("imported 38 items from "), "{stdout}");
     assert!(stdout.contains("--copy-art"), "{stdout}");
     assert!(stderr.contains("info: the game starts with token `Tea Party`"), "{stderr}");
     let (outcome, stdout, stderr) = actforge(&["check", path(&out)]);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stderr.contains(": 0 errors,"), "{stderr}");
     // The pictures are not copied by default, so check says they are missing (warnings only).
     assert!(stdout.contains("the picture `Sprites/black_cat.png` does not exist"), "{stdout}");
     let (outcome, ..) = actforge(&["import", "cultistlike", path(&demo1()), "-o", path(&out)]);
-    assert_eq!(outcome, Outcome::Failure, "refuses a folder that has content");
+    assert_eq!(outcome, Exit::Failure, "refuses a folder that has content");
 }
 
 #[test]
@@ -294,11 +294,11 @@ fn demo1_with_copied_pictures_checks_without_warnings() {
     let demo = demo1();
     let args = ["import", "cultistlike", path(&demo), "-o", path(&out), "--copy-art", "--token", "Tea Party"];
     let (outcome, stdout, stderr) = actforge(&args);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stdout.contains("16 pictures copied"), "{stdout}");
     assert!(out.join("Sprites").join("black_cat.png").is_file());
     let (outcome, stdout, stderr) = actforge(&["check", path(&out)]);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stderr.contains(": 0 errors, 0 warnings;"), "{stdout}{stderr}");
     let manifest = fs::read_to_string(out.join("project.ron")).unwrap();
     assert!(manifest.contains("tokens: [\"tea_party\"]") && !manifest.contains("cards:"), "{manifest}");
@@ -330,10 +330,10 @@ fn demo1_plays_through_every_acceptance_scenario() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("kitten");
     let (outcome, ..) = actforge(&["import", "cultistlike", path(&demo1()), "-o", path(&out)]);
-    assert_eq!(outcome, Outcome::Success);
+    assert_eq!(outcome, Exit::Success);
     let script = repo_root().join("tests/playtests/cultistlike_demo1.play");
     let (outcome, stdout, stderr) = actforge(&["play", path(&out), "--script", path(&script)]);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stdout.contains("ok: 108 expectation(s) held"), "{stdout}");
 }
 
@@ -495,7 +495,7 @@ fn the_command_writes_nothing_on_errors_unless_forced() {
     let out = dir.path().join("small");
     let source = small();
     let (outcome, stdout, stderr) = actforge(&["import", "cultistlike", path(&small()), "-o", path(&out)]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(stdout.is_empty(), "{stdout}");
     assert!(stderr.contains("Broken.asset:15:"), "{stderr}");
     assert!(stderr.contains("error: nothing was written"), "{stderr}");
@@ -503,10 +503,10 @@ fn the_command_writes_nothing_on_errors_unless_forced() {
     let args =
         ["import", "cultistlike", path(&source), "-o", path(&out), "--force", "--token", "Desk", "--card", "lamp"];
     let (outcome, stdout, _) = actforge(&args);
-    assert_eq!(outcome, Outcome::Failure, "errors were reported, even though the project was written");
+    assert_eq!(outcome, Exit::Failure, "errors were reported, even though the project was written");
     assert!(stdout.starts_with("imported 12 items"), "{stdout}");
     let (outcome, stdout, stderr) = actforge(&["check", path(&out)]);
-    assert_eq!(outcome, Outcome::Success, "{stdout}{stderr}");
+    assert_eq!(outcome, Exit::Success, "{stdout}{stderr}");
     assert!(stderr.contains(": 0 errors, 0 warnings;"), "{stdout}{stderr}");
     let manifest = fs::read_to_string(out.join("project.ron")).unwrap();
     assert!(manifest.contains("entry: (tokens: [\"desk\"], cards: [\"lamp\"])"), "{manifest}");
@@ -532,7 +532,7 @@ fn a_source_that_is_not_a_content_folder_is_refused() {
     assert!(error.to_string().contains("holds no .asset files"), "{error}");
     let (outcome, _, stderr) =
         actforge(&["import", "cultistlike", path(dir.path()), "-o", path(&dir.path().join("o"))]);
-    assert_eq!(outcome, Outcome::Failure);
+    assert_eq!(outcome, Exit::Failure);
     assert!(stderr.starts_with("error: ") && stderr.contains("holds no .asset files"), "{stderr}");
 }
 

@@ -345,19 +345,9 @@ impl ActGraphView {
         self.requested.push((from.to_owned(), kind, to.to_owned()));
     }
 
-    /// Shows only the chains of `token` (acts of the token and those they lead to).
-    pub fn set_token_filter(&mut self, token: Option<String>) {
-        self.token_filter = token;
-    }
-
     /// Where each shown act is, in graph units (the snarl's current positions).
     pub fn positions(&self) -> BTreeMap<String, (f32, f32)> {
         self.snarl.nodes_pos_ids().map(|(_, pos, node)| (node.id.clone(), (pos.x, pos.y))).collect()
-    }
-
-    /// The view's zoom (screen points per graph unit) in the last frame.
-    pub fn view_scale(&self) -> f32 {
-        self.to_global.scaling
     }
 
     /// The last message (refusals, save problems).

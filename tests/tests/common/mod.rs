@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use actforge_cli::{Outcome, run_args};
+use actforge_cli::{Exit, run_args};
 
 /// Runs `actforge ARGS…` in-process; returns (outcome, stdout, stderr).
-pub fn actforge(args: &[&str]) -> (Outcome, String, String) {
+pub fn actforge(args: &[&str]) -> (Exit, String, String) {
     let mut out = Vec::new();
     let mut err = Vec::new();
     let command_line = std::iter::once("actforge").chain(args.iter().copied());
