@@ -16,7 +16,7 @@ use crate::project::Sources;
 use crate::validate::validate;
 use crate::{Diagnostic, Severity};
 
-use super::state::Fragment;
+use super::table::Fragment;
 
 /// What a game-state name reads (FORMAT.md §5, "Names").
 #[derive(Clone, Debug, PartialEq)]

@@ -8,15 +8,13 @@
 pub mod board;
 pub mod campaign;
 mod content;
-mod listing;
 pub mod policy;
-mod rules;
 pub mod script;
-mod state;
 mod table;
 pub mod tactics;
-pub mod text;
 pub mod turns;
+
+pub use table::text;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -26,7 +24,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 pub use content::{Content, ContentError};
-pub use state::{
+pub use table::{
     AspectCounts, CardInstance, CardKey, Cards, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
     RUN_PLACE, Status, TableState, TokenKey, Window, Windows,
 };
@@ -35,8 +33,8 @@ pub use turns::{Message, StatLine, TurnsState};
 
 use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
 pub use campaign::{CampaignResult, CampaignState};
-use listing::{ListingCache, Moving};
 use table::Engine;
+use table::listing::{ListingCache, Moving};
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
 /// Something the player can do.
@@ -659,7 +657,7 @@ impl Session {
             engine.create_card(card, Place::Table);
         }
         for token in &entry.tokens {
-            engine.state.pending_tokens.push(state::PendingToken {
+            engine.state.pending_tokens.push(table::PendingToken {
                 token: token.clone(),
                 auto_run: None,
                 memory: None,
@@ -713,24 +711,6 @@ impl Session {
         choices.extend(self.turn_choices());
         choices.extend(self.campaign_choices());
         choices
-    }
-
-    /// The [`Choice::Start`] and [`Choice::Collect`] choices alone, in the order of
-    /// [`Session::choices`]: cheap, as no card is tried in any slot (players that run acts
-    /// before they move cards ask this first).
-    pub fn act_choices(&self) -> Vec<Choice> {
-        if self.state.outcome.is_some() {
-            return Vec::new();
-        }
-        self.state
-            .windows
-            .iter()
-            .filter_map(|(token, window)| match window.status {
-                Status::Ready(_) => Some(Choice::Start { token: *token }),
-                Status::Finished => Some(Choice::Collect { token: *token }),
-                Status::Idle | Status::Running => None,
-            })
-            .collect()
     }
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
@@ -800,117 +780,5 @@ impl Session {
         let evaluations = engine.evaluations;
         self.counters.add(1, &events, evaluations);
         Ok(events)
-    }
-
-    /// Lets `ticks` of game time pass, processing every timer and decay that expires.
-    pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
-        let content = Arc::clone(&self.content);
-        let mut events =
-            self.tactics.as_mut().map(|battle| battle.advance(&content, &mut self.rng, ticks)).unwrap_or_default();
-        let target = self.state.tick.saturating_add(ticks);
-        let mut counted = 0;
-        while self.state.outcome.is_none() {
-            let now = self.state.tick;
-            let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
-            self.pass_time(at.max(now) - now);
-            let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-            // Timers first (registry order), then decays (card order).
-            let due: Vec<TokenKey> = engine
-                .state
-                .windows
-                .iter()
-                .filter(|(_, w)| w.timer_end.is_some_and(|end| end <= at))
-                .map(|(key, _)| *key)
-                .collect();
-            for &token in &due {
-                engine.complete(token);
-                engine.end_step();
-            }
-            let decayed: Vec<CardKey> = engine
-                .state
-                .cards
-                .iter()
-                .filter(|(_, card)| card.decay.as_ref().is_some_and(|decay| decay.remaining == 0))
-                .map(|(key, _)| *key)
-                .collect();
-            let steps = (due.len() + decayed.len()) as u64;
-            for card in decayed {
-                engine.decay_done(card);
-                engine.end_step();
-            }
-            let evaluations = engine.evaluations;
-            self.counters.add(steps, events.get(counted..).unwrap_or_default(), evaluations);
-            counted = events.len();
-        }
-        if self.state.outcome.is_none() {
-            let rest = target.saturating_sub(self.state.tick);
-            self.pass_time(rest);
-        }
-        events
-    }
-
-    /// "Play from here": runs `act` at once in an idle window of its token, creating the token
-    /// when none is on the table. The act's entry test is not applied (a forced start, §2.8.4).
-    pub fn force_act(&mut self, act: &str) -> Result<Vec<Event>, String> {
-        let content = Arc::clone(&self.content);
-        let definition = content.project.acts.get(act).ok_or_else(|| format!("there is no act `{act}`"))?;
-        let token = definition.token.clone().ok_or_else(|| format!("act `{act}` names no token to run in"))?;
-        if self.state.outcome.is_some() {
-            return Err("the game has ended".to_owned());
-        }
-        let mut events = Vec::with_capacity(16);
-        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-        let idle = |state: &TableState| {
-            state.windows.iter().find(|(_, w)| w.token == token && w.status == Status::Idle).map(|(key, _)| *key)
-        };
-        let key = if let Some(key) = idle(engine.state) {
-            key
-        } else {
-            let pending = state::PendingToken { token: token.clone(), auto_run: None, memory: None };
-            engine.state.pending_tokens.push(pending);
-            engine.create_pending_tokens();
-            idle(engine.state).ok_or_else(|| format!("no idle window of token `{token}` can run `{act}`"))?
-        };
-        engine.force_start(key, &definition.id);
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        self.counters.add(1, &events, evaluations);
-        Ok(events)
-    }
-
-    /// The tick at which the next timer or running decay expires, if any does.
-    pub fn next_due(&self) -> Option<u64> {
-        let now = self.state.tick;
-        let next_timer = self.state.windows.values().filter_map(|w| w.timer_end).min();
-        let next_decay = self
-            .state
-            .cards
-            .values()
-            .filter_map(|card| {
-                let decay = card.decay.as_ref()?;
-                (!self.state.decay_paused_at(card.place)).then(|| now.saturating_add(decay.remaining))
-            })
-            .min();
-        [next_timer, next_decay].into_iter().flatten().min()
-    }
-
-    /// Moves the clock on; running decays count down.
-    fn pass_time(&mut self, ticks: u64) {
-        if ticks == 0 {
-            return;
-        }
-        let running: Vec<CardKey> = self
-            .state
-            .cards
-            .iter()
-            .filter(|(_, card)| card.decay.is_some() && !self.state.decay_paused_at(card.place))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in running {
-            if let Some(decay) = self.state.cards.get_mut(&key).and_then(|card| card.decay.as_mut()) {
-                decay.remaining = decay.remaining.saturating_sub(ticks);
-            }
-        }
-        self.state.tick = self.state.tick.saturating_add(ticks);
     }
 }

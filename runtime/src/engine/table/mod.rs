@@ -1,5 +1,20 @@
-//! The table's state: card instances, token windows and decks, and how the holders nest
-//! (`spec/cultistlike.md` §2.1). Read-only for everything outside the engine.
+//! The table system (`spec/cultistlike.md` §2): acts run in token windows, cards move through
+//! slots, rules test and modify, decks are drawn, cards decay.
+//!
+//! This file holds the table's state: card instances, token windows and decks, and how the
+//! holders nest (§2.1); read-only for everything outside the engine. `step/` is what one step
+//! does, `rules.rs` contexts, tests and rules, `env.rs` the formula environment, `listing.rs`
+//! the choices, `session.rs` and `script.rs` the Session's table methods and playtest lines.
+
+mod env;
+pub(crate) mod listing;
+pub(crate) mod rules;
+pub(crate) mod script;
+mod session;
+mod step;
+pub mod text;
+
+pub(crate) use step::Engine;
 
 use std::collections::BTreeMap;
 

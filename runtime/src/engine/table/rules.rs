@@ -2,23 +2,21 @@
 //! locations, evaluating and running rules, queueing modifiers and performing them when a
 //! context closes.
 
-use crate::formula::{Compiled, Env, FormulaError, FormulaSet, ProjectNames, Slot};
 use crate::model::{
-    ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, Expr, FragmentRef, Location,
-    PathModifier, Requirements, RuleId, TableModifier, Test, TestOp,
+    ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, FragmentRef, Location, PathModifier,
+    Requirements, RuleId, TableModifier, Test, TestOp,
 };
 
-use super::content::Accessor;
-use super::state::{CardKey, Fragment, Holder, TableState, TokenKey};
-use super::table::Engine;
+use crate::engine::table::step::Engine;
+use crate::engine::table::{CardKey, Fragment, Holder, TableState, TokenKey};
 
 /// Deepest nesting of rules inside rules (and/or, furthermore, triggers run by modifiers);
 /// deeper content is a cycle and fails instead of recursing forever.
-pub(super) const MAX_RULE_DEPTH: usize = 32;
+pub(crate) const MAX_RULE_DEPTH: usize = 32;
 
 /// Where a rule is evaluated and what it has queued (§2.3).
 #[derive(Clone, Debug)]
-pub(super) struct Ctx {
+pub(crate) struct Ctx {
     /// An act window, or one card for card contexts.
     pub scope: Holder,
     /// The matched-cards list.
@@ -35,7 +33,7 @@ pub(super) struct Ctx {
 /// Kept unlisted until then: most contexts (an entry attempt that fails, a chance) never list
 /// them, and the state does not change while a context evaluates.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Matches {
+pub(crate) enum Matches {
     /// Every card of the context's scope, as it is now.
     All,
     /// These cards.
@@ -54,7 +52,7 @@ impl Matches {
 
 /// A modifier's target after special fragments are resolved.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Target {
+pub(crate) enum Target {
     None,
     Fragment(Fragment),
     Cards(Vec<CardKey>),
@@ -62,7 +60,7 @@ pub(super) enum Target {
 
 /// Modifiers evaluated and waiting for the context to close.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Queues {
+pub(crate) struct Queues {
     pub act: Vec<(ActOp, Target, i64, bool)>,
     pub card: Vec<(CardOp, Vec<CardKey>, Target, i64)>,
     pub table: Vec<TableModifier>,
@@ -71,40 +69,9 @@ pub(super) struct Queues {
     pub destroy: Vec<CardKey>,
 }
 
-/// The formula environment of a context: game-state names read the table.
-struct TableEnv<'a> {
-    engine: &'a Engine<'a>,
-    accessors: &'a [Accessor],
-    ctx: &'a Ctx,
-    bits: &'a mut dyn FnMut() -> u64,
-}
-
-impl Env for TableEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
-        match self.accessors.get(slot.0 as usize) {
-            Some(Accessor::Count(location, fragment)) => {
-                self.engine.count_at(*location, Some(&Resolved::Fragment(fragment.clone())), self.ctx) as f64
-            }
-            Some(Accessor::Cards(location)) => self.engine.count_at(*location, None, self.ctx) as f64,
-            Some(Accessor::Constant(value)) => *value,
-            // Stats and the turn belong to the turns system (`turns.rs`); the table has none.
-            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Campaign(_) | Accessor::Missing) | None => f64::NAN,
-        }
-    }
-    fn has(&mut self, slot: Slot) -> bool {
-        !matches!(
-            self.accessors.get(slot.0 as usize),
-            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Campaign(_) | Accessor::Missing) | None
-        )
-    }
-    fn random_bits(&mut self) -> u64 {
-        (self.bits)()
-    }
-}
-
 /// A fragment field after §2.4's substitution, for counting.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Resolved {
+pub(crate) enum Resolved {
     Fragment(Fragment),
     /// The `___MatchedCards` placeholder or an unset special: counts 0.
     Nothing,
@@ -156,7 +123,7 @@ impl Ctx {
     }
 }
 
-pub(super) fn compare(op: TestOp, left: i64, right: i64) -> bool {
+pub(crate) fn compare(op: TestOp, left: i64, right: i64) -> bool {
     match op {
         TestOp::MoreOrEqual => left >= right,
         TestOp::Equal => left == right,
@@ -171,64 +138,8 @@ pub(super) fn compare(op: TestOp, left: i64, right: i64) -> bool {
 }
 
 impl Engine<'_> {
-    /// A number from an expression in a context: a plain integer, or its formula's value
-    /// rounded towards zero (NaN gives 0).
-    pub(super) fn number(&mut self, expr: &Expr, ctx: &Ctx) -> i64 {
-        if let Some(value) = expr.as_int() {
-            value
-        } else {
-            let value = self.formula_value(expr, ctx);
-            if value.is_finite() { value as i64 } else { 0 }
-        }
-    }
-
-    /// The value of an expression's formula in a context (NaN when it has none).
-    fn formula_value(&mut self, expr: &Expr, ctx: &Ctx) -> f64 {
-        if let Some(value) = expr.as_int() {
-            return value as f64;
-        }
-        let content = self.content;
-        let Some(compiled) = content.formula(expr) else { return f64::NAN };
-        self.eval_in(content.formulas(), compiled, &content.accessors, ctx)
-    }
-
-    /// Evaluates compiled code in a context. The environment reads the engine while random
-    /// draws advance a copy of its generator, written back afterwards.
-    fn eval_in(&mut self, set: &FormulaSet, compiled: &Compiled, accessors: &[Accessor], ctx: &Ctx) -> f64 {
-        let mut rng = self.rng.clone();
-        let value = {
-            let mut bits = || rand_core::Rng::next_u64(&mut rng);
-            let this: &Engine<'_> = self;
-            let mut env = TableEnv { engine: this, accessors, ctx, bits: &mut bits };
-            set.eval(compiled, &mut env)
-        };
-        *self.rng = rng;
-        value
-    }
-
-    /// The value of a formula over the whole table (`LOCATION.card.ID` and friends; `scope`
-    /// means the whole world here), for scripts and the preview.
-    /// `other` answers the names another system (tactics) knows, before the table is asked.
-    pub(super) fn query(
-        &mut self,
-        text: &str,
-        other: &dyn Fn(&crate::formula::Lookup) -> Option<f64>,
-    ) -> Result<f64, FormulaError> {
-        let content = self.content;
-        let mut set = content.formulas().clone();
-        let compiled = set.compile(text, &ProjectNames::new(&content.project))?;
-        let accessors: Vec<Accessor> = set
-            .lookups()
-            .map(|lookup| {
-                other(lookup).map_or_else(|| super::content::accessor(lookup, &content.project), Accessor::Constant)
-            })
-            .collect();
-        let ctx = Ctx::new(Holder::Root, 0);
-        Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
-    }
-
     /// §2.4 substitution of a fragment field for counting.
-    pub(super) fn resolve(&self, fragment: &FragmentRef, ctx: &Ctx) -> Resolved {
+    pub(crate) fn resolve(&self, fragment: &FragmentRef, ctx: &Ctx) -> Resolved {
         let found = match fragment {
             FragmentRef::Aspect(id) => Some(Fragment::Aspect(id.clone())),
             FragmentRef::Card(id) => Some(Fragment::Card(id.clone())),
@@ -243,7 +154,7 @@ impl Engine<'_> {
     }
 
     /// The memory fragment of a scope.
-    pub(super) fn memory_of(&self, scope: Holder) -> Option<Fragment> {
+    pub(crate) fn memory_of(&self, scope: Holder) -> Option<Fragment> {
         match scope {
             Holder::Window(token) => self.state.window(token).and_then(|window| window.memory.clone()),
             Holder::Card(key) => self.state.card(key).and_then(|card| card.memory.clone()),
@@ -252,7 +163,7 @@ impl Engine<'_> {
     }
 
     /// §2.4 substitution of a fragment field as a modifier target.
-    pub(super) fn target(&self, fragment: Option<&FragmentRef>, ctx: &Ctx) -> Target {
+    pub(crate) fn target(&self, fragment: Option<&FragmentRef>, ctx: &Ctx) -> Target {
         match fragment {
             None => Target::None,
             Some(FragmentRef::ThisCard) => ctx.this_card.map_or(Target::None, |key| Target::Cards(vec![key])),
@@ -265,7 +176,7 @@ impl Engine<'_> {
     }
 
     /// The holder a location names in a context (none for the heap, which tables lack).
-    pub(super) fn holder_at(location: Location, ctx: &Ctx) -> Option<Holder> {
+    pub(crate) fn holder_at(location: Location, ctx: &Ctx) -> Option<Holder> {
         match location {
             Location::Scope => Some(ctx.scope),
             Location::Slots => ctx.window().map(Holder::Slots),
@@ -277,7 +188,7 @@ impl Engine<'_> {
 
     /// How many of `fragment` are at `location` (§2.2); `None` counts cards (only at
     /// the matched location, where a null fragment means "how many matched cards").
-    pub(super) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &Ctx) -> i64 {
+    pub(crate) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &Ctx) -> i64 {
         if location == Location::MatchedCards {
             let mut total = 0;
             match fragment {
@@ -318,7 +229,7 @@ impl Engine<'_> {
     }
 
     /// Attempts one test; card tests filter the context's matches (§2.5).
-    pub(super) fn attempt_test(&mut self, test: &Test, ctx: &mut Ctx) -> bool {
+    pub(crate) fn attempt_test(&mut self, test: &Test, ctx: &mut Ctx) -> bool {
         let constant = self.number(&test.constant, ctx);
         let right = self.times_count(constant, test.fragment2.as_ref(), test.loc2, ctx);
         let first = test.fragment1.as_ref().map(|fragment| self.resolve(fragment, ctx));
@@ -393,7 +304,7 @@ impl Engine<'_> {
     }
 
     /// Evaluates requirements (§2.6 `evaluate`); `force` records matches and always passes.
-    pub(super) fn evaluate(&mut self, requirements: &Requirements, invert: bool, force: bool, ctx: &mut Ctx) -> bool {
+    pub(crate) fn evaluate(&mut self, requirements: &Requirements, invert: bool, force: bool, ctx: &mut Ctx) -> bool {
         self.evaluations += 1;
         if ctx.depth > MAX_RULE_DEPTH {
             self.warn("rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails");
@@ -432,14 +343,14 @@ impl Engine<'_> {
     }
 
     /// Evaluates a rule in a fresh context on `scope` (and/or sub-rules, link rules).
-    pub(super) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
+    pub(crate) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
         let Some(rule) = self.content.rule(rule.as_str()) else { return false };
         let mut ctx = Ctx::new(scope, depth);
         self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
     }
 
     /// `run(rule, ctx)`: evaluate, and execute when it passes.
-    pub(super) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
+    pub(crate) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
         let Some(rule) = self.content.rule(rule.as_str()) else { return false };
         ctx.depth += 1;
         let passed = self.evaluate(&rule.requirements, rule.invert, false, ctx);
@@ -451,7 +362,7 @@ impl Engine<'_> {
     }
 
     /// `execute`: queue every modifier, then run the furthermore rules (§2.6).
-    pub(super) fn execute(&mut self, effects: &Effects, ctx: &mut Ctx) {
+    pub(crate) fn execute(&mut self, effects: &Effects, ctx: &mut Ctx) {
         for modifier in &effects.act_modifiers {
             let target = self.target(modifier.fragment.as_ref(), ctx);
             let level = self.number(&modifier.level, ctx);
@@ -511,7 +422,7 @@ impl Engine<'_> {
     }
 
     /// Whether card `key` is of type / holds at least one of `fragment`.
-    pub(super) fn holds(&self, key: CardKey, fragment: &Fragment) -> bool {
+    pub(crate) fn holds(&self, key: CardKey, fragment: &Fragment) -> bool {
         match fragment {
             Fragment::Card(card_type) => self.state.card(key).is_some_and(|card| card.card == *card_type),
             Fragment::Aspect(_) => self.state.count(Holder::Card(key), fragment, false) > 0,
@@ -519,7 +430,7 @@ impl Engine<'_> {
     }
 
     /// The card type of a card, if it exists.
-    pub(super) fn type_of(&self, key: CardKey) -> Option<CardId> {
+    pub(crate) fn type_of(&self, key: CardKey) -> Option<CardId> {
         self.state.card(key).map(|card| card.card.clone())
     }
 }

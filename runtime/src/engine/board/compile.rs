@@ -1,0 +1,318 @@
+//! What board play compiles content into once per session: formulas as programs, each lookup as
+//! a [`Read`], rules by index.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rand_pcg::Pcg64Mcg;
+
+use crate::formula::names::{BoardLine, BoardStat, board_line, board_stat, is_cell};
+use crate::formula::{Lookup, Program, Scope};
+use crate::model::{Board, BoardModifier, BoardTarget, CardId, Expr, Id, PathOp, RuleId};
+
+use super::step::Run;
+use super::{BoardGame, BoardSideState, BoardState};
+use crate::engine::content::Content;
+
+/// A formula's code: a constant or a program.
+pub(super) enum Code {
+    Constant(f64),
+    Program(Program<'static, Run>),
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Constant(value) => write!(f, "{value}"),
+            Self::Program(_) => f.write_str("program"),
+        }
+    }
+}
+
+/// Which board a name reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Which {
+    Own,
+    Facing,
+    Side(usize),
+}
+
+/// A name part over cells: a statistic or a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    Stat(BoardStat),
+    Var(usize),
+    ColumnVar(usize),
+}
+
+/// What a lookup reads in board play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Read {
+    Missing,
+    /// A value fixed for one evaluation (table names in queries).
+    Fixed(f64),
+    Option,
+    Roll,
+    DieValue,
+    Turn,
+    CellValue,
+    CellColumn,
+    CellRow,
+    Score(Which),
+    Cell(Which, u32, u32),
+    /// A part of a board, a line, or the context column.
+    Part(Which, Area, Part),
+}
+
+/// The cells a [`Read::Part`] covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Area {
+    Board,
+    Line(BoardLine),
+    ContextColumn,
+}
+
+/// A card's target and the second cell of a pair.
+pub(super) type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
+
+#[derive(Debug)]
+pub(super) struct RuleCode {
+    pub(super) condition: Option<Code>,
+    pub(super) invert: bool,
+    pub(super) modifiers: Vec<(BoardModifier, Code)>,
+    pub(super) end_game: Option<String>,
+    pub(super) furthermore: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub(super) struct PlayCode {
+    pub(super) target: BoardTarget,
+    pub(super) options: Vec<String>,
+    pub(super) condition: Option<Code>,
+    pub(super) rules: Vec<usize>,
+}
+
+#[derive(Debug)]
+pub(super) struct SideCode {
+    pub(super) facing: Option<usize>,
+    pub(super) die: CardId,
+    pub(super) faces: i64,
+    pub(super) score: Option<Code>,
+    pub(super) roll_filter: Option<Code>,
+    pub(super) compact: bool,
+    pub(super) on_roll: Vec<usize>,
+    pub(super) on_place: Vec<usize>,
+    pub(super) on_turn_end: Vec<usize>,
+}
+
+/// What board play compiled into, shared by clones of a session.
+#[derive(Debug)]
+pub(super) struct Setup {
+    pub(super) sides: Vec<SideCode>,
+    pub(super) reads: Vec<Read>,
+    pub(super) rules: Vec<RuleCode>,
+    pub(super) plays: HashMap<CardId, PlayCode>,
+    pub(super) var_names: Vec<String>,
+    pub(super) column_var_names: Vec<String>,
+}
+
+pub(super) fn read_of(lookup: &Lookup, sides: &[Id<Board>], vars: &[String], column_vars: &[String]) -> Read {
+    if lookup.scope != Scope::Auto {
+        return Read::Missing;
+    }
+    let parts: Vec<&str> = lookup.name.split('.').collect();
+    let which = |id: &str| match id {
+        "own" => Some(Which::Own),
+        "facing" => Some(Which::Facing),
+        id => sides.iter().position(|side| side.as_str() == id).map(Which::Side),
+    };
+    let part = |rest: &[&str], column: bool| match rest {
+        [stat] => board_stat(stat).map(Part::Stat),
+        ["var", name] if column => column_vars.iter().position(|var| var == name).map(Part::ColumnVar),
+        ["var", name] => vars.iter().position(|var| var == name).map(Part::Var),
+        _ => None,
+    };
+    let read = match parts.as_slice() {
+        ["option"] => Some(Read::Option),
+        ["roll"] => Some(Read::Roll),
+        ["die", "value"] => Some(Read::DieValue),
+        ["board", "turn"] => Some(Read::Turn),
+        ["cell", "value"] => Some(Read::CellValue),
+        ["cell", "column"] => Some(Read::CellColumn),
+        ["cell", "row"] => Some(Read::CellRow),
+        [column @ ("column" | "facing_column"), rest @ ..] => {
+            let board = if *column == "column" { Which::Own } else { Which::Facing };
+            part(rest, true).map(|part| Read::Part(board, Area::ContextColumn, part))
+        }
+        ["board", id, rest @ ..] => which(id).and_then(|board| match rest {
+            ["score"] => Some(Read::Score(board)),
+            [cell] if is_cell(cell) => {
+                let (column, row) = cell.strip_prefix('c').and_then(|rest| rest.split_once('r'))?;
+                Some(Read::Cell(board, column.parse().ok()?, row.parse().ok()?))
+            }
+            [line, rest @ ..] if board_line(line).is_some() => {
+                let line = board_line(line)?;
+                part(rest, matches!(line, BoardLine::Column(_))).map(|part| Read::Part(board, Area::Line(line), part))
+            }
+            rest => part(rest, false).map(|part| Read::Part(board, Area::Board, part)),
+        }),
+        _ => None,
+    };
+    // A board that exists but is not in play reads as missing, like any unknown name.
+    read.unwrap_or(Read::Missing)
+}
+
+/// Builds the code of an expression.
+pub(super) fn code(content: &Content, expr: &Expr) -> Code {
+    if let Some(value) = expr.as_int() {
+        return Code::Constant(value as f64);
+    }
+    match content.formula(expr) {
+        Some(compiled) => Code::Program(content.formulas().program::<Run>(compiled)),
+        None => Code::Constant(f64::NAN),
+    }
+}
+
+/// Compiles the board rules reachable from `rule` (and their furthermore rules) into `rules`.
+pub(super) fn compile_rule(
+    content: &Content,
+    rule: &RuleId,
+    index: &mut HashMap<RuleId, usize>,
+    rules: &mut Vec<RuleCode>,
+) -> Option<usize> {
+    if let Some(at) = index.get(rule) {
+        return Some(*at);
+    }
+    let source = content.project.rules.get(rule.as_str())?;
+    let at = rules.len();
+    index.insert(rule.clone(), at);
+    rules.push(RuleCode {
+        condition: None,
+        invert: false,
+        modifiers: Vec::new(),
+        end_game: None,
+        furthermore: Vec::new(),
+    });
+    let condition = source.requirements.condition.as_ref().map(|expr| code(content, expr));
+    let modifiers = source
+        .effects
+        .board_modifiers
+        .iter()
+        .map(|modifier| (modifier.clone(), code(content, &modifier.value)))
+        .collect();
+    let end_game = source
+        .effects
+        .path_modifiers
+        .iter()
+        .find(|modifier| modifier.op == PathOp::EndGame)
+        .map(|modifier| modifier.text.clone());
+    let furthermore =
+        source.effects.furthermore.iter().filter_map(|rule| compile_rule(content, rule, index, rules)).collect();
+    if let Some(slot) = rules.get_mut(at) {
+        *slot = RuleCode { condition, invert: source.invert, modifiers, end_game, furthermore };
+    }
+    Some(at)
+}
+
+impl BoardState {
+    /// Board play for `content`, if its entry boards include one with a die; the first side
+    /// is drawn from `rng`.
+    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<Self> {
+        let project = &content.project;
+        let boards: Vec<&Board> =
+            project.manifest.entry.boards.iter().filter_map(|id| project.boards.get(id.as_str())).collect();
+        if !boards.iter().any(|board| board.die.is_some()) {
+            return None;
+        }
+        let ids: Vec<Id<Board>> = boards.iter().map(|board| board.id.clone()).collect();
+        let mut var_names: Vec<String> = boards.iter().flat_map(|board| board.vars.keys().cloned()).collect();
+        var_names.sort();
+        var_names.dedup();
+        let mut column_var_names: Vec<String> =
+            boards.iter().flat_map(|board| board.column_vars.keys().cloned()).collect();
+        column_var_names.sort();
+        column_var_names.dedup();
+        let reads =
+            content.formulas().lookups().map(|lookup| read_of(lookup, &ids, &var_names, &column_var_names)).collect();
+        let mut index = HashMap::new();
+        let mut rules = Vec::new();
+        let mut compile_list = |list: &[RuleId], rules: &mut Vec<RuleCode>| -> Vec<usize> {
+            list.iter().filter_map(|rule| compile_rule(content, rule, &mut index, rules)).collect()
+        };
+        let mut sides = Vec::new();
+        let mut states = Vec::new();
+        for board in &boards {
+            let faces = board
+                .die
+                .as_ref()
+                .and_then(|die| project.cards.get(die.as_str()))
+                .and_then(|card| card.properties.get("faces"))
+                .and_then(Expr::as_int)
+                .unwrap_or(6)
+                .clamp(1, 1_000);
+            sides.push(SideCode {
+                die: board.die.clone().unwrap_or_default(),
+                facing: board.facing.as_ref().and_then(|facing| ids.iter().position(|id| id == facing)),
+                faces,
+                score: board.score.as_ref().map(|expr| code(content, expr)),
+                roll_filter: board.roll_filter.as_ref().map(|expr| code(content, expr)),
+                compact: board.compact,
+                on_roll: compile_list(&board.on_roll, &mut rules),
+                on_place: compile_list(&board.on_place, &mut rules),
+                on_turn_end: compile_list(&board.on_turn_end, &mut rules),
+            });
+            let vars = var_names.iter().map(|name| board.vars.get(name).copied().unwrap_or(0)).collect();
+            let column_vars = (0..board.columns)
+                .flat_map(|_| column_var_names.iter().map(|name| board.column_vars.get(name).copied().unwrap_or(0)))
+                .collect();
+            states.push(BoardSideState {
+                board: board.id.clone(),
+                columns: board.columns,
+                rows: board.rows,
+                cells: vec![None; (board.columns * board.rows) as usize],
+                vars,
+                column_vars,
+                hand: board.hand.clone(),
+            });
+        }
+        let mut plays = HashMap::new();
+        for card in boards.iter().flat_map(|board| board.hand.iter()) {
+            let Some(play) = project.cards.get(card.as_str()).and_then(|card| card.board_play.as_ref()) else {
+                continue;
+            };
+            if plays.contains_key(card) {
+                continue;
+            }
+            let code = PlayCode {
+                target: play.target,
+                options: play.options.clone(),
+                condition: play.condition.as_ref().map(|expr| code(content, expr)),
+                rules: compile_list(&play.rules, &mut rules),
+            };
+            plays.insert(card.clone(), code);
+        }
+        let active = if states.is_empty() { 0 } else { (rand_core::Rng::next_u64(rng) % states.len() as u64) as usize };
+        let setup = Setup { sides, reads, rules, plays, var_names, column_var_names };
+        let game = BoardGame { sides: states, active, die: None, turn: 1, card_played: false, outcome: None };
+        Some(Self { setup: Arc::new(setup), game })
+    }
+}
+
+impl Setup {
+    pub(super) fn empty() -> Self {
+        Self {
+            sides: Vec::new(),
+            reads: Vec::new(),
+            rules: Vec::new(),
+            plays: HashMap::new(),
+            var_names: Vec::new(),
+            column_var_names: Vec::new(),
+        }
+    }
+}
+
+impl BoardGame {
+    pub(super) fn empty() -> Self {
+        Self { sides: Vec::new(), active: 0, die: None, turn: 0, card_played: false, outcome: None }
+    }
+}
