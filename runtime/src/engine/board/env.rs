@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::formula::names::BoardLine;
-use crate::formula::{Env, Slot};
+use crate::formula::{Env, LookupSlot};
 
 use super::MAX_DEPTH;
 use super::compile::{Area, Code, Part, Read, Which};
@@ -22,13 +22,13 @@ pub(super) fn truth(value: f64) -> bool {
 }
 
 impl Env for Run {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);
         let read = reads.get(slot.0 as usize).copied().unwrap_or(Read::Missing);
         self.read(read)
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);
         !matches!(reads.get(slot.0 as usize), Some(Read::Missing) | None)
     }

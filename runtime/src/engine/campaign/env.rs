@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::formula::{Env, Slot};
+use crate::formula::{Env, LookupSlot};
 use crate::model::{Era, Expr, Id, MapNode, NodeMap, Project, Stat};
 
 use super::{CampaignState, MAX_READ_DEPTH};
@@ -190,7 +190,7 @@ impl CampaignEnv<'_> {
 }
 
 impl Env for CampaignEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(id)) => {
                 let id = id.clone();
@@ -206,7 +206,7 @@ impl Env for CampaignEnv<'_> {
         }
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
             Some(Accessor::Campaign(read)) => !self.read(&read.clone()).is_nan(),

@@ -1,6 +1,6 @@
 //! The formula environment of the table: game-state names read counts at locations in a context.
 
-use crate::formula::{Compiled, Env, FormulaError, FormulaSet, ProjectNames, Slot};
+use crate::formula::{Compiled, Env, FormulaError, FormulaSet, LookupSlot, ProjectNames};
 use crate::model::Expr;
 
 use super::rules::{Ctx, Resolved};
@@ -17,7 +17,7 @@ struct TableEnv<'a> {
 }
 
 impl Env for TableEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Count(location, fragment)) => {
                 self.engine.count_at(*location, Some(&Resolved::Fragment(fragment.clone())), self.ctx) as f64
@@ -29,7 +29,7 @@ impl Env for TableEnv<'_> {
         }
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         !matches!(
             self.accessors.get(slot.0 as usize),
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Campaign(_) | Accessor::Missing) | None

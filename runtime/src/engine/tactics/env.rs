@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::formula::{Env, Side, Slot};
+use crate::formula::{Env, LookupSlot, Side};
 use crate::map::Spot;
 use crate::model::{Expr, Skill};
 
@@ -114,7 +114,7 @@ impl TacticsEnv<'_> {
 }
 
 impl Env for TacticsEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         let setup = Arc::clone(&self.state.setup);
         let Some(acc) = setup.accessors.get(slot.0 as usize) else { return f64::NAN };
         match acc {
@@ -133,7 +133,7 @@ impl Env for TacticsEnv<'_> {
         }
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         let setup = Arc::clone(&self.state.setup);
         let Some(acc) = setup.accessors.get(slot.0 as usize) else { return false };
         let base = |key: Option<&str>, name: &str| {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::formula::{Env, Slot};
+use crate::formula::{Env, LookupSlot};
 use crate::model::{Expr, Id, Stat};
 
 use super::MAX_STAT_DEPTH;
@@ -56,7 +56,7 @@ impl TurnsEnv<'_> {
 }
 
 impl Env for TurnsEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(id)) => {
                 let id = id.clone();
@@ -75,7 +75,7 @@ impl Env for TurnsEnv<'_> {
         }
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
             Some(Accessor::Count(..) | Accessor::Cards(_)) => self.table.is_some(),
