@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
-use crate::formula::names::{BoardLine, BoardStat, board_line, board_stat, is_cell};
+use crate::formula::names::{BoardLine, BoardName, BoardPart, BoardRef, BoardStat, GameName};
 use crate::formula::{Lookup, Program, Scope};
-use crate::model::{Board, BoardModifier, BoardTarget, CardId, Expr, Id, PathOp, RuleId};
+use crate::model::{Board, BoardModifier, BoardTarget, CardId, Expr, Id, PathOp, Project, RuleId};
 
 use super::step::Run;
 use super::{BoardGame, BoardSideState, BoardState};
@@ -116,49 +116,56 @@ pub(super) struct Setup {
     pub(super) column_var_names: Vec<String>,
 }
 
-pub(super) fn read_of(lookup: &Lookup, sides: &[Id<Board>], vars: &[String], column_vars: &[String]) -> Read {
+/// What a lookup reads in board play: the board names of [`GameName`] bound to this game's
+/// sides and variables (a board that exists but is not in play reads as missing, like any
+/// unknown name).
+pub(super) fn read_of(
+    lookup: &Lookup,
+    project: &Project,
+    sides: &[Id<Board>],
+    vars: &[String],
+    column_vars: &[String],
+) -> Read {
     if lookup.scope != Scope::Auto {
         return Read::Missing;
     }
-    let parts: Vec<&str> = lookup.name.split('.').collect();
-    let which = |id: &str| match id {
-        "own" => Some(Which::Own),
-        "facing" => Some(Which::Facing),
-        id => sides.iter().position(|side| side.as_str() == id).map(Which::Side),
+    let GameName::Board(name) = GameName::parse(&lookup.name, |word| project.stats.get(word).is_some()) else {
+        return Read::Missing;
     };
-    let part = |rest: &[&str], column: bool| match rest {
-        [stat] => board_stat(stat).map(Part::Stat),
-        ["var", name] if column => column_vars.iter().position(|var| var == name).map(Part::ColumnVar),
-        ["var", name] => vars.iter().position(|var| var == name).map(Part::Var),
-        _ => None,
+    let which = |board: &BoardRef| match board {
+        BoardRef::Own => Some(Which::Own),
+        BoardRef::Facing => Some(Which::Facing),
+        BoardRef::Id(id) => sides.iter().position(|side| side.as_str() == id).map(Which::Side),
     };
-    let read = match parts.as_slice() {
-        ["option"] => Some(Read::Option),
-        ["roll"] => Some(Read::Roll),
-        ["die", "value"] => Some(Read::DieValue),
-        ["board", "turn"] => Some(Read::Turn),
-        ["cell", "value"] => Some(Read::CellValue),
-        ["cell", "column"] => Some(Read::CellColumn),
-        ["cell", "row"] => Some(Read::CellRow),
-        [column @ ("column" | "facing_column"), rest @ ..] => {
-            let board = if *column == "column" { Which::Own } else { Which::Facing };
-            part(rest, true).map(|part| Read::Part(board, Area::ContextColumn, part))
+    let part = |part: Option<&BoardPart>, column: bool| match part? {
+        BoardPart::Stat(stat) => Some(Part::Stat(*stat)),
+        BoardPart::Var(name) if column => column_vars.iter().position(|var| var == name).map(Part::ColumnVar),
+        BoardPart::Var(name) => vars.iter().position(|var| var == name).map(Part::Var),
+    };
+    let read = match name {
+        BoardName::Option => Some(Read::Option),
+        BoardName::Roll => Some(Read::Roll),
+        BoardName::DieValue => Some(Read::DieValue),
+        BoardName::Turn => Some(Read::Turn),
+        BoardName::CellValue => Some(Read::CellValue),
+        BoardName::CellColumn => Some(Read::CellColumn),
+        BoardName::CellRow => Some(Read::CellRow),
+        BoardName::Column { facing, part: read } => {
+            let board = if facing { Which::Facing } else { Which::Own };
+            part(read.as_ref(), true).map(|part| Read::Part(board, Area::ContextColumn, part))
         }
-        ["board", id, rest @ ..] => which(id).and_then(|board| match rest {
-            ["score"] => Some(Read::Score(board)),
-            [cell] if is_cell(cell) => {
-                let (column, row) = cell.strip_prefix('c').and_then(|rest| rest.split_once('r'))?;
-                Some(Read::Cell(board, column.parse().ok()?, row.parse().ok()?))
-            }
-            [line, rest @ ..] if board_line(line).is_some() => {
-                let line = board_line(line)?;
-                part(rest, matches!(line, BoardLine::Column(_))).map(|part| Read::Part(board, Area::Line(line), part))
-            }
-            rest => part(rest, false).map(|part| Read::Part(board, Area::Board, part)),
+        BoardName::Score(board) => which(&board).map(Read::Score),
+        BoardName::Cell(board, cell) => {
+            which(&board).zip(cell).map(|(board, (column, row))| Read::Cell(board, column, row))
+        }
+        BoardName::Line(board, line, read) => which(&board).and_then(|board| {
+            part(read.as_ref(), matches!(line, BoardLine::Column(_)))
+                .map(|part| Read::Part(board, Area::Line(line), part))
         }),
-        _ => None,
+        BoardName::Whole(board, read) => {
+            which(&board).and_then(|board| part(read.as_ref(), false).map(|part| Read::Part(board, Area::Board, part)))
+        }
     };
-    // A board that exists but is not in play reads as missing, like any unknown name.
     read.unwrap_or(Read::Missing)
 }
 
@@ -232,8 +239,11 @@ impl BoardState {
             boards.iter().flat_map(|board| board.column_vars.keys().cloned()).collect();
         column_var_names.sort();
         column_var_names.dedup();
-        let reads =
-            content.formulas().lookups().map(|lookup| read_of(lookup, &ids, &var_names, &column_var_names)).collect();
+        let reads = content
+            .formulas()
+            .lookups()
+            .map(|lookup| read_of(lookup, project, &ids, &var_names, &column_var_names))
+            .collect();
         let mut index = HashMap::new();
         let mut rules = Vec::new();
         let mut compile_list = |list: &[RuleId], rules: &mut Vec<RuleCode>| -> Vec<usize> {

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::formula::names::GameName;
 use crate::formula::{FormulaSet, ProjectNames, lookup_text};
 use crate::model::{Board, Id};
 
@@ -136,8 +137,10 @@ impl Session {
         // slots, and the query's own lookups follow them.
         let mut reads = Vec::new();
         for lookup in set.lookups() {
-            let read = read_of(lookup, &ids, &state.setup.var_names, &state.setup.column_var_names);
-            let read = if read == Read::Missing && !is_board_name(&lookup.name) {
+            let read = read_of(lookup, &content.project, &ids, &state.setup.var_names, &state.setup.column_var_names);
+            let is_stat = |word: &str| content.project.stats.get(word).is_some();
+            let board_name = matches!(GameName::parse(&lookup.name, is_stat), GameName::Board(_));
+            let read = if read == Read::Missing && !board_name {
                 Read::Fixed(self.table_query(&lookup_text(lookup)).unwrap_or(f64::NAN))
             } else {
                 read
@@ -149,10 +152,4 @@ impl Session {
         let program = set.program::<Run>(&compiled);
         Ok(program.eval(&mut run))
     }
-}
-
-/// Whether a name belongs to the board namespace.
-pub(super) fn is_board_name(name: &str) -> bool {
-    let first = name.split('.').next().unwrap_or_default();
-    matches!(first, "board" | "column" | "facing_column" | "cell" | "option" | "roll" | "die")
 }

@@ -15,7 +15,6 @@ mod script;
 mod session;
 mod step;
 
-pub use env::CampaignRead;
 use step::Refusal;
 
 use std::collections::{BTreeMap, BTreeSet};

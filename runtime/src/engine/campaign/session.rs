@@ -224,7 +224,7 @@ impl Session {
         let accessors: Vec<Accessor> =
             set.lookups().map(|lookup| crate::engine::content::accessor(lookup, &content.project)).collect();
         let ours = accessors.iter().any(|accessor| match accessor {
-            Accessor::Campaign(_) => true,
+            Accessor::Name(name) => name.is_campaign(),
             Accessor::Stat(_) | Accessor::Turn => self.turns.is_none(),
             _ => false,
         });

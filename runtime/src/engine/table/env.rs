@@ -25,14 +25,14 @@ impl Env for TableEnv<'_> {
             Some(Accessor::Cards(location)) => self.engine.count_at(*location, None, self.ctx) as f64,
             Some(Accessor::Constant(value)) => *value,
             // Stats and the turn belong to the turns system (`turns.rs`); the table has none.
-            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Campaign(_) | Accessor::Missing) | None => f64::NAN,
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Name(_) | Accessor::Missing) | None => f64::NAN,
         }
     }
 
     fn has(&mut self, slot: LookupSlot) -> bool {
         !matches!(
             self.accessors.get(slot.0 as usize),
-            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Campaign(_) | Accessor::Missing) | None
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Name(_) | Accessor::Missing) | None
         )
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
+use crate::formula::names::GameName;
 use crate::formula::{Lookup, Scope};
 use crate::map::{TileGrid, standing_spots};
 use crate::model::{Id, TileMap};
@@ -34,17 +35,16 @@ pub(super) enum Acc {
     Missing,
 }
 
-/// The battle-wide names (`unit.ID.STAT`, `team.NAME.alive`, `battle.tick`, `battle.turns`).
+/// The battle-wide names of [`GameName`] (`unit.ID.STAT`, `team.NAME.alive`, `battle.tick`,
+/// `battle.turns`) and the skill arguments (`arg.*`).
 pub(super) fn battle_accessor(name: &str) -> Acc {
-    if name.starts_with("arg.") {
-        return Acc::Arg(name.to_owned());
-    }
-    let parts: Vec<&str> = name.split('.').collect();
-    match parts.as_slice() {
-        ["unit", id, stat @ ..] if !stat.is_empty() => Acc::UnitStat((*id).to_owned(), stat.join(".")),
-        ["team", team, "alive"] => Acc::TeamAlive((*team).to_owned()),
-        ["battle", "tick"] => Acc::Tick,
-        ["battle", "turns"] => Acc::Turns,
+    // No battle name is a bare word, so which bare words are stats does not matter here.
+    match GameName::parse(name, |_| false) {
+        GameName::Arg(name) if name.starts_with("arg.") => Acc::Arg(name),
+        GameName::UnitStat(id, stat) if !stat.is_empty() => Acc::UnitStat(id, stat),
+        GameName::TeamAlive(team) => Acc::TeamAlive(team),
+        GameName::BattleTick => Acc::Tick,
+        GameName::BattleTurns => Acc::Turns,
         _ => Acc::Missing,
     }
 }

@@ -71,7 +71,7 @@ impl Env for TurnsEnv<'_> {
             Some(Accessor::Cards(location)) => {
                 self.table.map_or(f64::NAN, |(engine, ctx)| engine.count_at(*location, None, ctx) as f64)
             }
-            Some(Accessor::Campaign(_) | Accessor::Missing) | None => f64::NAN,
+            Some(Accessor::Name(_) | Accessor::Missing) | None => f64::NAN,
         }
     }
 
@@ -79,7 +79,7 @@ impl Env for TurnsEnv<'_> {
         match self.accessors.get(slot.0 as usize) {
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
             Some(Accessor::Count(..) | Accessor::Cards(_)) => self.table.is_some(),
-            Some(Accessor::Campaign(_) | Accessor::Missing) | None => false,
+            Some(Accessor::Name(_) | Accessor::Missing) | None => false,
         }
     }
 
