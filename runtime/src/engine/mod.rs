@@ -8,6 +8,7 @@
 pub mod board;
 pub mod campaign;
 mod content;
+mod core;
 pub mod policy;
 pub mod script;
 mod table;

@@ -1,14 +1,15 @@
-//! What board play compiles content into once per session: formulas as programs, each lookup as
-//! a [`Read`], rules by index.
+//! What board play compiles content into once per session: formulas as programs (those of the
+//! rules it runs too, found by their text's address), each lookup as a [`Read`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::formula::names::{BoardLine, BoardName, BoardPart, BoardRef, BoardStat, GameName};
 use crate::formula::{Lookup, Program, Scope};
-use crate::model::{Board, BoardModifier, BoardTarget, CardId, Expr, Id, PathOp, Project, RuleId};
+use crate::model::{Board, BoardTarget, CardId, Expr, Id, Project, RuleId};
 
 use super::step::Run;
 use super::{BoardGame, BoardSideState, BoardState};
@@ -76,20 +77,11 @@ pub(super) enum Area {
 pub(super) type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
 
 #[derive(Debug)]
-pub(super) struct RuleCode {
-    pub(super) condition: Option<Code>,
-    pub(super) invert: bool,
-    pub(super) modifiers: Vec<(BoardModifier, Code)>,
-    pub(super) end_game: Option<String>,
-    pub(super) furthermore: Vec<usize>,
-}
-
-#[derive(Debug)]
 pub(super) struct PlayCode {
     pub(super) target: BoardTarget,
     pub(super) options: Vec<String>,
     pub(super) condition: Option<Code>,
-    pub(super) rules: Vec<usize>,
+    pub(super) rules: Vec<RuleId>,
 }
 
 #[derive(Debug)]
@@ -100,9 +92,9 @@ pub(super) struct SideCode {
     pub(super) score: Option<Code>,
     pub(super) roll_filter: Option<Code>,
     pub(super) compact: bool,
-    pub(super) on_roll: Vec<usize>,
-    pub(super) on_place: Vec<usize>,
-    pub(super) on_turn_end: Vec<usize>,
+    pub(super) on_roll: Vec<RuleId>,
+    pub(super) on_place: Vec<RuleId>,
+    pub(super) on_turn_end: Vec<RuleId>,
 }
 
 /// What board play compiled into, shared by clones of a session.
@@ -110,7 +102,9 @@ pub(super) struct SideCode {
 pub(super) struct Setup {
     pub(super) sides: Vec<SideCode>,
     pub(super) reads: Vec<Read>,
-    pub(super) rules: Vec<RuleCode>,
+    /// The programs of the formulas of the rules board play runs (conditions, test constants,
+    /// board modifier values), by the address of their text in the content.
+    pub(super) codes: FxHashMap<(usize, usize), Code>,
     pub(super) plays: HashMap<CardId, PlayCode>,
     pub(super) var_names: Vec<String>,
     pub(super) column_var_names: Vec<String>,
@@ -180,45 +174,38 @@ pub(super) fn code(content: &Content, expr: &Expr) -> Code {
     }
 }
 
-/// Compiles the board rules reachable from `rule` (and their furthermore rules) into `rules`.
-pub(super) fn compile_rule(
+/// Where an expression's text lies in the content: the key of its program in [`Setup::codes`].
+pub(super) fn text_key(expr: &Expr) -> (usize, usize) {
+    (expr.text().as_ptr() as usize, expr.text().len())
+}
+
+/// Builds the programs of rule `id` and of the rules it reaches (and/or, furthermore): its
+/// condition, its tests' constants and its board modifiers' values.
+fn compile_rule(
     content: &Content,
-    rule: &RuleId,
-    index: &mut HashMap<RuleId, usize>,
-    rules: &mut Vec<RuleCode>,
-) -> Option<usize> {
-    if let Some(at) = index.get(rule) {
-        return Some(*at);
+    id: &RuleId,
+    seen: &mut FxHashSet<RuleId>,
+    codes: &mut FxHashMap<(usize, usize), Code>,
+) {
+    let Some(rule) = content.rule(id.as_str()) else { return };
+    if !seen.insert(rule.id.clone()) {
+        return;
     }
-    let source = content.project.rules.get(rule.as_str())?;
-    let at = rules.len();
-    index.insert(rule.clone(), at);
-    rules.push(RuleCode {
-        condition: None,
-        invert: false,
-        modifiers: Vec::new(),
-        end_game: None,
-        furthermore: Vec::new(),
-    });
-    let condition = source.requirements.condition.as_ref().map(|expr| code(content, expr));
-    let modifiers = source
-        .effects
-        .board_modifiers
+    let requirements = &rule.requirements;
+    let exprs = requirements
+        .condition
         .iter()
-        .map(|modifier| (modifier.clone(), code(content, &modifier.value)))
-        .collect();
-    let end_game = source
-        .effects
-        .path_modifiers
-        .iter()
-        .find(|modifier| modifier.op == PathOp::EndGame)
-        .map(|modifier| modifier.text.clone());
-    let furthermore =
-        source.effects.furthermore.iter().filter_map(|rule| compile_rule(content, rule, index, rules)).collect();
-    if let Some(slot) = rules.get_mut(at) {
-        *slot = RuleCode { condition, invert: source.invert, modifiers, end_game, furthermore };
+        .chain(requirements.tests.iter().map(|test| &test.constant))
+        .chain(rule.effects.board_modifiers.iter().map(|modifier| &modifier.value));
+    for expr in exprs {
+        if expr.as_int().is_none() {
+            codes.entry(text_key(expr)).or_insert_with(|| code(content, expr));
+        }
     }
-    Some(at)
+    let effects = &rule.effects;
+    for next in requirements.and.iter().chain(&requirements.or).chain(&effects.furthermore) {
+        compile_rule(content, next, seen, codes);
+    }
 }
 
 impl BoardState {
@@ -244,10 +231,13 @@ impl BoardState {
             .lookups()
             .map(|lookup| read_of(lookup, project, &ids, &var_names, &column_var_names))
             .collect();
-        let mut index = HashMap::new();
-        let mut rules = Vec::new();
-        let mut compile_list = |list: &[RuleId], rules: &mut Vec<RuleCode>| -> Vec<usize> {
-            list.iter().filter_map(|rule| compile_rule(content, rule, &mut index, rules)).collect()
+        let mut seen = FxHashSet::default();
+        let mut codes = FxHashMap::default();
+        let mut compile_list = |list: &[RuleId]| -> Vec<RuleId> {
+            for rule in list {
+                compile_rule(content, rule, &mut seen, &mut codes);
+            }
+            list.to_vec()
         };
         let mut sides = Vec::new();
         let mut states = Vec::new();
@@ -267,9 +257,9 @@ impl BoardState {
                 score: board.score.as_ref().map(|expr| code(content, expr)),
                 roll_filter: board.roll_filter.as_ref().map(|expr| code(content, expr)),
                 compact: board.compact,
-                on_roll: compile_list(&board.on_roll, &mut rules),
-                on_place: compile_list(&board.on_place, &mut rules),
-                on_turn_end: compile_list(&board.on_turn_end, &mut rules),
+                on_roll: compile_list(&board.on_roll),
+                on_place: compile_list(&board.on_place),
+                on_turn_end: compile_list(&board.on_turn_end),
             });
             let vars = var_names.iter().map(|name| board.vars.get(name).copied().unwrap_or(0)).collect();
             let column_vars = (0..board.columns)
@@ -297,12 +287,12 @@ impl BoardState {
                 target: play.target,
                 options: play.options.clone(),
                 condition: play.condition.as_ref().map(|expr| code(content, expr)),
-                rules: compile_list(&play.rules, &mut rules),
+                rules: compile_list(&play.rules),
             };
             plays.insert(card.clone(), code);
         }
         let active = if states.is_empty() { 0 } else { (rand_core::Rng::next_u64(rng) % states.len() as u64) as usize };
-        let setup = Setup { sides, reads, rules, plays, var_names, column_var_names };
+        let setup = Setup { sides, reads, codes, plays, var_names, column_var_names };
         let game = BoardGame { sides: states, active, die: None, turn: 1, card_played: false, outcome: None };
         Some(Self { setup: Arc::new(setup), game })
     }
@@ -313,7 +303,7 @@ impl Setup {
         Self {
             sides: Vec::new(),
             reads: Vec::new(),
-            rules: Vec::new(),
+            codes: FxHashMap::default(),
             plays: HashMap::new(),
             var_names: Vec::new(),
             column_var_names: Vec::new(),

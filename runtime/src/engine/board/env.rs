@@ -17,10 +17,6 @@ pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
     }
 }
 
-pub(super) fn truth(value: f64) -> bool {
-    value != 0.0 && !value.is_nan()
-}
-
 impl Env for Run {
     fn value(&mut self, slot: LookupSlot) -> f64 {
         let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);

@@ -11,6 +11,7 @@
 
 mod compile;
 mod env;
+mod rules;
 mod script;
 mod session;
 mod step;
@@ -25,7 +26,7 @@ use compile::Setup;
 use crate::formula::names::{BoardLine, BoardStat};
 use crate::model::{Board, CardId, Id};
 
-/// Deepest nesting of board rules (furthermore) and of scores read inside scores.
+/// Deepest nesting of scores read inside scores (rules nest as the rules core allows).
 const MAX_DEPTH: u32 = 32;
 
 /// A die on a board or in hand: its card type and the value it shows.

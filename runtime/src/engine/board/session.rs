@@ -97,9 +97,11 @@ impl Session {
             events: Vec::new(),
         };
         match choice {
-            Choice::RollDie { .. } => run.roll(),
-            Choice::PlaceOnBoard { column, .. } => run.place(*column),
-            Choice::PlayBoardCard { card, option, target, second, .. } => run.play(card, *option, *target, *second),
+            Choice::RollDie { .. } => run.roll(&self.content),
+            Choice::PlaceOnBoard { column, .. } => run.place(&self.content, *column),
+            Choice::PlayBoardCard { card, option, target, second, .. } => {
+                run.play(&self.content, card, *option, *target, *second);
+            }
             _ => {}
         }
         let Run { game, rng, events, .. } = run;

@@ -4,11 +4,14 @@ use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
-use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, CardId, Id};
+use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, CardId, Expr, Id, RuleId};
 
-use super::compile::{Aim, Code, Read, Setup, Which};
-use super::env::{eval, truth};
-use super::{BoardGame, BoardOutcome, Die, MAX_DEPTH};
+use super::compile::{Aim, Read, Setup, Which, text_key};
+use super::env::eval;
+use super::rules::BoardRules;
+use super::{BoardGame, BoardOutcome, Die};
+use crate::engine::content::Content;
+use crate::engine::core::{self, Depth};
 use crate::engine::{Choice, Event};
 
 /// The context a board formula is evaluated in.
@@ -41,37 +44,25 @@ impl Run {
         self.game.sides.get(side).map(|side| side.board.clone()).unwrap_or_default()
     }
 
-    pub(super) fn run_rules(&mut self, rules: &[usize]) {
-        for rule in rules {
-            if self.game.outcome.is_some() {
-                return;
-            }
-            self.run_rule(*rule);
-        }
+    /// Runs board rules through the rules core (FORMAT.md §11), in this run's context.
+    pub(super) fn run_rules(&mut self, content: &Content, rules: &[RuleId]) {
+        core::run_rules(&mut BoardRules { content, run: self }, rules, &mut Depth(0));
     }
 
-    pub(super) fn run_rule(&mut self, rule: usize) {
-        if self.depth > MAX_DEPTH {
-            self.events.push(Event::Warning("board rules nest too deeply (a rule refers to itself); it fails".into()));
-            return;
+    /// The value of a formula of the content in this run: its program when board play built
+    /// one, else built now (NaN when it has no formula).
+    pub(super) fn value_of(&mut self, content: &Content, expr: &Expr) -> f64 {
+        if let Some(value) = expr.as_int() {
+            return value as f64;
         }
         let setup = Arc::clone(&self.setup);
-        let Some(code) = setup.rules.get(rule) else { return };
-        self.depth += 1;
-        let passed = code.condition.as_ref().is_none_or(|condition| truth(eval(condition, self))) != code.invert;
-        if passed {
-            for (modifier, value) in &code.modifiers {
-                self.modify(modifier, value);
-            }
-            if let Some(text) = &code.end_game {
-                self.end(None, Some(text.clone()));
-            }
-            self.run_rules(&code.furthermore);
+        match setup.codes.get(&text_key(expr)) {
+            Some(code) => eval(code, self),
+            None => content.formula(expr).map_or(f64::NAN, |compiled| content.formulas().eval(compiled, self)),
         }
-        self.depth -= 1;
     }
 
-    pub(super) fn modify(&mut self, modifier: &BoardModifier, value: &Code) {
+    pub(super) fn modify(&mut self, content: &Content, modifier: &BoardModifier) {
         if self.game.outcome.is_some() {
             return;
         }
@@ -84,7 +75,7 @@ impl Run {
         match modifier.op {
             BoardOp::DestroyInColumn => {
                 let Some(column) = self.ctx.column else { return };
-                let value = eval(value, self);
+                let value = self.value_of(content, &modifier.value);
                 if !value.is_finite() {
                     return;
                 }
@@ -136,7 +127,7 @@ impl Run {
             }
             BoardOp::SetVar => {
                 let Some(var) = self.setup.var_names.iter().position(|name| *name == modifier.var) else { return };
-                let value = eval(value, self);
+                let value = self.value_of(content, &modifier.value);
                 if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.vars.get_mut(var)) {
                     *slot = if value.is_finite() { value as i64 } else { 0 };
                 }
@@ -154,7 +145,7 @@ impl Run {
                 let saved = self.ctx.column;
                 for column in columns {
                     self.ctx.column = Some(column);
-                    let value = eval(value, self);
+                    let value = self.value_of(content, &modifier.value);
                     let at = (column.saturating_sub(1) as usize) * count + var;
                     if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.column_vars.get_mut(at)) {
                         *slot = if value.is_finite() { value as i64 } else { 0 };
@@ -187,7 +178,7 @@ impl Run {
         self.game.outcome = Some(BoardOutcome { winner });
     }
 
-    pub(super) fn roll(&mut self) {
+    pub(super) fn roll(&mut self, content: &Content) {
         let own = self.ctx.own;
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
@@ -195,7 +186,7 @@ impl Run {
         let mut count = 0u64;
         for value in 1..=code.faces {
             self.ctx.roll = value;
-            let ok = code.roll_filter.as_ref().is_none_or(|filter| truth(eval(filter, self)));
+            let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
             if ok && let Some(slot) = allowed.get_mut((value - 1) as usize) {
                 *slot = true;
                 count += 1;
@@ -212,7 +203,7 @@ impl Run {
         self.ctx.roll = 0;
         self.game.die = Some(Die { card: code.die.clone(), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
-        self.run_rules(&code.on_roll);
+        self.run_rules(content, &code.on_roll);
     }
 }
 
@@ -252,7 +243,7 @@ impl Run {
         for option in options {
             for (target, second) in &targets {
                 self.set_target(play.target, option, *target, *second);
-                let ok = play.condition.as_ref().is_none_or(|condition| truth(eval(condition, self)));
+                let ok = play.condition.as_ref().is_none_or(|condition| core::truthy(eval(condition, self)));
                 if ok {
                     choices.push(Choice::PlayBoardCard {
                         board: board.clone(),
@@ -294,7 +285,14 @@ impl Run {
         };
     }
 
-    pub(super) fn play(&mut self, card: &CardId, option: u32, target: Option<(u32, u32)>, second: Option<(u32, u32)>) {
+    pub(super) fn play(
+        &mut self,
+        content: &Content,
+        card: &CardId,
+        option: u32,
+        target: Option<(u32, u32)>,
+        second: Option<(u32, u32)>,
+    ) {
         let own = self.ctx.own;
         let setup = Arc::clone(&self.setup);
         let Some(play) = setup.plays.get(card) else { return };
@@ -306,11 +304,11 @@ impl Run {
         self.game.card_played = true;
         self.events.push(Event::BoardCardPlayed { board: self.board_id(own), card: card.clone(), option });
         self.set_target(play.target, option, target, second);
-        self.run_rules(&play.rules);
+        self.run_rules(content, &play.rules);
         self.ctx = Ctx { own, ..Ctx::default() };
     }
 
-    pub(super) fn place(&mut self, column: u32) {
+    pub(super) fn place(&mut self, content: &Content, column: u32) {
         let own = self.ctx.own;
         let Some(die) = self.game.die.take() else { return };
         let Some(row) = self.game.sides.get(own).and_then(|side| side.first_free(column)) else { return };
@@ -323,9 +321,9 @@ impl Run {
         let Some(code) = setup.sides.get(own) else { return };
         self.ctx =
             Ctx { own, column: Some(column), cell: Some((own, column, row)), cell_value: value, ..Ctx::default() };
-        self.run_rules(&code.on_place);
+        self.run_rules(content, &code.on_place);
         self.ctx = Ctx { own, ..Ctx::default() };
-        self.run_rules(&code.on_turn_end);
+        self.run_rules(content, &code.on_turn_end);
         if self.game.outcome.is_none() && !self.game.sides.is_empty() {
             self.game.active = (own + 1) % self.game.sides.len();
             self.game.turn += 1;

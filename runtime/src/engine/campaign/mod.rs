@@ -11,6 +11,7 @@
 //! turns system's when the project also plays turns (one set of values), else the campaign's.
 
 mod env;
+mod rules;
 mod script;
 mod session;
 mod step;

@@ -5,16 +5,13 @@ use std::collections::BTreeMap;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::model::{
-    CardId, Crossing, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, PathOp, Requirements, RuleId, Stat, StatOp,
-    StatValue,
-};
+use crate::model::{CardId, Crossing, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, RuleId, Stat, StatValue};
 
 use super::env::{CampaignEnv, truthy, unit};
 use super::{CampaignResult, CampaignState};
 use crate::engine::Event;
 use crate::engine::content::Content;
-use crate::engine::table::rules::MAX_RULE_DEPTH;
+use crate::engine::core::{self, Depth};
 use crate::number::show_value;
 
 /// One step of the campaign: content, map, state, the stored stats, generator and events.
@@ -49,11 +46,11 @@ impl Step<'_> {
         self.env().stat(id)
     }
 
-    fn warn(&mut self, message: String) {
+    pub(super) fn warn(&mut self, message: String) {
         self.events.push(Event::Warning(message));
     }
 
-    fn ended(&self) -> bool {
+    pub(super) fn ended(&self) -> bool {
         self.state.result.is_some()
     }
 
@@ -70,7 +67,7 @@ impl Step<'_> {
 
     /// Sets a stored stat within its limits, reports it, and runs the rules of every threshold
     /// it crossed (in the stat's order).
-    fn set_stat(&mut self, stat: &Stat, value: f64, depth: usize) {
+    pub(super) fn set_stat(&mut self, stat: &Stat, value: f64, ctx: &mut Depth) {
         let old = self.stat_value(&stat.id);
         let mut value = value;
         if let Some(max) = &stat.max {
@@ -99,98 +96,19 @@ impl Step<'_> {
             };
             if crossed {
                 self.events.push(Event::ThresholdCrossed { stat: stat.id.clone(), rule: threshold.rule.clone() });
-                self.run_rule(&threshold.rule, depth + 1);
+                core::run_rule(self, &threshold.rule, ctx);
             }
         }
     }
 
-    /// Whether requirements hold: the condition, then and/or rules. Tests count cards at table
-    /// locations, which a campaign has none of: a test passes only when it `can_fail`.
-    fn holds(&mut self, requirements: &Requirements, invert: bool, depth: usize) -> bool {
-        let mut passed = requirements.tests.iter().all(|test| test.can_fail);
-        if passed && let Some(condition) = &requirements.condition {
-            passed = truthy(self.value(condition));
-        }
-        if passed {
-            passed = requirements.and.iter().all(|rule| self.rule_holds(rule, depth + 1));
-        }
-        if passed && !requirements.or.is_empty() {
-            passed = requirements.or.iter().any(|rule| self.rule_holds(rule, depth + 1));
-        }
-        passed != invert
-    }
-
-    fn rule_holds(&mut self, id: &RuleId, depth: usize) -> bool {
-        let content = self.content;
-        depth <= MAX_RULE_DEPTH
-            && content
-                .project
-                .rules
-                .get(id.as_str())
-                .is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
-    }
-
-    /// Runs a rule when its requirements hold: stat modifiers, path modifiers (`EndGame`,
-    /// `Warning`), then its `furthermore` rules.
-    fn run_rule(&mut self, id: &RuleId, depth: usize) {
-        if depth > MAX_RULE_DEPTH {
-            self.warn(format!("rule `{id}`: rules nest too deeply (a threshold or rule refers to itself); it is cut"));
-            return;
-        }
-        let content = self.content;
-        let Some(rule) = content.rule(id.as_str()) else { return };
-        if self.ended() || !self.holds(&rule.requirements, rule.invert, depth) {
-            return;
-        }
-        self.events.push(Event::CampaignRuleRan { rule: id.clone() });
-        let effects = &rule.effects;
-        if !(effects.act_modifiers.is_empty()
-            && effects.card_modifiers.is_empty()
-            && effects.table_modifiers.is_empty()
-            && effects.deck_modifiers.is_empty()
-            && effects.rule_modifiers.is_empty())
-        {
-            self.warn(format!("rule `{id}`: only stat and path modifiers act in the campaign"));
-        }
-        for modifier in &effects.stat_modifiers {
-            let Some(stat) = content.project.stats.get(modifier.stat.as_str()) else { continue };
-            if !stat.value.is_stored() {
-                self.warn(format!("rule `{id}`: the stat `{}` is computed; it cannot be changed", stat.id));
-                continue;
-            }
-            let amount = self.value(&modifier.value);
-            let current = self.stat_value(&stat.id);
-            let value = match modifier.op {
-                StatOp::Add => current + amount,
-                StatOp::Set => amount,
-                StatOp::Multiply => current * amount,
-            };
-            self.set_stat(stat, value, depth);
-        }
-        for modifier in &effects.path_modifiers {
-            match modifier.op {
-                PathOp::Warning => self.warn(modifier.text.clone()),
-                PathOp::EndGame | PathOp::GameOver | PathOp::Error => {
-                    let won = self.map.win.clone().is_some_and(|win| truthy(self.value(&win)));
-                    self.end(won, Some(&modifier.text));
-                }
-                _ => self.warn(format!("rule `{id}`: the path op {:?} does nothing in the campaign", modifier.op)),
-            }
-        }
-        for next in &effects.furthermore {
-            self.run_rule(next, depth + 1);
-        }
-    }
-
-    fn run_rules(&mut self, rules: &[RuleId]) {
-        for rule in rules {
-            self.run_rule(rule, 0);
-        }
+    /// Runs each rule of a list through the rules core (FORMAT.md §14).
+    pub(super) fn run_rules(&mut self, rules: &[RuleId]) {
+        core::run_rules(self, rules, &mut Depth(0));
     }
 
     /// Ends the campaign: the result first (grades read `campaign.won`), then the first grade
     /// that holds.
-    fn end(&mut self, won: bool, text: Option<&str>) {
+    pub(super) fn end(&mut self, won: bool, text: Option<&str>) {
         if self.ended() {
             return;
         }
@@ -262,7 +180,7 @@ impl Step<'_> {
             && cost != 0.0
         {
             let current = self.stat_value(&stat.id);
-            self.set_stat(stat, current - cost, 0);
+            self.set_stat(stat, current - cost, &mut Depth(0));
         }
     }
 
@@ -357,7 +275,7 @@ impl Step<'_> {
             && let Some(stat) = synthesis.insight.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
         {
             let value = self.stat_value(&stat.id);
-            self.set_stat(stat, value + 1.0, 0);
+            self.set_stat(stat, value + 1.0, &mut Depth(0));
             self.events.push(Event::InsightGained { stat: stat.id.clone() });
         }
         if let Some(check) = &synthesis.revelation {
@@ -371,7 +289,7 @@ impl Step<'_> {
             if revealed {
                 if let Some(stat) = check.stat.as_ref().and_then(|id| content.project.stats.get(id.as_str())) {
                     let value = self.stat_value(&stat.id);
-                    self.set_stat(stat, value + 1.0, 0);
+                    self.set_stat(stat, value + 1.0, &mut Depth(0));
                 }
                 self.run_rules(&check.on_success);
             }

@@ -3,16 +3,16 @@
 //! context closes.
 
 use crate::model::{
-    ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, FragmentRef, Location, PathModifier,
-    Requirements, RuleId, TableModifier, Test, TestOp,
+    ActModifier, ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, Expr, FragmentRef,
+    Location, PathModifier, Requirements, Rule, RuleId, TableModifier, Test,
 };
 
+use rand_core::Rng as _;
+
+use crate::engine::content::Content;
+use crate::engine::core::{self, Nested, RulesHost};
 use crate::engine::table::step::Engine;
 use crate::engine::table::{CardKey, Fragment, Holder, TableState, TokenKey};
-
-/// Deepest nesting of rules inside rules (and/or, furthermore, triggers run by modifiers);
-/// deeper content is a cycle and fails instead of recursing forever.
-pub(crate) const MAX_RULE_DEPTH: usize = 32;
 
 /// Where a rule is evaluated and what it has queued (§2.3).
 #[derive(Clone, Debug)]
@@ -123,21 +123,7 @@ impl Ctx {
     }
 }
 
-pub(crate) fn compare(op: TestOp, left: i64, right: i64) -> bool {
-    match op {
-        TestOp::MoreOrEqual => left >= right,
-        TestOp::Equal => left == right,
-        TestOp::LessOrEqual => left <= right,
-        TestOp::More => left > right,
-        TestOp::NotEqual => left != right,
-        TestOp::Less => left < right,
-        // Intended behaviour: a modulus of 0 fails instead of raising an error.
-        TestOp::Mod => right != 0 && left.checked_rem(right) == Some(0),
-        TestOp::RandomChallenge | TestOp::RandomClash => false,
-    }
-}
-
-impl Engine<'_> {
+impl<'a> Engine<'a> {
     /// §2.4 substitution of a fragment field for counting.
     pub(crate) fn resolve(&self, fragment: &FragmentRef, ctx: &Ctx) -> Resolved {
         let found = match fragment {
@@ -229,17 +215,39 @@ impl Engine<'_> {
     }
 
     /// Attempts one test; card tests filter the context's matches (§2.5).
-    pub(crate) fn attempt_test(&mut self, test: &Test, ctx: &mut Ctx) -> bool {
-        let constant = self.number(&test.constant, ctx);
-        let right = self.times_count(constant, test.fragment2.as_ref(), test.loc2, ctx);
+    pub(crate) fn attempt_test(&mut self, test: &'a Test, ctx: &mut Ctx) -> bool {
+        core::test_holds(self, test, ctx)
+    }
+
+    /// Evaluates requirements (§2.6 `evaluate`); `force` records matches and always passes.
+    pub(crate) fn evaluate(
+        &mut self,
+        requirements: &'a Requirements,
+        invert: bool,
+        force: bool,
+        ctx: &mut Ctx,
+    ) -> bool {
+        core::evaluate(self, requirements, invert, force, ctx)
+    }
+
+    /// Evaluates a rule in a fresh context on `scope` (link and spawn rules).
+    pub(crate) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
+        core::evaluate_rule(self, rule, &mut Ctx::new(scope, depth))
+    }
+
+    /// `run(rule, ctx)`: evaluate, and execute when it passes.
+    pub(crate) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
+        core::run_rule(self, rule, ctx)
+    }
+
+    /// `execute` of an act's own effects: queue every modifier, then run the furthermore rules.
+    pub(crate) fn execute(&mut self, effects: &'a Effects, ctx: &mut Ctx) {
+        core::execute(self, effects, None, ctx);
+    }
+
+    /// A card test (§2.5): the context's matches are filtered card by card (or sliced).
+    fn filter_matches(&mut self, test: &Test, constant: i64, right: i64, ctx: &mut Ctx) -> bool {
         let first = test.fragment1.as_ref().map(|fragment| self.resolve(fragment, ctx));
-        if !test.card_test {
-            let left = match &first {
-                None => 0,
-                resolved => self.count_at(test.loc1, resolved.as_ref(), ctx),
-            };
-            return self.decide(test.op, constant, left, right);
-        }
         let pool = if test.loc1 == Location::MatchedCards {
             ctx.matched(self.state)
         } else {
@@ -262,14 +270,14 @@ impl Engine<'_> {
             }
             Some(Resolved::Nothing) => {
                 ctx.matches = Matches::Listed(Vec::new());
-                compare(test.op, 0, right)
+                core::compare(test.op, 0, right)
             }
             Some(Resolved::Fragment(Fragment::Aspect(aspect))) => {
                 let fragment = Fragment::Aspect(aspect);
                 let mut matching = Vec::new();
                 for key in pool {
                     let left = self.state.count(Holder::Card(key), &fragment, false);
-                    if self.decide(test.op, constant, left, right) && free_ok(self, key) {
+                    if core::decide(self, test.op, constant, left, right) && free_ok(self, key) {
                         matching.push(key);
                     }
                 }
@@ -286,105 +294,9 @@ impl Engine<'_> {
                     .collect();
                 let count = matching.len() as i64;
                 ctx.matches = Matches::Listed(matching);
-                self.decide(test.op, constant, count, right)
+                core::decide(self, test.op, constant, count, right)
             }
         }
-    }
-
-    /// A comparison, or a random op's draw.
-    fn decide(&mut self, op: TestOp, constant: i64, left: i64, right: i64) -> bool {
-        match op {
-            TestOp::RandomChallenge => constant.saturating_mul(left) > self.below(100) as i64,
-            TestOp::RandomClash => {
-                let sum = left.saturating_add(right);
-                sum > 0 && (left as f64 / sum as f64) > self.unit()
-            }
-            _ => compare(op, left, right),
-        }
-    }
-
-    /// Evaluates requirements (§2.6 `evaluate`); `force` records matches and always passes.
-    pub(crate) fn evaluate(&mut self, requirements: &Requirements, invert: bool, force: bool, ctx: &mut Ctx) -> bool {
-        self.evaluations += 1;
-        if ctx.depth > MAX_RULE_DEPTH {
-            self.warn("rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails");
-            return false;
-        }
-        if invert && !force {
-            return !self.evaluate(requirements, false, false, ctx);
-        }
-        for test in &requirements.tests {
-            let ok = self.attempt_test(test, ctx);
-            if !force && !test.can_fail && !ok {
-                return false;
-            }
-        }
-        if force {
-            return true;
-        }
-        if let Some(condition) = &requirements.condition {
-            let value = self.formula_value(condition, ctx);
-            if value == 0.0 || value.is_nan() {
-                return false;
-            }
-        }
-        let sub_scope = ctx.window().map_or(ctx.scope, Holder::Window);
-        for rule in &requirements.and {
-            if !self.evaluate_rule(rule, sub_scope, ctx.depth + 1) {
-                return false;
-            }
-        }
-        for rule in &requirements.or {
-            if self.evaluate_rule(rule, sub_scope, ctx.depth + 1) {
-                return true;
-            }
-        }
-        requirements.or.is_empty()
-    }
-
-    /// Evaluates a rule in a fresh context on `scope` (and/or sub-rules, link rules).
-    pub(crate) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
-        let Some(rule) = self.content.rule(rule.as_str()) else { return false };
-        let mut ctx = Ctx::new(scope, depth);
-        self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
-    }
-
-    /// `run(rule, ctx)`: evaluate, and execute when it passes.
-    pub(crate) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
-        let Some(rule) = self.content.rule(rule.as_str()) else { return false };
-        ctx.depth += 1;
-        let passed = self.evaluate(&rule.requirements, rule.invert, false, ctx);
-        if passed {
-            self.execute(&rule.effects, ctx);
-        }
-        ctx.depth -= 1;
-        passed
-    }
-
-    /// `execute`: queue every modifier, then run the furthermore rules (§2.6).
-    pub(crate) fn execute(&mut self, effects: &Effects, ctx: &mut Ctx) {
-        for modifier in &effects.act_modifiers {
-            let target = self.target(modifier.fragment.as_ref(), ctx);
-            let level = self.number(&modifier.level, ctx);
-            let level = self.times_count(level, modifier.reference.as_ref(), modifier.ref_loc, ctx);
-            let all = modifier.level.is_zero();
-            ctx.queues.act.push((modifier.op, target, level, all));
-        }
-        for modifier in &effects.card_modifiers {
-            let queued = self.card_modifier(modifier, ctx);
-            ctx.queues.card.push(queued);
-        }
-        ctx.queues.table.extend(effects.table_modifiers.iter().cloned());
-        ctx.queues.path.extend(effects.path_modifiers.iter().cloned());
-        for modifier in &effects.deck_modifiers {
-            let queued = self.deck_modifier(modifier, ctx);
-            ctx.queues.deck.push(queued);
-        }
-        for rule in &effects.furthermore {
-            ctx.matches = Matches::All;
-            self.run_rule(rule, ctx);
-        }
-        ctx.matches = Matches::All;
     }
 
     fn card_modifier(&mut self, modifier: &CardModifier, ctx: &Ctx) -> (CardOp, Vec<CardKey>, Target, i64) {
@@ -432,5 +344,94 @@ impl Engine<'_> {
     /// The card type of a card, if it exists.
     pub(crate) fn type_of(&self, key: CardKey) -> Option<CardId> {
         self.state.card(key).map(|card| card.card.clone())
+    }
+}
+
+/// The table lends the rules core its contexts: counts at table locations, the matched-cards
+/// list that card tests filter, and modifier queues performed when the context closes.
+impl<'a> RulesHost<'a> for Engine<'a> {
+    type Context = Ctx;
+
+    fn content(&self) -> &'a Content {
+        self.content
+    }
+
+    fn system(&self) -> &'static str {
+        "the table system"
+    }
+
+    fn warn(&mut self, message: String) {
+        Engine::warn(self, message);
+    }
+
+    fn evaluated(&mut self) {
+        self.evaluations += 1;
+    }
+
+    fn value(&mut self, expr: &'a Expr, ctx: &Ctx) -> f64 {
+        self.formula_value(expr, ctx)
+    }
+
+    fn count(&mut self, location: Location, fragment: &'a FragmentRef, ctx: &Ctx) -> i64 {
+        let resolved = self.resolve(fragment, ctx);
+        self.count_at(location, Some(&resolved), ctx)
+    }
+
+    fn random_bits(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
+    fn card_test(&mut self, test: &'a Test, constant: i64, right: i64, ctx: &mut Ctx) -> Option<bool> {
+        Some(self.filter_matches(test, constant, right, ctx))
+    }
+
+    /// And/or sub-rules use the act window (D16), or the card of a card context.
+    fn sub_context(&self, ctx: &Ctx, depth: usize) -> Ctx {
+        Ctx::new(ctx.window().map_or(ctx.scope, Holder::Window), depth)
+    }
+
+    fn furthermore_context(&mut self, ctx: &mut Ctx) {
+        ctx.matches = Matches::All;
+    }
+
+    fn act_modifiers(&mut self, list: &'a [ActModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+        for modifier in list {
+            let target = self.target(modifier.fragment.as_ref(), ctx);
+            let level = self.number(&modifier.level, ctx);
+            let level = self.times_count(level, modifier.reference.as_ref(), modifier.ref_loc, ctx);
+            let all = modifier.level.is_zero();
+            ctx.queues.act.push((modifier.op, target, level, all));
+        }
+    }
+
+    fn card_modifiers(&mut self, list: &'a [CardModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+        for modifier in list {
+            let queued = self.card_modifier(modifier, ctx);
+            ctx.queues.card.push(queued);
+        }
+    }
+
+    fn table_modifiers(&mut self, list: &'a [TableModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+        ctx.queues.table.extend(list.iter().cloned());
+    }
+
+    fn deck_modifiers(&mut self, list: &'a [DeckModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+        for modifier in list {
+            let queued = self.deck_modifier(modifier, ctx);
+            ctx.queues.deck.push(queued);
+        }
+    }
+
+    fn path_modifiers(&mut self, list: &'a [PathModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+        ctx.queues.path.extend(list.iter().cloned());
+    }
+}
+
+impl Nested for Ctx {
+    fn depth(&self) -> usize {
+        self.depth
+    }
+    fn set_depth(&mut self, depth: usize) {
+        self.depth = depth;
     }
 }

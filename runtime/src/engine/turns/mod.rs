@@ -8,6 +8,7 @@
 //! outcome. What is particular to turns lives here: [`TurnsState`] and the turn step.
 
 mod env;
+mod rules;
 mod script;
 mod session;
 mod step;

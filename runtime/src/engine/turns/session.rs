@@ -89,7 +89,7 @@ impl Session {
             let label = offered.map_or_else(String::new, |offered| offered.label.clone());
             turns.events.push(Event::TurnOptionPlayed { card: card.clone(), option: label });
             for rule in offered.map(|offered| offered.rules.as_slice()).unwrap_or_default() {
-                turns.run_rule(rule, 0);
+                turns.run_rule(rule);
             }
             if let Some(at) = turns.state.hand.iter().position(|held| held == card) {
                 turns.state.hand.remove(at);

@@ -5,18 +5,15 @@ use std::fmt::Write as _;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::model::{
-    DeckId, DeckOp, Expr, FragmentRef, Id, PathOp, Requirements, RuleId, RuleModifier, RuleOp, Stat, StatOp, StatValue,
-    Test, TestOp, TurnConfig,
-};
+use crate::model::{DeckId, DeckOp, Expr, FragmentRef, Id, RuleId, RuleModifier, RuleOp, Stat, TurnConfig};
 use crate::number::show_value;
 
 use super::env::TurnsEnv;
 use super::{END_OF_HISTORY, Message, TURN_LIMIT, TurnsState};
 use crate::engine::Event;
 use crate::engine::content::Content;
+use crate::engine::core::{self, Depth};
 use crate::engine::table::Outcome;
-use crate::engine::table::rules::{MAX_RULE_DEPTH, compare};
 
 /// One step of the turns system: content, state, generator, the session's outcome and the
 /// events produced.
@@ -48,7 +45,7 @@ impl Turns<'_> {
         self.env().expr(expr)
     }
 
-    fn stat_value(&mut self, id: &Id<Stat>) -> f64 {
+    pub(super) fn stat_value(&mut self, id: &Id<Stat>) -> f64 {
         self.env().stat(id)
     }
 
@@ -63,16 +60,16 @@ impl Turns<'_> {
         }
     }
 
-    fn ended(&self) -> bool {
+    pub(super) fn ended(&self) -> bool {
         self.state.outcome.is_some()
     }
 
-    fn warn(&mut self, message: String) {
+    pub(super) fn warn(&mut self, message: String) {
         self.state.warnings.push(message.clone());
         self.events.push(Event::TurnWarning(message));
     }
 
-    fn end_game(&mut self, outcome: Outcome) {
+    pub(super) fn end_game(&mut self, outcome: Outcome) {
         if self.state.outcome.is_some() {
             return;
         }
@@ -108,150 +105,14 @@ impl Turns<'_> {
         }
     }
 
-    /// How many of a fragment the hand holds: cards of a type, or an aspect summed over cards.
-    fn hand_count(&mut self, fragment: Option<&FragmentRef>) -> i64 {
-        match fragment {
-            None => self.state.hand.len() as i64,
-            Some(FragmentRef::Card(id)) => self.state.hand.iter().filter(|card| *card == id).count() as i64,
-            Some(FragmentRef::Aspect(id)) => {
-                let mut counts = Vec::new();
-                for card in &self.state.hand {
-                    let Some(card) = self.content.card(card.as_str()) else { continue };
-                    for held in &card.fragments {
-                        if matches!(&held.fragment, FragmentRef::Aspect(aspect) if aspect == id) {
-                            counts.push(held.count.clone());
-                        }
-                    }
-                }
-                counts.iter().map(|count| self.value(count)).filter(|v| v.is_finite()).map(|v| v as i64).sum()
-            }
-            Some(_) => 0,
-        }
-    }
-
-    /// A test of the turns system: fragments are counted in the hand (every location is the hand).
-    fn test(&mut self, test: &Test) -> bool {
-        let constant = self.value(&test.constant);
-        let constant = if constant.is_finite() { constant as i64 } else { 0 };
-        let right = match &test.fragment2 {
-            None => constant,
-            Some(fragment) => constant.saturating_mul(self.hand_count(Some(fragment))),
-        };
-        let left = if test.fragment1.is_some() { self.hand_count(test.fragment1.as_ref()) } else { 0 };
-        match test.op {
-            TestOp::RandomChallenge => constant.saturating_mul(left) > self.below(100) as i64,
-            TestOp::RandomClash => {
-                let sum = left.saturating_add(right);
-                sum > 0 && self.below(usize::try_from(sum).unwrap_or(usize::MAX)) < usize::try_from(left).unwrap_or(0)
-            }
-            op => compare(op, left, right),
-        }
-    }
-
-    /// Whether requirements hold: tests (over the hand), the condition, then and/or rules.
-    fn holds(&mut self, requirements: &Requirements, invert: bool, depth: usize) -> bool {
-        if depth > MAX_RULE_DEPTH {
-            self.warn("rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails".into());
-            return false;
-        }
-        let mut passed = true;
-        for test in &requirements.tests {
-            if !self.test(test) && !test.can_fail {
-                passed = false;
-                break;
-            }
-        }
-        if passed && let Some(condition) = &requirements.condition {
-            let value = self.value(condition);
-            passed = value != 0.0 && !value.is_nan();
-        }
-        if passed {
-            for rule in &requirements.and {
-                if !self.rule_holds(rule, depth + 1) {
-                    passed = false;
-                    break;
-                }
-            }
-        }
-        if passed && !requirements.or.is_empty() {
-            passed = false;
-            for rule in &requirements.or {
-                if self.rule_holds(rule, depth + 1) {
-                    passed = true;
-                    break;
-                }
-            }
-        }
-        passed != invert
-    }
-
-    fn rule_holds(&mut self, rule: &RuleId, depth: usize) -> bool {
-        let content = self.content;
-        content.rule(rule.as_str()).is_some_and(|rule| self.holds(&rule.requirements, rule.invert, depth))
-    }
-
-    /// Runs a rule: when its requirements hold, performs its effects, reports its text and, if
-    /// it asks to, removes it from the collection. Returns whether it ran.
-    pub(super) fn run_rule(&mut self, id: &RuleId, depth: usize) -> bool {
-        let content = self.content;
-        let Some(rule) = content.rule(id.as_str()) else { return false };
-        if self.ended() || !self.holds(&rule.requirements, rule.invert, depth) {
-            return false;
-        }
-        self.events.push(Event::TurnRuleRan { rule: id.clone() });
-        let effects = &rule.effects;
-        if !(effects.act_modifiers.is_empty()
-            && effects.card_modifiers.is_empty()
-            && effects.table_modifiers.is_empty())
-        {
-            self.warn(format!("rule `{id}`: act, card and table modifiers do nothing in the turns system"));
-        }
-        for modifier in &effects.stat_modifiers {
-            let Some(stat) = content.project.stats.get(modifier.stat.as_str()) else { continue };
-            if matches!(stat.value, StatValue::Computed(_)) {
-                self.warn(format!("rule `{id}`: the stat `{}` is computed; it cannot be changed", stat.id));
-                continue;
-            }
-            let amount = self.value(&modifier.value);
-            let old = self.stat_value(&stat.id);
-            let new = match modifier.op {
-                StatOp::Add => old + amount,
-                StatOp::Set => amount,
-                StatOp::Multiply => old * amount,
-            };
-            self.set_stat(stat, new);
-        }
-        for modifier in &effects.deck_modifiers {
-            self.deck_modifier(id, modifier.op, modifier.deck.as_ref(), modifier.fragment.as_ref());
-        }
-        for modifier in &effects.rule_modifiers {
-            self.change_rules(modifier.clone());
-        }
-        if !rule.text.trim().is_empty() {
-            let text = self.substitute(&rule.text);
-            self.messages.push(Message { text });
-        }
-        for modifier in &effects.path_modifiers {
-            match modifier.op {
-                PathOp::Warning => self.warn(modifier.text.clone()),
-                PathOp::Error => self.end_game(Outcome::Stopped(modifier.text.clone())),
-                PathOp::EndGame => self.end_game(Outcome::Ended(modifier.text.clone())),
-                other => {
-                    self.warn(format!("rule `{id}`: the path modifier {other:?} does nothing in the turns system"));
-                }
-            }
-        }
-        for further in &effects.furthermore {
-            self.run_rule(further, depth + 1);
-        }
-        if rule.remove_self {
-            self.change_rules(RuleModifier { op: RuleOp::Remove, rule: id.clone() });
-        }
-        true
+    /// Runs a rule through the rules core (FORMAT.md §13): when its requirements hold, performs
+    /// its effects, reports its text and, if it asks to, leaves the collection.
+    pub(super) fn run_rule(&mut self, id: &RuleId) -> bool {
+        core::run_rule(self, id, &mut Depth(0))
     }
 
     /// `[stat_id]` in a message becomes the stat's shown value; other brackets stay.
-    fn substitute(&mut self, text: &str) -> String {
+    pub(super) fn substitute(&mut self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(open) = rest.find('[') {
@@ -280,7 +141,7 @@ impl Turns<'_> {
     }
 
     /// Adds or removes a rule now, or after the collection has run while it runs.
-    fn change_rules(&mut self, change: RuleModifier) {
+    pub(super) fn change_rules(&mut self, change: RuleModifier) {
         if let Some(deferred) = &mut self.deferred {
             deferred.push(change);
             return;
@@ -300,7 +161,7 @@ impl Turns<'_> {
 
     /// A deck modifier in the turns system: `Add`/`AddFront` put a card into the draw pile,
     /// `Draw` draws the next card into the hand.
-    fn deck_modifier(&mut self, rule: &RuleId, op: DeckOp, deck: Option<&DeckId>, card: Option<&FragmentRef>) {
+    pub(super) fn deck_modifier(&mut self, rule: &str, op: DeckOp, deck: Option<&DeckId>, card: Option<&FragmentRef>) {
         if deck != self.state.deck_id.as_ref() {
             self.warn(format!("rule `{rule}`: the deck modifier names a deck other than the turn config's draw deck"));
             return;
@@ -395,7 +256,7 @@ impl Turns<'_> {
                 if self.ended() {
                     break;
                 }
-                self.run_rule(&rule, 0);
+                self.run_rule(&rule);
             }
             let changes = self.deferred.take().unwrap_or_default();
             for change in changes {

@@ -15,6 +15,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::engine::Event;
 use crate::engine::content::Content;
+use crate::engine::core;
 use crate::engine::table::{CardInstance, CardKey, Fragment, Holder, Place, TableState, TokenKey};
 use crate::model::{ActId, FragmentCount, FragmentRef, SlotId};
 
@@ -68,14 +69,9 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// A uniform integer in `0..n` (0 when `n` is 0).
+    /// A uniform integer in `0..n` (0 when `n` is 0, with no draw).
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.rng.next_u64() % n as u64) as usize }
-    }
-
-    /// A uniform number in [0, 1].
-    pub fn unit(&mut self) -> f64 {
-        (self.rng.next_u64() >> 11) as f64 / ((1u64 << 53) - 1) as f64
+        if n == 0 { 0 } else { core::below(self.rng.next_u64(), n) }
     }
 
     /// Reports something the content did that could not be carried out.

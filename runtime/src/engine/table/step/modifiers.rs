@@ -191,7 +191,7 @@ impl Engine<'_> {
                 }
             }
         }
-        if depth < crate::engine::table::rules::MAX_RULE_DEPTH {
+        if depth < crate::engine::core::MAX_RULE_DEPTH {
             self.close(ctx);
         } else {
             self.warn("triggers run each other too deeply; stopped");
