@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::core;
 use super::table::script::stacks;
 use super::tactics::compass_name;
 use super::{Choice, Event, Place, Session, Status, TokenKey};
@@ -345,7 +346,7 @@ impl Session {
                     return result;
                 }
                 let value = self.query(rest)?;
-                if value != 0.0 && !value.is_nan() {
+                if core::truthy(value) {
                     Ok(String::new())
                 } else {
                     Err(format!("`{rest}` does not hold{}", self.describe_counts(rest)))

@@ -143,7 +143,3 @@ impl Env for CampaignEnv<'_> {
 pub(super) fn unit(rng: &mut Pcg64Mcg) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }
-
-pub(super) fn truthy(value: f64) -> bool {
-    value != 0.0 && !value.is_nan()
-}

@@ -6,7 +6,7 @@ use rand_core::Rng as _;
 
 use crate::model::{Expr, FragmentRef, Location, PathModifier, PathOp, Rule, StatModifier};
 
-use super::env::{CampaignEnv, truthy};
+use super::env::CampaignEnv;
 use super::step::Step;
 use crate::engine::Event;
 use crate::engine::content::Content;
@@ -84,7 +84,7 @@ impl<'a> RulesHost<'a> for Step<'a> {
             match modifier.op {
                 PathOp::Warning => self.warn(modifier.text.clone()),
                 PathOp::EndGame | PathOp::GameOver | PathOp::Error => {
-                    let won = self.map.win.clone().is_some_and(|win| truthy(Step::value(self, &win)));
+                    let won = self.map.win.clone().is_some_and(|win| core::truthy(Step::value(self, &win)));
                     self.end(won, Some(&modifier.text));
                 }
                 _ => self.warn(format!("rule `{id}`: the path op {:?} does nothing in the campaign", modifier.op)),

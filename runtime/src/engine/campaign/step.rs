@@ -7,7 +7,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::model::{CardId, Crossing, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, RuleId, Stat, StatValue};
 
-use super::env::{CampaignEnv, truthy, unit};
+use super::env::{CampaignEnv, unit};
 use super::{CampaignResult, CampaignState};
 use crate::engine::Event;
 use crate::engine::content::Content;
@@ -114,7 +114,7 @@ impl Step<'_> {
         }
         self.state.result = Some(CampaignResult { won, grade: None, outcome: String::new() });
         let map = self.map;
-        let grade = map.grades.iter().find(|grade| truthy(self.value(&grade.when)));
+        let grade = map.grades.iter().find(|grade| core::truthy(self.value(&grade.when)));
         let verdict = if won { "victory" } else { "defeat" };
         let outcome = match (&text, grade) {
             (Some(text), _) if !text.is_empty() => (*text).to_owned(),
@@ -134,9 +134,9 @@ impl Step<'_> {
             return;
         }
         let map = self.map;
-        if map.lose.as_ref().is_some_and(|lose| truthy(self.value(lose))) {
+        if map.lose.as_ref().is_some_and(|lose| core::truthy(self.value(lose))) {
             self.end(false, None);
-        } else if map.win.as_ref().is_some_and(|win| truthy(self.value(win))) {
+        } else if map.win.as_ref().is_some_and(|win| core::truthy(self.value(win))) {
             self.end(true, None);
         }
     }
@@ -151,7 +151,7 @@ impl Step<'_> {
             return Err(Refusal::Phase);
         }
         if let Some(unlock) = &edge.unlock
-            && !truthy(self.value(unlock))
+            && !core::truthy(self.value(unlock))
         {
             return Err(Refusal::Locked);
         }

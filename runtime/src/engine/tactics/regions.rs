@@ -15,6 +15,7 @@ use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skil
 use super::env::{Ctx, eval_expr};
 use super::{TacticsState, UnitState};
 use crate::engine::content::Content;
+use crate::engine::core;
 
 /// Degrees wrapped into 0..360.
 pub(super) fn wrap_degrees(degrees: f64) -> f64 {
@@ -156,8 +157,8 @@ impl TacticsState {
             && mount.mount.is_none()
             && self.rider_of(other).is_none()
             && self.rider_of(key).is_none()
-            && self.stat(other, "mountable").is_some_and(|value| value != 0.0 && !value.is_nan())
-            && self.stat(key, "canMount").is_none_or(|value| value != 0.0)
+            && self.stat(other, "mountable").is_some_and(core::truthy)
+            && self.stat(key, "canMount").is_none_or(core::truthy)
     }
 
     /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
@@ -331,7 +332,7 @@ impl TacticsState {
             spots.retain(|spot| {
                 let point_ctx = Ctx { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
                 let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
-                value != 0.0
+                core::truthy(value)
             });
         }
         spots

@@ -15,6 +15,7 @@ use super::{
     TacticsState, Turn, apply_op, limited,
 };
 use crate::engine::content::Content;
+use crate::engine::core;
 use crate::engine::{Choice, Event};
 
 impl TacticsState {
@@ -368,7 +369,7 @@ impl TacticsState {
         let mut winner = None;
         for condition in conditions {
             let value = eval_expr(content, self, Ctx::default(), rng, &condition.when, 0);
-            if value != 0.0 && !value.is_nan() {
+            if core::truthy(value) {
                 winner = Some(condition.team.clone());
                 break;
             }

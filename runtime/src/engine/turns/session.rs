@@ -7,6 +7,7 @@ use super::env::TurnsEnv;
 use super::step::Turns;
 use super::{StatLine, TurnsState};
 use crate::engine::content::Accessor;
+use crate::engine::core;
 use crate::engine::{Choice, ChoiceError, Event, Session};
 
 impl Session {
@@ -49,7 +50,7 @@ impl Session {
                         table: None,
                     };
                     let value = env.expr(condition);
-                    value != 0.0 && !value.is_nan()
+                    core::truthy(value)
                 });
                 if open {
                     choices.push(Choice::PlayOption { card: card_id.clone(), option });
