@@ -11,6 +11,7 @@ mod content;
 mod core;
 pub mod policy;
 pub mod script;
+mod system;
 mod table;
 pub mod tactics;
 pub mod turns;
@@ -34,8 +35,8 @@ pub use turns::{Message, StatLine, TurnsState};
 
 use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
 pub use campaign::{CampaignResult, CampaignState};
-use table::Engine;
-use table::listing::{ListingCache, Moving};
+use system::System;
+use table::listing::ListingCache;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
 /// Something the player can do.
@@ -650,30 +651,12 @@ impl Session {
             campaign: None,
             listing: ListingCache::default(),
         };
-        let content = Arc::clone(&session.content);
         let mut events = Vec::new();
-        let mut engine = Engine::new(&content, &mut session.state, &mut session.rng, &mut events);
-        let entry = &content.project.manifest.entry;
-        for card in &entry.cards {
-            engine.create_card(card, Place::Table);
+        let mut evaluations: u64 = 0;
+        for system in System::START_ORDER {
+            evaluations = evaluations.saturating_add(session.start_system(system, &mut events));
         }
-        for token in &entry.tokens {
-            engine.state.pending_tokens.push(table::PendingToken {
-                token: token.clone(),
-                auto_run: None,
-                memory: None,
-            });
-        }
-        engine.create_pending_tokens();
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        session.turns = TurnsState::start(&content, &mut session.rng, &mut events);
-        session.end_game_with_turns();
         session.counters.add(0, &events, evaluations);
-        session.board = board::BoardState::start(&content, &mut session.rng);
-        session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
-        // Last, so that the systems set up before it draw from the generator as they always did.
-        session.start_campaign(&mut Vec::new());
         session
     }
 
@@ -695,22 +678,19 @@ impl Session {
     /// A hash of the whole state and the generator: equal runs give equal hashes.
     pub fn state_hash(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();
-        self.state.hash(&mut hasher);
-        self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
-        self.tactics.hash(&mut hasher);
-        self.turns.hash(&mut hasher);
-        self.campaign.hash(&mut hasher);
+        for system in System::ALL {
+            self.hash_system(system, &mut hasher);
+        }
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        let mut choices = self.choices_where(Moving::All, true, |_| true);
-        self.board_choices(&mut choices);
-        choices.extend(self.tactics_choices());
-        choices.extend(self.turn_choices());
-        choices.extend(self.campaign_choices());
+        let mut choices = Vec::with_capacity(16);
+        for system in System::ALL {
+            self.system_choices(system, &mut choices);
+        }
         choices
     }
 
@@ -726,60 +706,19 @@ impl Session {
     }
 
     fn apply_checked(&mut self, choice: &Choice, check: bool) -> Result<Vec<Event>, ChoiceError> {
-        if let Some(result) = self.apply_tactics(choice) {
-            return result;
-        }
-        if self.state.outcome.is_some() {
+        let system = System::of(choice);
+        if system.ends_with_the_game() && self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
-        if matches!(choice, Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. }) {
-            return self.apply_board(choice);
+        self.apply_in(system, choice, check)
+    }
+
+    /// Lets `ticks` of game time pass, processing every timer and decay that expires.
+    pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
+        let mut events = Vec::new();
+        for system in System::TIME_ORDER {
+            self.pass_time_in(system, ticks, &mut events);
         }
-        if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
-            return self.apply_turn(choice);
-        }
-        if matches!(choice, Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. }) {
-            return self.apply_campaign(choice);
-        }
-        let movable = match choice {
-            Choice::Slot { card, .. } => Moving::Only(*card),
-            _ => Moving::None,
-        };
-        let flips = matches!(choice, Choice::Flip { .. });
-        if check && self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
-            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
-        }
-        let content = Arc::clone(&self.content);
-        let mut events = Vec::with_capacity(16);
-        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-        match *choice {
-            Choice::Slot { card, token, place } => engine.slot_card(card, token, place),
-            Choice::Unslot { token, place } => engine.take_out_by_player(token, place),
-            Choice::Start { token } => {
-                engine.start(token);
-            }
-            Choice::Collect { token } => {
-                engine.collect(token);
-            }
-            Choice::Close { token } => engine.close_window(token),
-            Choice::Flip { card } => engine.flip(card),
-            // The other systems' choices were dispatched above, before the table's step.
-            Choice::RollDie { .. }
-            | Choice::PlaceOnBoard { .. }
-            | Choice::PlayBoardCard { .. }
-            | Choice::MoveUnit { .. }
-            | Choice::UseSkill { .. }
-            | Choice::WaitUnit { .. }
-            | Choice::FaceUnit { .. }
-            | Choice::PlayOption { .. }
-            | Choice::EndTurn
-            | Choice::MoveToNode { .. }
-            | Choice::EndPhase
-            | Choice::Synthesize { .. } => {}
-        }
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        self.counters.add(1, &events, evaluations);
-        Ok(events)
+        events
     }
 }

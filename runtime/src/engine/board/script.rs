@@ -3,6 +3,7 @@
 use crate::model::{Board, Id};
 
 use super::{BoardOutcome, Die};
+use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Event, Session};
 
 /// A board target written `C` (a column) or `C,R` (a cell).
@@ -277,5 +278,17 @@ impl Session {
             _ => return None,
         };
         Some(result)
+    }
+}
+
+impl Session {
+    /// Board play's playtest lines (`roll`, `place`, `ability`, `setup`), applied at once.
+    pub(crate) fn board_command(
+        &mut self,
+        command: &str,
+        rest: &str,
+        report: &mut ScriptReport,
+    ) -> Option<Result<Line, String>> {
+        self.board_script_line(command, rest, report).map(|result| result.map(Line::Done))
     }
 }

@@ -17,6 +17,11 @@ impl Session {
         self.board.as_ref()
     }
 
+    /// Sets up board play when the entry boards include one with a die.
+    pub(crate) fn start_board(&mut self) {
+        self.board = BoardState::start(&self.content, &mut self.rng);
+    }
+
     /// The board choices of the moment, after the table's.
     pub(crate) fn board_choices(&self, choices: &mut Vec<Choice>) {
         let Some(state) = &self.board else { return };

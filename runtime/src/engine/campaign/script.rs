@@ -3,6 +3,7 @@
 use crate::model::Id;
 
 use super::Refusal;
+use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
 use crate::number::show_value;
 
@@ -91,5 +92,30 @@ impl Session {
             _ => return None,
         };
         Some(result)
+    }
+}
+
+impl Session {
+    /// The campaign's playtest lines: `go NODE`, `end-phase`, `synthesize A B` (also written
+    /// `smelt A B`, its earlier name) and `jump NODE` ("play from here").
+    pub(crate) fn campaign_command(&mut self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+        let mut words = rest.split_whitespace();
+        let line = match command {
+            "go" => words
+                .next()
+                .map(|node| Line::Choose(Choice::MoveToNode { node: Id::new(node) }))
+                .ok_or_else(|| "usage: go NODE".to_owned()),
+            "end-phase" => Ok(Line::Choose(Choice::EndPhase)),
+            "synthesize" | "smelt" => match (words.next(), words.next()) {
+                (Some(a), Some(b)) => Ok(Line::Choose(Choice::Synthesize { a: Id::new(a), b: Id::new(b) })),
+                _ => Err(format!("usage: {command} A B")),
+            },
+            "jump" => match words.next() {
+                Some(node) => self.jump_to_node(node).map(|()| Line::Done(String::new())),
+                None => Err("usage: jump NODE".to_owned()),
+            },
+            _ => return None,
+        };
+        Some(line)
     }
 }

@@ -137,12 +137,12 @@ impl Session {
 
     /// The campaign choices: each path from the player's node that can be taken now (in the
     /// map's order), then `EndPhase`.
-    pub(crate) fn campaign_choices(&self) -> Vec<Choice> {
-        let Some(campaign) = &self.campaign else { return Vec::new() };
+    pub(crate) fn campaign_choices(&self, choices: &mut Vec<Choice>) {
+        let Some(campaign) = &self.campaign else { return };
         if campaign.result.is_some() || self.state.outcome.is_some() {
-            return Vec::new();
+            return;
         }
-        let mut choices = self
+        let listed = self
             .campaign_look(|step| {
                 let map = step.map;
                 let here = step.state.node.clone();
@@ -169,8 +169,8 @@ impl Session {
                 choices
             })
             .unwrap_or_default();
+        choices.extend(listed);
         choices.push(Choice::EndPhase);
-        choices
     }
 
     /// Plays a campaign choice.

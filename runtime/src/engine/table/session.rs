@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use super::Engine;
-use super::{CardKey, PendingToken, Status, TableState, TokenKey};
-use crate::engine::{Choice, Event, Session};
+use super::listing::Moving;
+use super::{CardKey, PendingToken, Place, Status, TableState, TokenKey};
+use crate::engine::{Choice, ChoiceError, Event, Session};
 
 impl Session {
     /// The [`Choice::Start`] and [`Choice::Collect`] choices alone, in the order of
@@ -26,18 +27,83 @@ impl Session {
             .collect()
     }
 
-    /// Lets `ticks` of game time pass, processing every timer and decay that expires.
-    pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
+    /// Starts the table: the entry cards and tokens; returns the requirements evaluated.
+    pub(crate) fn start_table(&mut self, events: &mut Vec<Event>) -> u64 {
         let content = Arc::clone(&self.content);
-        let mut events =
-            self.tactics.as_mut().map(|battle| battle.advance(&content, &mut self.rng, ticks)).unwrap_or_default();
+        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, events);
+        let entry = &content.project.manifest.entry;
+        for card in &entry.cards {
+            engine.create_card(card, Place::Table);
+        }
+        for token in &entry.tokens {
+            engine.state.pending_tokens.push(PendingToken { token: token.clone(), auto_run: None, memory: None });
+        }
+        engine.create_pending_tokens();
+        engine.end_step();
+        engine.evaluations
+    }
+
+    /// The table's choices now, in a stable order: slotting, starts, collects, closes, unslots
+    /// and flips.
+    pub(crate) fn table_choices(&self, choices: &mut Vec<Choice>) {
+        choices.extend(self.choices_where(Moving::All, true, |_| true));
+    }
+
+    /// Applies a table choice; `check`: list the table's choices again to check it is possible.
+    pub(crate) fn apply_table(&mut self, choice: &Choice, check: bool) -> Result<Vec<Event>, ChoiceError> {
+        let movable = match choice {
+            Choice::Slot { card, .. } => Moving::Only(*card),
+            _ => Moving::None,
+        };
+        let flips = matches!(choice, Choice::Flip { .. });
+        if check && self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
+            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
+        }
+        let content = Arc::clone(&self.content);
+        let mut events = Vec::with_capacity(16);
+        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+        match *choice {
+            Choice::Slot { card, token, place } => engine.slot_card(card, token, place),
+            Choice::Unslot { token, place } => engine.take_out_by_player(token, place),
+            Choice::Start { token } => {
+                engine.start(token);
+            }
+            Choice::Collect { token } => {
+                engine.collect(token);
+            }
+            Choice::Close { token } => engine.close_window(token),
+            Choice::Flip { card } => engine.flip(card),
+            // The other systems' choices are theirs (`System::of`).
+            Choice::RollDie { .. }
+            | Choice::PlaceOnBoard { .. }
+            | Choice::PlayBoardCard { .. }
+            | Choice::MoveUnit { .. }
+            | Choice::UseSkill { .. }
+            | Choice::WaitUnit { .. }
+            | Choice::FaceUnit { .. }
+            | Choice::PlayOption { .. }
+            | Choice::EndTurn
+            | Choice::MoveToNode { .. }
+            | Choice::EndPhase
+            | Choice::Synthesize { .. } => {}
+        }
+        engine.end_step();
+        let evaluations = engine.evaluations;
+        self.counters.add(1, &events, evaluations);
+        Ok(events)
+    }
+
+    /// Lets `ticks` of game time pass at the table, processing every timer and decay that
+    /// expires.
+    pub(crate) fn advance_table(&mut self, ticks: u64, events: &mut Vec<Event>) {
+        let content = Arc::clone(&self.content);
         let target = self.state.tick.saturating_add(ticks);
-        let mut counted = 0;
+        let mut counted = events.len();
         while self.state.outcome.is_none() {
             let now = self.state.tick;
             let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
             self.pass_time(at.max(now) - now);
-            let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+            let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, events);
             // Timers first (registry order), then decays (card order).
             let due: Vec<TokenKey> = engine
                 .state
@@ -70,7 +136,6 @@ impl Session {
             let rest = target.saturating_sub(self.state.tick);
             self.pass_time(rest);
         }
-        events
     }
 
     /// "Play from here": runs `act` at once in an idle window of its token, creating the token

@@ -3,7 +3,8 @@
 use crate::map::standing_spots;
 use crate::model::{Id, Skill};
 
-use super::{COMPASS, TacticsState};
+use super::{COMPASS, TacticsState, compass_name};
+use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
 
 /// A number in a script line.
@@ -65,7 +66,8 @@ impl Session {
         if let Some(z) = z {
             return Ok(make(z));
         }
-        let possible = self.tactics_choices();
+        let mut possible = Vec::new();
+        self.tactics_choices(&mut possible);
         let found = standing_spots(battle.grid(), x, y)
             .into_iter()
             .rev()
@@ -134,5 +136,39 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+impl Session {
+    /// The battle's playtest lines: `move`, `use`, `face` and `wait UNIT` make a choice.
+    pub(crate) fn tactics_command(&self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+        let ours = matches!(command, "move" | "use" | "face")
+            || (command == "wait" && rest.starts_with(|c: char| !c.is_ascii_digit()));
+        ours.then(|| self.tactics_line(command, rest).map(Line::Choose))
+    }
+
+    /// A battle choice as the script line that makes it.
+    pub(crate) fn describe_tactics_choice(choice: &Choice) -> String {
+        match choice {
+            Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
+            Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
+            Choice::WaitUnit { unit } => format!("wait {unit}"),
+            Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
+            _ => String::new(),
+        }
+    }
+
+    /// Why the battle refuses a choice.
+    pub(crate) fn why_not_tactics(choice: &Choice) -> &'static str {
+        match choice {
+            Choice::MoveUnit { .. } => "that unit cannot move there now",
+            Choice::UseSkill { .. } => "that unit cannot use that skill there now",
+            _ => "it is not that unit's turn",
+        }
+    }
+
+    /// The battle's expectations (`unit`, `turn`, `winner`), when a battle runs.
+    pub(crate) fn expect_tactics(&self, what: &str, args: &str) -> Option<Result<String, String>> {
+        (self.tactics.is_some() && matches!(what, "unit" | "turn" | "winner")).then(|| self.tactics_expect(what, args))
     }
 }

@@ -11,29 +11,30 @@ impl Session {
         self.tactics.as_ref()
     }
 
-    /// The tactics choices now (on a copy of the generator: region formulas may draw).
-    pub(crate) fn tactics_choices(&self) -> Vec<Choice> {
-        let mut rng = self.rng.clone();
-        self.tactics.as_ref().map(|battle| battle.choices(&self.content, &mut rng)).unwrap_or_default()
+    /// Sets up the battle of `entry.tile_map`, when the project places units on it.
+    pub(crate) fn start_tactics(&mut self) {
+        self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, _)| battle);
     }
 
-    /// Applies a tactics choice; None for the other systems' choices.
-    pub(crate) fn apply_tactics(&mut self, choice: &Choice) -> Option<Result<Vec<Event>, ChoiceError>> {
-        if !matches!(
-            choice,
-            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } | Choice::FaceUnit { .. }
-        ) {
-            return None;
+    /// The tactics choices now (on a copy of the generator: region formulas may draw).
+    pub(crate) fn tactics_choices(&self, choices: &mut Vec<Choice>) {
+        let mut rng = self.rng.clone();
+        if let Some(battle) = &self.tactics {
+            choices.extend(battle.choices(&self.content, &mut rng));
         }
+    }
+
+    /// Applies a tactics choice; refused (and nothing changes) unless it is possible now.
+    pub(crate) fn apply_tactics(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
         let Some(battle) = self.tactics.as_mut() else {
-            return Some(Err(ChoiceError::NotPossible("there is no battle".to_owned())));
+            return Err(ChoiceError::NotPossible("there is no battle".to_owned()));
         };
         let content = Arc::clone(&self.content);
         // Refused choices leave everything as it was, the generator included.
         let mut rng = self.rng.clone();
         let mut trial = battle.clone();
         let result = trial.apply(&content, &mut rng, choice);
-        Some(match result {
+        match result {
             Ok(events) => {
                 *battle = trial;
                 self.rng = rng;
@@ -41,6 +42,13 @@ impl Session {
                 Ok(events)
             }
             Err(why) => Err(ChoiceError::NotPossible(why)),
-        })
+        }
+    }
+
+    /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn in the battle.
+    pub(crate) fn advance_tactics(&mut self, ticks: u64, events: &mut Vec<Event>) {
+        if let Some(battle) = self.tactics.as_mut() {
+            events.extend(battle.advance(&self.content, &mut self.rng, ticks));
+        }
     }
 }

@@ -3,6 +3,7 @@
 use crate::model::Id;
 
 use super::option_word;
+use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
 
 impl Session {
@@ -122,5 +123,16 @@ impl Session {
             _ => return None,
         };
         Some(result)
+    }
+}
+
+impl Session {
+    /// The turns system's playtest lines: `play CARD OPTION` and `end-turn`.
+    pub(crate) fn turns_command(&self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+        match command {
+            "play" => Some(self.play_choice(rest).map(Line::Choose)),
+            "end-turn" => Some(Ok(Line::Choose(Choice::EndTurn))),
+            _ => None,
+        }
     }
 }

@@ -22,9 +22,20 @@ impl Session {
         self.turns.as_ref().map_or_else(Vec::new, |turns| turns.stat_lines(&self.content, &self.rng, debug))
     }
 
+    /// Starts the turns system when the project has a turn config.
+    pub(crate) fn start_turns(&mut self, events: &mut Vec<Event>) {
+        self.turns = TurnsState::start(&self.content, &mut self.rng, events);
+        self.end_game_with_turns();
+    }
+
+    /// Adds the turn choices to `choices`.
+    pub(crate) fn turn_choices(&self, choices: &mut Vec<Choice>) {
+        choices.extend(self.turn_choice_list());
+    }
+
     /// The turn choices: each offered option of each card type in the hand (first copy), then
     /// `EndTurn`.
-    pub(crate) fn turn_choices(&self) -> Vec<Choice> {
+    fn turn_choice_list(&self) -> Vec<Choice> {
         let Some(turns) = &self.turns else { return Vec::new() };
         if self.state.outcome.is_some() || turns.outcome.is_some() {
             return Vec::new();
@@ -67,7 +78,7 @@ impl Session {
         if self.turns.as_ref().is_some_and(|turns| turns.outcome.is_some()) {
             return Err(ChoiceError::GameEnded);
         }
-        if !self.turn_choices().contains(choice) {
+        if !self.turn_choice_list().contains(choice) {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let content = std::sync::Arc::clone(&self.content);
