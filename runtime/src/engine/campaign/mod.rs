@@ -2,7 +2,7 @@
 //! a node map (a DAG) from its start, paying each path's cost from a meter that may run into
 //! credit down to its `min`; entering a node captures it and fires what its kind does; dashed
 //! paths open while their unlock formula holds; patrols walk their routes each day and retake
-//! weak captured nodes; two cards of the hand may be smelted by the map's synthesis; days run
+//! weak captured nodes; two cards of the hand may be synthesized by the map's synthesis; days run
 //! through phases, eras rotate in their cycle, meters fire rules when they cross thresholds,
 //! and the content's formulas decide win, loss and the grade.
 //!

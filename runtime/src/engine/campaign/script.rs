@@ -27,7 +27,7 @@ impl Session {
     pub(crate) fn describe_campaign_choice(choice: &Choice) -> String {
         match choice {
             Choice::MoveToNode { node } => format!("go {node}"),
-            Choice::Synthesize { a, b } => format!("smelt {a} {b}"),
+            Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
             _ => "end-phase".to_owned(),
         }
     }
