@@ -7,7 +7,7 @@ use crate::formula::{Env, LookupSlot};
 
 use super::MAX_DEPTH;
 use super::compile::{Area, Code, Part, Read, Which};
-use super::step::{Ctx, Run};
+use super::step::{BoardFocus, Run};
 
 /// The value of a code in a run.
 pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
@@ -37,25 +37,26 @@ impl Env for Run {
 impl Run {
     pub(super) fn side_of(&self, which: Which) -> Option<usize> {
         match which {
-            Which::Own => Some(self.ctx.own),
-            Which::Facing => self.setup.sides.get(self.ctx.own).and_then(|side| side.facing),
+            Which::Own => Some(self.focus.own),
+            Which::Facing => self.setup.sides.get(self.focus.own).and_then(|side| side.facing),
             Which::Side(side) => Some(side),
         }
     }
 
     pub(super) fn read(&mut self, read: Read) -> f64 {
-        let ctx = self.ctx;
-        let cell = |run: &Self| ctx.cell.and_then(|(side, c, r)| run.game.sides.get(side)?.cell(c, r).map(|d| d.value));
+        let focus = self.focus;
+        let cell =
+            |run: &Self| focus.cell.and_then(|(side, c, r)| run.game.sides.get(side)?.cell(c, r).map(|d| d.value));
         match read {
             Read::Missing => f64::NAN,
             Read::Fixed(value) => value,
-            Read::Option => ctx.option as f64,
-            Read::Roll => ctx.roll as f64,
+            Read::Option => focus.option as f64,
+            Read::Roll => focus.roll as f64,
             Read::DieValue => self.game.die.as_ref().map_or(0.0, |die| die.value as f64),
             Read::Turn => f64::from(self.game.turn),
-            Read::CellValue => cell(self).unwrap_or(ctx.cell_value) as f64,
-            Read::CellColumn => ctx.cell.map_or(f64::NAN, |(_, c, _)| f64::from(c)),
-            Read::CellRow => ctx.cell.map_or(f64::NAN, |(_, _, r)| f64::from(r)),
+            Read::CellValue => cell(self).unwrap_or(focus.cell_value) as f64,
+            Read::CellColumn => focus.cell.map_or(f64::NAN, |(_, c, _)| f64::from(c)),
+            Read::CellRow => focus.cell.map_or(f64::NAN, |(_, _, r)| f64::from(r)),
             Read::Score(which) => self.side_of(which).map_or(f64::NAN, |side| self.score(side)),
             Read::Cell(which, c, r) => {
                 let side = self.side_of(which).and_then(|side| self.game.sides.get(side));
@@ -69,7 +70,7 @@ impl Run {
                 let line = match line {
                     Area::Board => None,
                     Area::Line(line) => Some(line),
-                    Area::ContextColumn => match ctx.column {
+                    Area::ContextColumn => match focus.column {
                         Some(column) => Some(BoardLine::Column(column)),
                         None => return f64::NAN,
                     },
@@ -102,12 +103,12 @@ impl Run {
         }
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(side).and_then(|code| code.score.as_ref()) else { return 0.0 };
-        let saved = self.ctx;
-        self.ctx = Ctx { own: side, ..Ctx::default() };
+        let saved = self.focus;
+        self.focus = BoardFocus { own: side, ..BoardFocus::default() };
         self.depth += 1;
         let value = eval(code, self);
         self.depth -= 1;
-        self.ctx = saved;
+        self.focus = saved;
         value
     }
 }

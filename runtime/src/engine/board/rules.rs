@@ -42,7 +42,7 @@ impl<'c> RulesHost<'c> for BoardRules<'c, '_> {
 
     /// Every location is the hand of the side whose rule runs.
     fn count(&mut self, _location: Location, fragment: &'c FragmentRef, _ctx: &Depth) -> i64 {
-        let own = self.run.ctx.own;
+        let own = self.run.focus.own;
         let hand = self.run.game.sides.get(own).map(|side| side.hand.clone()).unwrap_or_default();
         let content = self.content;
         core::hand_count(content, &hand, fragment, |expr| self.run.value_of(content, expr))

@@ -7,7 +7,7 @@ use crate::formula::{FormulaSet, ProjectNames, lookup_text};
 use crate::model::{Board, Id};
 
 use super::compile::{Read, Setup, read_of};
-use super::step::{Ctx, Run};
+use super::step::{BoardFocus, Run};
 use super::{BoardGame, BoardState};
 use crate::engine::{Choice, Event, Outcome, Session};
 
@@ -65,7 +65,7 @@ impl Session {
             reads: None,
             game,
             rng: self.rng.clone(),
-            ctx: Ctx { own, ..Ctx::default() },
+            focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
             events: Vec::new(),
         }
@@ -97,7 +97,7 @@ impl Session {
             reads: None,
             game: std::mem::replace(&mut state.game, BoardGame::empty()),
             rng: self.rng.clone(),
-            ctx: Ctx { own, ..Ctx::default() },
+            focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
             events: Vec::new(),
         };

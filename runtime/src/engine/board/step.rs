@@ -14,9 +14,10 @@ use crate::engine::content::Content;
 use crate::engine::core::{self, Depth};
 use crate::engine::{Choice, Event};
 
-/// The context a board formula is evaluated in.
+/// What a board formula or rule is evaluated for: the side whose rule runs, the context column
+/// and cell (placed or targeted), a pair's second cell, the option chosen and the roll tried.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Ctx {
+pub(super) struct BoardFocus {
     pub(super) own: usize,
     pub(super) column: Option<u32>,
     /// The target or placed cell: side, column, row.
@@ -34,7 +35,7 @@ pub(super) struct Run {
     pub(super) reads: Option<Vec<Read>>,
     pub(super) game: BoardGame,
     pub(super) rng: Pcg64Mcg,
-    pub(super) ctx: Ctx,
+    pub(super) focus: BoardFocus,
     pub(super) depth: u32,
     pub(super) events: Vec<Event>,
 }
@@ -62,6 +63,30 @@ impl Run {
         }
     }
 
+    /// `TakeTarget`: the targeted die moves to the first free cell of the same column of the
+    /// side whose rule runs.
+    fn take_target(&mut self) {
+        let own = self.focus.own;
+        let Some((from, column, row)) = self.focus.cell else { return };
+        let to_row = self.game.sides.get(own).and_then(|state| state.first_free(column));
+        let Some(to_row) = to_row else {
+            self.events.push(Event::Warning("no free cell to take the die into".into()));
+            return;
+        };
+        let Some(die) = self.game.sides.get_mut(from).and_then(|state| state.take(column, row)) else { return };
+        if self.setup.sides.get(from).is_some_and(|code| code.compact)
+            && let Some(state) = self.game.sides.get_mut(from)
+        {
+            state.compact(column);
+        }
+        let value = die.value;
+        if let Some(state) = self.game.sides.get_mut(own) {
+            state.put(column, to_row, Some(die));
+        }
+        let (from, to) = (self.board_id(from), self.board_id(own));
+        self.events.push(Event::BoardTaken { from, from_row: row, to, column, row: to_row, value });
+    }
+
     pub(super) fn modify(&mut self, content: &Content, modifier: &BoardModifier) {
         if self.game.outcome.is_some() {
             return;
@@ -74,7 +99,7 @@ impl Run {
         };
         match modifier.op {
             BoardOp::DestroyInColumn => {
-                let Some(column) = self.ctx.column else { return };
+                let Some(column) = self.focus.column else { return };
                 let value = self.value_of(content, &modifier.value);
                 if !value.is_finite() {
                     return;
@@ -94,29 +119,11 @@ impl Run {
                     state.compact(column);
                 }
             }
-            BoardOp::TakeTarget => {
-                let own = self.ctx.own;
-                let Some((from, column, row)) = self.ctx.cell else { return };
-                let to_row = self.game.sides.get(own).and_then(|state| state.first_free(column));
-                let Some(to_row) = to_row else {
-                    self.events.push(Event::Warning("no free cell to take the die into".into()));
+            BoardOp::TakeTarget => self.take_target(),
+            BoardOp::SwapTargets => {
+                let (Some((side, c1, r1)), Some((second, c2, r2))) = (self.focus.cell, self.focus.second) else {
                     return;
                 };
-                let Some(die) = self.game.sides.get_mut(from).and_then(|state| state.take(column, row)) else { return };
-                if self.setup.sides.get(from).is_some_and(|code| code.compact)
-                    && let Some(state) = self.game.sides.get_mut(from)
-                {
-                    state.compact(column);
-                }
-                let value = die.value;
-                if let Some(state) = self.game.sides.get_mut(own) {
-                    state.put(column, to_row, Some(die));
-                }
-                let (from, to) = (self.board_id(from), self.board_id(own));
-                self.events.push(Event::BoardTaken { from, from_row: row, to, column, row: to_row, value });
-            }
-            BoardOp::SwapTargets => {
-                let (Some((side, c1, r1)), Some((second, c2, r2))) = (self.ctx.cell, self.ctx.second) else { return };
                 let Some(state) = self.game.sides.get_mut(side).filter(|_| side == second) else { return };
                 let a = state.take(c1, r1);
                 let b = state.take(c2, r2);
@@ -137,21 +144,21 @@ impl Run {
                 let Some(var) = self.setup.column_var_names.iter().position(|name| *name == modifier.var) else {
                     return;
                 };
-                let columns = match (modifier.all_columns, self.ctx.column) {
+                let columns = match (modifier.all_columns, self.focus.column) {
                     (true, _) => 1..=self.game.sides.get(side).map_or(0, |state| state.columns),
                     (false, Some(column)) => column..=column,
                     (false, None) => return,
                 };
-                let saved = self.ctx.column;
+                let saved = self.focus.column;
                 for column in columns {
-                    self.ctx.column = Some(column);
+                    self.focus.column = Some(column);
                     let value = self.value_of(content, &modifier.value);
                     let at = (column.saturating_sub(1) as usize) * count + var;
                     if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.column_vars.get_mut(at)) {
                         *slot = if value.is_finite() { value as i64 } else { 0 };
                     }
                 }
-                self.ctx.column = saved;
+                self.focus.column = saved;
             }
             BoardOp::Win => self.end(Some(side), None),
             BoardOp::EndByScore => {
@@ -179,13 +186,13 @@ impl Run {
     }
 
     pub(super) fn roll(&mut self, content: &Content) {
-        let own = self.ctx.own;
+        let own = self.focus.own;
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
         let mut allowed = [false; 1_000];
         let mut count = 0u64;
         for value in 1..=code.faces {
-            self.ctx.roll = value;
+            self.focus.roll = value;
             let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
             if ok && let Some(slot) = allowed.get_mut((value - 1) as usize) {
                 *slot = true;
@@ -200,7 +207,7 @@ impl Run {
         let nth = rand_core::Rng::next_u64(&mut self.rng) % count;
         let value =
             (1..=code.faces).filter(|v| allowed.get((v - 1) as usize) == Some(&true)).nth(nth as usize).unwrap_or(1);
-        self.ctx.roll = 0;
+        self.focus.roll = 0;
         self.game.die = Some(Die { card: code.die.clone(), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
         self.run_rules(content, &code.on_roll);
@@ -212,7 +219,7 @@ impl Run {
     pub(super) fn play_choices(&mut self, board: &Id<Board>, card: &CardId, choices: &mut Vec<Choice>) {
         let setup = Arc::clone(&self.setup);
         let Some(play) = setup.plays.get(card) else { return };
-        let own = self.ctx.own;
+        let own = self.focus.own;
         let facing = setup.sides.get(own).and_then(|side| side.facing);
         let mut targets: Vec<Aim> = Vec::new();
         let dice = |side: Option<usize>| -> Vec<(u32, u32)> {
@@ -255,7 +262,7 @@ impl Run {
                 }
             }
         }
-        self.ctx = Ctx { own, ..Ctx::default() };
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
     }
 
     /// The context of playing a card at a target.
@@ -266,7 +273,7 @@ impl Run {
         target: Option<(u32, u32)>,
         second: Option<(u32, u32)>,
     ) {
-        let own = self.ctx.own;
+        let own = self.focus.own;
         let side = if kind == BoardTarget::FacingDie {
             self.setup.sides.get(own).and_then(|side| side.facing).unwrap_or(own)
         } else {
@@ -274,7 +281,7 @@ impl Run {
         };
         let cell = target.filter(|(_, row)| *row > 0).map(|(c, r)| (side, c, r));
         let value = cell.and_then(|(side, c, r)| self.game.sides.get(side)?.cell(c, r).map(|die| die.value));
-        self.ctx = Ctx {
+        self.focus = BoardFocus {
             own,
             column: target.map(|(c, _)| c),
             cell,
@@ -293,7 +300,7 @@ impl Run {
         target: Option<(u32, u32)>,
         second: Option<(u32, u32)>,
     ) {
-        let own = self.ctx.own;
+        let own = self.focus.own;
         let setup = Arc::clone(&self.setup);
         let Some(play) = setup.plays.get(card) else { return };
         if let Some(hand) = self.game.sides.get_mut(own).map(|side| &mut side.hand)
@@ -305,11 +312,11 @@ impl Run {
         self.events.push(Event::BoardCardPlayed { board: self.board_id(own), card: card.clone(), option });
         self.set_target(play.target, option, target, second);
         self.run_rules(content, &play.rules);
-        self.ctx = Ctx { own, ..Ctx::default() };
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
     }
 
     pub(super) fn place(&mut self, content: &Content, column: u32) {
-        let own = self.ctx.own;
+        let own = self.focus.own;
         let Some(die) = self.game.die.take() else { return };
         let Some(row) = self.game.sides.get(own).and_then(|side| side.first_free(column)) else { return };
         let value = die.value;
@@ -319,10 +326,15 @@ impl Run {
         self.events.push(Event::BoardPlaced { board: self.board_id(own), column, row, value });
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
-        self.ctx =
-            Ctx { own, column: Some(column), cell: Some((own, column, row)), cell_value: value, ..Ctx::default() };
+        self.focus = BoardFocus {
+            own,
+            column: Some(column),
+            cell: Some((own, column, row)),
+            cell_value: value,
+            ..BoardFocus::default()
+        };
         self.run_rules(content, &code.on_place);
-        self.ctx = Ctx { own, ..Ctx::default() };
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
         self.run_rules(content, &code.on_turn_end);
         if self.game.outcome.is_none() && !self.game.sides.is_empty() {
             self.game.active = (own + 1) % self.game.sides.len();

@@ -3,7 +3,7 @@
 use crate::formula::{Compiled, Env, FormulaError, FormulaSet, LookupSlot, ProjectNames};
 use crate::model::Expr;
 
-use super::rules::{Ctx, Resolved};
+use super::rules::{Resolved, RuleContext};
 use crate::engine::content::Accessor;
 use crate::engine::table::Holder;
 use crate::engine::table::step::Engine;
@@ -12,7 +12,7 @@ use crate::engine::table::step::Engine;
 struct TableEnv<'a> {
     engine: &'a Engine<'a>,
     accessors: &'a [Accessor],
-    ctx: &'a Ctx,
+    ctx: &'a RuleContext,
     bits: &'a mut dyn FnMut() -> u64,
 }
 
@@ -44,7 +44,7 @@ impl Env for TableEnv<'_> {
 impl Engine<'_> {
     /// A number from an expression in a context: a plain integer, or its formula's value
     /// rounded towards zero (NaN gives 0).
-    pub(crate) fn number(&mut self, expr: &Expr, ctx: &Ctx) -> i64 {
+    pub(crate) fn number(&mut self, expr: &Expr, ctx: &RuleContext) -> i64 {
         if let Some(value) = expr.as_int() {
             value
         } else {
@@ -54,7 +54,7 @@ impl Engine<'_> {
     }
 
     /// The value of an expression's formula in a context (NaN when it has none).
-    pub(crate) fn formula_value(&mut self, expr: &Expr, ctx: &Ctx) -> f64 {
+    pub(crate) fn formula_value(&mut self, expr: &Expr, ctx: &RuleContext) -> f64 {
         if let Some(value) = expr.as_int() {
             return value as f64;
         }
@@ -65,7 +65,7 @@ impl Engine<'_> {
 
     /// Evaluates compiled code in a context. The environment reads the engine while random
     /// draws advance a copy of its generator, written back afterwards.
-    fn eval_in(&mut self, set: &FormulaSet, compiled: &Compiled, accessors: &[Accessor], ctx: &Ctx) -> f64 {
+    fn eval_in(&mut self, set: &FormulaSet, compiled: &Compiled, accessors: &[Accessor], ctx: &RuleContext) -> f64 {
         let mut rng = self.rng.clone();
         let value = {
             let mut bits = || rand_core::Rng::next_u64(&mut rng);
@@ -95,7 +95,7 @@ impl Engine<'_> {
                     .map_or_else(|| crate::engine::content::accessor(lookup, &content.project), Accessor::Constant)
             })
             .collect();
-        let ctx = Ctx::new(Holder::Root, 0);
+        let ctx = RuleContext::new(Holder::Root, 0);
         Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
     }
 }

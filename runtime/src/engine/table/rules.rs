@@ -14,9 +14,11 @@ use crate::engine::core::{self, Nested, RulesHost};
 use crate::engine::table::step::Engine;
 use crate::engine::table::{CardKey, Fragment, Holder, TableState, TokenKey};
 
-/// Where a rule is evaluated and what it has queued (§2.3).
+/// Where a rule is evaluated at the table and what it has queued (§2.3): the scope (an act
+/// window, or one card), the matched cards, the card and fragment whose trigger runs, the
+/// modifiers waiting for the context to close, and how deep it is in rules nested in rules.
 #[derive(Clone, Debug)]
-pub(crate) struct Ctx {
+pub(crate) struct RuleContext {
     /// An act window, or one card for card contexts.
     pub scope: Holder,
     /// The matched-cards list.
@@ -77,7 +79,7 @@ pub(crate) enum Resolved {
     Nothing,
 }
 
-impl Ctx {
+impl RuleContext {
     /// A fresh context on `scope` whose matches are all its cards.
     pub fn new(scope: Holder, depth: usize) -> Self {
         Self { scope, matches: Matches::All, this_card: None, this_fragment: None, queues: Queues::default(), depth }
@@ -125,7 +127,7 @@ impl Ctx {
 
 impl<'a> Engine<'a> {
     /// §2.4 substitution of a fragment field for counting.
-    pub(crate) fn resolve(&self, fragment: &FragmentRef, ctx: &Ctx) -> Resolved {
+    pub(crate) fn resolve(&self, fragment: &FragmentRef, ctx: &RuleContext) -> Resolved {
         let found = match fragment {
             FragmentRef::Aspect(id) => Some(Fragment::Aspect(id.clone())),
             FragmentRef::Card(id) => Some(Fragment::Card(id.clone())),
@@ -149,7 +151,7 @@ impl<'a> Engine<'a> {
     }
 
     /// §2.4 substitution of a fragment field as a modifier target.
-    pub(crate) fn target(&self, fragment: Option<&FragmentRef>, ctx: &Ctx) -> Target {
+    pub(crate) fn target(&self, fragment: Option<&FragmentRef>, ctx: &RuleContext) -> Target {
         match fragment {
             None => Target::None,
             Some(FragmentRef::ThisCard) => ctx.this_card.map_or(Target::None, |key| Target::Cards(vec![key])),
@@ -162,7 +164,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The holder a location names in a context (none for the heap, which tables lack).
-    pub(crate) fn holder_at(location: Location, ctx: &Ctx) -> Option<Holder> {
+    pub(crate) fn holder_at(location: Location, ctx: &RuleContext) -> Option<Holder> {
         match location {
             Location::Scope => Some(ctx.scope),
             Location::Slots => ctx.window().map(Holder::Slots),
@@ -174,7 +176,7 @@ impl<'a> Engine<'a> {
 
     /// How many of `fragment` are at `location` (§2.2); `None` counts cards (only at
     /// the matched location, where a null fragment means "how many matched cards").
-    pub(crate) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &Ctx) -> i64 {
+    pub(crate) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &RuleContext) -> i64 {
         if location == Location::MatchedCards {
             let mut total = 0;
             match fragment {
@@ -204,7 +206,7 @@ impl<'a> Engine<'a> {
 
     /// `value`, multiplied by the count of `reference` at `location` when there is one (a
     /// test's right side, an act modifier's level).
-    fn times_count(&self, value: i64, reference: Option<&FragmentRef>, location: Location, ctx: &Ctx) -> i64 {
+    fn times_count(&self, value: i64, reference: Option<&FragmentRef>, location: Location, ctx: &RuleContext) -> i64 {
         match reference {
             None => value,
             Some(reference) => {
@@ -215,7 +217,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Attempts one test; card tests filter the context's matches (§2.5).
-    pub(crate) fn attempt_test(&mut self, test: &'a Test, ctx: &mut Ctx) -> bool {
+    pub(crate) fn attempt_test(&mut self, test: &'a Test, ctx: &mut RuleContext) -> bool {
         core::test_holds(self, test, ctx)
     }
 
@@ -225,28 +227,28 @@ impl<'a> Engine<'a> {
         requirements: &'a Requirements,
         invert: bool,
         force: bool,
-        ctx: &mut Ctx,
+        ctx: &mut RuleContext,
     ) -> bool {
         core::evaluate(self, requirements, invert, force, ctx)
     }
 
     /// Evaluates a rule in a fresh context on `scope` (link and spawn rules).
     pub(crate) fn evaluate_rule(&mut self, rule: &RuleId, scope: Holder, depth: usize) -> bool {
-        core::evaluate_rule(self, rule, &mut Ctx::new(scope, depth))
+        core::evaluate_rule(self, rule, &mut RuleContext::new(scope, depth))
     }
 
     /// `run(rule, ctx)`: evaluate, and execute when it passes.
-    pub(crate) fn run_rule(&mut self, rule: &RuleId, ctx: &mut Ctx) -> bool {
+    pub(crate) fn run_rule(&mut self, rule: &RuleId, ctx: &mut RuleContext) -> bool {
         core::run_rule(self, rule, ctx)
     }
 
     /// `execute` of an act's own effects: queue every modifier, then run the furthermore rules.
-    pub(crate) fn execute(&mut self, effects: &'a Effects, ctx: &mut Ctx) {
+    pub(crate) fn execute(&mut self, effects: &'a Effects, ctx: &mut RuleContext) {
         core::execute(self, effects, None, ctx);
     }
 
     /// A card test (§2.5): the context's matches are filtered card by card (or sliced).
-    fn filter_matches(&mut self, test: &Test, constant: i64, right: i64, ctx: &mut Ctx) -> bool {
+    fn filter_matches(&mut self, test: &Test, constant: i64, right: i64, ctx: &mut RuleContext) -> bool {
         let first = test.fragment1.as_ref().map(|fragment| self.resolve(fragment, ctx));
         let pool = if test.loc1 == Location::MatchedCards {
             ctx.matched(self.state)
@@ -299,7 +301,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn card_modifier(&mut self, modifier: &CardModifier, ctx: &Ctx) -> (CardOp, Vec<CardKey>, Target, i64) {
+    fn card_modifier(&mut self, modifier: &CardModifier, ctx: &RuleContext) -> (CardOp, Vec<CardKey>, Target, i64) {
         let targets = match self.target(modifier.target.as_ref(), ctx) {
             Target::None => Vec::new(),
             Target::Cards(cards) => cards,
@@ -317,7 +319,7 @@ impl<'a> Engine<'a> {
         (modifier.op, targets, what, level)
     }
 
-    fn deck_modifier(&self, modifier: &DeckModifier, ctx: &Ctx) -> (DeckOp, Option<DeckId>, Target) {
+    fn deck_modifier(&self, modifier: &DeckModifier, ctx: &RuleContext) -> (DeckOp, Option<DeckId>, Target) {
         let deck = modifier.deck.clone().or_else(|| {
             let from = modifier.deck_from.as_ref()?;
             let fragment = match self.target(Some(from), ctx) {
@@ -350,7 +352,7 @@ impl<'a> Engine<'a> {
 /// The table lends the rules core its contexts: counts at table locations, the matched-cards
 /// list that card tests filter, and modifier queues performed when the context closes.
 impl<'a> RulesHost<'a> for Engine<'a> {
-    type Context = Ctx;
+    type Context = RuleContext;
 
     fn content(&self) -> &'a Content {
         self.content
@@ -368,11 +370,11 @@ impl<'a> RulesHost<'a> for Engine<'a> {
         self.evaluations += 1;
     }
 
-    fn value(&mut self, expr: &'a Expr, ctx: &Ctx) -> f64 {
+    fn value(&mut self, expr: &'a Expr, ctx: &RuleContext) -> f64 {
         self.formula_value(expr, ctx)
     }
 
-    fn count(&mut self, location: Location, fragment: &'a FragmentRef, ctx: &Ctx) -> i64 {
+    fn count(&mut self, location: Location, fragment: &'a FragmentRef, ctx: &RuleContext) -> i64 {
         let resolved = self.resolve(fragment, ctx);
         self.count_at(location, Some(&resolved), ctx)
     }
@@ -381,20 +383,20 @@ impl<'a> RulesHost<'a> for Engine<'a> {
         self.rng.next_u64()
     }
 
-    fn card_test(&mut self, test: &'a Test, constant: i64, right: i64, ctx: &mut Ctx) -> Option<bool> {
+    fn card_test(&mut self, test: &'a Test, constant: i64, right: i64, ctx: &mut RuleContext) -> Option<bool> {
         Some(self.filter_matches(test, constant, right, ctx))
     }
 
     /// And/or sub-rules use the act window (D16), or the card of a card context.
-    fn sub_context(&self, ctx: &Ctx, depth: usize) -> Ctx {
-        Ctx::new(ctx.window().map_or(ctx.scope, Holder::Window), depth)
+    fn sub_context(&self, ctx: &RuleContext, depth: usize) -> RuleContext {
+        RuleContext::new(ctx.window().map_or(ctx.scope, Holder::Window), depth)
     }
 
-    fn furthermore_context(&mut self, ctx: &mut Ctx) {
+    fn furthermore_context(&mut self, ctx: &mut RuleContext) {
         ctx.matches = Matches::All;
     }
 
-    fn act_modifiers(&mut self, list: &'a [ActModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+    fn act_modifiers(&mut self, list: &'a [ActModifier], _rule: Option<&'a Rule>, ctx: &mut RuleContext) {
         for modifier in list {
             let target = self.target(modifier.fragment.as_ref(), ctx);
             let level = self.number(&modifier.level, ctx);
@@ -404,30 +406,30 @@ impl<'a> RulesHost<'a> for Engine<'a> {
         }
     }
 
-    fn card_modifiers(&mut self, list: &'a [CardModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+    fn card_modifiers(&mut self, list: &'a [CardModifier], _rule: Option<&'a Rule>, ctx: &mut RuleContext) {
         for modifier in list {
             let queued = self.card_modifier(modifier, ctx);
             ctx.queues.card.push(queued);
         }
     }
 
-    fn table_modifiers(&mut self, list: &'a [TableModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+    fn table_modifiers(&mut self, list: &'a [TableModifier], _rule: Option<&'a Rule>, ctx: &mut RuleContext) {
         ctx.queues.table.extend(list.iter().cloned());
     }
 
-    fn deck_modifiers(&mut self, list: &'a [DeckModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+    fn deck_modifiers(&mut self, list: &'a [DeckModifier], _rule: Option<&'a Rule>, ctx: &mut RuleContext) {
         for modifier in list {
             let queued = self.deck_modifier(modifier, ctx);
             ctx.queues.deck.push(queued);
         }
     }
 
-    fn path_modifiers(&mut self, list: &'a [PathModifier], _rule: Option<&'a Rule>, ctx: &mut Ctx) {
+    fn path_modifiers(&mut self, list: &'a [PathModifier], _rule: Option<&'a Rule>, ctx: &mut RuleContext) {
         ctx.queues.path.extend(list.iter().cloned());
     }
 }
 
-impl Nested for Ctx {
+impl Nested for RuleContext {
     fn depth(&self) -> usize {
         self.depth
     }

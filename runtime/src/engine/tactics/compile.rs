@@ -14,7 +14,7 @@ use crate::model::{Id, TileMap};
 use crate::engine::Event;
 use crate::engine::content::Content;
 
-use super::env::{Ctx, eval_expr};
+use super::env::{Perspective, eval_expr};
 use super::{MAX_IDLE_TICKS, TacticsState, UnitState};
 
 /// What a lookup reads in a battle.
@@ -164,7 +164,7 @@ impl TacticsState {
         for _ in 0..=unit.stats.len() {
             let mut changed = false;
             for (name, expr) in &unit.stats {
-                let ctx = Ctx { actor: Some(key), ..Ctx::default() };
+                let ctx = Perspective { actor: Some(key), ..Perspective::default() };
                 let value = eval_expr(content, self, ctx, rng, expr, 0);
                 if let Some(state) = self.units.get_mut(key)
                     && state.stats.get(name).is_none_or(|old| old.to_bits() != value.to_bits())
@@ -178,7 +178,7 @@ impl TacticsState {
             }
         }
         for (name, limits) in &unit.limits {
-            let ctx = Ctx { actor: Some(key), ..Ctx::default() };
+            let ctx = Perspective { actor: Some(key), ..Perspective::default() };
             let min = limits.min.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
             let max = limits.max.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
             if let Some(state) = self.units.get_mut(key) {

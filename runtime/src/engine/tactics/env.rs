@@ -16,9 +16,10 @@ use crate::engine::content::Content;
 use super::regions::{side_between, wrap_degrees};
 use super::{MAX_PARAM_DEPTH, TacticsState, flag};
 
-/// Who is evaluating a formula, against whom, with which skill, aimed where.
+/// A battle formula's perspective: who evaluates it (`c.`), against whom (`t.`), with which
+/// skill, aimed where, with which hit type.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Ctx<'a> {
+pub(super) struct Perspective<'a> {
     pub(super) actor: Option<&'a str>,
     pub(super) target: Option<&'a str>,
     pub(super) skill: Option<&'a Skill>,
@@ -29,7 +30,7 @@ pub(super) struct Ctx<'a> {
 pub(super) struct TacticsEnv<'a> {
     pub(super) content: &'a Content,
     pub(super) state: &'a TacticsState,
-    pub(super) ctx: Ctx<'a>,
+    pub(super) ctx: Perspective<'a>,
     pub(super) rng: &'a mut Pcg64Mcg,
     pub(super) depth: u8,
 }
@@ -37,7 +38,7 @@ pub(super) struct TacticsEnv<'a> {
 pub(super) fn eval_expr(
     content: &Content,
     state: &TacticsState,
-    ctx: Ctx<'_>,
+    ctx: Perspective<'_>,
     rng: &mut Pcg64Mcg,
     expr: &Expr,
     depth: u8,

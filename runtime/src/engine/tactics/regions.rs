@@ -12,7 +12,7 @@ use crate::map::{
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
-use super::env::{Ctx, eval_expr};
+use super::env::{Perspective, eval_expr};
 use super::{TacticsState, UnitState};
 use crate::engine::content::Content;
 use crate::engine::core;
@@ -201,7 +201,7 @@ impl TacticsState {
         &self,
         content: &Content,
         rng: &mut Pcg64Mcg,
-        ctx: Ctx<'_>,
+        ctx: Perspective<'_>,
         region: &Region,
     ) -> RegionNumbers {
         let mut eval = |expr: &Expr| eval_expr(content, self, ctx, rng, expr, 0);
@@ -261,7 +261,7 @@ impl TacticsState {
     pub(super) fn move_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> Option<Reach> {
         let unit = self.units.get(key)?;
         let region = &skill.target_region;
-        let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
         let n = self.numbers(content, rng, ctx, region);
         let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
         params.radius_min = cells(n.radius_min);
@@ -280,7 +280,7 @@ impl TacticsState {
         &self,
         content: &Content,
         rng: &mut Pcg64Mcg,
-        ctx: Ctx<'_>,
+        ctx: Perspective<'_>,
         region: &Region,
         center: Spot,
         facing: f64,
@@ -330,7 +330,7 @@ impl TacticsState {
         });
         if let Some(predicate) = &region.predicate {
             spots.retain(|spot| {
-                let point_ctx = Ctx { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
+                let point_ctx = Perspective { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
                 let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
                 core::truthy(value)
             });
@@ -482,7 +482,7 @@ impl TacticsState {
         skill: &Skill,
     ) -> BTreeSet<Spot> {
         let Some(unit) = self.units.get(key) else { return BTreeSet::new() };
-        let ctx = Ctx { actor: Some(key), skill: Some(skill), ..Ctx::default() };
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 

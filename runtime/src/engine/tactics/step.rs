@@ -8,7 +8,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::map::{Spot, line_move};
 use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp};
 
-use super::env::{Ctx, eval_expr};
+use super::env::{Perspective, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
 use super::{
     ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
@@ -182,7 +182,7 @@ impl TacticsState {
             skill: skill.id.clone(),
             at: [at.cell_x, at.cell_y, at.level],
         });
-        let ctx = Ctx { actor: Some(key), skill: Some(skill), point: Some(at), ..Ctx::default() };
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
         let affected = self.region_spots(content, rng, ctx, &skill.effect_region, at, actor_facing);
         let targets: Vec<String> = affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
         for target in &targets {
@@ -190,12 +190,12 @@ impl TacticsState {
                 continue;
             }
             let point = self.units.get(target).map(|unit| unit.spot);
-            let ctx = Ctx { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
+            let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
             let chosen = eval_expr(content, self, ctx, rng, &skill.hit_type, 0);
             let last = skill.hit_types.len().saturating_sub(1);
             let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
             let Some(hit) = skill.hit_types.get(index) else { continue };
-            let ctx = Ctx { hit_type: index as f64, ..ctx };
+            let ctx = Perspective { hit_type: index as f64, ..ctx };
             events.push(Event::UnitHit { unit: target.clone(), by: key.to_owned(), hit: hit.label.clone() });
             for effect in &hit.stat_effects {
                 let who = match effect.target {
@@ -247,7 +247,7 @@ impl TacticsState {
         &mut self,
         content: &Content,
         rng: &mut Pcg64Mcg,
-        ctx: Ctx<'_>,
+        ctx: Perspective<'_>,
         effect: &LineMoveEffect,
         events: &mut Vec<Event>,
     ) {
@@ -368,7 +368,7 @@ impl TacticsState {
             .unwrap_or_default();
         let mut winner = None;
         for condition in conditions {
-            let value = eval_expr(content, self, Ctx::default(), rng, &condition.when, 0);
+            let value = eval_expr(content, self, Perspective::default(), rng, &condition.when, 0);
             if core::truthy(value) {
                 winner = Some(condition.team.clone());
                 break;

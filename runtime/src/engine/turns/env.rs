@@ -22,7 +22,7 @@ pub(super) struct TurnsEnv<'a> {
     pub(super) rng: &'a mut Pcg64Mcg,
     pub(super) depth: usize,
     /// The table, for counts in queries over a project that plays both systems.
-    pub(super) table: Option<(&'a crate::engine::table::Engine<'a>, &'a crate::engine::table::rules::Ctx)>,
+    pub(super) table: Option<(&'a crate::engine::table::Engine<'a>, &'a crate::engine::table::rules::RuleContext)>,
 }
 
 impl TurnsEnv<'_> {

@@ -140,7 +140,7 @@ impl Session {
         let mut table_rng = self.rng.clone();
         let mut events = Vec::new();
         let engine = crate::engine::table::Engine::new(content, &mut table_state, &mut table_rng, &mut events);
-        let ctx = crate::engine::table::rules::Ctx::new(crate::engine::table::Holder::Root, 0);
+        let ctx = crate::engine::table::rules::RuleContext::new(crate::engine::table::Holder::Root, 0);
         let mut rng = self.rng.clone();
         let mut env = TurnsEnv {
             content,

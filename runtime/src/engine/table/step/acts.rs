@@ -5,7 +5,7 @@ use super::{Engine, MAX_COMPLETIONS_PER_STEP, MAX_SLOT_PASSES, NextRun, show};
 use std::borrow::Cow;
 
 use crate::engine::Event;
-use crate::engine::table::rules::Ctx;
+use crate::engine::table::rules::RuleContext;
 use crate::engine::table::{CardKey, Fragment, Holder, PendingToken, Place, RUN_PLACE, Status, TokenKey, Window};
 use crate::model::TokenId;
 use crate::model::{ActId, ActLink};
@@ -15,7 +15,7 @@ impl Engine<'_> {
     fn try_entry(&mut self, act: &ActId, token: TokenKey) -> Option<Vec<CardKey>> {
         let content = self.content;
         let act = content.act(act.as_str())?;
-        let mut ctx = Ctx::new(Holder::Window(token), 0);
+        let mut ctx = RuleContext::new(Holder::Window(token), 0);
         self.evaluate(&act.requirements, false, false, &mut ctx).then(|| ctx.into_matched(self.state))
     }
 
@@ -45,7 +45,7 @@ impl Engine<'_> {
             let keep = if let Some(rule) = &link.rule {
                 self.evaluate_rule(rule, Holder::Window(token), 1)
             } else {
-                let ctx = Ctx::new(Holder::Window(token), 0);
+                let ctx = RuleContext::new(Holder::Window(token), 0);
                 let chance = self.number(&link.chance, &ctx);
                 (self.below(100) as i64) < chance
             };
@@ -171,7 +171,7 @@ impl Engine<'_> {
         let start_rule = window.start_rule.take();
         let places = window.status_places();
         if let Some(rule) = start_rule {
-            let mut ctx = Ctx::new(Holder::Window(token), 0);
+            let mut ctx = RuleContext::new(Holder::Window(token), 0);
             self.run_rule(&rule, &mut ctx);
             self.close(ctx);
         }
@@ -195,7 +195,7 @@ impl Engine<'_> {
         }
         let chosen = self.attempt(&alts, token);
         self.set_pending_alt(token, chosen);
-        let ctx = Ctx::new(Holder::Window(token), 0);
+        let ctx = RuleContext::new(Holder::Window(token), 0);
         let duration = self.number(&act.duration_ticks, &ctx).max(0) as u64;
         let now = self.state.tick;
         if let Some(window) = self.state.windows.get_mut(&token) {
@@ -233,7 +233,7 @@ impl Engine<'_> {
         // 4: triggers of cards, then of aspects.
         self.run_completion_triggers(token);
         // 5: the act's own effects, against the saved matches.
-        let mut own = Ctx::new(Holder::Window(token), 0);
+        let mut own = RuleContext::new(Holder::Window(token), 0);
         let saved = self.state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
         own.matches = crate::engine::table::rules::Matches::Listed(saved);
         self.execute(&act.effects, &mut own);
@@ -306,7 +306,7 @@ impl Engine<'_> {
     /// each aspect's, in one context.
     fn run_completion_triggers(&mut self, token: TokenKey) {
         let content = self.content;
-        let mut triggers = Ctx::new(Holder::Window(token), 0);
+        let mut triggers = RuleContext::new(Holder::Window(token), 0);
         for key in self.state.cards_of(Holder::Window(token)) {
             let Some(card_type) = self.state.card(key).map(|card| &card.card) else { continue };
             let Some(card) = content.card(card_type.as_str()).filter(|card| !card.rules.is_empty()) else { continue };
@@ -333,7 +333,7 @@ impl Engine<'_> {
     pub fn force_start(&mut self, token: TokenKey, act_id: &ActId) {
         let content = self.content;
         if let Some(act) = content.act(act_id.as_str()) {
-            let mut ctx = Ctx::new(Holder::Window(token), 0);
+            let mut ctx = RuleContext::new(Holder::Window(token), 0);
             self.evaluate(&act.requirements, false, true, &mut ctx);
             let matches = ctx.into_matched(self.state);
             if let Some(window) = self.state.windows.get_mut(&token) {

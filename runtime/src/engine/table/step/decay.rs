@@ -2,7 +2,7 @@
 
 use super::Engine;
 
-use crate::engine::table::rules::Ctx;
+use crate::engine::table::rules::RuleContext;
 use crate::engine::table::{CardKey, Fragment, Holder};
 use crate::model::RuleId;
 
@@ -28,7 +28,7 @@ impl Engine<'_> {
     }
 
     fn run_card_rule(&mut self, rule: &RuleId, key: CardKey) {
-        let mut ctx = Ctx::new(Holder::Card(key), 0);
+        let mut ctx = RuleContext::new(Holder::Card(key), 0);
         ctx.this_card = Some(key);
         ctx.this_fragment = self.type_of(key).map(Fragment::Card);
         self.run_rule(rule, &mut ctx);

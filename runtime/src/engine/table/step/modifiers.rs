@@ -3,14 +3,14 @@
 use super::{Engine, scope_card};
 
 use crate::engine::Event;
-use crate::engine::table::rules::{Ctx, Target};
+use crate::engine::table::rules::{RuleContext, Target};
 use crate::engine::table::{CardKey, Decay, Fragment, Holder, Place, TokenKey};
 use crate::model::TableOp;
 use crate::model::{ActId, ActOp, CardId, CardOp, PathOp, RuleId};
 
 impl Engine<'_> {
     /// Closes a context: performs its queues in order (§2.7.1).
-    pub fn close(&mut self, ctx: Ctx) {
+    pub fn close(&mut self, ctx: RuleContext) {
         let depth = ctx.depth;
         let scope = ctx.scope;
         let queues = ctx.queues;
@@ -164,7 +164,7 @@ impl Engine<'_> {
     /// RunTriggers: the target's rules run now in a new context on the window, closed at once.
     fn run_triggers(&mut self, target: Target, scope: Holder, depth: usize) {
         let Holder::Window(_) = scope else { return };
-        let mut ctx = Ctx::new(scope, depth + 1);
+        let mut ctx = RuleContext::new(scope, depth + 1);
         let content = self.content;
         match target {
             Target::None => {}

@@ -2,7 +2,7 @@
 
 use super::{Engine, MAX_SLOT_PASSES, accepts_by_counts};
 
-use crate::engine::table::rules::Ctx;
+use crate::engine::table::rules::RuleContext;
 use crate::engine::table::{CardKey, Holder, IDLE_PLACES, OpenSlot, Place, RUN_PLACE, Status, TokenKey};
 use crate::model::{FragmentCount, FragmentRef, SlotId};
 
@@ -16,7 +16,7 @@ impl<'a> Engine<'a> {
         }
         match &slot.card_rule {
             Some(rule) if !slot.accept_all => {
-                let mut ctx = Ctx::new(Holder::Card(key), 0);
+                let mut ctx = RuleContext::new(Holder::Card(key), 0);
                 ctx.this_card = Some(key);
                 let Some(rule) = content.rule(rule.as_str()) else { return false };
                 self.evaluate(&rule.requirements, rule.invert, false, &mut ctx)
@@ -32,7 +32,7 @@ impl<'a> Engine<'a> {
         if slot.spawn_tests.is_empty() && slot.spawn_rule.is_none() {
             return true;
         }
-        let mut ctx = Ctx::new(Holder::Window(token), 0);
+        let mut ctx = RuleContext::new(Holder::Window(token), 0);
         for test in &slot.spawn_tests {
             if !self.attempt_test(test, &mut ctx) && !test.can_fail {
                 return false;

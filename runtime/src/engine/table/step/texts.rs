@@ -3,7 +3,7 @@
 use super::Engine;
 use std::borrow::Cow;
 
-use crate::engine::table::rules::Ctx;
+use crate::engine::table::rules::RuleContext;
 use crate::engine::table::{Fragment, Holder, TokenKey};
 use crate::engine::text::interpolate;
 use crate::model::RuleId;
@@ -14,7 +14,7 @@ impl<'a> Engine<'a> {
         let content = self.content;
         let mut chosen = fallback;
         if !rules.is_empty() {
-            let mut ctx = Ctx::new(Holder::Window(token), 0);
+            let mut ctx = RuleContext::new(Holder::Window(token), 0);
             for rule_id in rules {
                 let Some(rule) = content.rule(rule_id.as_str()) else { continue };
                 if self.evaluate(&rule.requirements, rule.invert, false, &mut ctx) {
