@@ -4,6 +4,11 @@
 //!
 //! Time is integer ticks. Every player action and every timer or decay expiry is one step,
 //! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
+//!
+//! Integer arithmetic here is checked (`clippy::arithmetic_side_effects`): content values reach
+//! counts, levels and ticks, and an overflow must become a warning, never a wrap or a panic.
+
+#![warn(clippy::arithmetic_side_effects)]
 
 pub mod board;
 pub mod campaign;
@@ -607,10 +612,10 @@ pub struct Counters {
 
 impl Counters {
     fn add(&mut self, steps: u64, events: &[Event], rule_evaluations: u64) {
-        self.steps += steps;
-        self.act_completions +=
-            events.iter().filter(|event| matches!(event, Event::ActCompleted { .. })).count() as u64;
-        self.rule_evaluations += rule_evaluations;
+        let completions = events.iter().filter(|event| matches!(event, Event::ActCompleted { .. })).count() as u64;
+        self.steps = self.steps.saturating_add(steps);
+        self.act_completions = self.act_completions.saturating_add(completions);
+        self.rule_evaluations = self.rule_evaluations.saturating_add(rule_evaluations);
     }
 }
 

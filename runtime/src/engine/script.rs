@@ -72,7 +72,7 @@ impl Session {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let fail = |message: String| ScriptError { line: index + 1, message };
+            let fail = |message: String| ScriptError { line: index.saturating_add(1), message };
             let entry = self.script_line(line, report).map_err(fail)?;
             report.log.push(format!("[{:>6}] {line}{entry}", self.state.tick));
         }
@@ -114,7 +114,7 @@ impl Session {
                 Ok(note)
             }
             "expect" => {
-                report.expectations += 1;
+                report.expectations = report.expectations.saturating_add(1);
                 self.expect(rest)
             }
             other => Err(format!(

@@ -269,7 +269,7 @@ impl BoardState {
                 board: board.id.clone(),
                 columns: board.columns,
                 rows: board.rows,
-                cells: vec![None; (board.columns * board.rows) as usize],
+                cells: vec![None; (board.columns as usize).saturating_mul(board.rows as usize)],
                 vars,
                 column_vars,
                 hand: board.hand.clone(),
@@ -291,7 +291,11 @@ impl BoardState {
             };
             plays.insert(card.clone(), code);
         }
-        let active = if states.is_empty() { 0 } else { (rand_core::Rng::next_u64(rng) % states.len() as u64) as usize };
+        let active = if states.is_empty() {
+            0
+        } else {
+            rand_core::Rng::next_u64(rng).checked_rem(states.len() as u64).unwrap_or(0) as usize
+        };
         let setup = Setup { sides, reads, codes, plays, var_names, column_var_names };
         let game = BoardGame { sides: states, active, die: None, turn: 1, card_played: false, outcome: None };
         Some(Self { setup: Arc::new(setup), game })

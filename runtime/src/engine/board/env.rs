@@ -87,7 +87,7 @@ impl Run {
                     (Part::Var(var), _) => side.vars.get(var).map_or(f64::NAN, |value| *value as f64),
                     (Part::ColumnVar(var), Some(BoardLine::Column(c))) => {
                         let count = self.setup.column_var_names.len();
-                        let at = (c.saturating_sub(1) as usize) * count + var;
+                        let at = (c.saturating_sub(1) as usize).saturating_mul(count).saturating_add(var);
                         side.column_vars.get(at).filter(|_| c >= 1).map_or(f64::NAN, |value| *value as f64)
                     }
                     (Part::ColumnVar(_), _) => f64::NAN,
@@ -105,9 +105,9 @@ impl Run {
         let Some(code) = setup.sides.get(side).and_then(|code| code.score.as_ref()) else { return 0.0 };
         let saved = self.focus;
         self.focus = BoardFocus { own: side, ..BoardFocus::default() };
-        self.depth += 1;
+        self.depth = self.depth.saturating_add(1);
         let value = eval(code, self);
-        self.depth -= 1;
+        self.depth = self.depth.saturating_sub(1);
         self.focus = saved;
         value
     }

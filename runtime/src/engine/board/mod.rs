@@ -59,8 +59,11 @@ pub struct BoardSideState {
 
 impl BoardSideState {
     pub(super) fn index(&self, column: u32, row: u32) -> Option<usize> {
-        (column >= 1 && row >= 1 && column <= self.columns && row <= self.rows)
-            .then(|| ((column - 1) * self.rows + (row - 1)) as usize)
+        (column >= 1 && row >= 1 && column <= self.columns && row <= self.rows).then(|| {
+            (column.saturating_sub(1) as usize)
+                .saturating_mul(self.rows as usize)
+                .saturating_add(row.saturating_sub(1) as usize)
+        })
     }
 
     /// The die at column `column`, row `row` (from 1).
@@ -85,13 +88,13 @@ impl BoardSideState {
 
     /// Dice slide towards row 1, keeping their order.
     pub(super) fn compact(&mut self, column: u32) {
-        let start = ((column.saturating_sub(1)) * self.rows) as usize;
-        let Some(cells) = self.cells.get_mut(start..start + self.rows as usize) else { return };
+        let start = (column.saturating_sub(1) as usize).saturating_mul(self.rows as usize);
+        let Some(cells) = self.cells.get_mut(start..start.saturating_add(self.rows as usize)) else { return };
         let mut to = 0;
         for from in 0..cells.len() {
             if cells.get(from).is_some_and(Option::is_some) {
                 cells.swap(to, from);
-                to += 1;
+                to = to.saturating_add(1);
             }
         }
     }
@@ -102,7 +105,7 @@ impl BoardSideState {
             BoardLine::Column(c) => (c, k),
             BoardLine::Row(r) => (k, r),
             BoardLine::Diagonal(1) => (k, k),
-            BoardLine::Diagonal(_) => (k, self.columns.min(self.rows) + 1 - k),
+            BoardLine::Diagonal(_) => (k, self.columns.min(self.rows).saturating_add(1).saturating_sub(k)),
         }
     }
 
@@ -137,7 +140,9 @@ fn stat_of(cells: impl Iterator<Item = Option<i64>> + Clone, stat: BoardStat) ->
         BoardStat::Free => cells.filter(Option::is_none).count() as i64,
         BoardStat::Total => held.sum(),
         // x held n times scores x·n·n: each of the n dice adds x·n.
-        BoardStat::Score => held.map(|x| x * cells.clone().flatten().filter(|y| *y == x).count() as i64).sum(),
+        BoardStat::Score => held
+            .map(|x| x.saturating_mul(cells.clone().flatten().filter(|y| *y == x).count() as i64))
+            .fold(0, i64::saturating_add),
         BoardStat::Equal => {
             let first = cells.clone().next().flatten();
             i64::from(first.is_some() && cells.clone().all(|cell| cell == first))

@@ -123,7 +123,7 @@ impl Session {
         let mut targets = Vec::new();
         for word in rest {
             if let Some(at) = options.iter().position(|label| label == word) {
-                option = at as u32 + 1;
+                option = (at as u32).saturating_add(1);
             } else {
                 targets.push(parse_target(word).ok_or_else(|| {
                     format!(

@@ -125,7 +125,7 @@ impl Session {
         }
         state.game = game;
         self.rng = rng;
-        self.counters.steps += 1;
+        self.counters.steps = self.counters.steps.saturating_add(1);
         Ok(events)
     }
 }

@@ -153,7 +153,7 @@ impl Run {
                 for column in columns {
                     self.focus.column = Some(column);
                     let value = self.value_of(content, &modifier.value);
-                    let at = (column.saturating_sub(1) as usize) * count + var;
+                    let at = (column.saturating_sub(1) as usize).saturating_mul(count).saturating_add(var);
                     if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.column_vars.get_mut(at)) {
                         *slot = if value.is_finite() { value as i64 } else { 0 };
                     }
@@ -194,9 +194,9 @@ impl Run {
         for value in 1..=code.faces {
             self.focus.roll = value;
             let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
-            if ok && let Some(slot) = allowed.get_mut((value - 1) as usize) {
+            if ok && let Some(slot) = allowed.get_mut(value.saturating_sub(1) as usize) {
                 *slot = true;
-                count += 1;
+                count = count.saturating_add(1);
             }
         }
         if count == 0 {
@@ -204,9 +204,11 @@ impl Run {
             allowed.iter_mut().take(code.faces as usize).for_each(|slot| *slot = true);
             count = code.faces as u64;
         }
-        let nth = rand_core::Rng::next_u64(&mut self.rng) % count;
-        let value =
-            (1..=code.faces).filter(|v| allowed.get((v - 1) as usize) == Some(&true)).nth(nth as usize).unwrap_or(1);
+        let nth = rand_core::Rng::next_u64(&mut self.rng).checked_rem(count).unwrap_or(0);
+        let value = (1..=code.faces)
+            .filter(|v| allowed.get(v.saturating_sub(1) as usize) == Some(&true))
+            .nth(nth as usize)
+            .unwrap_or(1);
         self.focus.roll = 0;
         self.game.die = Some(Die { card: code.die.clone(), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
@@ -240,7 +242,7 @@ impl Run {
             BoardTarget::OwnDicePair => {
                 let own_dice = dice(Some(own));
                 for (at, first) in own_dice.iter().enumerate() {
-                    for second in own_dice.iter().skip(at + 1) {
+                    for second in own_dice.iter().skip(at.saturating_add(1)) {
                         targets.push((Some(*first), Some(*second)));
                     }
                 }
@@ -337,8 +339,8 @@ impl Run {
         self.focus = BoardFocus { own, ..BoardFocus::default() };
         self.run_rules(content, &code.on_turn_end);
         if self.game.outcome.is_none() && !self.game.sides.is_empty() {
-            self.game.active = (own + 1) % self.game.sides.len();
-            self.game.turn += 1;
+            self.game.active = own.saturating_add(1).checked_rem(self.game.sides.len()).unwrap_or(0);
+            self.game.turn = self.game.turn.saturating_add(1);
             self.game.card_played = false;
             self.events.push(Event::BoardTurn { board: self.board_id(self.game.active) });
         }

@@ -38,7 +38,7 @@ impl CampaignEnv<'_> {
             state: self.state,
             stored: self.stored,
             rng: &mut *self.rng,
-            depth: self.depth + 1,
+            depth: self.depth.saturating_add(1),
         };
         inner.expr(expr)
     }
@@ -76,7 +76,7 @@ impl CampaignEnv<'_> {
         Some(match name {
             GameName::Campaign(count) => match count {
                 CampaignCount::Day => f64::from(state.day),
-                CampaignCount::Phase => (state.phase + 1) as f64,
+                CampaignCount::Phase => state.phase as f64 + 1.0,
                 CampaignCount::Captured => state.captured.len() as f64,
                 CampaignCount::Retaken => f64::from(state.retaken),
                 CampaignCount::Moves => f64::from(state.moves),

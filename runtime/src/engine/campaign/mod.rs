@@ -150,7 +150,8 @@ pub fn grade_distribution(content: &Arc<Content>, seeds: std::ops::Range<u64>, m
             Some(CampaignResult { won: true, .. }) => "won".to_owned(),
             Some(CampaignResult { won: false, .. }) => "lost".to_owned(),
         };
-        *counts.entry(key).or_insert(0) += 1;
+        let count = counts.entry(key).or_insert(0u32);
+        *count = count.saturating_add(1);
     }
     counts
 }

@@ -207,7 +207,7 @@ impl Session {
         if done != Some(true) {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
-        self.counters.steps += 1;
+        self.counters.steps = self.counters.steps.saturating_add(1);
         Ok(events)
     }
 

@@ -300,8 +300,9 @@ impl Step<'_> {
     fn dice_check(&mut self, check: &crate::model::DiceCheck, at_least: i64) -> bool {
         let sides = u64::from(check.sides.max(1));
         // At most 100 dice: a content typo must not stall the session.
-        let dice: Vec<i64> =
-            (0..check.dice.min(100)).map(|_| i64::try_from(self.rng.next_u64() % sides).unwrap_or(0) + 1).collect();
+        let dice: Vec<i64> = (0..check.dice.min(100))
+            .map(|_| i64::try_from(self.rng.next_u64().checked_rem(sides).unwrap_or(0)).unwrap_or(0).saturating_add(1))
+            .collect();
         let success = dice.iter().sum::<i64>() >= at_least;
         self.events.push(Event::DiceChecked { dice, success });
         success
@@ -354,8 +355,8 @@ impl Step<'_> {
     /// cycle move on) and the next day's first phase begins.
     pub(super) fn end_phase(&mut self) {
         let map = self.map;
-        if self.state.phase + 1 < map.phases.len() {
-            self.state.phase += 1;
+        if self.state.phase.saturating_add(1) < map.phases.len() {
+            self.state.phase = self.state.phase.saturating_add(1);
             self.begin_phase(false);
             return;
         }
@@ -403,7 +404,7 @@ impl Step<'_> {
                 continue;
             }
             let at = self.state.patrols.get(&patrol.id).copied().unwrap_or(0);
-            let next = (at + 1) % patrol.route.len();
+            let next = at.saturating_add(1).checked_rem(patrol.route.len()).unwrap_or(0);
             self.state.patrols.insert(patrol.id.clone(), next);
             let Some(node_id) = patrol.route.get(next) else { continue };
             self.events.push(Event::PatrolMoved { patrol: patrol.id.clone(), node: node_id.clone() });

@@ -46,7 +46,7 @@ pub(crate) fn whole(value: f64) -> i64 {
 /// A uniform integer in `0..n` from 64 random bits (0 when `n` is 0).
 #[inline]
 pub(crate) fn below(bits: u64, n: usize) -> usize {
-    if n == 0 { 0 } else { (bits % n as u64) as usize }
+    bits.checked_rem(n as u64).unwrap_or(0) as usize
 }
 
 /// A uniform number in [0, 1] from 64 random bits.

@@ -209,7 +209,7 @@ impl Kept {
             return found as u32;
         }
         self.classes.push(KeptClass { type_at, card: card.clone(), accepts: Vec::new(), members: Vec::new() });
-        (self.classes.len() - 1) as u32
+        self.classes.len().saturating_sub(1) as u32
     }
 
     /// Whether `slot` accepts the kept class `class` by counts, worked out once.
@@ -229,11 +229,11 @@ impl Kept {
     /// card with sub-cards on its own.
     fn accepted(&mut self, slot: &Slot, state: &TableState, out: &mut Vec<CardKey>) {
         out.clear();
-        let mut sources = 0;
+        let mut sources = 0u32;
         for class in 0..self.classes.len() {
             let has_members = self.classes.get(class).is_some_and(|class| !class.members.is_empty());
             if has_members && self.accepts(class, slot, state) {
-                sources += 1;
+                sources = sources.saturating_add(1);
                 out.extend(self.classes.get(class).map(|class| class.members.as_slice()).unwrap_or_default());
             }
         }
@@ -242,7 +242,7 @@ impl Kept {
             state.card(*key).is_some_and(|card| step::card_accepted_by_counts(slot, state, *key, Some(card)))
         }));
         if out.len() > before {
-            sources += 1;
+            sources = sources.saturating_add(1);
         }
         // Each source is in key order; several are merged.
         if sources > 1 {

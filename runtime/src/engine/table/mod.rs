@@ -311,7 +311,7 @@ impl Default for ChangeLog {
 impl ChangeLog {
     fn note(&mut self, key: CardKey) {
         if self.keys.len() >= MOST_LOGGED_CHANGES {
-            self.dropped += self.keys.len() as u64;
+            self.dropped = self.dropped.saturating_add(self.keys.len() as u64);
             self.keys.clear();
         }
         self.keys.push(key);
@@ -338,6 +338,11 @@ impl PartialEq for Cards {
 }
 impl Eq for Cards {}
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "the index is kept by key from `base`, the smallest key listed, so a listed key is never below it; \
+              positions fit in u32 (a table of 4 billion cards does not fit in memory)"
+)]
 impl Cards {
     /// The position of card `key`.
     fn position(&self, key: CardKey) -> Option<usize> {
@@ -478,7 +483,7 @@ impl Cards {
 
     /// Where the change log stands: its generation and how many changes it has seen.
     pub(super) fn changes_seen(&self) -> (u64, u64) {
-        (self.changes.generation, self.changes.dropped + self.changes.keys.len() as u64)
+        (self.changes.generation, self.changes.dropped.saturating_add(self.changes.keys.len() as u64))
     }
 
     /// The cards logged as changed since a reader stood at `seen` (from
@@ -489,7 +494,7 @@ impl Cards {
         if generation != self.changes.generation || count < self.changes.dropped {
             return None;
         }
-        self.changes.keys.get(usize::try_from(count - self.changes.dropped).ok()?..)
+        self.changes.keys.get(usize::try_from(count.checked_sub(self.changes.dropped)?).ok()?..)
     }
 }
 
@@ -745,26 +750,26 @@ impl TableState {
     /// How many of `fragment` are in `holder` (§2.1.1); with `free_only`, only free cards
     /// count (window aspects are not counted as free: the intended meaning of `free`).
     pub fn count(&self, holder: Holder, fragment: &Fragment, free_only: bool) -> i64 {
-        let mut total = 0;
+        let mut total: i64 = 0;
         match fragment {
             Fragment::Card(card_type) => self.for_each_card(holder, &mut |_, card| {
                 if (!free_only || card.free) && card.card == *card_type {
-                    total += 1;
+                    total = total.saturating_add(1);
                 }
             }),
             Fragment::Aspect(aspect) => {
                 self.for_each_card(holder, &mut |_, card| {
                     if !free_only || card.free {
-                        total += card.aspects.get(aspect);
+                        total = total.saturating_add(card.aspects.get(aspect));
                     }
                 });
                 let in_windows = |window: &Window| window.aspects.get(aspect);
                 if !free_only {
-                    total += match holder {
-                        Holder::Root => self.windows.values().map(in_windows).sum(),
+                    total = total.saturating_add(match holder {
+                        Holder::Root => self.windows.values().map(in_windows).fold(0, i64::saturating_add),
                         Holder::Window(token) => self.windows.get(&token).map_or(0, in_windows),
                         Holder::Table | Holder::Slots(_) | Holder::Card(_) => 0,
-                    };
+                    });
                 }
             }
         }
@@ -824,7 +829,7 @@ impl TableState {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // a test
 
     use std::collections::BTreeMap;
     use std::hash::Hash as _;

@@ -111,8 +111,8 @@ impl RuleContext {
 
     /// How many cards are matched.
     pub fn matched_len(&self, state: &TableState) -> usize {
-        let mut count = 0;
-        self.for_each_matched(state, &mut |_| count += 1);
+        let mut count = 0usize;
+        self.for_each_matched(state, &mut |_| count = count.saturating_add(1));
         count
     }
 
@@ -178,15 +178,16 @@ impl<'a> Engine<'a> {
     /// the matched location, where a null fragment means "how many matched cards").
     pub(crate) fn count_at(&self, location: Location, fragment: Option<&Resolved>, ctx: &RuleContext) -> i64 {
         if location == Location::MatchedCards {
-            let mut total = 0;
+            let mut total: i64 = 0;
             match fragment {
                 None => total = ctx.matched_len(self.state) as i64,
                 Some(Resolved::Nothing) => {}
                 Some(Resolved::Fragment(Fragment::Card(card_type))) => ctx.for_each_matched(self.state, &mut |key| {
-                    total += i64::from(self.state.card(key).is_some_and(|card| card.card == *card_type));
+                    total = total
+                        .saturating_add(i64::from(self.state.card(key).is_some_and(|card| card.card == *card_type)));
                 }),
                 Some(Resolved::Fragment(aspect)) => ctx.for_each_matched(self.state, &mut |key| {
-                    total += self.state.count(Holder::Card(key), aspect, false);
+                    total = total.saturating_add(self.state.count(Holder::Card(key), aspect, false));
                 }),
             }
             return total;
@@ -195,8 +196,10 @@ impl<'a> Engine<'a> {
         let free_only = location == Location::Free;
         match fragment {
             None => {
-                let mut count = 0;
-                self.state.for_each_card(holder, &mut |_, card| count += i64::from(!free_only || card.free));
+                let mut count: i64 = 0;
+                self.state.for_each_card(holder, &mut |_, card| {
+                    count = count.saturating_add(i64::from(!free_only || card.free));
+                });
                 count
             }
             Some(Resolved::Nothing) => 0,
@@ -367,7 +370,7 @@ impl<'a> RulesHost<'a> for Engine<'a> {
     }
 
     fn evaluated(&mut self) {
-        self.evaluations += 1;
+        self.evaluations = self.evaluations.saturating_add(1);
     }
 
     fn value(&mut self, expr: &'a Expr, ctx: &RuleContext) -> f64 {

@@ -245,7 +245,7 @@ pub(crate) fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
     let mut runs: Vec<(&str, usize)> = Vec::new();
     for card_type in types {
         match runs.last_mut() {
-            Some((last, count)) if *last == card_type => *count += 1,
+            Some((last, count)) if *last == card_type => *count = count.saturating_add(1),
             _ => runs.push((card_type, 1)),
         }
     }

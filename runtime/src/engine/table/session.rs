@@ -102,7 +102,7 @@ impl Session {
         while self.state.outcome.is_none() {
             let now = self.state.tick;
             let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
-            self.pass_time(at.max(now) - now);
+            self.pass_time(at.saturating_sub(now));
             let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, events);
             // Timers first (registry order), then decays (card order).
             let due: Vec<TokenKey> = engine
@@ -123,7 +123,7 @@ impl Session {
                 .filter(|(_, card)| card.decay.as_ref().is_some_and(|decay| decay.remaining == 0))
                 .map(|(key, _)| *key)
                 .collect();
-            let steps = (due.len() + decayed.len()) as u64;
+            let steps = due.len().saturating_add(decayed.len()) as u64;
             for card in decayed {
                 engine.decay_done(card);
                 engine.end_step();

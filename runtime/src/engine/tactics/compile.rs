@@ -99,7 +99,7 @@ impl TacticsState {
         for placement in &map.placements {
             let Some(unit) = project.units.get(placement.unit.as_str()) else { continue };
             let count = placed.entry(unit.id.as_str().to_owned()).or_insert(0);
-            *count += 1;
+            *count = count.saturating_add(1);
             let key = if *count == 1 { unit.id.as_str().to_owned() } else { format!("{}#{count}", unit.id) };
             let spots = standing_spots(&state.setup.grid, placement.x, placement.y);
             let spot = match placement.z {

@@ -72,7 +72,7 @@ impl TacticsEnv<'_> {
         if self.depth >= MAX_PARAM_DEPTH {
             return f64::NAN;
         }
-        eval_expr(self.content, self.state, self.ctx, self.rng, expr, self.depth + 1)
+        eval_expr(self.content, self.state, self.ctx, self.rng, expr, self.depth.saturating_add(1))
     }
 
     /// The `arg.*` values (`spec/srpgck.md` §c.6) for the aimed spot.

@@ -91,13 +91,13 @@ pub(super) fn line_cells(
     let (cos, sin) = (theta.cos(), theta.sin());
     let mut found = BTreeSet::new();
     for along in r_min..=r_max {
-        for across in -i64::from(width)..=i64::from(width) {
+        for across in i64::from(width).saturating_neg()..=i64::from(width) {
             if across.unsigned_abs() < u64::from(w_min) {
                 continue;
             }
             let (along, across) = (f64::from(along), across as f64);
-            let x = i64::from(center.cell_x) + (along * cos - across * sin).round() as i64;
-            let y = i64::from(center.cell_y) + (along * sin + across * cos).round() as i64;
+            let x = i64::from(center.cell_x).saturating_add((along * cos - across * sin).round() as i64);
+            let y = i64::from(center.cell_y).saturating_add((along * sin + across * cos).round() as i64);
             found.insert((x, y));
         }
     }

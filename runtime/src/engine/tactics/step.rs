@@ -406,7 +406,7 @@ impl TacticsState {
                     unit.stats.insert("ct".to_owned(), max_ct);
                 }
                 self.active = Some(Turn { unit: key.clone(), moved: false, acted: false });
-                self.turns += 1;
+                self.turns = self.turns.saturating_add(1);
                 events.push(Event::UnitTurnStarted { unit: key.clone() });
                 return;
             }
@@ -450,14 +450,14 @@ impl TacticsState {
                 }
             }
         }
-        self.tick += 1;
+        self.tick = self.tick.saturating_add(1);
     }
 
     /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn.
     pub(crate) fn advance(&mut self, content: &Content, rng: &mut Pcg64Mcg, ticks: u64) -> Vec<Event> {
         let mut events = Vec::new();
         if ticks > 0 {
-            self.schedule(content, rng, ticks - 1, &mut events);
+            self.schedule(content, rng, ticks.saturating_sub(1), &mut events);
         }
         events
     }

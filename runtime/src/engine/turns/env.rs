@@ -40,7 +40,7 @@ impl TurnsEnv<'_> {
             stored: self.stored,
             turn: self.turn,
             rng: &mut *self.rng,
-            depth: self.depth + 1,
+            depth: self.depth.saturating_add(1),
             table: None,
         };
         inner.expr(stat.value.expr())

@@ -199,5 +199,5 @@ pub(super) fn declaration_order(content: &Content) -> Vec<&Stat> {
 /// The options of a card, each with the word a script names it by: its label as a slug.
 pub fn option_word(label: &str, index: usize) -> String {
     let word = slugify(label);
-    if word.is_empty() { (index + 1).to_string() } else { word }
+    if word.is_empty() { index.saturating_add(1).to_string() } else { word }
 }

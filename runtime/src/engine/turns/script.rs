@@ -40,7 +40,7 @@ impl Session {
         }
         let options = self.content.project.cards.get(card).map(|card| card.options.as_slice()).unwrap_or_default();
         let index = options.iter().enumerate().position(|(index, offered)| {
-            option_word(&offered.label, index) == option || (index + 1).to_string() == option
+            option_word(&offered.label, index) == option || index.saturating_add(1).to_string() == option
         });
         let Some(index) = index else {
             let words: Vec<String> =

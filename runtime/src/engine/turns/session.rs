@@ -108,7 +108,7 @@ impl Session {
             }
         }
         turns.finish_turn(config);
-        self.counters.steps += 1;
+        self.counters.steps = self.counters.steps.saturating_add(1);
         self.end_game_with_turns();
         Ok(events)
     }

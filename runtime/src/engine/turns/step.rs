@@ -50,12 +50,12 @@ impl Turns<'_> {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.rng.next_u64() % n as u64) as usize }
+        if n == 0 { 0 } else { core::below(self.rng.next_u64(), n) }
     }
 
     fn shuffle<T>(&mut self, items: &mut [T]) {
         for index in (1..items.len()).rev() {
-            let other = self.below(index + 1);
+            let other = self.below(index.saturating_add(1));
             items.swap(index, other);
         }
     }
@@ -134,7 +134,7 @@ impl Turns<'_> {
                     let _ = write!(out, "[{name}]");
                 }
             }
-            rest = inner.get(close + 1..).unwrap_or_default();
+            rest = inner.get(close.saturating_add(1)..).unwrap_or_default();
         }
         out.push_str(rest);
         out
@@ -222,7 +222,7 @@ impl Turns<'_> {
             if self.state.hand.len() == before {
                 break;
             }
-            tries += 1;
+            tries = tries.saturating_add(1);
         }
         if self.state.hand.is_empty() && self.state.deck.is_empty() {
             self.end_game(Outcome::Ended(END_OF_HISTORY.to_owned()));
@@ -240,10 +240,10 @@ impl Turns<'_> {
             let first = order.get(start).map(&step);
             let len =
                 order.get(start..).map_or(0, |rest| rest.iter().take_while(|rule| Some(step(rule)) == first).count());
-            if let Some(run) = order.get_mut(start..start + len) {
+            if let Some(run) = order.get_mut(start..start.saturating_add(len)) {
                 self.shuffle(run);
             }
-            start += len.max(1);
+            start = start.saturating_add(len.max(1));
         }
         order
     }

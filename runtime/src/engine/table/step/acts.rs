@@ -51,7 +51,7 @@ impl Engine<'_> {
             };
             if keep {
                 if random_order {
-                    let at = self.below(result.len() + 1);
+                    let at = self.below(result.len().saturating_add(1));
                     result.insert(at, link.act.clone());
                 } else {
                     result.push(link.act.clone());
@@ -198,9 +198,18 @@ impl Engine<'_> {
         let ctx = RuleContext::new(Holder::Window(token), 0);
         let duration = self.number(&act.duration_ticks, &ctx).max(0) as u64;
         let now = self.state.tick;
+        // A timer that would end past the last tick never ends: the act runs until the content
+        // moves it on (the clock never wraps).
+        let end = now.checked_add(duration);
+        if end.is_none() {
+            self.warn(format!(
+                "act `{act_id}` lasts {duration} ticks, which ends past the last tick (it starts at tick {now}); \
+                 its timer never runs out"
+            ));
+        }
         if let Some(window) = self.state.windows.get_mut(&token) {
             window.timer_total = duration;
-            window.timer_end = (duration > 0).then_some(now + duration);
+            window.timer_end = end.filter(|_| duration > 0);
         }
         if duration == 0 {
             self.instant.push(token);
@@ -210,7 +219,7 @@ impl Engine<'_> {
     /// Completes the running act of a window (§2.8.3).
     pub fn complete(&mut self, token: TokenKey) {
         let content = self.content;
-        self.completions += 1;
+        self.completions = self.completions.saturating_add(1);
         if self.completions > MAX_COMPLETIONS_PER_STEP {
             self.warn("more than 10000 acts completed in one step (an instant-act loop?); the chain is finished");
             self.finish(token);
@@ -430,7 +439,11 @@ impl Engine<'_> {
         let content = self.content;
         for pending in std::mem::take(&mut self.state.pending_tokens) {
             let key = TokenKey(self.state.next_token);
-            self.state.next_token += 1;
+            let Some(next) = self.state.next_token.checked_add(1) else {
+                self.warn("no more tokens can be created: every token key has been used");
+                return;
+            };
+            self.state.next_token = next;
             let mut window = Window::new(pending.token.clone());
             window.memory = pending.memory;
             self.state.windows.insert(key, window);

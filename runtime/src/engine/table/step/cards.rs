@@ -18,7 +18,11 @@ impl Engine<'_> {
             return None;
         }
         let key = CardKey(self.state.next_card);
-        self.state.next_card += 1;
+        let Some(next) = self.state.next_card.checked_add(1) else {
+            self.warn("no more cards can be created: every card key has been used");
+            return None;
+        };
+        self.state.next_card = next;
         // The content's own id: every instance of a type then shares one text, and comparing
         // types is a pointer comparison.
         let card_type = &card.id;
@@ -51,8 +55,10 @@ impl Engine<'_> {
         }
         let lifetime = card.lifetime_ticks.as_int().unwrap_or(0);
         if lifetime > 0 {
-            instance.decay =
-                Some(Decay { into: card.decay_to.clone(), remaining: lifetime as u64 + content.shrink_ticks });
+            instance.decay = Some(Decay {
+                into: card.decay_to.clone(),
+                remaining: (lifetime as u64).saturating_add(content.shrink_ticks),
+            });
         }
         self.state.cards.insert(key, instance);
         self.attach(key, place);
@@ -176,8 +182,10 @@ impl Engine<'_> {
             return;
         };
         let lifetime = new_type.lifetime_ticks.as_int().unwrap_or(0);
-        let decay = (lifetime > 0)
-            .then(|| Decay { into: new_type.decay_to.clone(), remaining: lifetime as u64 + self.content.shrink_ticks });
+        let decay = (lifetime > 0).then(|| Decay {
+            into: new_type.decay_to.clone(),
+            remaining: (lifetime as u64).saturating_add(self.content.shrink_ticks),
+        });
         let into = &new_type.id;
         let Some(card) = self.state.cards.get_mut(&key) else { return };
         let from = std::mem::replace(&mut card.card, into.clone());

@@ -14,7 +14,7 @@ impl Engine<'_> {
             // Intended behaviour: a uniform shuffle (the original's insertion always put the
             // first entry last).
             for at in (1..entries.len()).rev() {
-                let other = self.below(at + 1);
+                let other = self.below(at.saturating_add(1));
                 entries.swap(at, other);
             }
         }

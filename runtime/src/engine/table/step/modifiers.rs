@@ -164,7 +164,7 @@ impl Engine<'_> {
     /// RunTriggers: the target's rules run now in a new context on the window, closed at once.
     fn run_triggers(&mut self, target: Target, scope: Holder, depth: usize) {
         let Holder::Window(_) = scope else { return };
-        let mut ctx = RuleContext::new(scope, depth + 1);
+        let mut ctx = RuleContext::new(scope, depth.saturating_add(1));
         let content = self.content;
         match target {
             Target::None => {}
@@ -259,7 +259,7 @@ impl Engine<'_> {
             CardOp::FragmentSet => {
                 if let Target::Fragment(fragment) = what {
                     let current = self.state.count(Holder::Card(key), fragment, false);
-                    self.fragment_additive(key, what, level - current);
+                    self.fragment_additive(key, what, level.saturating_sub(current));
                 }
             }
             CardOp::Transform => {
@@ -296,7 +296,7 @@ impl Engine<'_> {
                 };
                 let shrink = self.content.shrink_ticks;
                 if let Some(card) = self.state.cards.get_mut(&key) {
-                    card.decay = Some(Decay { into, remaining: ticks + shrink });
+                    card.decay = Some(Decay { into, remaining: ticks.saturating_add(shrink) });
                 }
             }
             CardOp::SetMemory => {

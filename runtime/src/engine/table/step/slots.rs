@@ -324,7 +324,7 @@ impl<'a> Engine<'a> {
     pub(crate) fn add_fragment(&mut self, holder: Holder, entry: &FragmentCount, sign: i64) {
         let count = entry.count.as_int().unwrap_or(1).max(0);
         match &entry.fragment {
-            FragmentRef::Aspect(aspect) => self.adjust_aspect(holder, aspect, sign * count),
+            FragmentRef::Aspect(aspect) => self.adjust_aspect(holder, aspect, sign.saturating_mul(count)),
             FragmentRef::Card(card_type) => {
                 let Holder::Window(token) = holder else { return };
                 if sign > 0 {
