@@ -270,11 +270,6 @@ impl FormulaSet {
         self.lookups.get_index(slot.0 as usize)
     }
 
-    /// The slot of an already-used lookup, given its canonical text (`c.PA`, `Element`).
-    pub fn slot_named(&self, text: &str) -> Option<LookupSlot> {
-        self.lookups.iter().position(|lookup| lookup_text(lookup) == text).map(|at| LookupSlot(at as u32))
-    }
-
     /// The names of the named formulas, in the order given to [`FormulaSet::build`].
     pub fn formula_names(&self) -> impl Iterator<Item = &str> {
         self.named.iter().map(|named| named.name.as_str())

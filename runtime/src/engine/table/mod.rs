@@ -678,11 +678,6 @@ impl TableState {
         self.windows.get(&key)
     }
 
-    /// The first token of type `token`, in registry order.
-    pub fn token_named(&self, token: &str) -> Option<TokenKey> {
-        self.windows.iter().find(|(_, window)| window.token.as_str() == token).map(|(key, _)| *key)
-    }
-
     /// Calls `f` on `key` and its sub-cards, depth first.
     fn visit_tree(&self, key: CardKey, f: &mut impl FnMut(CardKey, &CardInstance)) {
         if let Some(card) = self.cards.get(&key) {
@@ -805,12 +800,8 @@ impl TableState {
         None
     }
 
-    /// Whether a card's decay is paused: it sits (directly or in a card) inside an act.
-    pub fn decay_paused(&self, key: CardKey) -> bool {
-        self.cards.get(&key).is_some_and(|card| self.decay_paused_at(card.place))
-    }
-
-    /// Whether the decay of a card at `place` is paused (see [`TableState::decay_paused`]).
+    /// Whether the decay of a card at `place` is paused: it sits (directly or in a card) inside
+    /// an act.
     pub fn decay_paused_at(&self, place: Place) -> bool {
         let mut place = place;
         for _ in 0..=self.cards.len() {
