@@ -189,7 +189,11 @@ impl Content {
             .iter()
             .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
             .collect();
-        let (mut formulas, _named_errors) = FormulaSet::build(&named, &names);
+        let (mut formulas, named_errors) = FormulaSet::build(&named, &names);
+        // Validation reports these with their place; this only guards against a gap there.
+        for error in named_errors {
+            problems.push(Diagnostic::error(format!("formula `f.{}`: {}", error.name, error.error.message)));
+        }
         let mut collect = Formulas::default();
         project.visit_kinds(&mut collect);
         let mut compiled = HashMap::new();

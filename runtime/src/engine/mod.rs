@@ -635,6 +635,8 @@ pub struct Session {
     campaign: Option<CampaignState>,
     /// What listing choices worked out for each card, reused while the card does not change.
     listing: ListingCache,
+    /// What happened while the session started (not part of the state).
+    started: Arc<[Event]>,
 }
 
 impl Session {
@@ -655,6 +657,7 @@ impl Session {
             turns: None,
             campaign: None,
             listing: ListingCache::default(),
+            started: Arc::new([]),
         };
         let mut events = Vec::new();
         let mut evaluations: u64 = 0;
@@ -662,7 +665,15 @@ impl Session {
             evaluations = evaluations.saturating_add(session.start_system(system, &mut events));
         }
         session.counters.add(0, &events, evaluations);
+        session.started = events.into();
         session
+    }
+
+    /// What happened while the session started: the entry cards and tokens, instant acts, the
+    /// first hand, the battle's set-up warnings (a unit placed where nobody stands, a unit that
+    /// never gets a turn), the campaign's first era and phase. Not part of the state.
+    pub fn start_events(&self) -> &[Event] {
+        &self.started
     }
 
     /// How much work this session has done since it started.

@@ -75,7 +75,7 @@ impl Session {
         match system {
             System::Table => return self.start_table(events),
             System::Board => self.start_board(),
-            System::Tactics => self.start_tactics(),
+            System::Tactics => self.start_tactics(events),
             System::Turns => self.start_turns(events),
             System::Campaign => self.start_campaign(events),
         }

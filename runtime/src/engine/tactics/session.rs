@@ -12,8 +12,11 @@ impl Session {
     }
 
     /// Sets up the battle of `entry.tile_map`, when the project places units on it.
-    pub(crate) fn start_tactics(&mut self) {
-        self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, _)| battle);
+    pub(crate) fn start_tactics(&mut self, events: &mut Vec<Event>) {
+        self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, started)| {
+            events.extend(started);
+            battle
+        });
     }
 
     /// The tactics choices now (on a copy of the generator: region formulas may draw).
