@@ -4,10 +4,10 @@
 //! conditions are formulas over cells, lines and variables, and whose board modifiers destroy,
 //! take or swap dice, set variables and end the game.
 //!
-//! A step moves the game state into a [`Run`] (no copy: `mem::take`), which is at once the
-//! formula environment and the place modifiers act on, then moves it back. Every formula is
-//! built once into a program when the session starts, so a step neither hashes names nor
-//! allocates per evaluation.
+//! A step moves the game state into a `Run` (no copy: `mem::take`), which is at once the
+//! formula environment and the place modifiers act on, then moves it back; its rules go through
+//! the rules core (`rules.rs`). Every formula board play evaluates is built once into a program
+//! when the session starts, so a step neither parses nor compiles a formula.
 
 mod compile;
 mod env;

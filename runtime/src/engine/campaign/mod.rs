@@ -6,8 +6,9 @@
 //! through phases, eras rotate in their cycle, meters fire rules when they cross thresholds,
 //! and the content's formulas decide win, loss and the grade.
 //!
-//! It shares the engine's core: compiled formulas and accessors, rules (requirements, stat and
-//! path modifiers), stats, the session's seeded generator and outcome. Stored stats are the
+//! It shares the engine's core: compiled formulas and accessors, the rules core (`core/`,
+//! through `rules.rs`: stat and path modifiers), stats, the session's seeded generator and
+//! outcome. Stored stats are the
 //! turns system's when the project also plays turns (one set of values), else the campaign's.
 
 mod env;

@@ -24,7 +24,7 @@ impl Env for TableEnv<'_> {
             }
             Some(Accessor::Cards(location)) => self.engine.count_at(*location, None, self.ctx) as f64,
             Some(Accessor::Constant(value)) => *value,
-            // Stats and the turn belong to the turns system (`turns.rs`); the table has none.
+            // Stats and the turn belong to the turns system (`turns/`); the table has none.
             Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Name(_) | Accessor::Missing) | None => f64::NAN,
         }
     }

@@ -3,7 +3,7 @@
 //!
 //! This file holds the table's state: card instances, token windows and decks, and how the
 //! holders nest (§2.1); read-only for everything outside the engine. `step/` is what one step
-//! does, `rules.rs` contexts, tests and rules, `env.rs` the formula environment, `listing.rs`
+//! does, `rules.rs` its rule contexts and what it lends the rules core (`core/`), `env.rs` the formula environment, `listing.rs`
 //! the choices, `session.rs` and `script.rs` the Session's table methods and playtest lines.
 
 mod env;

@@ -1,6 +1,6 @@
-//! Contexts, tests, rules and modifiers (`spec/cultistlike.md` §2.3–§2.7): counting at
-//! locations, evaluating and running rules, queueing modifiers and performing them when a
-//! context closes.
+//! The table as a host of the rules core (`spec/cultistlike.md` §2.3–§2.7): rule contexts
+//! (scope, matched cards, queued modifiers), counting at locations, card tests that filter the
+//! matches, and queueing modifiers that `step/modifiers.rs` performs when the context closes.
 
 use crate::model::{
     ActModifier, ActOp, CardId, CardModifier, CardOp, DeckId, DeckModifier, DeckOp, Effects, Expr, FragmentRef,

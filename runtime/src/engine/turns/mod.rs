@@ -4,8 +4,8 @@
 //! "end of history" when hand and deck are both empty.
 //!
 //! It shares the engine's core: the content's compiled formulas and game-state accessors, the
-//! model's rules (requirements, effects, modifiers), the session's seeded generator and its
-//! outcome. What is particular to turns lives here: [`TurnsState`] and the turn step.
+//! rules core (`core/`, through `rules.rs`), the session's seeded generator and its outcome.
+//! What is particular to turns lives here: [`TurnsState`] and the turn step.
 
 mod env;
 mod rules;
