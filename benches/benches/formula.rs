@@ -12,7 +12,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::hint::black_box;
 
-use actforge_runtime::formula::{AnyNames, Env, FormulaSet, Slot};
+use actforge_runtime::formula::{AnyNames, Env, FormulaSet, LookupSlot};
 use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;
 use exmex::{BinOp, Express, FlatEx, FloatOpsFactory, MakeOperators, Operator};
@@ -27,10 +27,10 @@ struct Vars<'a>(&'a [f64; 5]);
 
 impl Env for Vars<'_> {
     #[inline]
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         self.0.get(slot.0 as usize).copied().unwrap_or(f64::NAN)
     }
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         (slot.0 as usize) < self.0.len()
     }
     fn random_bits(&mut self) -> u64 {

@@ -95,7 +95,10 @@ fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
     assert!(!session.choices().contains(&go("sanctum")));
     let refused = session.run_script("go sanctum").unwrap_err();
     assert!(refused.message.contains("no path leads there"), "{refused}");
-    assert!(refused.message.contains("possible now: go ember_forge, go ash_refuge, smelt ember_root"), "{refused}");
+    assert!(
+        refused.message.contains("possible now: go ember_forge, go ash_refuge, synthesize ember_root"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -492,6 +495,12 @@ fn a_synthesis_on_the_map_spends_compute_and_two_cards() {
     let mut again = self::session();
     run(&mut again, "end-phase\nsmelt iron_id tide_medium");
     assert_eq!(again.state_hash(), session.state_hash());
+    // The line is `synthesize A B`; `smelt`, its earlier name, reads the same.
+    let mut named = self::session();
+    run(&mut named, "end-phase\nsynthesize iron_id tide_medium");
+    assert_eq!(named.state_hash(), session.state_hash());
+    let choice = Choice::Synthesize { a: Id::new("iron_id"), b: Id::new("tide_medium") };
+    assert_eq!(named.describe_choice(&choice), "synthesize iron_id tide_medium");
 }
 
 #[test]

@@ -403,3 +403,26 @@ fn closing_a_window_returns_its_cards_and_only_when_idle_or_ready() {
     session.run_script("expect status lamp_room idle\nexpect table.card.lamp_oil == 1").unwrap();
     session.run_script("slot lamp_oil lamp_room\nstart lamp_room\nexpect refused close lamp_room").unwrap();
 }
+
+#[test]
+fn a_timer_that_would_end_past_the_last_tick_is_a_warning_not_a_wrap_or_a_hang() {
+    let mut session = Session::new(kitchen(), 1).unwrap();
+    session.advance(u64::MAX - 3);
+    assert_eq!(session.state().tick, u64::MAX - 3);
+    // `cook` lasts 10 ticks: its timer would end past u64::MAX.
+    let events = session.force_act("cook").unwrap();
+    assert!(
+        events.iter().any(|event| matches!(event, Event::Warning(text) if text.contains("past the last tick"))),
+        "{events:?}"
+    );
+    let stove = session.find_token("stove").unwrap();
+    let window = session.state().window(stove).unwrap();
+    assert_eq!(window.status, Status::Running);
+    assert_eq!(window.timer_end, None);
+    assert_eq!(session.next_due(), None);
+    // The clock stops at the last tick; the act never completes and nothing loops.
+    let events = session.advance(u64::MAX);
+    assert!(!events.iter().any(|event| matches!(event, Event::ActCompleted { .. })), "{events:?}");
+    assert_eq!(session.state().tick, u64::MAX);
+    assert_eq!(session.advance(u64::MAX), Vec::new());
+}

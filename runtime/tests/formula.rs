@@ -10,7 +10,8 @@ use actforge_runtime::formula::ast::{
 };
 use actforge_runtime::formula::query::{Query, QueryError, evaluate};
 use actforge_runtime::formula::{
-    AnyNames, Env, FormulaSet, NameCheck, Names, ProjectNames, Slot, Span, ValuesEnv, canonical, canonical_text, parse,
+    AnyNames, Env, FormulaSet, LookupSlot, NameCheck, Names, ProjectNames, Span, ValuesEnv, canonical, canonical_text,
+    parse,
 };
 use actforge_runtime::model::{Formula, Id, Project, Stat, StatValue, Unit};
 use proptest::prelude::*;
@@ -413,11 +414,11 @@ fn evaluation_reads_slots_through_the_environment_without_hashing() {
         reads: usize,
     }
     impl Env for Counting {
-        fn value(&mut self, slot: Slot) -> f64 {
+        fn value(&mut self, slot: LookupSlot) -> f64 {
             self.reads += 1;
             self.values[slot.0 as usize]
         }
-        fn has(&mut self, _slot: Slot) -> bool {
+        fn has(&mut self, _slot: LookupSlot) -> bool {
             true
         }
         fn random_bits(&mut self) -> u64 {
@@ -532,10 +533,10 @@ fn ast() -> impl Strategy<Value = Ast> {
 struct Anything(u64);
 
 impl Env for Anything {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         f64::from(slot.0) - 1.5
     }
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         slot.0.is_multiple_of(2)
     }
     fn random_bits(&mut self) -> u64 {

@@ -633,3 +633,18 @@ fn an_arc_region_reaches_further_downhill_with_the_arc_range_bonus() {
     assert_eq!(aimed(true), within(3));
     assert_eq!(aimed(false), within(2));
 }
+
+#[test]
+fn the_battles_set_up_warnings_are_kept_with_the_session() {
+    let mut project = field();
+    // `c` loses its speed: it never gets a turn, and the session says so from the start.
+    if let Some(unit) = project.units.get_mut("c") {
+        unit.stats.remove("speed");
+    }
+    let session = Session::new(project, 1).unwrap();
+    let warned = |text: &str| {
+        session.start_events().iter().any(|event| matches!(event, Event::Warning(warning) if warning.contains(text)))
+    };
+    assert!(warned("c has no `ct` or no `speed` stat"), "{:?}", session.start_events());
+    assert!(!Session::new(field(), 1).unwrap().start_events().iter().any(|event| matches!(event, Event::Warning(_))));
+}

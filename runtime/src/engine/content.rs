@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::formula::names::GameName;
 use crate::formula::{Compiled, FormulaSet, Lookup, ProjectNames, Scope};
 use crate::model::{
     Act, ActId, Aspect, Card, Deck, Expr, FieldPath, Id, Item, Items, Kind, KindVisitor, KindVisitorMut, Location,
@@ -16,7 +17,7 @@ use crate::project::Sources;
 use crate::validate::validate;
 use crate::{Diagnostic, Severity};
 
-use super::state::Fragment;
+use super::table::Fragment;
 
 /// What a game-state name reads (FORMAT.md §5, "Names").
 #[derive(Clone, Debug, PartialEq)]
@@ -31,8 +32,9 @@ pub(super) enum Accessor {
     Stat(crate::model::Id<crate::model::Stat>),
     /// `turn`: the turn number (read by the turns system).
     Turn,
-    /// A campaign name (`campaign.day`, `node.ID.captured`, `era.ID`…; read by the campaign).
-    Campaign(super::campaign::CampaignRead),
+    /// Any other game-state name, as parsed: the system that knows it reads it (a campaign's
+    /// `node.ID.here`, …); the table has no value for it.
+    Name(GameName),
     /// A name the table has no value for.
     Missing,
 }
@@ -187,7 +189,11 @@ impl Content {
             .iter()
             .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
             .collect();
-        let (mut formulas, _named_errors) = FormulaSet::build(&named, &names);
+        let (mut formulas, named_errors) = FormulaSet::build(&named, &names);
+        // Validation reports these with their place; this only guards against a gap there.
+        for error in named_errors {
+            problems.push(Diagnostic::error(format!("formula `f.{}`: {}", error.name, error.error.message)));
+        }
         let mut collect = Formulas::default();
         project.visit_kinds(&mut collect);
         let mut compiled = HashMap::new();
@@ -299,42 +305,27 @@ impl Content {
     }
 }
 
-/// What a lookup of the game-state namespace reads at the table.
+/// What a lookup of the game-state namespace reads: table counts, stats and the turn are bound
+/// here; every other name keeps its parsed form for the system that reads it.
 pub(super) fn accessor(lookup: &Lookup, project: &Project) -> Accessor {
     if lookup.scope != Scope::Auto {
         return Accessor::Missing;
     }
-    let parts: Vec<&str> = lookup.name.split('.').collect();
-    let location = |name: &str| match name {
-        "scope" => Some(Location::Scope),
-        "slots" => Some(Location::Slots),
-        "heap" => Some(Location::Heap),
-        "table" => Some(Location::Table),
-        "matched" => Some(Location::MatchedCards),
-        "anywhere" => Some(Location::Anywhere),
-        "free" => Some(Location::Free),
-        _ => None,
-    };
-    if let Some(read) = super::campaign::CampaignRead::of(&parts, project) {
-        return Accessor::Campaign(read);
-    }
-    match parts.as_slice() {
-        [stat] | ["stat", stat] if project.stats.get(stat).is_some() => Accessor::Stat((*stat).into()),
-        ["turn"] => Accessor::Turn,
-        [place, "cards"] => location(place).map_or(Accessor::Missing, Accessor::Cards),
-        [place, "card", id] => {
-            location(place).map_or(Accessor::Missing, |at| Accessor::Count(at, Fragment::Card((*id).into())))
-        }
-        [place, "aspect", id] => {
-            location(place).map_or(Accessor::Missing, |at| Accessor::Count(at, Fragment::Aspect((*id).into())))
-        }
+    match GameName::parse(&lookup.name, |word| project.stats.get(word).is_some()) {
+        GameName::Stat(id) if project.stats.get(id.as_str()).is_some() => Accessor::Stat(id),
+        GameName::Turn => Accessor::Turn,
+        GameName::Cards(at) => Accessor::Cards(at),
+        GameName::CardCount(at, id) => Accessor::Count(at, Fragment::Card(id)),
+        GameName::AspectCount(at, id) => Accessor::Count(at, Fragment::Aspect(id)),
         // Card properties that are numbers; formula-valued properties are not read here yet.
-        ["card", id, property] => project
+        GameName::CardProperty(id, property) => project
             .cards
-            .get(id)
-            .and_then(|card| card.properties.get(*property))
+            .get(id.as_str())
+            .and_then(|card| card.properties.get(&property))
             .and_then(|value| value.text().trim().parse::<f64>().ok())
             .map_or(Accessor::Missing, Accessor::Constant),
-        _ => Accessor::Missing,
+        GameName::Era(id) if project.eras.get(id.as_str()).is_none() => Accessor::Missing,
+        GameName::Stat(_) | GameName::Unknown => Accessor::Missing,
+        name => Accessor::Name(name),
     }
 }

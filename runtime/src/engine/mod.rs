@@ -4,19 +4,24 @@
 //!
 //! Time is integer ticks. Every player action and every timer or decay expiry is one step,
 //! processed atomically with all its consequences (`spec/cultistlike.md` §2.16).
+//!
+//! Integer arithmetic here is checked (`clippy::arithmetic_side_effects`): content values reach
+//! counts, levels and ticks, and an overflow must become a warning, never a wrap or a panic.
+
+#![warn(clippy::arithmetic_side_effects)]
 
 pub mod board;
 pub mod campaign;
 mod content;
-mod listing;
+mod core;
 pub mod policy;
-mod rules;
 pub mod script;
-mod state;
+mod system;
 mod table;
 pub mod tactics;
-pub mod text;
 pub mod turns;
+
+pub use table::text;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -26,7 +31,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 pub use content::{Content, ContentError};
-pub use state::{
+pub use table::{
     AspectCounts, CardInstance, CardKey, Cards, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
     RUN_PLACE, Status, TableState, TokenKey, Window, Windows,
 };
@@ -35,8 +40,8 @@ pub use turns::{Message, StatLine, TurnsState};
 
 use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skill, Stat, TokenId};
 pub use campaign::{CampaignResult, CampaignState};
-use listing::{ListingCache, Moving};
-use table::Engine;
+use system::System;
+use table::listing::ListingCache;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
 
 /// Something the player can do.
@@ -607,10 +612,10 @@ pub struct Counters {
 
 impl Counters {
     fn add(&mut self, steps: u64, events: &[Event], rule_evaluations: u64) {
-        self.steps += steps;
-        self.act_completions +=
-            events.iter().filter(|event| matches!(event, Event::ActCompleted { .. })).count() as u64;
-        self.rule_evaluations += rule_evaluations;
+        let completions = events.iter().filter(|event| matches!(event, Event::ActCompleted { .. })).count() as u64;
+        self.steps = self.steps.saturating_add(steps);
+        self.act_completions = self.act_completions.saturating_add(completions);
+        self.rule_evaluations = self.rule_evaluations.saturating_add(rule_evaluations);
     }
 }
 
@@ -630,6 +635,8 @@ pub struct Session {
     campaign: Option<CampaignState>,
     /// What listing choices worked out for each card, reused while the card does not change.
     listing: ListingCache,
+    /// What happened while the session started (not part of the state).
+    started: Arc<[Event]>,
 }
 
 impl Session {
@@ -650,32 +657,23 @@ impl Session {
             turns: None,
             campaign: None,
             listing: ListingCache::default(),
+            started: Arc::new([]),
         };
-        let content = Arc::clone(&session.content);
         let mut events = Vec::new();
-        let mut engine = Engine::new(&content, &mut session.state, &mut session.rng, &mut events);
-        let entry = &content.project.manifest.entry;
-        for card in &entry.cards {
-            engine.create_card(card, Place::Table);
+        let mut evaluations: u64 = 0;
+        for system in System::START_ORDER {
+            evaluations = evaluations.saturating_add(session.start_system(system, &mut events));
         }
-        for token in &entry.tokens {
-            engine.state.pending_tokens.push(state::PendingToken {
-                token: token.clone(),
-                auto_run: None,
-                memory: None,
-            });
-        }
-        engine.create_pending_tokens();
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        session.turns = TurnsState::start(&content, &mut session.rng, &mut events);
-        session.end_game_with_turns();
         session.counters.add(0, &events, evaluations);
-        session.board = board::BoardState::start(&content, &mut session.rng);
-        session.tactics = TacticsState::start(&content, &mut session.rng).map(|(battle, _)| battle);
-        // Last, so that the systems set up before it draw from the generator as they always did.
-        session.start_campaign(&mut Vec::new());
+        session.started = events.into();
         session
+    }
+
+    /// What happened while the session started: the entry cards and tokens, instant acts, the
+    /// first hand, the battle's set-up warnings (a unit placed where nobody stands, a unit that
+    /// never gets a turn), the campaign's first era and phase. Not part of the state.
+    pub fn start_events(&self) -> &[Event] {
+        &self.started
     }
 
     /// How much work this session has done since it started.
@@ -696,41 +694,20 @@ impl Session {
     /// A hash of the whole state and the generator: equal runs give equal hashes.
     pub fn state_hash(&self) -> u64 {
         let mut hasher = rustc_hash::FxHasher::default();
-        self.state.hash(&mut hasher);
-        self.board.as_ref().map(|board| &board.game).hash(&mut hasher);
-        self.tactics.hash(&mut hasher);
-        self.turns.hash(&mut hasher);
-        self.campaign.hash(&mut hasher);
+        for system in System::ALL {
+            self.hash_system(system, &mut hasher);
+        }
         format!("{:?}", self.rng).hash(&mut hasher);
         hasher.finish()
     }
 
     /// Everything the player can do now, in a stable order.
     pub fn choices(&self) -> Vec<Choice> {
-        let mut choices = self.choices_where(Moving::All, true, |_| true);
-        self.board_choices(&mut choices);
-        choices.extend(self.tactics_choices());
-        choices.extend(self.turn_choices());
-        choices.extend(self.campaign_choices());
-        choices
-    }
-
-    /// The [`Choice::Start`] and [`Choice::Collect`] choices alone, in the order of
-    /// [`Session::choices`]: cheap, as no card is tried in any slot (players that run acts
-    /// before they move cards ask this first).
-    pub fn act_choices(&self) -> Vec<Choice> {
-        if self.state.outcome.is_some() {
-            return Vec::new();
+        let mut choices = Vec::with_capacity(16);
+        for system in System::ALL {
+            self.system_choices(system, &mut choices);
         }
-        self.state
-            .windows
-            .iter()
-            .filter_map(|(token, window)| match window.status {
-                Status::Ready(_) => Some(Choice::Start { token: *token }),
-                Status::Finished => Some(Choice::Collect { token: *token }),
-                Status::Idle | Status::Running => None,
-            })
-            .collect()
+        choices
     }
 
     /// Does what the player chose; refused (and nothing changes) unless it is possible now.
@@ -745,172 +722,19 @@ impl Session {
     }
 
     fn apply_checked(&mut self, choice: &Choice, check: bool) -> Result<Vec<Event>, ChoiceError> {
-        if let Some(result) = self.apply_tactics(choice) {
-            return result;
-        }
-        if self.state.outcome.is_some() {
+        let system = System::of(choice);
+        if system.ends_with_the_game() && self.state.outcome.is_some() {
             return Err(ChoiceError::GameEnded);
         }
-        if matches!(choice, Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. }) {
-            return self.apply_board(choice);
-        }
-        if matches!(choice, Choice::PlayOption { .. } | Choice::EndTurn) {
-            return self.apply_turn(choice);
-        }
-        if matches!(choice, Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. }) {
-            return self.apply_campaign(choice);
-        }
-        let movable = match choice {
-            Choice::Slot { card, .. } => Moving::Only(*card),
-            _ => Moving::None,
-        };
-        let flips = matches!(choice, Choice::Flip { .. });
-        if check && self.choices_where(movable, flips, |possible| possible == choice).is_empty() {
-            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
-        }
-        let content = Arc::clone(&self.content);
-        let mut events = Vec::with_capacity(16);
-        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-        match *choice {
-            Choice::Slot { card, token, place } => engine.slot_card(card, token, place),
-            Choice::Unslot { token, place } => engine.take_out_by_player(token, place),
-            Choice::Start { token } => {
-                engine.start(token);
-            }
-            Choice::Collect { token } => {
-                engine.collect(token);
-            }
-            Choice::Close { token } => engine.close_window(token),
-            Choice::Flip { card } => engine.flip(card),
-            // The other systems' choices were dispatched above, before the table's step.
-            Choice::RollDie { .. }
-            | Choice::PlaceOnBoard { .. }
-            | Choice::PlayBoardCard { .. }
-            | Choice::MoveUnit { .. }
-            | Choice::UseSkill { .. }
-            | Choice::WaitUnit { .. }
-            | Choice::FaceUnit { .. }
-            | Choice::PlayOption { .. }
-            | Choice::EndTurn
-            | Choice::MoveToNode { .. }
-            | Choice::EndPhase
-            | Choice::Synthesize { .. } => {}
-        }
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        self.counters.add(1, &events, evaluations);
-        Ok(events)
+        self.apply_in(system, choice, check)
     }
 
     /// Lets `ticks` of game time pass, processing every timer and decay that expires.
     pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
-        let content = Arc::clone(&self.content);
-        let mut events =
-            self.tactics.as_mut().map(|battle| battle.advance(&content, &mut self.rng, ticks)).unwrap_or_default();
-        let target = self.state.tick.saturating_add(ticks);
-        let mut counted = 0;
-        while self.state.outcome.is_none() {
-            let now = self.state.tick;
-            let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
-            self.pass_time(at.max(now) - now);
-            let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-            // Timers first (registry order), then decays (card order).
-            let due: Vec<TokenKey> = engine
-                .state
-                .windows
-                .iter()
-                .filter(|(_, w)| w.timer_end.is_some_and(|end| end <= at))
-                .map(|(key, _)| *key)
-                .collect();
-            for &token in &due {
-                engine.complete(token);
-                engine.end_step();
-            }
-            let decayed: Vec<CardKey> = engine
-                .state
-                .cards
-                .iter()
-                .filter(|(_, card)| card.decay.as_ref().is_some_and(|decay| decay.remaining == 0))
-                .map(|(key, _)| *key)
-                .collect();
-            let steps = (due.len() + decayed.len()) as u64;
-            for card in decayed {
-                engine.decay_done(card);
-                engine.end_step();
-            }
-            let evaluations = engine.evaluations;
-            self.counters.add(steps, events.get(counted..).unwrap_or_default(), evaluations);
-            counted = events.len();
-        }
-        if self.state.outcome.is_none() {
-            let rest = target.saturating_sub(self.state.tick);
-            self.pass_time(rest);
+        let mut events = Vec::new();
+        for system in System::TIME_ORDER {
+            self.pass_time_in(system, ticks, &mut events);
         }
         events
-    }
-
-    /// "Play from here": runs `act` at once in an idle window of its token, creating the token
-    /// when none is on the table. The act's entry test is not applied (a forced start, §2.8.4).
-    pub fn force_act(&mut self, act: &str) -> Result<Vec<Event>, String> {
-        let content = Arc::clone(&self.content);
-        let definition = content.project.acts.get(act).ok_or_else(|| format!("there is no act `{act}`"))?;
-        let token = definition.token.clone().ok_or_else(|| format!("act `{act}` names no token to run in"))?;
-        if self.state.outcome.is_some() {
-            return Err("the game has ended".to_owned());
-        }
-        let mut events = Vec::with_capacity(16);
-        let mut engine = Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
-        let idle = |state: &TableState| {
-            state.windows.iter().find(|(_, w)| w.token == token && w.status == Status::Idle).map(|(key, _)| *key)
-        };
-        let key = if let Some(key) = idle(engine.state) {
-            key
-        } else {
-            let pending = state::PendingToken { token: token.clone(), auto_run: None, memory: None };
-            engine.state.pending_tokens.push(pending);
-            engine.create_pending_tokens();
-            idle(engine.state).ok_or_else(|| format!("no idle window of token `{token}` can run `{act}`"))?
-        };
-        engine.force_start(key, &definition.id);
-        engine.end_step();
-        let evaluations = engine.evaluations;
-        self.counters.add(1, &events, evaluations);
-        Ok(events)
-    }
-
-    /// The tick at which the next timer or running decay expires, if any does.
-    pub fn next_due(&self) -> Option<u64> {
-        let now = self.state.tick;
-        let next_timer = self.state.windows.values().filter_map(|w| w.timer_end).min();
-        let next_decay = self
-            .state
-            .cards
-            .values()
-            .filter_map(|card| {
-                let decay = card.decay.as_ref()?;
-                (!self.state.decay_paused_at(card.place)).then(|| now.saturating_add(decay.remaining))
-            })
-            .min();
-        [next_timer, next_decay].into_iter().flatten().min()
-    }
-
-    /// Moves the clock on; running decays count down.
-    fn pass_time(&mut self, ticks: u64) {
-        if ticks == 0 {
-            return;
-        }
-        let running: Vec<CardKey> = self
-            .state
-            .cards
-            .iter()
-            .filter(|(_, card)| card.decay.is_some() && !self.state.decay_paused_at(card.place))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in running {
-            if let Some(decay) = self.state.cards.get_mut(&key).and_then(|card| card.decay.as_mut()) {
-                decay.remaining = decay.remaining.saturating_sub(ticks);
-            }
-        }
-        self.state.tick = self.state.tick.saturating_add(ticks);
     }
 }

@@ -32,7 +32,7 @@ impl RandomPolicy {
     }
 
     fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.rng.next_u64() % n as u64) as usize }
+        if n == 0 { 0 } else { super::core::below(self.rng.next_u64(), n) }
     }
 
     /// Makes one move.

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::table::Engine;
-use super::tactics::compass_name;
-use super::{CardKey, Choice, Event, Place, Session, Status, TokenKey};
+use super::core;
+use super::system::System;
+use super::{Choice, Event, Session};
 
 /// A script line that failed: where and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +31,14 @@ pub struct ScriptReport {
     pub events: Vec<TimedEvent>,
 }
 
+/// What a playtest line asks a system for.
+pub(crate) enum Line {
+    /// A choice, applied by the script (refused with why and what is possible instead).
+    Choose(Choice),
+    /// Done already; the log notes this.
+    Done(String),
+}
+
 /// An event and the tick at the end of the step that produced it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TimedEvent {
@@ -41,40 +49,13 @@ pub struct TimedEvent {
 }
 
 impl Session {
-    /// The window of `name`: a token id (the first of that type in registry order) or
-    /// `ID#N` for the N-th (from 1).
-    pub fn find_token(&self, name: &str) -> Option<TokenKey> {
-        let (id, nth) = match name.split_once('#') {
-            Some((id, n)) => (id, n.parse::<usize>().ok()?.checked_sub(1)?),
-            None => (name, 0),
-        };
-        self.state.windows.iter().filter(|(_, window)| window.token.as_str() == id).nth(nth).map(|(key, _)| *key)
-    }
-
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
     /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
-        if let Some(value) = self.campaign_query(formula) {
-            return value;
-        }
-        if let Some(value) = self.turn_query(formula) {
-            return value;
-        }
-        if self.board.is_some() {
-            return self.board_query(formula);
-        }
-        self.table_query(formula)
-    }
-
-    /// The value of a formula over the table only.
-    pub(super) fn table_query(&self, formula: &str) -> Result<f64, String> {
-        let mut state = self.state.clone();
-        let mut rng = self.rng.clone();
-        let mut events = Vec::new();
-        let mut engine = Engine::new(&self.content, &mut state, &mut rng, &mut events);
-        let tactics = self.tactics.as_ref();
-        let other = |lookup: &crate::formula::Lookup| tactics.and_then(|battle| battle.lookup_value(lookup));
-        engine.query(formula, &other).map_err(|error| error.render(formula))
+        System::QUERY_ORDER
+            .into_iter()
+            .find_map(|system| self.query_in(system, formula))
+            .unwrap_or_else(|| self.table_query(formula))
     }
 
     /// Runs a playtest script; stops at the first line that fails.
@@ -91,89 +72,30 @@ impl Session {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let fail = |message: String| ScriptError { line: index + 1, message };
+            let fail = |message: String| ScriptError { line: index.saturating_add(1), message };
             let entry = self.script_line(line, report).map_err(fail)?;
             report.log.push(format!("[{:>6}] {line}{entry}", self.state.tick));
         }
         Ok(())
     }
 
-    fn token_arg(&self, name: Option<&str>) -> Result<TokenKey, String> {
-        let name = name.ok_or("name a token")?;
-        self.find_token(name).ok_or_else(|| {
-            let known: Vec<&str> = self.state.windows.values().map(|window| window.token.as_str()).collect();
-            format!("no token `{name}` on the table (there are: {})", known.join(", "))
-        })
-    }
-
-    /// The first free card of a type the player can pick up: table first, then result lanes.
-    fn free_card(&self, card_type: &str) -> Option<CardKey> {
-        let of_type =
-            |key: &&CardKey| self.state.card(**key).is_some_and(|card| card.card.as_str() == card_type && card.free);
-        let on_table = self.state.table.iter().find(of_type).copied();
-        on_table.or_else(|| self.state.windows.values().flat_map(|window| window.lane.iter()).find(of_type).copied())
-    }
-
     pub(super) fn script_line(&mut self, line: &str, report: &mut ScriptReport) -> Result<String, String> {
         let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
-        let mut words = rest.split_whitespace();
-        let choice = match command {
-            "slot" => {
-                let card_type = words.next().ok_or("usage: slot CARD TOKEN [PLACE]")?;
-                let token = self.token_arg(words.next())?;
-                let place: Option<usize> = words.next().map(str::parse).transpose().map_err(|_| "PLACE is a number")?;
-                let card = self.free_card(card_type).ok_or_else(|| format!("no free `{card_type}` card to pick up"))?;
-                self.choices()
-                    .into_iter()
-                    .find(|choice| matches!(choice, Choice::Slot { card: c, token: t, place: p } if *c == card && *t == token && place.is_none_or(|want| want == *p)))
-                    .ok_or_else(|| format!("no open slot of that window accepts `{card_type}`"))?
-            }
-            "unslot" => {
-                let token = self.token_arg(words.next())?;
-                let place: usize = words.next().map_or(Ok(0), str::parse).map_err(|_| "PLACE is a number")?;
-                Choice::Unslot { token, place }
-            }
-            "start" => Choice::Start { token: self.token_arg(words.next())? },
-            "close" => Choice::Close { token: self.token_arg(words.next())? },
-            "flip" => {
-                let card_type = words.next().ok_or("usage: flip CARD")?;
-                let card = self
-                    .state
-                    .cards
-                    .iter()
-                    .filter(|(_, card)| card.face_down && card.card.as_str() == card_type)
-                    .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
-                    .map(|(key, _)| *key)
-                    .ok_or_else(|| format!("no face-down `{card_type}` card"))?;
-                Choice::Flip { card }
-            }
-            "collect" => Choice::Collect { token: self.token_arg(words.next())? },
-            "move" | "use" | "face" => self.tactics_line(command, rest)?,
-            "wait" if rest.starts_with(|c: char| !c.is_ascii_digit()) => self.tactics_line(command, rest)?,
-            "play" => self.play_choice(rest)?,
-            "end-turn" => Choice::EndTurn,
-            "run" => {
-                let act = words.next().ok_or("usage: run ACT")?;
-                let events = self.force_act(act)?;
-                self.record(events, report);
-                return Ok(String::new());
-            }
-            "jump" => {
-                let node = words.next().ok_or("usage: jump NODE")?;
-                self.jump_to_node(node)?;
-                return Ok(String::new());
-            }
-            "go" => Choice::MoveToNode { node: crate::model::Id::new(words.next().ok_or("usage: go NODE")?) },
-            "end-phase" => Choice::EndPhase,
-            "smelt" => {
-                let (Some(a), Some(b)) = (words.next(), words.next()) else {
-                    return Err("usage: smelt A B".to_owned());
-                };
-                Choice::Synthesize { a: crate::model::Id::new(a), b: crate::model::Id::new(b) }
-            }
+        for system in System::ALL {
+            let Some(line) = self.command_in(system, command, rest, report) else { continue };
+            return match line? {
+                Line::Done(note) => Ok(note),
+                Line::Choose(choice) => {
+                    let events = self.apply(&choice).map_err(|_| self.why_not(&choice))?;
+                    self.record(events, report);
+                    Ok(String::new())
+                }
+            };
+        }
+        match command {
             "wait" => {
-                let amount = words.next().ok_or("usage: wait TICKS or wait SECONDSs")?;
+                let amount = rest.split_whitespace().next().ok_or("usage: wait TICKS or wait SECONDSs")?;
                 let ticks = match amount.strip_suffix('s') {
                     Some(seconds) => seconds
                         .parse::<u64>()
@@ -189,25 +111,17 @@ impl Session {
                     }
                 }
                 self.record(events, report);
-                return Ok(note);
+                Ok(note)
             }
             "expect" => {
-                report.expectations += 1;
-                return self.expect(rest);
+                report.expectations = report.expectations.saturating_add(1);
+                self.expect(rest)
             }
-            other => match self.board_script_line(other, rest, report) {
-                Some(result) => return result,
-                None => {
-                    return Err(format!(
-                        "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, move, use, \
-                         play, end-turn, go, jump, end-phase, smelt, expect, roll, place, ability, setup)"
-                    ));
-                }
-            },
-        };
-        let events = self.apply(&choice).map_err(|_| self.why_not(&choice))?;
-        self.record(events, report);
-        Ok(String::new())
+            other => Err(format!(
+                "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, move, use, face, \
+                 play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
+            )),
+        }
     }
 
     pub(super) fn record(&self, events: Vec<Event>, report: &mut ScriptReport) {
@@ -217,26 +131,7 @@ impl Session {
 
     /// Why a choice is refused, and what the player could do instead.
     fn why_not(&self, choice: &Choice) -> String {
-        let campaign_why;
-        let why = match choice {
-            Choice::Start { .. } => "that window is not ready to start",
-            Choice::Collect { .. } => "that window has no results to collect",
-            Choice::Unslot { .. } => "no card the player can take out is in that slot place",
-            Choice::Slot { .. } => "that slot does not take the card",
-            Choice::Close { .. } => "only an idle or ready window with cards in its slots can be closed",
-            Choice::Flip { .. } => "that card cannot be turned over now",
-            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
-                self.board_why_not(choice)
-            }
-            Choice::MoveUnit { .. } => "that unit cannot move there now",
-            Choice::UseSkill { .. } => "that unit cannot use that skill there now",
-            Choice::WaitUnit { .. } | Choice::FaceUnit { .. } => "it is not that unit's turn",
-            Choice::PlayOption { .. } | Choice::EndTurn => self.why_not_turn(choice),
-            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
-                campaign_why = self.why_not_campaign(choice);
-                campaign_why.as_str()
-            }
-        };
+        let why = self.why_not_in(System::of(choice), choice);
         if self.tactics().is_some_and(|battle| battle.winner().is_some()) {
             return "the battle has ended".to_owned();
         }
@@ -253,146 +148,32 @@ impl Session {
 
     /// A choice as the script line that makes it.
     pub fn describe_choice(&self, choice: &Choice) -> String {
-        let token_name = |token: TokenKey| {
-            let Some(window) = self.state.window(token) else { return "?".to_owned() };
-            let nth = self.state.windows.iter().filter(|(key, w)| w.token == window.token && **key <= token).count();
-            if nth > 1 { format!("{}#{nth}", window.token) } else { window.token.to_string() }
-        };
-        match choice {
-            Choice::Slot { card, token, place } => {
-                let card_type = self.state.card(*card).map_or("?", |card| card.card.as_str());
-                format!("slot {card_type} {} {place}", token_name(*token))
-            }
-            Choice::Unslot { token, place } => format!("unslot {} {place}", token_name(*token)),
-            Choice::Start { token } => format!("start {}", token_name(*token)),
-            Choice::Collect { token } => format!("collect {}", token_name(*token)),
-            Choice::Close { token } => format!("close {}", token_name(*token)),
-            Choice::Flip { card } => format!("flip {}", self.state.card(*card).map_or("?", |card| card.card.as_str())),
-            Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => {
-                self.describe_board_choice(choice)
-            }
-            Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
-            Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
-            Choice::WaitUnit { unit } => format!("wait {unit}"),
-            Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
-            Choice::PlayOption { .. } | Choice::EndTurn => self.describe_turn_choice(choice),
-            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => {
-                Self::describe_campaign_choice(choice)
-            }
-        }
+        self.describe_in(System::of(choice), choice)
     }
 
-    #[allow(clippy::too_many_lines)] // one flat match over every system's expectation words
+    /// An expectation: `refused LINE`, a system's own words (in [`System::EXPECT_ORDER`]), or a
+    /// formula that must hold.
     fn expect(&self, rest: &str) -> Result<String, String> {
         let (what, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let args = args.trim();
-        let compare = |name: &str, actual: String, expected: String| {
-            if actual == expected {
-                Ok(String::new())
-            } else {
-                Err(format!("{name} is {actual:?}, expected {expected:?}"))
-            }
-        };
-        if let Some(result) = self.expect_turn(what, args) {
-            return result;
+        if what == "refused" {
+            let mut trial = self.clone();
+            return match trial.script_line(args, &mut ScriptReport::default()) {
+                Ok(_) => Err(format!("`{args}` was possible")),
+                Err(_) => Ok(String::new()),
+            };
         }
-        if let Some(result) = self.expect_campaign(what, args) {
-            return result;
-        }
-        match what {
-            "unit" | "turn" | "winner" if self.tactics.is_some() => self.tactics_expect(what, args),
-            "title" | "text" | "end" => {
-                let (token, text) =
-                    args.split_once(char::is_whitespace).ok_or("usage: expect title|text|end TOKEN \"…\"")?;
-                let text = text.trim();
-                let expected = text
-                    .strip_prefix('"')
-                    .and_then(|t| t.strip_suffix('"'))
-                    .ok_or("put the expected text in quotes")?;
-                let window = self.window_arg(token)?;
-                let actual = match what {
-                    "title" => &window.title,
-                    "text" => &window.text,
-                    _ => &window.end_text,
-                };
-                compare(&format!("{what} of {token}"), actual.clone(), expected.replace("\\n", "\n"))
-            }
-            "status" => {
-                let mut words = args.split_whitespace();
-                let token = words.next().ok_or("usage: expect status TOKEN idle|ready|running|finished|gone")?;
-                let want = words.next().ok_or("name a status")?;
-                let actual = match self.find_token(token).and_then(|key| self.state.window(key)) {
-                    None => "gone",
-                    Some(window) => match window.status {
-                        Status::Idle => "idle",
-                        Status::Ready(_) => "ready",
-                        Status::Running => "running",
-                        Status::Finished => "finished",
-                    },
-                };
-                compare(&format!("status of {token}"), actual.to_owned(), want.to_owned())
-            }
-            "act" | "alt" => {
-                let mut words = args.split_whitespace();
-                let token = words.next().ok_or("usage: expect act|alt TOKEN ACT|none")?;
-                let want = words.next().ok_or("name an act (or none)")?;
-                let window = self.window_arg(token)?;
-                let actual = if what == "alt" {
-                    window.pending_alt.as_ref()
-                } else {
-                    match &window.status {
-                        Status::Ready(act) => Some(act),
-                        Status::Running => window.active.as_ref(),
-                        Status::Idle | Status::Finished => None,
-                    }
-                };
-                compare(
-                    &format!("{what} of {token}"),
-                    actual.map_or("none", |act| act.as_str()).to_owned(),
-                    want.to_owned(),
-                )
-            }
-            "slots" => {
-                let mut words = args.split_whitespace();
-                let token = words.next().ok_or("usage: expect slots TOKEN SLOT...")?;
-                let window = self.window_arg(token)?;
-                let open: Vec<&str> = window
-                    .status_places()
-                    .filter_map(|place| window.places.get(place).and_then(Option::as_ref))
-                    .map(|open| open.slot.as_str())
-                    .collect();
-                compare(&format!("open slots of {token}"), open.join(" "), words.collect::<Vec<_>>().join(" "))
-            }
-            "lane" => {
-                let mut words = args.split_whitespace();
-                let token = words.next().ok_or("usage: expect lane TOKEN CARD[*N]...")?;
-                let window = self.window_arg(token)?;
-                let types = window.lane.iter().filter_map(|key| self.state.card(*key)).map(|card| card.card.as_str());
-                compare(&format!("results of {token}"), stacks(types), words.collect::<Vec<_>>().join(" "))
-            }
-            "refused" => {
-                let mut trial = self.clone();
-                match trial.script_line(args, &mut ScriptReport::default()) {
-                    Ok(_) => Err(format!("`{args}` was possible")),
-                    Err(_) => Ok(String::new()),
-                }
-            }
-            _ => {
-                if let Some(result) = self.board_expect(what, args) {
-                    return result;
-                }
-                let value = self.query(rest)?;
-                if value != 0.0 && !value.is_nan() {
-                    Ok(String::new())
-                } else {
-                    Err(format!("`{rest}` does not hold{}", self.describe_counts(rest)))
-                }
+        for system in System::EXPECT_ORDER {
+            if let Some(result) = self.expect_in(system, what, args) {
+                return result;
             }
         }
-    }
-
-    fn window_arg(&self, token: &str) -> Result<&super::Window, String> {
-        self.token_arg(Some(token)).and_then(|key| self.state.window(key).ok_or_else(|| format!("{token} is gone")))
+        let value = self.query(rest)?;
+        if core::truthy(value) {
+            Ok(String::new())
+        } else {
+            Err(format!("`{rest}` does not hold{}", self.describe_counts(rest)))
+        }
     }
 
     /// Helps read a failed expectation: the values of the counts it mentions.
@@ -407,34 +188,4 @@ impl Session {
         }
         out
     }
-
-    /// Where a card is, in words (for logs and the CLI).
-    pub fn describe_place(&self, key: CardKey) -> String {
-        let token_name =
-            |token: TokenKey| self.state.window(token).map_or("?", |window| window.token.as_str()).to_owned();
-        match self.state.card(key).map(|card| card.place) {
-            None => "gone".to_owned(),
-            Some(Place::Table) => "table".to_owned(),
-            Some(Place::Slot(token, at)) => format!("{} slot {at}", token_name(token)),
-            Some(Place::Consumed(token)) => format!("in {}", token_name(token)),
-            Some(Place::Lane(token)) => format!("{} results", token_name(token)),
-            Some(Place::InCard(parent)) => format!("inside card {}", parent.0),
-        }
-    }
-}
-
-/// Card types in order with runs of one type written `TYPE*N`: "kitten paw*3".
-fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
-    let mut runs: Vec<(&str, usize)> = Vec::new();
-    for card_type in types {
-        match runs.last_mut() {
-            Some((last, count)) if *last == card_type => *count += 1,
-            _ => runs.push((card_type, 1)),
-        }
-    }
-    let words: Vec<String> = runs
-        .iter()
-        .map(|(card_type, n)| if *n == 1 { (*card_type).to_owned() } else { format!("{card_type}*{n}") })
-        .collect();
-    words.join(" ")
 }

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::ast::{BinaryOp, Side};
-use super::compile::{Env, FormulaSet, Issue, Slot};
+use super::compile::{Env, FormulaSet, Issue, LookupSlot};
 
 /// A single-argument builtin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub(super) enum Unary {
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Node {
     Const(f64),
-    Value(Slot),
+    Value(LookupSlot),
     Formula(u32),
     Neg(Box<Node>),
     Not(Box<Node>),
@@ -41,8 +41,8 @@ pub(super) enum Node {
     Mean(Box<[Node]>),
     Random(Box<Node>, Box<Node>),
     Any(Box<[Node]>),
-    Exists(Slot),
-    LookupOr(Slot, Box<Node>),
+    Exists(LookupSlot),
+    LookupOr(LookupSlot, Box<Node>),
     Cond(Box<[(Node, Node)]>, Option<Box<Node>>),
     Switch(Box<Node>, Box<[(Node, Node)]>, Option<Box<Node>>),
     RandomBranch(Box<[(Node, Node)]>, Option<Box<Node>>),

@@ -13,7 +13,7 @@ use super::print::lookup_text;
 /// A resolved name: an index into a [`FormulaSet`]'s lookups. The environment that evaluates
 /// formulas binds each slot to a value or an accessor of the game state once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Slot(pub u32);
+pub struct LookupSlot(pub u32);
 
 /// Something an evaluation could not decide, reported to the environment (the value is NaN).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,9 +32,9 @@ pub enum Issue {
 /// preview and `actforge eval` each implement it.
 pub trait Env {
     /// The value of a slot (NaN when it has none here).
-    fn value(&mut self, slot: Slot) -> f64;
+    fn value(&mut self, slot: LookupSlot) -> f64;
     /// Whether the slot can be looked up here (`exists`, `lookup`).
-    fn has(&mut self, slot: Slot) -> bool;
+    fn has(&mut self, slot: LookupSlot) -> bool;
     /// 64 random bits from the session's seeded generator.
     fn random_bits(&mut self) -> u64;
     /// The side the actor sees the target from (`targeted`), or the target the actor
@@ -253,11 +253,11 @@ impl FormulaSet {
     }
 
     /// The slot of a lookup, interning it.
-    fn slot(&mut self, lookup: &Lookup) -> Slot {
+    fn slot(&mut self, lookup: &Lookup) -> LookupSlot {
         if let Some(index) = self.lookups.get_index_of(lookup) {
-            return Slot(index as u32);
+            return LookupSlot(index as u32);
         }
-        Slot(self.lookups.insert_full(lookup.clone()).0 as u32)
+        LookupSlot(self.lookups.insert_full(lookup.clone()).0 as u32)
     }
 
     /// Every lookup formulas of this set read, by slot index: the environment binds them.
@@ -266,13 +266,8 @@ impl FormulaSet {
     }
 
     /// The lookup of a slot.
-    pub fn lookup(&self, slot: Slot) -> Option<&Lookup> {
+    pub fn lookup(&self, slot: LookupSlot) -> Option<&Lookup> {
         self.lookups.get_index(slot.0 as usize)
-    }
-
-    /// The slot of an already-used lookup, given its canonical text (`c.PA`, `Element`).
-    pub fn slot_named(&self, text: &str) -> Option<Slot> {
-        self.lookups.iter().position(|lookup| lookup_text(lookup) == text).map(|at| Slot(at as u32))
     }
 
     /// The names of the named formulas, in the order given to [`FormulaSet::build`].

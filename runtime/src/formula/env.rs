@@ -7,7 +7,7 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ast::Side;
-use super::compile::{Env, FormulaSet, Issue, Slot};
+use super::compile::{Env, FormulaSet, Issue, LookupSlot};
 use super::print::lookup_text;
 
 /// Values for the lookups of a [`FormulaSet`], and a seeded generator for random draws.
@@ -31,7 +31,7 @@ impl ValuesEnv {
     }
 
     /// Sets the value of a slot directly (fast updates in loops).
-    pub fn set(&mut self, slot: Slot, value: f64) {
+    pub fn set(&mut self, slot: LookupSlot, value: f64) {
         if let Some(entry) = self.values.get_mut(slot.0 as usize) {
             *entry = Some(value);
         }
@@ -39,11 +39,11 @@ impl ValuesEnv {
 }
 
 impl Env for ValuesEnv {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         self.values.get(slot.0 as usize).copied().flatten().unwrap_or(f64::NAN)
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         self.values.get(slot.0 as usize).is_some_and(Option::is_some)
     }
 

@@ -20,7 +20,7 @@ pub mod rename;
 
 pub use ast::{Ast, AstKind, Lookup, Scope, Side};
 pub use code::Program;
-pub use compile::{AnyNames, Compiled, Env, FormulaSet, Issue, NameCheck, NamedError, Names, Slot};
+pub use compile::{AnyNames, Compiled, Env, FormulaSet, Issue, LookupSlot, NameCheck, NamedError, Names};
 pub use env::ValuesEnv;
 pub use error::{FormulaError, Span};
 pub use names::ProjectNames;

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 
 use super::ast::{Lookup, Scope};
 use super::compile::{NameCheck, Names};
-use crate::model::Project;
+use crate::model::{AspectId, CardId, Era, Id, Location, MapNode, Project, Stat};
 
 /// The `arg.*` names a skill sets before its formulas run.
 pub const ARG_NAMES: &[&str] = &[
@@ -56,6 +56,291 @@ pub const PSEUDO_STATS: &[&str] =
 
 /// The count locations of `LOCATION.card.ID`.
 pub const LOCATIONS: &[&str] = &["scope", "slots", "heap", "table", "matched", "anywhere", "free"];
+
+/// A game-state name (FORMAT.md §5, "Names"): a plain (`Auto`) lookup parsed once, in one
+/// place. Validation ([`ProjectNames`]) checks it against the project, and each system binds it
+/// to what it reads at play (the table's counts, the turns' stats, the campaign's nodes, the
+/// boards' cells, the battle's units).
+#[derive(Clone, Debug, PartialEq)]
+pub enum GameName {
+    /// `ID` (a bare word the project has as a stat) or `stat.ID`.
+    Stat(Id<Stat>),
+    /// `turn`.
+    Turn,
+    /// `LOCATION.card.ID`: how many cards of a type are at a location.
+    CardCount(Location, CardId),
+    /// `LOCATION.aspect.ID`: how many of an aspect are at a location.
+    AspectCount(Location, AspectId),
+    /// `LOCATION.cards`: how many cards are at a location.
+    Cards(Location),
+    /// `card.ID.PROPERTY`.
+    CardProperty(CardId, String),
+    /// `self.PROPERTY`: a property of the card the formula belongs to.
+    SelfProperty(String),
+    /// `era.turn`: the day within the current era.
+    EraTurn,
+    /// `era.ID`: 1 while the era runs.
+    Era(Id<Era>),
+    /// `phase.NAME`: 1 during the phase.
+    Phase(String),
+    /// `campaign.…`: a count or flag of the campaign.
+    Campaign(CampaignCount),
+    /// `node.ID.…`: node-map state or a node property.
+    Node(Id<MapNode>, NodeRead),
+    /// `node.current.PROPERTY`: a property of the player's node.
+    CurrentNodeProperty(String),
+    /// `dice.last`.
+    DiceLast,
+    /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.score`, `synth.share`: a synthesis's
+    /// table (`crate::synthesis`).
+    Synthesis,
+    /// A board name (FORMAT.md §11).
+    Board(BoardName),
+    /// `arg.…`: a skill argument (the whole name).
+    Arg(String),
+    /// `unit.ID.STAT` (the stat may contain dots; empty when none is written).
+    UnitStat(String, String),
+    /// `team.NAME.alive`.
+    TeamAlive(String),
+    /// `battle.tick`.
+    BattleTick,
+    /// `battle.turns`.
+    BattleTurns,
+    /// Not a game-state name.
+    Unknown,
+}
+
+/// The campaign's counts and flags (`campaign.WORD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CampaignCount {
+    /// `campaign.day`: the day, from 1.
+    Day,
+    /// `campaign.phase`: the phase of the day, from 1.
+    Phase,
+    /// `campaign.captured`: how many nodes are captured.
+    Captured,
+    /// `campaign.retaken`: how many nodes patrols have retaken.
+    Retaken,
+    /// `campaign.moves`: how many paths the player has taken.
+    Moves,
+    /// `campaign.stealthy`: 1 while no patrol sees the player.
+    Stealthy,
+    /// `campaign.won`: 1 once the campaign is won.
+    Won,
+    /// `campaign.lost`: 1 once the campaign is lost.
+    Lost,
+    /// `campaign.ended`: 1 once the campaign is over.
+    Ended,
+    /// `campaign.hand`: how many cards the player holds.
+    Hand,
+    /// `campaign.syntheses`: syntheses triggered.
+    Syntheses,
+    /// `campaign.failures`: syntheses that failed.
+    Failures,
+}
+
+/// What `node.ID.WHAT` reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeRead {
+    /// `visited`.
+    Visited,
+    /// `captured`.
+    Captured,
+    /// `here`: the player stands there.
+    Here,
+    /// `patrolled`: a patrol stands there.
+    Patrolled,
+    /// `spent`: a forge was used.
+    Spent,
+    /// Any other word: a node property.
+    Property(String),
+}
+
+/// A board name (FORMAT.md §11).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardName {
+    /// `option`: the option chosen with a card.
+    Option,
+    /// `roll`: the value a roll filter tries.
+    Roll,
+    /// `die.value`: the die rolled.
+    DieValue,
+    /// `board.turn`.
+    Turn,
+    /// `cell.value`.
+    CellValue,
+    /// `cell.column`.
+    CellColumn,
+    /// `cell.row`.
+    CellRow,
+    /// `column.PART` (`facing`: `facing_column.PART`): the context column.
+    Column {
+        /// The facing board's column.
+        facing: bool,
+        /// What is read of it (none: not a board part).
+        part: Option<BoardPart>,
+    },
+    /// `board.B.score`.
+    Score(BoardRef),
+    /// `board.B.cCrR` (none: the numbers are too large).
+    Cell(BoardRef, Option<(u32, u32)>),
+    /// `board.B.colK.PART`, `rowK`, `diagK`.
+    Line(BoardRef, BoardLine, Option<BoardPart>),
+    /// `board.B.PART`: the whole board.
+    Whole(BoardRef, Option<BoardPart>),
+}
+
+/// The board a board name reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardRef {
+    /// `own`: the side whose rule runs.
+    Own,
+    /// `facing`: the board it faces.
+    Facing,
+    /// A board id.
+    Id(String),
+}
+
+/// What a board name reads of cells: a statistic or a variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoardPart {
+    /// `filled`, `free`, `total`, `score`, `equal`, `countV`.
+    Stat(BoardStat),
+    /// `var.NAME`.
+    Var(String),
+}
+
+/// The location a count name starts with (`scope`, `slots`, …).
+fn location(word: &str) -> Option<Location> {
+    match word {
+        "scope" => Some(Location::Scope),
+        "slots" => Some(Location::Slots),
+        "heap" => Some(Location::Heap),
+        "table" => Some(Location::Table),
+        "matched" => Some(Location::MatchedCards),
+        "anywhere" => Some(Location::Anywhere),
+        "free" => Some(Location::Free),
+        _ => None,
+    }
+}
+
+impl GameName {
+    /// Parses a plain lookup's name; `is_stat` says which bare words are the project's stats
+    /// (a stat comes before `turn`, `option` and `roll`).
+    pub fn parse(name: &str, is_stat: impl Fn(&str) -> bool) -> Self {
+        let parts: Vec<&str> = name.split('.').collect();
+        let campaign = |word: &str| {
+            Some(match word {
+                "day" => CampaignCount::Day,
+                "phase" => CampaignCount::Phase,
+                "captured" => CampaignCount::Captured,
+                "retaken" => CampaignCount::Retaken,
+                "moves" => CampaignCount::Moves,
+                "stealthy" => CampaignCount::Stealthy,
+                "won" => CampaignCount::Won,
+                "lost" => CampaignCount::Lost,
+                "ended" => CampaignCount::Ended,
+                "hand" => CampaignCount::Hand,
+                "syntheses" => CampaignCount::Syntheses,
+                "failures" => CampaignCount::Failures,
+                _ => return None,
+            })
+        };
+        match parts.as_slice() {
+            [stat] if is_stat(stat) => Self::Stat(Id::new(*stat)),
+            ["turn"] => Self::Turn,
+            ["era", "turn"] => Self::EraTurn,
+            ["dice", "last"] => Self::DiceLast,
+            ["synth", "score" | "share"] | ["synth", "a" | "b" | "result", _] => Self::Synthesis,
+            ["campaign", word] if campaign(word).is_some() => campaign(word).map_or(Self::Unknown, Self::Campaign),
+            ["stat", id] => Self::Stat(Id::new(*id)),
+            [place, "card", id] if location(place).is_some() => {
+                location(place).map_or(Self::Unknown, |at| Self::CardCount(at, Id::new(*id)))
+            }
+            [place, "aspect", id] if location(place).is_some() => {
+                location(place).map_or(Self::Unknown, |at| Self::AspectCount(at, Id::new(*id)))
+            }
+            [place, "cards"] if location(place).is_some() => location(place).map_or(Self::Unknown, Self::Cards),
+            ["card", id, property] => Self::CardProperty(Id::new(*id), (*property).to_owned()),
+            ["self", property] => Self::SelfProperty((*property).to_owned()),
+            ["era", id] => Self::Era(Id::new(*id)),
+            ["node", "current", property] => Self::CurrentNodeProperty((*property).to_owned()),
+            ["node", id, what] => {
+                let read = match *what {
+                    "visited" => NodeRead::Visited,
+                    "captured" => NodeRead::Captured,
+                    "here" => NodeRead::Here,
+                    "patrolled" => NodeRead::Patrolled,
+                    "spent" => NodeRead::Spent,
+                    property => NodeRead::Property(property.to_owned()),
+                };
+                Self::Node(Id::new(*id), read)
+            }
+            ["phase", name] => Self::Phase((*name).to_owned()),
+            ["board", "turn"] => Self::Board(BoardName::Turn),
+            ["option"] => Self::Board(BoardName::Option),
+            ["roll"] => Self::Board(BoardName::Roll),
+            ["die", "value"] => Self::Board(BoardName::DieValue),
+            ["cell", "value"] => Self::Board(BoardName::CellValue),
+            ["cell", "column"] => Self::Board(BoardName::CellColumn),
+            ["cell", "row"] => Self::Board(BoardName::CellRow),
+            [column @ ("column" | "facing_column"), rest @ ..] => {
+                Self::Board(BoardName::Column { facing: *column == "facing_column", part: board_part(rest) })
+            }
+            ["board", id, rest @ ..] => {
+                let board = match *id {
+                    "own" => BoardRef::Own,
+                    "facing" => BoardRef::Facing,
+                    id => BoardRef::Id(id.to_owned()),
+                };
+                Self::Board(match rest {
+                    ["score"] => BoardName::Score(board),
+                    [cell] if is_cell(cell) => {
+                        let numbers = cell.strip_prefix('c').and_then(|rest| rest.split_once('r'));
+                        let numbers = numbers.and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)));
+                        BoardName::Cell(board, numbers)
+                    }
+                    [line, part @ ..] if board_line(line).is_some() => match board_line(line) {
+                        Some(line) => BoardName::Line(board, line, board_part(part)),
+                        None => BoardName::Whole(board, board_part(rest)),
+                    },
+                    rest => BoardName::Whole(board, board_part(rest)),
+                })
+            }
+            ["team", team, "alive"] => Self::TeamAlive((*team).to_owned()),
+            ["battle", "tick"] => Self::BattleTick,
+            ["battle", "turns"] => Self::BattleTurns,
+            ["unit", id, ..] => {
+                let stat = name.splitn(3, '.').nth(2).unwrap_or_default();
+                Self::UnitStat((*id).to_owned(), stat.to_owned())
+            }
+            ["arg", ..] => Self::Arg(name.to_owned()),
+            _ => Self::Unknown,
+        }
+    }
+
+    /// Whether the campaign reads this name (node-map state, eras, phases, campaign counts).
+    pub fn is_campaign(&self) -> bool {
+        matches!(
+            self,
+            Self::EraTurn
+                | Self::Era(_)
+                | Self::Phase(_)
+                | Self::Campaign(_)
+                | Self::Node(..)
+                | Self::CurrentNodeProperty(_)
+        )
+    }
+}
+
+/// A board part after its board, line or context column: a statistic or a variable.
+fn board_part(rest: &[&str]) -> Option<BoardPart> {
+    match rest {
+        [stat] => board_stat(stat).map(BoardPart::Stat),
+        ["var", name] => Some(BoardPart::Var((*name).to_owned())),
+        _ => None,
+    }
+}
 
 /// The names a project defines, for checking formulas at compile time.
 #[derive(Clone, Debug, Default)]
@@ -124,7 +409,6 @@ impl ProjectNames {
     }
 
     fn check_auto(&self, name: &str) -> NameCheck {
-        let parts: Vec<&str> = name.split('.').collect();
         let unknown = |hint: String| NameCheck::Unknown(hint);
         let in_set = |set: &BTreeSet<String>, id: &str, what: &str| {
             if set.contains(id) {
@@ -133,56 +417,35 @@ impl ProjectNames {
                 unknown(format!("there is no {what} `{id}` (the project has: {})", Self::known_list(set)))
             }
         };
-        match parts.as_slice() {
-            [stat] if self.stats.contains(*stat) => NameCheck::Known,
-            ["turn"]
-            | ["era", "turn"]
-            | ["dice", "last"]
-            | ["synth", "score" | "share"]
-            | ["synth", "a" | "b" | "result", _]
-            | [
-                "campaign",
-                "day" | "phase" | "captured" | "retaken" | "moves" | "stealthy" | "won" | "lost" | "ended" | "hand"
-                | "syntheses" | "failures",
-            ] => NameCheck::Known,
-            ["stat", id] => in_set(&self.stats, id, "stat"),
-            [location, "card", id] if LOCATIONS.contains(location) => in_set(&self.cards, id, "card"),
-            [location, "aspect", id] if LOCATIONS.contains(location) => in_set(&self.aspects, id, "aspect"),
-            [location, "cards"] if LOCATIONS.contains(location) => NameCheck::Known,
-            ["card", id, property] => match in_set(&self.cards, id, "card") {
-                NameCheck::Known => in_set(&self.card_properties, property, "card property"),
+        match GameName::parse(name, |word| self.stats.contains(word)) {
+            GameName::Stat(id) => in_set(&self.stats, id.as_str(), "stat"),
+            GameName::Turn
+            | GameName::EraTurn
+            | GameName::DiceLast
+            | GameName::Synthesis
+            | GameName::Campaign(_)
+            | GameName::Cards(_)
+            | GameName::TeamAlive(_)
+            | GameName::BattleTick
+            | GameName::BattleTurns => NameCheck::Known,
+            GameName::CardCount(_, id) => in_set(&self.cards, id.as_str(), "card"),
+            GameName::AspectCount(_, id) => in_set(&self.aspects, id.as_str(), "aspect"),
+            GameName::CardProperty(id, property) => match in_set(&self.cards, id.as_str(), "card") {
+                NameCheck::Known => in_set(&self.card_properties, &property, "card property"),
                 other => other,
             },
-            ["self", property] => in_set(&self.card_properties, property, "card property"),
-            ["era", id] => in_set(&self.eras, id, "era"),
-            ["node", "current", property] => in_set(&self.node_properties, property, "node property"),
-            ["node", id, "visited" | "captured" | "here" | "patrolled" | "spent"] => in_set(&self.nodes, id, "node"),
-            ["phase", name] => in_set(&self.phases, name, "phase"),
-            ["node", id, property] => match in_set(&self.nodes, id, "node") {
-                NameCheck::Known => in_set(&self.node_properties, property, "node property"),
+            GameName::SelfProperty(property) => in_set(&self.card_properties, &property, "card property"),
+            GameName::Era(id) => in_set(&self.eras, id.as_str(), "era"),
+            GameName::CurrentNodeProperty(property) => in_set(&self.node_properties, &property, "node property"),
+            GameName::Node(id, NodeRead::Property(property)) => match in_set(&self.nodes, id.as_str(), "node") {
+                NameCheck::Known => in_set(&self.node_properties, &property, "node property"),
                 other => other,
             },
-            ["board", "turn"] | ["option" | "roll"] | ["die", "value"] | ["cell", "value" | "column" | "row"] => {
-                NameCheck::Known
-            }
-            ["column" | "facing_column", rest @ ..] => self.check_board_part(rest),
-            ["board", id, rest @ ..] => {
-                let board =
-                    if matches!(*id, "own" | "facing") { NameCheck::Known } else { in_set(&self.boards, id, "board") };
-                match board {
-                    NameCheck::Known => match rest {
-                        ["score"] => NameCheck::Known,
-                        [cell] if is_cell(cell) => NameCheck::Known,
-                        [line, stat @ ..] if board_line(line).is_some() => self.check_board_part(stat),
-                        _ => self.check_board_part(rest),
-                    },
-                    other => other,
-                }
-            }
-            ["team", _, "alive"] | ["battle", "tick" | "turns"] => NameCheck::Known,
-            ["unit", id, stat @ ..] => match in_set(&self.units, id, "unit") {
+            GameName::Node(id, _) => in_set(&self.nodes, id.as_str(), "node"),
+            GameName::Phase(name) => in_set(&self.phases, &name, "phase"),
+            GameName::Board(board) => self.check_board(&board),
+            GameName::UnitStat(id, stat) => match in_set(&self.units, &id, "unit") {
                 NameCheck::Known => {
-                    let stat = stat.join(".");
                     if self.unit_stats.contains(&stat) || PSEUDO_STATS.contains(&stat.as_str()) {
                         NameCheck::Known
                     } else {
@@ -194,33 +457,65 @@ impl ProjectNames {
                 }
                 other => other,
             },
-            ["arg", ..] => {
+            GameName::Arg(_) => {
                 if ARG_NAMES.contains(&name) {
                     NameCheck::Known
                 } else {
                     unknown(format!("skill arguments are {}", ARG_NAMES.join(", ")))
                 }
             }
-            _ => unknown(
+            GameName::Unknown => unknown(
                 "write a stat (`gdp` or `stat.gdp`), a count (`table.card.kitten`), `turn`, or a scoped name \
                  such as `c.hp` or `f.bonus` (see FORMAT.md, formulas)"
                     .to_owned(),
             ),
         }
     }
+
+    /// A board name: its board exists (or is `own`/`facing`) and its part is one.
+    fn check_board(&self, name: &BoardName) -> NameCheck {
+        let board = |board: &BoardRef| match board {
+            BoardRef::Own | BoardRef::Facing => NameCheck::Known,
+            BoardRef::Id(id) if self.boards.contains(id) => NameCheck::Known,
+            BoardRef::Id(id) => NameCheck::Unknown(format!(
+                "there is no board `{id}` (the project has: {})",
+                Self::known_list(&self.boards)
+            )),
+        };
+        let then = |first: NameCheck, second: &dyn Fn() -> NameCheck| match first {
+            NameCheck::Known => second(),
+            other => other,
+        };
+        match name {
+            BoardName::Option
+            | BoardName::Roll
+            | BoardName::DieValue
+            | BoardName::Turn
+            | BoardName::CellValue
+            | BoardName::CellColumn
+            | BoardName::CellRow => NameCheck::Known,
+            BoardName::Column { part, .. } => self.check_board_part(part.as_ref()),
+            BoardName::Score(at) | BoardName::Cell(at, _) => board(at),
+            BoardName::Line(at, _, part) | BoardName::Whole(at, part) => {
+                then(board(at), &|| self.check_board_part(part.as_ref()))
+            }
+        }
+    }
 }
 
 impl ProjectNames {
     /// A board part after its board or line: a statistic or a variable.
-    fn check_board_part(&self, rest: &[&str]) -> NameCheck {
-        match rest {
-            [stat] if board_stat(stat).is_some() => NameCheck::Known,
-            ["var", name] if self.board_vars.contains(*name) || self.column_vars.contains(*name) => NameCheck::Known,
-            ["var", name] => NameCheck::Unknown(format!(
+    fn check_board_part(&self, part: Option<&BoardPart>) -> NameCheck {
+        match part {
+            Some(BoardPart::Stat(_)) => NameCheck::Known,
+            Some(BoardPart::Var(name)) if self.board_vars.contains(name) || self.column_vars.contains(name) => {
+                NameCheck::Known
+            }
+            Some(BoardPart::Var(name)) => NameCheck::Unknown(format!(
                 "no board has the variable `{name}` (boards have: {})",
                 Self::known_list(&self.board_vars.union(&self.column_vars).cloned().collect())
             )),
-            _ => NameCheck::Unknown(
+            None => NameCheck::Unknown(
                 "a board part is `filled`, `free`, `total`, `score`, `equal`, `countV` or `var.NAME`, after a line \
                  `colK`, `rowK` or `diagK` where it has one (FORMAT.md §11)"
                     .to_owned(),

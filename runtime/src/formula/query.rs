@@ -8,7 +8,7 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ast::{Ast, AstKind, Lookup, Scope, Side};
-use super::compile::{Compiled, Env, FormulaSet, Issue, NameCheck, Names, Slot};
+use super::compile::{Compiled, Env, FormulaSet, Issue, LookupSlot, NameCheck, Names};
 use super::error::FormulaError;
 use super::names::ProjectNames;
 use super::parser::parse;
@@ -211,7 +211,7 @@ struct QueryEnv<'a> {
 }
 
 impl Env for QueryEnv<'_> {
-    fn value(&mut self, slot: Slot) -> f64 {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
         let index = slot.0 as usize;
         if let Some(value) = self.values.get(index).copied().flatten() {
             return value;
@@ -226,7 +226,7 @@ impl Env for QueryEnv<'_> {
         value
     }
 
-    fn has(&mut self, slot: Slot) -> bool {
+    fn has(&mut self, slot: LookupSlot) -> bool {
         let index = slot.0 as usize;
         self.values.get(index).is_some_and(Option::is_some)
             || self.stat_formulas.get(index).is_some_and(Option::is_some)

@@ -3,6 +3,7 @@
 //! Every system (table, turns, tactics, campaign, boards) reads the same kinds; later
 //! systems extend these structs instead of adding a model of their own.
 
+mod checks;
 mod id;
 mod manifest;
 mod node_map;
@@ -19,6 +20,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use checks::{Checks, ValueChecks};
 pub use id::{Id, MAX_ID_LEN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
@@ -45,16 +47,7 @@ pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};
 
 /// An item of some kind: it has an id, a label and a folder in the project.
 pub trait Item:
-    Walk
-    + crate::validate::ValueChecks
-    + Serialize
-    + DeserializeOwned
-    + Clone
-    + PartialEq
-    + fmt::Debug
-    + Send
-    + Sync
-    + 'static
+    Walk + ValueChecks + Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync + 'static
 {
     /// The kind.
     const KIND: Kind;

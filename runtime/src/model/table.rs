@@ -379,6 +379,17 @@ pub enum StatOp {
     Multiply,
 }
 
+impl StatOp {
+    /// The stat's new value: `old` changed by `amount` with this op.
+    pub fn apply(self, old: f64, amount: f64) -> f64 {
+        match self {
+            Self::Add => old + amount,
+            Self::Set => amount,
+            Self::Multiply => old * amount,
+        }
+    }
+}
+
 /// A stat modifier: changes a stored stat by a formula.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

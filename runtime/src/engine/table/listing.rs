@@ -13,14 +13,14 @@ use std::sync::{Mutex, PoisonError};
 
 use rand_pcg::Pcg64Mcg;
 
-use super::state::{CardInstance, CardKey, Cards, IDLE_PLACES, Place, Status, TableState};
-use super::table::{self, Engine};
-use super::{Choice, Session};
+use super::step::{self, Engine};
+use super::{CardInstance, CardKey, Cards, IDLE_PLACES, Place, Status, TableState};
+use crate::engine::{Choice, Session};
 use crate::model::Slot;
 
 /// Which cards [`Session::choices_where`] considers moving into slots.
 #[derive(Clone, Copy)]
-pub(super) enum Moving {
+pub(crate) enum Moving {
     /// Every card.
     All,
     /// This card only (checking a slot choice).
@@ -49,7 +49,7 @@ struct Sort {
 /// What listing choices worked out, kept between listings of one session (see the module).
 /// Not part of the state: a copied session starts with an empty one.
 #[derive(Default)]
-pub(super) struct ListingCache(Mutex<Kept>);
+pub(crate) struct ListingCache(Mutex<Kept>);
 
 impl Clone for ListingCache {
     fn clone(&self) -> Self {
@@ -209,7 +209,7 @@ impl Kept {
             return found as u32;
         }
         self.classes.push(KeptClass { type_at, card: card.clone(), accepts: Vec::new(), members: Vec::new() });
-        (self.classes.len() - 1) as u32
+        self.classes.len().saturating_sub(1) as u32
     }
 
     /// Whether `slot` accepts the kept class `class` by counts, worked out once.
@@ -220,7 +220,7 @@ impl Kept {
             return *accepts;
         }
         // A card without sub-cards is accepted by its own type and aspects alone.
-        let accepts = table::card_accepted_by_counts(slot, state, CardKey(u32::MAX), Some(&kept.card));
+        let accepts = step::card_accepted_by_counts(slot, state, CardKey(u32::MAX), Some(&kept.card));
         kept.accepts.push((at, accepts));
         accepts
     }
@@ -229,20 +229,20 @@ impl Kept {
     /// card with sub-cards on its own.
     fn accepted(&mut self, slot: &Slot, state: &TableState, out: &mut Vec<CardKey>) {
         out.clear();
-        let mut sources = 0;
+        let mut sources = 0u32;
         for class in 0..self.classes.len() {
             let has_members = self.classes.get(class).is_some_and(|class| !class.members.is_empty());
             if has_members && self.accepts(class, slot, state) {
-                sources += 1;
+                sources = sources.saturating_add(1);
                 out.extend(self.classes.get(class).map(|class| class.members.as_slice()).unwrap_or_default());
             }
         }
         let before = out.len();
         out.extend(self.with_sub_cards.iter().copied().filter(|key| {
-            state.card(*key).is_some_and(|card| table::card_accepted_by_counts(slot, state, *key, Some(card)))
+            state.card(*key).is_some_and(|card| step::card_accepted_by_counts(slot, state, *key, Some(card)))
         }));
         if out.len() > before {
-            sources += 1;
+            sources = sources.saturating_add(1);
         }
         // Each source is in key order; several are merged.
         if sources > 1 {
@@ -260,7 +260,7 @@ impl Session {
     /// The choices `wanted` keeps, in the order of [`Session::choices`]; acceptance is only
     /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
     /// are only looked for when `flips` (a flip is wanted).
-    pub(super) fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+    pub(crate) fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
         if self.state.outcome.is_some() {
             return Vec::new();
         }
@@ -330,7 +330,7 @@ impl Session {
                     Some((key, sort)) => {
                         accepted.clear();
                         let by_counts = if sort.class == NO_CLASS {
-                            table::accepts_by_counts(slot, &self.state, key)
+                            step::accepts_by_counts(slot, &self.state, key)
                         } else {
                             kept.accepts(sort.class as usize, slot, &self.state)
                         };

@@ -1,5 +1,20 @@
-//! The table's state: card instances, token windows and decks, and how the holders nest
-//! (`spec/cultistlike.md` §2.1). Read-only for everything outside the engine.
+//! The table system (`spec/cultistlike.md` §2): acts run in token windows, cards move through
+//! slots, rules test and modify, decks are drawn, cards decay.
+//!
+//! This file holds the table's state: card instances, token windows and decks, and how the
+//! holders nest (§2.1); read-only for everything outside the engine. `step/` is what one step
+//! does, `rules.rs` its rule contexts and what it lends the rules core (`core/`), `env.rs` the formula environment, `listing.rs`
+//! the choices, `session.rs` and `script.rs` the Session's table methods and playtest lines.
+
+mod env;
+pub(crate) mod listing;
+pub(crate) mod rules;
+pub(crate) mod script;
+mod session;
+mod step;
+pub mod text;
+
+pub(crate) use step::Engine;
 
 use std::collections::BTreeMap;
 
@@ -296,7 +311,7 @@ impl Default for ChangeLog {
 impl ChangeLog {
     fn note(&mut self, key: CardKey) {
         if self.keys.len() >= MOST_LOGGED_CHANGES {
-            self.dropped += self.keys.len() as u64;
+            self.dropped = self.dropped.saturating_add(self.keys.len() as u64);
             self.keys.clear();
         }
         self.keys.push(key);
@@ -323,6 +338,11 @@ impl PartialEq for Cards {
 }
 impl Eq for Cards {}
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "the index is kept by key from `base`, the smallest key listed, so a listed key is never below it; \
+              positions fit in u32 (a table of 4 billion cards does not fit in memory)"
+)]
 impl Cards {
     /// The position of card `key`.
     fn position(&self, key: CardKey) -> Option<usize> {
@@ -463,7 +483,7 @@ impl Cards {
 
     /// Where the change log stands: its generation and how many changes it has seen.
     pub(super) fn changes_seen(&self) -> (u64, u64) {
-        (self.changes.generation, self.changes.dropped + self.changes.keys.len() as u64)
+        (self.changes.generation, self.changes.dropped.saturating_add(self.changes.keys.len() as u64))
     }
 
     /// The cards logged as changed since a reader stood at `seen` (from
@@ -474,7 +494,7 @@ impl Cards {
         if generation != self.changes.generation || count < self.changes.dropped {
             return None;
         }
-        self.changes.keys.get(usize::try_from(count - self.changes.dropped).ok()?..)
+        self.changes.keys.get(usize::try_from(count.checked_sub(self.changes.dropped)?).ok()?..)
     }
 }
 
@@ -658,11 +678,6 @@ impl TableState {
         self.windows.get(&key)
     }
 
-    /// The first token of type `token`, in registry order.
-    pub fn token_named(&self, token: &str) -> Option<TokenKey> {
-        self.windows.iter().find(|(_, window)| window.token.as_str() == token).map(|(key, _)| *key)
-    }
-
     /// Calls `f` on `key` and its sub-cards, depth first.
     fn visit_tree(&self, key: CardKey, f: &mut impl FnMut(CardKey, &CardInstance)) {
         if let Some(card) = self.cards.get(&key) {
@@ -730,26 +745,26 @@ impl TableState {
     /// How many of `fragment` are in `holder` (§2.1.1); with `free_only`, only free cards
     /// count (window aspects are not counted as free: the intended meaning of `free`).
     pub fn count(&self, holder: Holder, fragment: &Fragment, free_only: bool) -> i64 {
-        let mut total = 0;
+        let mut total: i64 = 0;
         match fragment {
             Fragment::Card(card_type) => self.for_each_card(holder, &mut |_, card| {
                 if (!free_only || card.free) && card.card == *card_type {
-                    total += 1;
+                    total = total.saturating_add(1);
                 }
             }),
             Fragment::Aspect(aspect) => {
                 self.for_each_card(holder, &mut |_, card| {
                     if !free_only || card.free {
-                        total += card.aspects.get(aspect);
+                        total = total.saturating_add(card.aspects.get(aspect));
                     }
                 });
                 let in_windows = |window: &Window| window.aspects.get(aspect);
                 if !free_only {
-                    total += match holder {
-                        Holder::Root => self.windows.values().map(in_windows).sum(),
+                    total = total.saturating_add(match holder {
+                        Holder::Root => self.windows.values().map(in_windows).fold(0, i64::saturating_add),
                         Holder::Window(token) => self.windows.get(&token).map_or(0, in_windows),
                         Holder::Table | Holder::Slots(_) | Holder::Card(_) => 0,
-                    };
+                    });
                 }
             }
         }
@@ -785,12 +800,8 @@ impl TableState {
         None
     }
 
-    /// Whether a card's decay is paused: it sits (directly or in a card) inside an act.
-    pub fn decay_paused(&self, key: CardKey) -> bool {
-        self.cards.get(&key).is_some_and(|card| self.decay_paused_at(card.place))
-    }
-
-    /// Whether the decay of a card at `place` is paused (see [`TableState::decay_paused`]).
+    /// Whether the decay of a card at `place` is paused: it sits (directly or in a card) inside
+    /// an act.
     pub fn decay_paused_at(&self, place: Place) -> bool {
         let mut place = place;
         for _ in 0..=self.cards.len() {
@@ -809,7 +820,7 @@ impl TableState {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // a test
 
     use std::collections::BTreeMap;
     use std::hash::Hash as _;

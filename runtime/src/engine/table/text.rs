@@ -9,6 +9,10 @@ pub fn interpolate(text: &str, matched_label: &str, count: impl Fn(&str) -> i64)
 }
 
 /// A block's condition `NAME OP N`, if it is one.
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "positions found in the text, plus the length of what was found there"
+)]
 fn condition(inside: &str) -> Option<(&str, &str, Option<i64>)> {
     let inside = inside.trim_end_matches(' ');
     let digits_start = inside.trim_end_matches(|c: char| c.is_ascii_digit()).len();
@@ -41,6 +45,10 @@ fn holds(left: i64, op: &str, right: Option<i64>) -> bool {
     }
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "positions found in the text, plus the length of what was found there"
+)]
 fn conditional_blocks(text: &str, count: &impl Fn(&str) -> i64) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -77,6 +85,10 @@ fn conditional_blocks(text: &str, count: &impl Fn(&str) -> i64) -> String {
     out
 }
 
+#[allow(
+    clippy::arithmetic_side_effects,
+    reason = "positions found in the text, plus the length of what was found there"
+)]
 fn substitutions(text: &str, matched_label: &str, count: &impl Fn(&str) -> i64) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;

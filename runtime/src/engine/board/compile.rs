@@ -1,0 +1,322 @@
+//! What board play compiles content into once per session: formulas as programs (those of the
+//! rules it runs too, found by their text's address), each lookup as a [`Read`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rand_pcg::Pcg64Mcg;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::formula::names::{BoardLine, BoardName, BoardPart, BoardRef, BoardStat, GameName};
+use crate::formula::{Lookup, Program, Scope};
+use crate::model::{Board, BoardTarget, CardId, Expr, Id, Project, RuleId};
+
+use super::step::Run;
+use super::{BoardGame, BoardSideState, BoardState};
+use crate::engine::content::Content;
+
+/// A formula's code: a constant or a program.
+pub(super) enum Code {
+    Constant(f64),
+    Program(Program<'static, Run>),
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Constant(value) => write!(f, "{value}"),
+            Self::Program(_) => f.write_str("program"),
+        }
+    }
+}
+
+/// Which board a name reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Which {
+    Own,
+    Facing,
+    Side(usize),
+}
+
+/// A name part over cells: a statistic or a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    Stat(BoardStat),
+    Var(usize),
+    ColumnVar(usize),
+}
+
+/// What a lookup reads in board play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Read {
+    Missing,
+    /// A value fixed for one evaluation (table names in queries).
+    Fixed(f64),
+    Option,
+    Roll,
+    DieValue,
+    Turn,
+    CellValue,
+    CellColumn,
+    CellRow,
+    Score(Which),
+    Cell(Which, u32, u32),
+    /// A part of a board, a line, or the context column.
+    Part(Which, Area, Part),
+}
+
+/// The cells a [`Read::Part`] covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Area {
+    Board,
+    Line(BoardLine),
+    ContextColumn,
+}
+
+/// A card's target and the second cell of a pair.
+pub(super) type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
+
+#[derive(Debug)]
+pub(super) struct PlayCode {
+    pub(super) target: BoardTarget,
+    pub(super) options: Vec<String>,
+    pub(super) condition: Option<Code>,
+    pub(super) rules: Vec<RuleId>,
+}
+
+#[derive(Debug)]
+pub(super) struct SideCode {
+    pub(super) facing: Option<usize>,
+    pub(super) die: CardId,
+    pub(super) faces: i64,
+    pub(super) score: Option<Code>,
+    pub(super) roll_filter: Option<Code>,
+    pub(super) compact: bool,
+    pub(super) on_roll: Vec<RuleId>,
+    pub(super) on_place: Vec<RuleId>,
+    pub(super) on_turn_end: Vec<RuleId>,
+}
+
+/// What board play compiled into, shared by clones of a session.
+#[derive(Debug)]
+pub(super) struct Setup {
+    pub(super) sides: Vec<SideCode>,
+    pub(super) reads: Vec<Read>,
+    /// The programs of the formulas of the rules board play runs (conditions, test constants,
+    /// board modifier values), by the address of their text in the content.
+    pub(super) codes: FxHashMap<(usize, usize), Code>,
+    pub(super) plays: HashMap<CardId, PlayCode>,
+    pub(super) var_names: Vec<String>,
+    pub(super) column_var_names: Vec<String>,
+}
+
+/// What a lookup reads in board play: the board names of [`GameName`] bound to this game's
+/// sides and variables (a board that exists but is not in play reads as missing, like any
+/// unknown name).
+pub(super) fn read_of(
+    lookup: &Lookup,
+    project: &Project,
+    sides: &[Id<Board>],
+    vars: &[String],
+    column_vars: &[String],
+) -> Read {
+    if lookup.scope != Scope::Auto {
+        return Read::Missing;
+    }
+    let GameName::Board(name) = GameName::parse(&lookup.name, |word| project.stats.get(word).is_some()) else {
+        return Read::Missing;
+    };
+    let which = |board: &BoardRef| match board {
+        BoardRef::Own => Some(Which::Own),
+        BoardRef::Facing => Some(Which::Facing),
+        BoardRef::Id(id) => sides.iter().position(|side| side.as_str() == id).map(Which::Side),
+    };
+    let part = |part: Option<&BoardPart>, column: bool| match part? {
+        BoardPart::Stat(stat) => Some(Part::Stat(*stat)),
+        BoardPart::Var(name) if column => column_vars.iter().position(|var| var == name).map(Part::ColumnVar),
+        BoardPart::Var(name) => vars.iter().position(|var| var == name).map(Part::Var),
+    };
+    let read = match name {
+        BoardName::Option => Some(Read::Option),
+        BoardName::Roll => Some(Read::Roll),
+        BoardName::DieValue => Some(Read::DieValue),
+        BoardName::Turn => Some(Read::Turn),
+        BoardName::CellValue => Some(Read::CellValue),
+        BoardName::CellColumn => Some(Read::CellColumn),
+        BoardName::CellRow => Some(Read::CellRow),
+        BoardName::Column { facing, part: read } => {
+            let board = if facing { Which::Facing } else { Which::Own };
+            part(read.as_ref(), true).map(|part| Read::Part(board, Area::ContextColumn, part))
+        }
+        BoardName::Score(board) => which(&board).map(Read::Score),
+        BoardName::Cell(board, cell) => {
+            which(&board).zip(cell).map(|(board, (column, row))| Read::Cell(board, column, row))
+        }
+        BoardName::Line(board, line, read) => which(&board).and_then(|board| {
+            part(read.as_ref(), matches!(line, BoardLine::Column(_)))
+                .map(|part| Read::Part(board, Area::Line(line), part))
+        }),
+        BoardName::Whole(board, read) => {
+            which(&board).and_then(|board| part(read.as_ref(), false).map(|part| Read::Part(board, Area::Board, part)))
+        }
+    };
+    read.unwrap_or(Read::Missing)
+}
+
+/// Builds the code of an expression.
+pub(super) fn code(content: &Content, expr: &Expr) -> Code {
+    if let Some(value) = expr.as_int() {
+        return Code::Constant(value as f64);
+    }
+    match content.formula(expr) {
+        Some(compiled) => Code::Program(content.formulas().program::<Run>(compiled)),
+        None => Code::Constant(f64::NAN),
+    }
+}
+
+/// Where an expression's text lies in the content: the key of its program in [`Setup::codes`].
+pub(super) fn text_key(expr: &Expr) -> (usize, usize) {
+    (expr.text().as_ptr() as usize, expr.text().len())
+}
+
+/// Builds the programs of rule `id` and of the rules it reaches (and/or, furthermore): its
+/// condition, its tests' constants and its board modifiers' values.
+fn compile_rule(
+    content: &Content,
+    id: &RuleId,
+    seen: &mut FxHashSet<RuleId>,
+    codes: &mut FxHashMap<(usize, usize), Code>,
+) {
+    let Some(rule) = content.rule(id.as_str()) else { return };
+    if !seen.insert(rule.id.clone()) {
+        return;
+    }
+    let requirements = &rule.requirements;
+    let exprs = requirements
+        .condition
+        .iter()
+        .chain(requirements.tests.iter().map(|test| &test.constant))
+        .chain(rule.effects.board_modifiers.iter().map(|modifier| &modifier.value));
+    for expr in exprs {
+        if expr.as_int().is_none() {
+            codes.entry(text_key(expr)).or_insert_with(|| code(content, expr));
+        }
+    }
+    let effects = &rule.effects;
+    for next in requirements.and.iter().chain(&requirements.or).chain(&effects.furthermore) {
+        compile_rule(content, next, seen, codes);
+    }
+}
+
+impl BoardState {
+    /// Board play for `content`, if its entry boards include one with a die; the first side
+    /// is drawn from `rng`.
+    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<Self> {
+        let project = &content.project;
+        let boards: Vec<&Board> =
+            project.manifest.entry.boards.iter().filter_map(|id| project.boards.get(id.as_str())).collect();
+        if !boards.iter().any(|board| board.die.is_some()) {
+            return None;
+        }
+        let ids: Vec<Id<Board>> = boards.iter().map(|board| board.id.clone()).collect();
+        let mut var_names: Vec<String> = boards.iter().flat_map(|board| board.vars.keys().cloned()).collect();
+        var_names.sort();
+        var_names.dedup();
+        let mut column_var_names: Vec<String> =
+            boards.iter().flat_map(|board| board.column_vars.keys().cloned()).collect();
+        column_var_names.sort();
+        column_var_names.dedup();
+        let reads = content
+            .formulas()
+            .lookups()
+            .map(|lookup| read_of(lookup, project, &ids, &var_names, &column_var_names))
+            .collect();
+        let mut seen = FxHashSet::default();
+        let mut codes = FxHashMap::default();
+        let mut compile_list = |list: &[RuleId]| -> Vec<RuleId> {
+            for rule in list {
+                compile_rule(content, rule, &mut seen, &mut codes);
+            }
+            list.to_vec()
+        };
+        let mut sides = Vec::new();
+        let mut states = Vec::new();
+        for board in &boards {
+            let faces = board
+                .die
+                .as_ref()
+                .and_then(|die| project.cards.get(die.as_str()))
+                .and_then(|card| card.properties.get("faces"))
+                .and_then(Expr::as_int)
+                .unwrap_or(6)
+                .clamp(1, 1_000);
+            sides.push(SideCode {
+                die: board.die.clone().unwrap_or_default(),
+                facing: board.facing.as_ref().and_then(|facing| ids.iter().position(|id| id == facing)),
+                faces,
+                score: board.score.as_ref().map(|expr| code(content, expr)),
+                roll_filter: board.roll_filter.as_ref().map(|expr| code(content, expr)),
+                compact: board.compact,
+                on_roll: compile_list(&board.on_roll),
+                on_place: compile_list(&board.on_place),
+                on_turn_end: compile_list(&board.on_turn_end),
+            });
+            let vars = var_names.iter().map(|name| board.vars.get(name).copied().unwrap_or(0)).collect();
+            let column_vars = (0..board.columns)
+                .flat_map(|_| column_var_names.iter().map(|name| board.column_vars.get(name).copied().unwrap_or(0)))
+                .collect();
+            states.push(BoardSideState {
+                board: board.id.clone(),
+                columns: board.columns,
+                rows: board.rows,
+                cells: vec![None; (board.columns as usize).saturating_mul(board.rows as usize)],
+                vars,
+                column_vars,
+                hand: board.hand.clone(),
+            });
+        }
+        let mut plays = HashMap::new();
+        for card in boards.iter().flat_map(|board| board.hand.iter()) {
+            let Some(play) = project.cards.get(card.as_str()).and_then(|card| card.board_play.as_ref()) else {
+                continue;
+            };
+            if plays.contains_key(card) {
+                continue;
+            }
+            let code = PlayCode {
+                target: play.target,
+                options: play.options.clone(),
+                condition: play.condition.as_ref().map(|expr| code(content, expr)),
+                rules: compile_list(&play.rules),
+            };
+            plays.insert(card.clone(), code);
+        }
+        let active = if states.is_empty() {
+            0
+        } else {
+            rand_core::Rng::next_u64(rng).checked_rem(states.len() as u64).unwrap_or(0) as usize
+        };
+        let setup = Setup { sides, reads, codes, plays, var_names, column_var_names };
+        let game = BoardGame { sides: states, active, die: None, turn: 1, card_played: false, outcome: None };
+        Some(Self { setup: Arc::new(setup), game })
+    }
+}
+
+impl Setup {
+    pub(super) fn empty() -> Self {
+        Self {
+            sides: Vec::new(),
+            reads: Vec::new(),
+            codes: FxHashMap::default(),
+            plays: HashMap::new(),
+            var_names: Vec::new(),
+            column_var_names: Vec::new(),
+        }
+    }
+}
+
+impl BoardGame {
+    pub(super) fn empty() -> Self {
+        Self { sides: Vec::new(), active: 0, die: None, turn: 0, card_played: false, outcome: None }
+    }
+}

@@ -1,0 +1,114 @@
+//! The formula environment of board play: cells, lines, variables and the context.
+
+use std::sync::Arc;
+
+use crate::formula::names::BoardLine;
+use crate::formula::{Env, LookupSlot};
+
+use super::MAX_DEPTH;
+use super::compile::{Area, Code, Part, Read, Which};
+use super::step::{BoardFocus, Run};
+
+/// The value of a code in a run.
+pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
+    match code {
+        Code::Constant(value) => *value,
+        Code::Program(program) => program.eval(run),
+    }
+}
+
+impl Env for Run {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
+        let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);
+        let read = reads.get(slot.0 as usize).copied().unwrap_or(Read::Missing);
+        self.read(read)
+    }
+
+    fn has(&mut self, slot: LookupSlot) -> bool {
+        let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);
+        !matches!(reads.get(slot.0 as usize), Some(Read::Missing) | None)
+    }
+
+    fn random_bits(&mut self) -> u64 {
+        rand_core::Rng::next_u64(&mut self.rng)
+    }
+}
+
+impl Run {
+    pub(super) fn side_of(&self, which: Which) -> Option<usize> {
+        match which {
+            Which::Own => Some(self.focus.own),
+            Which::Facing => self.setup.sides.get(self.focus.own).and_then(|side| side.facing),
+            Which::Side(side) => Some(side),
+        }
+    }
+
+    pub(super) fn read(&mut self, read: Read) -> f64 {
+        let focus = self.focus;
+        let cell =
+            |run: &Self| focus.cell.and_then(|(side, c, r)| run.game.sides.get(side)?.cell(c, r).map(|d| d.value));
+        match read {
+            Read::Missing => f64::NAN,
+            Read::Fixed(value) => value,
+            Read::Option => focus.option as f64,
+            Read::Roll => focus.roll as f64,
+            Read::DieValue => self.game.die.as_ref().map_or(0.0, |die| die.value as f64),
+            Read::Turn => f64::from(self.game.turn),
+            Read::CellValue => cell(self).unwrap_or(focus.cell_value) as f64,
+            Read::CellColumn => focus.cell.map_or(f64::NAN, |(_, c, _)| f64::from(c)),
+            Read::CellRow => focus.cell.map_or(f64::NAN, |(_, _, r)| f64::from(r)),
+            Read::Score(which) => self.side_of(which).map_or(f64::NAN, |side| self.score(side)),
+            Read::Cell(which, c, r) => {
+                let side = self.side_of(which).and_then(|side| self.game.sides.get(side));
+                side.filter(|side| c <= side.columns && r <= side.rows)
+                    .map_or(f64::NAN, |side| side.cell(c, r).map_or(0.0, |die| die.value as f64))
+            }
+            Read::Part(which, line, part) => {
+                let Some(side) = self.side_of(which).and_then(|side| self.game.sides.get(side)) else {
+                    return f64::NAN;
+                };
+                let line = match line {
+                    Area::Board => None,
+                    Area::Line(line) => Some(line),
+                    Area::ContextColumn => match focus.column {
+                        Some(column) => Some(BoardLine::Column(column)),
+                        None => return f64::NAN,
+                    },
+                };
+                match (part, line) {
+                    (Part::Stat(stat), line) => {
+                        if let Some(BoardLine::Column(c) | BoardLine::Row(c)) = line
+                            && (c > side.columns.max(side.rows))
+                        {
+                            return f64::NAN;
+                        }
+                        side.stat(line, stat)
+                    }
+                    (Part::Var(var), _) => side.vars.get(var).map_or(f64::NAN, |value| *value as f64),
+                    (Part::ColumnVar(var), Some(BoardLine::Column(c))) => {
+                        let count = self.setup.column_var_names.len();
+                        let at = (c.saturating_sub(1) as usize).saturating_mul(count).saturating_add(var);
+                        side.column_vars.get(at).filter(|_| c >= 1).map_or(f64::NAN, |value| *value as f64)
+                    }
+                    (Part::ColumnVar(_), _) => f64::NAN,
+                }
+            }
+        }
+    }
+
+    /// A side's score: its board's `score` formula with `board.own` = that board.
+    pub(super) fn score(&mut self, side: usize) -> f64 {
+        if self.depth > MAX_DEPTH {
+            return f64::NAN;
+        }
+        let setup = Arc::clone(&self.setup);
+        let Some(code) = setup.sides.get(side).and_then(|code| code.score.as_ref()) else { return 0.0 };
+        let saved = self.focus;
+        self.focus = BoardFocus { own: side, ..BoardFocus::default() };
+        self.depth = self.depth.saturating_add(1);
+        let value = eval(code, self);
+        self.depth = self.depth.saturating_sub(1);
+        self.focus = saved;
+        value
+    }
+}

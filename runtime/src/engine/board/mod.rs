@@ -1,0 +1,227 @@
+//! Boards (FORMAT.md §11): grids of dice cells with coordinates, boards facing each other
+//! column by column, and sides taking turns: roll the side's die, play a card from the hand,
+//! place the die in a column. What a placement or a card does is content: board rules whose
+//! conditions are formulas over cells, lines and variables, and whose board modifiers destroy,
+//! take or swap dice, set variables and end the game.
+//!
+//! A step moves the game state into a `Run` (no copy: `mem::take`), which is at once the
+//! formula environment and the place modifiers act on, then moves it back; its rules go through
+//! the rules core (`rules.rs`). Every formula board play evaluates is built once into a program
+//! when the session starts, so a step neither parses nor compiles a formula.
+
+mod compile;
+mod env;
+mod rules;
+mod script;
+mod session;
+mod step;
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use compile::Setup;
+
+use crate::formula::names::{BoardLine, BoardStat};
+use crate::model::{Board, CardId, Id};
+
+/// Deepest nesting of scores read inside scores (rules nest as the rules core allows).
+const MAX_DEPTH: u32 = 32;
+
+/// A die on a board or in hand: its card type and the value it shows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Die {
+    /// The die's card type.
+    pub card: CardId,
+    /// The rolled value.
+    pub value: i64,
+}
+
+/// One side of a board game: its board's cells, variables and hand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct BoardSideState {
+    /// The board.
+    pub board: Id<Board>,
+    /// Columns and rows of the board.
+    pub columns: u32,
+    /// Rows of the board.
+    pub rows: u32,
+    /// Cells column by column: cell (c, r) from 1 is at `(c - 1) * rows + (r - 1)`.
+    pub cells: Vec<Option<Die>>,
+    /// Board variables, in the order of [`BoardState::var_names`].
+    pub vars: Vec<i64>,
+    /// Column variables: column c's variable v at `(c - 1) * count + v`.
+    pub column_vars: Vec<i64>,
+    /// Cards the side can still play.
+    pub hand: Vec<CardId>,
+}
+
+impl BoardSideState {
+    pub(super) fn index(&self, column: u32, row: u32) -> Option<usize> {
+        (column >= 1 && row >= 1 && column <= self.columns && row <= self.rows).then(|| {
+            (column.saturating_sub(1) as usize)
+                .saturating_mul(self.rows as usize)
+                .saturating_add(row.saturating_sub(1) as usize)
+        })
+    }
+
+    /// The die at column `column`, row `row` (from 1).
+    pub fn cell(&self, column: u32, row: u32) -> Option<&Die> {
+        self.index(column, row).and_then(|at| self.cells.get(at)).and_then(Option::as_ref)
+    }
+
+    pub(super) fn first_free(&self, column: u32) -> Option<u32> {
+        (1..=self.rows).find(|row| self.index(column, *row).is_some_and(|at| matches!(self.cells.get(at), Some(None))))
+    }
+
+    pub(super) fn take(&mut self, column: u32, row: u32) -> Option<Die> {
+        let at = self.index(column, row)?;
+        self.cells.get_mut(at).and_then(Option::take)
+    }
+
+    pub(super) fn put(&mut self, column: u32, row: u32, die: Option<Die>) {
+        if let Some(cell) = self.index(column, row).and_then(|at| self.cells.get_mut(at)) {
+            *cell = die;
+        }
+    }
+
+    /// Dice slide towards row 1, keeping their order.
+    pub(super) fn compact(&mut self, column: u32) {
+        let start = (column.saturating_sub(1) as usize).saturating_mul(self.rows as usize);
+        let Some(cells) = self.cells.get_mut(start..start.saturating_add(self.rows as usize)) else { return };
+        let mut to = 0;
+        for from in 0..cells.len() {
+            if cells.get(from).is_some_and(Option::is_some) {
+                cells.swap(to, from);
+                to = to.saturating_add(1);
+            }
+        }
+    }
+
+    /// The cell of a line's k-th place (from 1) and the line's length.
+    fn line_cell(&self, line: BoardLine, k: u32) -> (u32, u32) {
+        match line {
+            BoardLine::Column(c) => (c, k),
+            BoardLine::Row(r) => (k, r),
+            BoardLine::Diagonal(1) => (k, k),
+            BoardLine::Diagonal(_) => (k, self.columns.min(self.rows).saturating_add(1).saturating_sub(k)),
+        }
+    }
+
+    fn line_len(&self, line: BoardLine) -> u32 {
+        match line {
+            BoardLine::Column(_) => self.rows,
+            BoardLine::Row(_) => self.columns,
+            BoardLine::Diagonal(_) => self.columns.min(self.rows),
+        }
+    }
+
+    /// A statistic over a line, or over the whole board.
+    pub(super) fn stat(&self, line: Option<BoardLine>, stat: BoardStat) -> f64 {
+        match line {
+            Some(line) => stat_of(
+                (1..=self.line_len(line)).map(|k| {
+                    let (c, r) = self.line_cell(line, k);
+                    self.cell(c, r).map(|die| die.value)
+                }),
+                stat,
+            ),
+            None => stat_of(self.cells.iter().map(|cell| cell.as_ref().map(|die| die.value)), stat),
+        }
+    }
+}
+
+/// A statistic over cells (`None` for an empty cell), without allocating.
+fn stat_of(cells: impl Iterator<Item = Option<i64>> + Clone, stat: BoardStat) -> f64 {
+    let held = cells.clone().flatten();
+    let value = match stat {
+        BoardStat::Filled => held.count() as i64,
+        BoardStat::Free => cells.filter(Option::is_none).count() as i64,
+        BoardStat::Total => held.sum(),
+        // x held n times scores x·n·n: each of the n dice adds x·n.
+        BoardStat::Score => held
+            .map(|x| x.saturating_mul(cells.clone().flatten().filter(|y| *y == x).count() as i64))
+            .fold(0, i64::saturating_add),
+        BoardStat::Equal => {
+            let first = cells.clone().next().flatten();
+            i64::from(first.is_some() && cells.clone().all(|cell| cell == first))
+        }
+        BoardStat::Count(value) => held.filter(|x| *x == value).count() as i64,
+    };
+    value as f64
+}
+
+/// How a board game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct BoardOutcome {
+    /// The winning board; none: a draw.
+    pub winner: Option<Id<Board>>,
+}
+
+/// The state of board play: the sides, whose turn it is, the die rolled.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct BoardGame {
+    /// The sides, in `entry.boards` order.
+    pub sides: Vec<BoardSideState>,
+    /// The side whose turn it is.
+    pub active: usize,
+    /// The die rolled this turn, not yet placed.
+    pub die: Option<Die>,
+    /// Turns begun, from 1.
+    pub turn: u32,
+    /// A card was played this turn (one per turn).
+    pub card_played: bool,
+    /// Set when the game has ended.
+    pub outcome: Option<BoardOutcome>,
+}
+
+/// Board play of a session: the game and what the content compiled into.
+#[derive(Clone, Debug)]
+pub struct BoardState {
+    setup: Arc<Setup>,
+    /// The game.
+    pub game: BoardGame,
+}
+
+impl BoardState {
+    /// Names of the board variables, in the order of [`BoardSideState::vars`].
+    pub fn var_names(&self) -> &[String] {
+        &self.setup.var_names
+    }
+
+    /// Names of the column variables, in the order within a column of [`BoardSideState::column_vars`].
+    pub fn column_var_names(&self) -> &[String] {
+        &self.setup.column_var_names
+    }
+
+    /// The side of board `id`.
+    pub fn side(&self, id: &str) -> Option<(usize, &BoardSideState)> {
+        self.game.sides.iter().enumerate().find(|(_, side)| side.board.as_str() == id)
+    }
+}
+
+/// Writes the boards in words, one line per row, for logs and the CLI.
+pub fn describe_boards(state: &BoardState) -> String {
+    let mut out = String::new();
+    let game = &state.game;
+    for (at, side) in game.sides.iter().enumerate() {
+        let active = if at == game.active && game.outcome.is_none() { " (to play)" } else { "" };
+        let _ = writeln!(
+            out,
+            "  board {}{active}: hand [{}]",
+            side.board,
+            side.hand.iter().map(Id::as_str).collect::<Vec<_>>().join(" ")
+        );
+        for row in 1..=side.rows {
+            let cells: Vec<String> = (1..=side.columns)
+                .map(|c| side.cell(c, row).map_or_else(|| ".".to_owned(), |die| die.value.to_string()))
+                .collect();
+            let _ = writeln!(out, "    row {row}: {}", cells.join(" "));
+        }
+    }
+    if let Some(die) = &game.die {
+        let _ = writeln!(out, "  die: {}", die.value);
+    }
+    out
+}

@@ -1,0 +1,294 @@
+//! Board play's playtest lines and expectations (FORMAT.md §11).
+
+use crate::model::{Board, Id};
+
+use super::{BoardOutcome, Die};
+use crate::engine::script::{Line, ScriptReport};
+use crate::engine::{Choice, Event, Session};
+
+/// A board target written `C` (a column) or `C,R` (a cell).
+fn parse_target(word: &str) -> Option<(u32, u32)> {
+    match word.split_once(',') {
+        Some((c, r)) => Some((c.parse().ok()?, r.parse().ok()?)),
+        None => Some((word.parse().ok()?, 0)),
+    }
+}
+
+fn write_target(target: Option<(u32, u32)>) -> String {
+    match target {
+        None => String::new(),
+        Some((c, 0)) => format!(" {c}"),
+        Some((c, r)) => format!(" {c},{r}"),
+    }
+}
+
+impl Session {
+    /// The active board side's board, for script lines.
+    fn active_board(&self) -> Result<Id<Board>, String> {
+        let state = self.board.as_ref().ok_or("this project has no board play (no entry board has a die)")?;
+        if state.game.outcome.is_some() {
+            return Err("the game has ended".to_owned());
+        }
+        state.game.sides.get(state.game.active).map(|side| side.board.clone()).ok_or_else(|| "no boards".to_owned())
+    }
+
+    /// The board script lines (`roll`, `place`, `ability`, `setup`); `None` for other commands.
+    pub(crate) fn board_script_line(
+        &mut self,
+        command: &str,
+        rest: &str,
+        report: &mut crate::engine::script::ScriptReport,
+    ) -> Option<Result<String, String>> {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let result = match command {
+            "roll" => self.active_board().and_then(|board| self.apply_line(&Choice::RollDie { board }, report)),
+            "place" => self.place_line(&words, report),
+            "ability" => self.ability_line(&words).and_then(|choice| self.apply_line(&choice, report)),
+            "setup" => self.setup_line(&words).map(|()| String::new()),
+            _ => return None,
+        };
+        Some(result)
+    }
+
+    fn apply_line(
+        &mut self,
+        choice: &Choice,
+        report: &mut crate::engine::script::ScriptReport,
+    ) -> Result<String, String> {
+        let events = self.apply(choice).map_err(|_| self.board_refusal(choice))?;
+        let note = events
+            .iter()
+            .filter_map(|event| match event {
+                Event::BoardRolled { value, .. } => Some(format!("  rolled {value};")),
+                Event::BoardDestroyed { board, column, row, value } => {
+                    Some(format!("  destroyed {value} at {board} {column},{row};"))
+                }
+                Event::BoardGameEnded { outcome, .. } => Some(format!("  game over: {outcome};")),
+                _ => None,
+            })
+            .collect();
+        self.record(events, report);
+        Ok(note)
+    }
+
+    /// Why a board choice is refused and what is possible instead.
+    fn board_refusal(&self, choice: &Choice) -> String {
+        if self.state.outcome.is_some() {
+            return "the game has ended".to_owned();
+        }
+        let legal: Vec<String> = self.choices().iter().map(|choice| self.describe_choice(choice)).collect();
+        format!("{}; possible now: {}", self.board_why_not(choice), legal.join(", "))
+    }
+
+    fn place_line(
+        &mut self,
+        words: &[&str],
+        report: &mut crate::engine::script::ScriptReport,
+    ) -> Result<String, String> {
+        let (die, board, column) = match words {
+            [board, column] => (None, *board, *column),
+            [die, board, column] => (Some(*die), *board, *column),
+            _ => return Err("usage: place [DIE] BOARD COLUMN".to_owned()),
+        };
+        let column: u32 = column.parse().map_err(|_| format!("`{column}` is not a column number"))?;
+        let active = self.active_board()?;
+        let mut note = String::new();
+        let rolled = self.board.as_ref().is_some_and(|state| state.game.die.is_some());
+        if !rolled && board == active.as_str() {
+            // `place` on a turn not yet rolled rolls first, like a player who picks the die up.
+            note = self.apply_line(&Choice::RollDie { board: active.clone() }, report)?;
+        }
+        if let (Some(die), Some(state)) = (die, &self.board)
+            && let Some(rolled) = &state.game.die
+            && rolled.card.as_str() != die
+        {
+            return Err(format!("the die in hand is a `{}`, not `{die}`", rolled.card));
+        }
+        let placed = self.apply_line(&Choice::PlaceOnBoard { board: Id::new(board), column }, report)?;
+        Ok(note + &placed)
+    }
+
+    fn ability_line(&self, words: &[&str]) -> Result<Choice, String> {
+        let board = self.active_board()?;
+        let (card, rest) = words.split_first().ok_or("usage: ability CARD [OPTION] [C or C,R] [C,R]")?;
+        let options = self
+            .content
+            .project
+            .cards
+            .get(card)
+            .and_then(|card| card.board_play.as_ref())
+            .map(|play| play.options.clone())
+            .unwrap_or_default();
+        let mut option = 0;
+        let mut targets = Vec::new();
+        for word in rest {
+            if let Some(at) = options.iter().position(|label| label == word) {
+                option = (at as u32).saturating_add(1);
+            } else {
+                targets.push(parse_target(word).ok_or_else(|| {
+                    format!(
+                        "`{word}` is neither an option of `{card}` ({}) nor a column or C,R cell",
+                        options.join(", ")
+                    )
+                })?);
+            }
+        }
+        Ok(Choice::PlayBoardCard {
+            board,
+            card: Id::new(*card),
+            option,
+            target: targets.first().copied(),
+            second: targets.get(1).copied(),
+        })
+    }
+
+    /// Test setup outside the rules: `setup cell BOARD C R VALUE|empty`, `setup die VALUE`,
+    /// `setup turn BOARD`.
+    fn setup_line(&mut self, words: &[&str]) -> Result<(), String> {
+        let state = self.board.as_mut().ok_or("this project has no board play")?;
+        match words {
+            ["cell", board, column, row, value] => {
+                let (_, side) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
+                let card =
+                    state.setup.sides.get(state.side(board).map_or(0, |(at, _)| at)).map(|code| code.die.clone());
+                let (column, row): (u32, u32) =
+                    (column.parse().map_err(|_| "COLUMN is a number")?, row.parse().map_err(|_| "ROW is a number")?);
+                if side.index(column, row).is_none() {
+                    return Err(format!("{board} has no cell {column},{row}"));
+                }
+                let die = match *value {
+                    "empty" => None,
+                    value => Some(Die {
+                        card: card.unwrap_or_default(),
+                        value: value.parse().map_err(|_| "VALUE is a number or empty")?,
+                    }),
+                };
+                let at = state.side(board).map_or(0, |(at, _)| at);
+                if let Some(side) = state.game.sides.get_mut(at) {
+                    side.put(column, row, die);
+                }
+                Ok(())
+            }
+            ["die", value] => {
+                let value: i64 = value.parse().map_err(|_| "VALUE is a number")?;
+                let card = state.setup.sides.get(state.game.active).map(|code| code.die.clone()).unwrap_or_default();
+                state.game.die = Some(Die { card, value });
+                Ok(())
+            }
+            ["turn", board] => {
+                let (at, _) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
+                state.game.active = at;
+                state.game.die = None;
+                state.game.card_played = false;
+                Ok(())
+            }
+            _ => Err("usage: setup cell BOARD C R VALUE|empty, setup die VALUE, or setup turn BOARD".to_owned()),
+        }
+    }
+
+    /// Why a board choice is not possible now (before listing what is).
+    pub(crate) fn board_why_not(&self, choice: &Choice) -> &'static str {
+        let Some(state) = &self.board else { return "this project has no board play" };
+        let game = &state.game;
+        let active = game.sides.get(game.active).map(|side| &side.board);
+        match choice {
+            Choice::RollDie { board } | Choice::PlaceOnBoard { board, .. } | Choice::PlayBoardCard { board, .. }
+                if Some(board) != active =>
+            {
+                "it is not that board's turn"
+            }
+            Choice::RollDie { .. } => "the die is already rolled",
+            Choice::PlaceOnBoard { .. } if game.die.is_none() => "no die is rolled",
+            Choice::PlaceOnBoard { .. } => "that column has no free cell",
+            Choice::PlayBoardCard { .. } if game.die.is_some() => "cards are played before rolling",
+            Choice::PlayBoardCard { .. } if game.card_played => "a card was already played this turn",
+            _ => "that card is not in hand or cannot be played at that target",
+        }
+    }
+
+    /// A board choice as the script line that makes it.
+    pub(crate) fn describe_board_choice(&self, choice: &Choice) -> String {
+        match choice {
+            Choice::RollDie { .. } => "roll".to_owned(),
+            Choice::PlaceOnBoard { board, column } => format!("place {board} {column}"),
+            Choice::PlayBoardCard { card, option, target, second, .. } => {
+                let label = self
+                    .content
+                    .project
+                    .cards
+                    .get(card.as_str())
+                    .and_then(|card| card.board_play.as_ref())
+                    .and_then(|play| play.options.get((*option as usize).wrapping_sub(1)))
+                    .map_or_else(String::new, |label| format!(" {label}"));
+                format!("ability {card}{label}{}{}", write_target(*target), write_target(*second))
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The board expectations (`score`, `cell`, `winner`, `die`, `turn`, `hand`); `None` for others.
+    pub(crate) fn board_expect(&self, what: &str, args: &str) -> Option<Result<String, String>> {
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let check = |name: String, actual: String, expected: String| {
+            if actual == expected { Ok(String::new()) } else { Err(format!("{name} is {actual}, expected {expected}")) }
+        };
+        let state = self.board.as_ref();
+        let side = |board: &str| {
+            state
+                .and_then(|state| state.side(board))
+                .map(|(_, side)| side)
+                .ok_or_else(|| format!("no board `{board}` in play"))
+        };
+        let result = match (what, words.as_slice()) {
+            ("score", [board, expected]) => side(board).and_then(|_| {
+                let score = self.board_query(&format!("board.{board}.score"))?;
+                check(format!("score of {board}"), format!("{score}"), (*expected).to_owned())
+            }),
+            ("cell", [board, column, row, expected]) => side(board).and_then(|side| {
+                let (Ok(column), Ok(row)) = (column.parse::<u32>(), row.parse::<u32>()) else {
+                    return Err("usage: expect cell BOARD C R VALUE|empty".to_owned());
+                };
+                let actual = side.cell(column, row).map_or_else(|| "empty".to_owned(), |die| die.value.to_string());
+                check(format!("cell {column},{row} of {board}"), actual, (*expected).to_owned())
+            }),
+            ("winner", [expected]) => {
+                let actual = match state.and_then(|state| state.game.outcome.as_ref()) {
+                    None => "none".to_owned(),
+                    Some(BoardOutcome { winner: None }) => "draw".to_owned(),
+                    Some(BoardOutcome { winner: Some(id) }) => id.to_string(),
+                };
+                check("the winner".to_owned(), actual, (*expected).to_owned())
+            }
+            ("die", [expected]) => {
+                let actual = state
+                    .and_then(|state| state.game.die.as_ref())
+                    .map_or_else(|| "none".to_owned(), |die| die.value.to_string());
+                check("the die".to_owned(), actual, (*expected).to_owned())
+            }
+            ("turn", [expected]) => {
+                let actual = state
+                    .and_then(|state| state.game.sides.get(state.game.active))
+                    .map_or_else(|| "none".to_owned(), |side| side.board.to_string());
+                check("the side to play".to_owned(), actual, (*expected).to_owned())
+            }
+            ("hand", [board, cards @ ..]) => side(board).and_then(|side| {
+                let actual: Vec<&str> = side.hand.iter().map(Id::as_str).collect();
+                check(format!("hand of {board}"), format!("[{}]", actual.join(" ")), format!("[{}]", cards.join(" ")))
+            }),
+            _ => return None,
+        };
+        Some(result)
+    }
+}
+
+impl Session {
+    /// Board play's playtest lines (`roll`, `place`, `ability`, `setup`), applied at once.
+    pub(crate) fn board_command(
+        &mut self,
+        command: &str,
+        rest: &str,
+        report: &mut ScriptReport,
+    ) -> Option<Result<Line, String>> {
+        self.board_script_line(command, rest, report).map(|result| result.map(Line::Done))
+    }
+}

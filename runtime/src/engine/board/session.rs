@@ -1,0 +1,162 @@
+//! Board play's part of the [`Session`]: its state, choices, steps and queries.
+
+use std::sync::Arc;
+
+use crate::formula::names::GameName;
+use crate::formula::{FormulaSet, ProjectNames, lookup_text};
+use crate::model::{Board, Id};
+
+use super::compile::{Read, Setup, read_of};
+use super::step::{BoardFocus, Run};
+use super::{BoardGame, BoardState};
+use crate::engine::{Choice, Event, Outcome, Session};
+
+impl Session {
+    /// Board play, if the content has it.
+    pub fn board(&self) -> Option<&BoardState> {
+        self.board.as_ref()
+    }
+
+    /// Sets up board play when the entry boards include one with a die.
+    pub(crate) fn start_board(&mut self) {
+        self.board = BoardState::start(&self.content, &mut self.rng);
+    }
+
+    /// The board choices of the moment, after the table's.
+    pub(crate) fn board_choices(&self, choices: &mut Vec<Choice>) {
+        let Some(state) = &self.board else { return };
+        let game = &state.game;
+        if game.outcome.is_some() || self.state.outcome.is_some() {
+            return;
+        }
+        let Some(side) = game.sides.get(game.active) else { return };
+        let board = &side.board;
+        if game.die.is_some() {
+            for column in 1..=side.columns {
+                if side.first_free(column).is_some() {
+                    choices.push(Choice::PlaceOnBoard { board: board.clone(), column });
+                }
+            }
+            return;
+        }
+        choices.push(Choice::RollDie { board: board.clone() });
+        // Listing card targets evaluates conditions on a copy of the game: only when a card can be played.
+        if game.card_played || side.hand.is_empty() {
+            return;
+        }
+        let mut run = self.board_run();
+        for (at, card) in side.hand.iter().enumerate() {
+            if side.hand.get(..at).is_some_and(|before| before.contains(card)) {
+                continue;
+            }
+            run.play_choices(board, card, choices);
+        }
+    }
+
+    /// A run over a copy of the board game (for listing choices and queries).
+    pub(super) fn board_run(&self) -> Run {
+        let (setup, game) = match &self.board {
+            Some(state) => (Arc::clone(&state.setup), state.game.clone()),
+            None => (Arc::new(Setup::empty()), BoardGame::empty()),
+        };
+        let own = game.active;
+        Run {
+            setup,
+            reads: None,
+            game,
+            rng: self.rng.clone(),
+            focus: BoardFocus { own, ..BoardFocus::default() },
+            depth: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// Does a board choice; refused unless it is possible now.
+    pub(crate) fn apply_board(&mut self, choice: &Choice) -> Result<Vec<Event>, crate::engine::ChoiceError> {
+        let game = self.board.as_ref().map(|state| &state.game).filter(|game| game.outcome.is_none());
+        let active = game.and_then(|game| game.sides.get(game.active).map(|side| (game, side)));
+        // Rolls and placements are checked directly: they are most steps of a simulation.
+        let possible = match choice {
+            Choice::RollDie { board } => active.is_some_and(|(game, side)| side.board == *board && game.die.is_none()),
+            Choice::PlaceOnBoard { board, column } => active.is_some_and(|(game, side)| {
+                side.board == *board && game.die.is_some() && side.first_free(*column).is_some()
+            }),
+            Choice::PlayBoardCard { .. } => {
+                let mut choices = Vec::new();
+                self.board_choices(&mut choices);
+                choices.contains(choice)
+            }
+            _ => false,
+        };
+        let Some(state) = self.board.as_mut().filter(|_| possible) else {
+            return Err(crate::engine::ChoiceError::NotPossible(format!("{choice:?}")));
+        };
+        let own = state.game.active;
+        let mut run = Run {
+            setup: Arc::clone(&state.setup),
+            reads: None,
+            game: std::mem::replace(&mut state.game, BoardGame::empty()),
+            rng: self.rng.clone(),
+            focus: BoardFocus { own, ..BoardFocus::default() },
+            depth: 0,
+            events: Vec::new(),
+        };
+        match choice {
+            Choice::RollDie { .. } => run.roll(&self.content),
+            Choice::PlaceOnBoard { column, .. } => run.place(&self.content, *column),
+            Choice::PlayBoardCard { card, option, target, second, .. } => {
+                run.play(&self.content, card, *option, *target, *second);
+            }
+            _ => {}
+        }
+        let Run { game, rng, events, .. } = run;
+        if let Some(outcome) = &game.outcome {
+            let text = events
+                .iter()
+                .rev()
+                .find_map(|event| match event {
+                    Event::BoardGameEnded { outcome, .. } => Some(outcome.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| {
+                    outcome.winner.as_ref().map_or_else(|| "draw".to_owned(), |id| format!("{id} wins"))
+                });
+            self.state.outcome = Some(Outcome::Ended(text));
+        }
+        state.game = game;
+        self.rng = rng;
+        self.counters.steps = self.counters.steps.saturating_add(1);
+        Ok(events)
+    }
+}
+
+impl Session {
+    /// The value of a formula in board play: board names read the boards (the active side is
+    /// `board.own`), other names the table.
+    pub(crate) fn board_query(&self, formula: &str) -> Result<f64, String> {
+        let Some(state) = &self.board else { return Err("no board play".to_owned()) };
+        let content = &self.content;
+        let mut set: FormulaSet = content.formulas().clone();
+        let compiled =
+            set.compile(formula, &ProjectNames::new(&content.project)).map_err(|error| error.render(formula))?;
+        let ids: Vec<Id<Board>> = state.game.sides.iter().map(|side| side.board.clone()).collect();
+        // The query's set extends the session's: the session's programs (scores) read the same
+        // slots, and the query's own lookups follow them.
+        let mut reads = Vec::new();
+        for lookup in set.lookups() {
+            let read = read_of(lookup, &content.project, &ids, &state.setup.var_names, &state.setup.column_var_names);
+            let is_stat = |word: &str| content.project.stats.get(word).is_some();
+            let board_name = matches!(GameName::parse(&lookup.name, is_stat), GameName::Board(_));
+            let read = if read == Read::Missing && !board_name {
+                Read::Fixed(self.table_query(&lookup_text(lookup)).unwrap_or(f64::NAN))
+            } else {
+                read
+            };
+            reads.push(read);
+        }
+        let mut run = self.board_run();
+        run.reads = Some(reads);
+        let program = set.program::<Run>(&compiled);
+        Ok(program.eval(&mut run))
+    }
+}

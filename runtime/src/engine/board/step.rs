@@ -1,0 +1,348 @@
+//! One step of board play: rolls, placements, cards played, rules and board modifiers.
+
+use std::sync::Arc;
+
+use rand_pcg::Pcg64Mcg;
+
+use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, CardId, Expr, Id, RuleId};
+
+use super::compile::{Aim, Read, Setup, Which, text_key};
+use super::env::eval;
+use super::rules::BoardRules;
+use super::{BoardGame, BoardOutcome, Die};
+use crate::engine::content::Content;
+use crate::engine::core::{self, Depth};
+use crate::engine::{Choice, Event};
+
+/// What a board formula or rule is evaluated for: the side whose rule runs, the context column
+/// and cell (placed or targeted), a pair's second cell, the option chosen and the roll tried.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BoardFocus {
+    pub(super) own: usize,
+    pub(super) column: Option<u32>,
+    /// The target or placed cell: side, column, row.
+    pub(super) cell: Option<(usize, u32, u32)>,
+    pub(super) second: Option<(usize, u32, u32)>,
+    pub(super) cell_value: i64,
+    pub(super) option: i64,
+    pub(super) roll: i64,
+}
+
+/// One step of board play: the game (moved in), the generator, the events.
+pub(super) struct Run {
+    pub(super) setup: Arc<Setup>,
+    /// A query's reads, in place of the setup's.
+    pub(super) reads: Option<Vec<Read>>,
+    pub(super) game: BoardGame,
+    pub(super) rng: Pcg64Mcg,
+    pub(super) focus: BoardFocus,
+    pub(super) depth: u32,
+    pub(super) events: Vec<Event>,
+}
+
+impl Run {
+    pub(super) fn board_id(&self, side: usize) -> Id<Board> {
+        self.game.sides.get(side).map(|side| side.board.clone()).unwrap_or_default()
+    }
+
+    /// Runs board rules through the rules core (FORMAT.md §11), in this run's context.
+    pub(super) fn run_rules(&mut self, content: &Content, rules: &[RuleId]) {
+        core::run_rules(&mut BoardRules { content, run: self }, rules, &mut Depth(0));
+    }
+
+    /// The value of a formula of the content in this run: its program when board play built
+    /// one, else built now (NaN when it has no formula).
+    pub(super) fn value_of(&mut self, content: &Content, expr: &Expr) -> f64 {
+        if let Some(value) = expr.as_int() {
+            return value as f64;
+        }
+        let setup = Arc::clone(&self.setup);
+        match setup.codes.get(&text_key(expr)) {
+            Some(code) => eval(code, self),
+            None => content.formula(expr).map_or(f64::NAN, |compiled| content.formulas().eval(compiled, self)),
+        }
+    }
+
+    /// `TakeTarget`: the targeted die moves to the first free cell of the same column of the
+    /// side whose rule runs.
+    fn take_target(&mut self) {
+        let own = self.focus.own;
+        let Some((from, column, row)) = self.focus.cell else { return };
+        let to_row = self.game.sides.get(own).and_then(|state| state.first_free(column));
+        let Some(to_row) = to_row else {
+            self.events.push(Event::Warning("no free cell to take the die into".into()));
+            return;
+        };
+        let Some(die) = self.game.sides.get_mut(from).and_then(|state| state.take(column, row)) else { return };
+        if self.setup.sides.get(from).is_some_and(|code| code.compact)
+            && let Some(state) = self.game.sides.get_mut(from)
+        {
+            state.compact(column);
+        }
+        let value = die.value;
+        if let Some(state) = self.game.sides.get_mut(own) {
+            state.put(column, to_row, Some(die));
+        }
+        let (from, to) = (self.board_id(from), self.board_id(own));
+        self.events.push(Event::BoardTaken { from, from_row: row, to, column, row: to_row, value });
+    }
+
+    pub(super) fn modify(&mut self, content: &Content, modifier: &BoardModifier) {
+        if self.game.outcome.is_some() {
+            return;
+        }
+        let which = if modifier.board == BoardSide::Own { Which::Own } else { Which::Facing };
+        let Some(side) = self.side_of(which) else {
+            self.events
+                .push(Event::Warning("a board modifier names the facing board of a board that faces none".into()));
+            return;
+        };
+        match modifier.op {
+            BoardOp::DestroyInColumn => {
+                let Some(column) = self.focus.column else { return };
+                let value = self.value_of(content, &modifier.value);
+                if !value.is_finite() {
+                    return;
+                }
+                let value = value.round() as i64;
+                let board = self.board_id(side);
+                let compact = self.setup.sides.get(side).is_some_and(|code| code.compact);
+                let Some(state) = self.game.sides.get_mut(side) else { return };
+                for row in 1..=state.rows {
+                    if state.cell(column, row).is_some_and(|die| die.value == value)
+                        && let Some(die) = state.take(column, row)
+                    {
+                        self.events.push(Event::BoardDestroyed { board: board.clone(), column, row, value: die.value });
+                    }
+                }
+                if compact {
+                    state.compact(column);
+                }
+            }
+            BoardOp::TakeTarget => self.take_target(),
+            BoardOp::SwapTargets => {
+                let (Some((side, c1, r1)), Some((second, c2, r2))) = (self.focus.cell, self.focus.second) else {
+                    return;
+                };
+                let Some(state) = self.game.sides.get_mut(side).filter(|_| side == second) else { return };
+                let a = state.take(c1, r1);
+                let b = state.take(c2, r2);
+                state.put(c1, r1, b);
+                state.put(c2, r2, a);
+                let board = self.board_id(side);
+                self.events.push(Event::BoardSwapped { board, first: (c1, r1), second: (c2, r2) });
+            }
+            BoardOp::SetVar => {
+                let Some(var) = self.setup.var_names.iter().position(|name| *name == modifier.var) else { return };
+                let value = self.value_of(content, &modifier.value);
+                if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.vars.get_mut(var)) {
+                    *slot = if value.is_finite() { value as i64 } else { 0 };
+                }
+            }
+            BoardOp::SetColumnVar => {
+                let count = self.setup.column_var_names.len();
+                let Some(var) = self.setup.column_var_names.iter().position(|name| *name == modifier.var) else {
+                    return;
+                };
+                let columns = match (modifier.all_columns, self.focus.column) {
+                    (true, _) => 1..=self.game.sides.get(side).map_or(0, |state| state.columns),
+                    (false, Some(column)) => column..=column,
+                    (false, None) => return,
+                };
+                let saved = self.focus.column;
+                for column in columns {
+                    self.focus.column = Some(column);
+                    let value = self.value_of(content, &modifier.value);
+                    let at = (column.saturating_sub(1) as usize).saturating_mul(count).saturating_add(var);
+                    if let Some(slot) = self.game.sides.get_mut(side).and_then(|state| state.column_vars.get_mut(at)) {
+                        *slot = if value.is_finite() { value as i64 } else { 0 };
+                    }
+                }
+                self.focus.column = saved;
+            }
+            BoardOp::Win => self.end(Some(side), None),
+            BoardOp::EndByScore => {
+                let scores: Vec<f64> = (0..self.game.sides.len()).map(|side| self.score(side)).collect();
+                let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let leaders: Vec<usize> =
+                    scores.iter().enumerate().filter(|(_, score)| **score >= best).map(|(at, _)| at).collect();
+                let winner = if let [one] = leaders.as_slice() { Some(*one) } else { None };
+                self.end(winner, None);
+            }
+        }
+    }
+
+    /// Ends the game: `winner` wins (none: a draw), or the content named the outcome.
+    pub(super) fn end(&mut self, winner: Option<usize>, text: Option<String>) {
+        if self.game.outcome.is_some() {
+            return;
+        }
+        let winner = winner.map(|side| self.board_id(side));
+        let scores = (0..self.game.sides.len()).map(|side| (self.board_id(side), self.score(side) as i64)).collect();
+        let outcome =
+            text.unwrap_or_else(|| winner.as_ref().map_or_else(|| "draw".to_owned(), |id| format!("{id} wins")));
+        self.events.push(Event::BoardGameEnded { winner: winner.clone(), scores, outcome });
+        self.game.outcome = Some(BoardOutcome { winner });
+    }
+
+    pub(super) fn roll(&mut self, content: &Content) {
+        let own = self.focus.own;
+        let setup = Arc::clone(&self.setup);
+        let Some(code) = setup.sides.get(own) else { return };
+        let mut allowed = [false; 1_000];
+        let mut count = 0u64;
+        for value in 1..=code.faces {
+            self.focus.roll = value;
+            let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
+            if ok && let Some(slot) = allowed.get_mut(value.saturating_sub(1) as usize) {
+                *slot = true;
+                count = count.saturating_add(1);
+            }
+        }
+        if count == 0 {
+            self.events.push(Event::Warning("the roll filter allows no value; the die rolls any value".into()));
+            allowed.iter_mut().take(code.faces as usize).for_each(|slot| *slot = true);
+            count = code.faces as u64;
+        }
+        let nth = rand_core::Rng::next_u64(&mut self.rng).checked_rem(count).unwrap_or(0);
+        let value = (1..=code.faces)
+            .filter(|v| allowed.get(v.saturating_sub(1) as usize) == Some(&true))
+            .nth(nth as usize)
+            .unwrap_or(1);
+        self.focus.roll = 0;
+        self.game.die = Some(Die { card: code.die.clone(), value });
+        self.events.push(Event::BoardRolled { board: self.board_id(own), value });
+        self.run_rules(content, &code.on_roll);
+    }
+}
+
+impl Run {
+    /// The choices of playing `card`: each option × target its condition allows.
+    pub(super) fn play_choices(&mut self, board: &Id<Board>, card: &CardId, choices: &mut Vec<Choice>) {
+        let setup = Arc::clone(&self.setup);
+        let Some(play) = setup.plays.get(card) else { return };
+        let own = self.focus.own;
+        let facing = setup.sides.get(own).and_then(|side| side.facing);
+        let mut targets: Vec<Aim> = Vec::new();
+        let dice = |side: Option<usize>| -> Vec<(u32, u32)> {
+            let Some(state) = side.and_then(|side| self.game.sides.get(side)) else { return Vec::new() };
+            (1..=state.columns)
+                .flat_map(|c| (1..=state.rows).map(move |r| (c, r)))
+                .filter(|(c, r)| state.cell(*c, *r).is_some())
+                .collect()
+        };
+        match play.target {
+            BoardTarget::Nothing => targets.push((None, None)),
+            BoardTarget::OwnColumn => {
+                let columns = self.game.sides.get(own).map_or(0, |state| state.columns);
+                targets.extend((1..=columns).map(|c| (Some((c, 0)), None)));
+            }
+            BoardTarget::OwnDie => targets.extend(dice(Some(own)).into_iter().map(|cell| (Some(cell), None))),
+            BoardTarget::FacingDie => targets.extend(dice(facing).into_iter().map(|cell| (Some(cell), None))),
+            BoardTarget::OwnDicePair => {
+                let own_dice = dice(Some(own));
+                for (at, first) in own_dice.iter().enumerate() {
+                    for second in own_dice.iter().skip(at.saturating_add(1)) {
+                        targets.push((Some(*first), Some(*second)));
+                    }
+                }
+            }
+        }
+        let options = if play.options.is_empty() { 0..=0 } else { 1..=play.options.len() as u32 };
+        for option in options {
+            for (target, second) in &targets {
+                self.set_target(play.target, option, *target, *second);
+                let ok = play.condition.as_ref().is_none_or(|condition| core::truthy(eval(condition, self)));
+                if ok {
+                    choices.push(Choice::PlayBoardCard {
+                        board: board.clone(),
+                        card: card.clone(),
+                        option,
+                        target: *target,
+                        second: *second,
+                    });
+                }
+            }
+        }
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
+    }
+
+    /// The context of playing a card at a target.
+    pub(super) fn set_target(
+        &mut self,
+        kind: BoardTarget,
+        option: u32,
+        target: Option<(u32, u32)>,
+        second: Option<(u32, u32)>,
+    ) {
+        let own = self.focus.own;
+        let side = if kind == BoardTarget::FacingDie {
+            self.setup.sides.get(own).and_then(|side| side.facing).unwrap_or(own)
+        } else {
+            own
+        };
+        let cell = target.filter(|(_, row)| *row > 0).map(|(c, r)| (side, c, r));
+        let value = cell.and_then(|(side, c, r)| self.game.sides.get(side)?.cell(c, r).map(|die| die.value));
+        self.focus = BoardFocus {
+            own,
+            column: target.map(|(c, _)| c),
+            cell,
+            second: second.map(|(c, r)| (side, c, r)),
+            cell_value: value.unwrap_or(0),
+            option: i64::from(option),
+            roll: 0,
+        };
+    }
+
+    pub(super) fn play(
+        &mut self,
+        content: &Content,
+        card: &CardId,
+        option: u32,
+        target: Option<(u32, u32)>,
+        second: Option<(u32, u32)>,
+    ) {
+        let own = self.focus.own;
+        let setup = Arc::clone(&self.setup);
+        let Some(play) = setup.plays.get(card) else { return };
+        if let Some(hand) = self.game.sides.get_mut(own).map(|side| &mut side.hand)
+            && let Some(at) = hand.iter().position(|held| held == card)
+        {
+            hand.remove(at);
+        }
+        self.game.card_played = true;
+        self.events.push(Event::BoardCardPlayed { board: self.board_id(own), card: card.clone(), option });
+        self.set_target(play.target, option, target, second);
+        self.run_rules(content, &play.rules);
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
+    }
+
+    pub(super) fn place(&mut self, content: &Content, column: u32) {
+        let own = self.focus.own;
+        let Some(die) = self.game.die.take() else { return };
+        let Some(row) = self.game.sides.get(own).and_then(|side| side.first_free(column)) else { return };
+        let value = die.value;
+        if let Some(side) = self.game.sides.get_mut(own) {
+            side.put(column, row, Some(die));
+        }
+        self.events.push(Event::BoardPlaced { board: self.board_id(own), column, row, value });
+        let setup = Arc::clone(&self.setup);
+        let Some(code) = setup.sides.get(own) else { return };
+        self.focus = BoardFocus {
+            own,
+            column: Some(column),
+            cell: Some((own, column, row)),
+            cell_value: value,
+            ..BoardFocus::default()
+        };
+        self.run_rules(content, &code.on_place);
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
+        self.run_rules(content, &code.on_turn_end);
+        if self.game.outcome.is_none() && !self.game.sides.is_empty() {
+            self.game.active = own.saturating_add(1).checked_rem(self.game.sides.len()).unwrap_or(0);
+            self.game.turn = self.game.turn.saturating_add(1);
+            self.game.card_played = false;
+            self.events.push(Event::BoardTurn { board: self.board_id(self.game.active) });
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The formula environment of the campaign: stats (stored, or computed when read), campaign
+//! names and node properties.
+
+use std::collections::BTreeMap;
+
+use rand_core::Rng as _;
+use rand_pcg::Pcg64Mcg;
+
+use crate::formula::names::{CampaignCount, GameName, NodeRead};
+use crate::formula::{Env, LookupSlot};
+use crate::model::{Expr, Id, MapNode, NodeMap, Stat};
+
+use super::{CampaignState, MAX_READ_DEPTH};
+use crate::engine::content::{Accessor, Content};
+
+/// The formula environment of the campaign: stats (stored, or computed when read), campaign
+/// names and node properties; table counts have no value here.
+pub(super) struct CampaignEnv<'a> {
+    pub(super) content: &'a Content,
+    pub(super) accessors: &'a [Accessor],
+    pub(super) map: &'a NodeMap,
+    pub(super) state: &'a CampaignState,
+    pub(super) stored: &'a BTreeMap<Id<Stat>, f64>,
+    pub(super) rng: &'a mut Pcg64Mcg,
+    pub(super) depth: usize,
+}
+
+impl CampaignEnv<'_> {
+    /// Evaluates content's formula one level deeper (computed stats, node properties).
+    fn nested(&mut self, expr: &Expr) -> f64 {
+        if self.depth >= MAX_READ_DEPTH {
+            return f64::NAN;
+        }
+        let mut inner = CampaignEnv {
+            content: self.content,
+            accessors: &self.content.accessors,
+            map: self.map,
+            state: self.state,
+            stored: self.stored,
+            rng: &mut *self.rng,
+            depth: self.depth.saturating_add(1),
+        };
+        inner.expr(expr)
+    }
+
+    pub(super) fn expr(&mut self, expr: &Expr) -> f64 {
+        if let Some(value) = expr.as_int() {
+            return value as f64;
+        }
+        let content = self.content;
+        content.formula(expr).map_or(f64::NAN, |compiled| content.formulas().eval(compiled, self))
+    }
+
+    pub(super) fn stat(&mut self, id: &Id<Stat>) -> f64 {
+        if let Some(value) = self.stored.get(id) {
+            return *value;
+        }
+        let content = self.content;
+        match content.project.stats.get(id.as_str()) {
+            Some(stat) => self.nested(stat.value.expr()),
+            None => f64::NAN,
+        }
+    }
+
+    fn property(&mut self, node: &Id<MapNode>, property: &str) -> f64 {
+        let map = self.map;
+        let value = map.nodes.iter().find(|n| n.id == *node).and_then(|n| n.properties.get(property));
+        value.map_or(f64::NAN, |expr| self.nested(expr))
+    }
+
+    /// The value of a campaign name; none for a name the campaign does not read.
+    fn read(&mut self, name: &GameName) -> Option<f64> {
+        let state = self.state;
+        let flag = |yes: bool| if yes { 1.0 } else { 0.0 };
+        let won = state.result.as_ref().map(|result| result.won);
+        Some(match name {
+            GameName::Campaign(count) => match count {
+                CampaignCount::Day => f64::from(state.day),
+                CampaignCount::Phase => state.phase as f64 + 1.0,
+                CampaignCount::Captured => state.captured.len() as f64,
+                CampaignCount::Retaken => f64::from(state.retaken),
+                CampaignCount::Moves => f64::from(state.moves),
+                CampaignCount::Stealthy => flag(!state.seen(self.map)),
+                CampaignCount::Won => flag(won == Some(true)),
+                CampaignCount::Lost => flag(won == Some(false)),
+                CampaignCount::Ended => flag(won.is_some()),
+                CampaignCount::Hand => state.hand.len() as f64,
+                CampaignCount::Syntheses => f64::from(state.syntheses),
+                CampaignCount::Failures => f64::from(state.failures),
+            },
+            GameName::EraTurn => f64::from(state.era_day),
+            GameName::Era(id) => flag(state.era.as_ref() == Some(id)),
+            GameName::Phase(name) => flag(state.phase_name(self.map) == name),
+            GameName::Node(node, read) => match read {
+                NodeRead::Visited => flag(state.visited.contains(node)),
+                NodeRead::Captured => flag(state.captured.contains(node)),
+                NodeRead::Here => flag(state.node == *node),
+                NodeRead::Patrolled => {
+                    flag(self.map.patrols.iter().any(|patrol| state.patrol_node(self.map, &patrol.id) == Some(node)))
+                }
+                NodeRead::Spent => flag(state.spent.contains(node)),
+                NodeRead::Property(property) => self.property(node, property),
+            },
+            GameName::CurrentNodeProperty(property) => {
+                let node = state.node.clone();
+                self.property(&node, property)
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Env for CampaignEnv<'_> {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
+        let accessors = self.accessors;
+        match accessors.get(slot.0 as usize) {
+            Some(Accessor::Stat(id)) => {
+                let id = id.clone();
+                self.stat(&id)
+            }
+            Some(Accessor::Turn) => f64::from(self.state.day),
+            Some(Accessor::Constant(value)) => *value,
+            Some(Accessor::Name(name)) => self.read(name).unwrap_or(f64::NAN),
+            Some(Accessor::Count(..) | Accessor::Cards(_) | Accessor::Missing) | None => f64::NAN,
+        }
+    }
+
+    fn has(&mut self, slot: LookupSlot) -> bool {
+        let accessors = self.accessors;
+        match accessors.get(slot.0 as usize) {
+            Some(Accessor::Stat(_) | Accessor::Turn | Accessor::Constant(_)) => true,
+            Some(Accessor::Name(name)) => self.read(name).is_some_and(|value| !value.is_nan()),
+            Some(Accessor::Count(..) | Accessor::Cards(_) | Accessor::Missing) | None => false,
+        }
+    }
+
+    fn random_bits(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+}
+
+/// A uniform draw in 0..1 from the session's generator.
+pub(super) fn unit(rng: &mut Pcg64Mcg) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}

@@ -1,0 +1,158 @@
+//! The campaign system (`spec/era-synthesis.md` §1, §2, §5–§7; FORMAT.md §14): the player walks
+//! a node map (a DAG) from its start, paying each path's cost from a meter that may run into
+//! credit down to its `min`; entering a node captures it and fires what its kind does; dashed
+//! paths open while their unlock formula holds; patrols walk their routes each day and retake
+//! weak captured nodes; two cards of the hand may be synthesized by the map's synthesis; days run
+//! through phases, eras rotate in their cycle, meters fire rules when they cross thresholds,
+//! and the content's formulas decide win, loss and the grade.
+//!
+//! It shares the engine's core: compiled formulas and accessors, the rules core (`core/`,
+//! through `rules.rs`: stat and path modifiers), stats, the session's seeded generator and
+//! outcome. Stored stats are the
+//! turns system's when the project also plays turns (one set of values), else the campaign's.
+
+mod env;
+mod rules;
+mod script;
+mod session;
+mod step;
+
+use step::Refusal;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::model::{CardId, Era, Id, MapNode, NodeKind, NodeMap, Stat};
+
+use crate::engine::Session;
+use crate::engine::content::Content;
+
+/// How deep formulas may read computed stats and node properties (a cycle reads NaN past it).
+const MAX_READ_DEPTH: usize = 16;
+
+/// The affix that hides the player from patrols on a node.
+pub const HIDDEN_AFFIX: &str = "hidden_from_patrols";
+
+/// How a campaign ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct CampaignResult {
+    /// Whether the player won.
+    pub won: bool,
+    /// The grade (its id), when one applied.
+    pub grade: Option<String>,
+    /// The outcome in words.
+    pub outcome: String,
+}
+
+/// The state of a campaign: where the player is, what is captured, the patrols, the calendar,
+/// the meters (when no turns system holds them) and the result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CampaignState {
+    /// The node map played.
+    pub map: Id<NodeMap>,
+    /// The player's node.
+    pub node: Id<MapNode>,
+    /// Nodes the player has stood on.
+    pub visited: BTreeSet<Id<MapNode>>,
+    /// Nodes the player holds.
+    pub captured: BTreeSet<Id<MapNode>>,
+    /// Forges already used (they play as normal nodes since).
+    pub spent: BTreeSet<Id<MapNode>>,
+    /// Each patrol's place on its route (patrol id → index into the route).
+    pub patrols: BTreeMap<String, usize>,
+    /// The day, from 1.
+    pub day: u32,
+    /// The phase of the day, an index into the map's phases.
+    pub phase: usize,
+    /// The current era.
+    pub era: Option<Id<Era>>,
+    /// The day within the era, from 1.
+    pub era_day: u32,
+    /// Paths taken.
+    pub moves: u32,
+    /// Nodes retaken by patrols.
+    pub retaken: u32,
+    /// The cards the player holds, in the order they came.
+    pub hand: Vec<CardId>,
+    /// Syntheses triggered.
+    pub syntheses: u32,
+    /// Syntheses that failed.
+    pub failures: u32,
+    /// Stored stat values, when the project plays no turns system (else the turns hold them).
+    pub meters: BTreeMap<Id<Stat>, f64>,
+    /// How the campaign ended, once it has.
+    pub result: Option<CampaignResult>,
+}
+
+impl Hash for CampaignState {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.map.hash(state);
+        self.node.hash(state);
+        self.visited.hash(state);
+        self.captured.hash(state);
+        self.spent.hash(state);
+        self.patrols.hash(state);
+        self.day.hash(state);
+        self.phase.hash(state);
+        self.era.hash(state);
+        self.era_day.hash(state);
+        self.moves.hash(state);
+        self.retaken.hash(state);
+        self.hand.hash(state);
+        self.syntheses.hash(state);
+        self.failures.hash(state);
+        crate::engine::hash_values(&self.meters, state);
+        self.result.hash(state);
+    }
+}
+
+impl CampaignState {
+    /// The node a patrol stands on.
+    pub fn patrol_node<'m>(&self, map: &'m NodeMap, patrol: &str) -> Option<&'m Id<MapNode>> {
+        let route = &map.patrols.iter().find(|p| p.id == patrol)?.route;
+        route.get(self.patrols.get(patrol).copied().unwrap_or(0))
+    }
+
+    /// Whether a patrol stands on or next to (along a path) the player's node, which is not a
+    /// safehouse or hidden by its affix.
+    pub fn seen(&self, map: &NodeMap) -> bool {
+        let Some(here) = map.nodes.iter().find(|node| node.id == self.node) else { return false };
+        if here.kind == NodeKind::Safehouse || here.affixes.iter().any(|affix| affix == HIDDEN_AFFIX) {
+            return false;
+        }
+        map.patrols.iter().filter_map(|patrol| self.patrol_node(map, &patrol.id)).any(|at| {
+            *at == self.node
+                || map.edges.iter().any(|edge| {
+                    (edge.from == *at && edge.to == self.node) || (edge.to == *at && edge.from == self.node)
+                })
+        })
+    }
+
+    /// The current phase's name (`day` for a map without phases).
+    pub fn phase_name<'m>(&self, map: &'m NodeMap) -> &'m str {
+        map.phases.get(self.phase).map_or("day", |phase| phase.name.as_str())
+    }
+}
+
+/// How many of `seeds` end with each grade when the random policy plays up to `moves` moves
+/// from each seed (the policy seeded alike): keys are grade ids, `won`/`lost` for an end without
+/// a grade, and `unfinished`. For seeing a campaign's balance; deterministic.
+pub fn grade_distribution(content: &Arc<Content>, seeds: std::ops::Range<u64>, moves: usize) -> BTreeMap<String, u32> {
+    let mut counts = BTreeMap::new();
+    for seed in seeds {
+        let mut session = Session::from_content(Arc::clone(content), seed);
+        crate::engine::policy::RandomPolicy::new(seed).play(&mut session, moves);
+        let key = match session.campaign().and_then(|campaign| campaign.result.as_ref()) {
+            None => "unfinished".to_owned(),
+            Some(CampaignResult { grade: Some(grade), .. }) => grade.clone(),
+            Some(CampaignResult { won: true, .. }) => "won".to_owned(),
+            Some(CampaignResult { won: false, .. }) => "lost".to_owned(),
+        };
+        let count = counts.entry(key).or_insert(0u32);
+        *count = count.saturating_add(1);
+    }
+    counts
+}

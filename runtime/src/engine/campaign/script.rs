@@ -1,0 +1,121 @@
+//! The campaign's playtest lines and expectations (FORMAT.md §14).
+
+use crate::model::Id;
+
+use super::Refusal;
+use crate::engine::script::Line;
+use crate::engine::{Choice, Session};
+use crate::number::show_value;
+
+impl Session {
+    /// Why a campaign choice is refused.
+    pub(crate) fn why_not_campaign(&self, choice: &Choice) -> String {
+        match (choice, &self.campaign) {
+            (_, None) => "the project has no campaign (no entry node map)".to_owned(),
+            (_, Some(campaign)) if campaign.result.is_some() => "the campaign has ended".to_owned(),
+            (Choice::MoveToNode { node }, Some(_)) => self
+                .campaign_look(|step| step.path_cost(node).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::Synthesize { a, b }, Some(_)) => self
+                .campaign_look(|step| step.synthesis_cost(a, b).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            _ => "the phase cannot end now".to_owned(),
+        }
+    }
+
+    /// A campaign choice as the script line that makes it.
+    pub(crate) fn describe_campaign_choice(choice: &Choice) -> String {
+        match choice {
+            Choice::MoveToNode { node } => format!("go {node}"),
+            Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
+            _ => "end-phase".to_owned(),
+        }
+    }
+
+    /// A script's campaign expectations: `node NODE`, `meter NAME OP N`, `grade NAME|none`,
+    /// `day N`, `era ID`, `phase NAME`.
+    pub(crate) fn expect_campaign(&self, what: &str, args: &str) -> Option<Result<String, String>> {
+        let campaign = self.campaign.as_ref()?;
+        let map = self.content.project.node_maps.get(campaign.map.as_str())?;
+        let same = |name: &str, actual: &str, want: &str| {
+            if actual == want { Ok(String::new()) } else { Err(format!("{name} is {actual}, expected {want}")) }
+        };
+        let result = match what {
+            "node" => same("the player's node", campaign.node.as_str(), args.trim()),
+            "grade" => {
+                let grade = campaign.result.as_ref().and_then(|result| result.grade.as_deref()).unwrap_or("none");
+                same("the grade", grade, args.trim())
+            }
+            // `expect day N`; anything else after `day` is left to the formula reading.
+            "day" => {
+                let want = args.trim().parse::<u32>().ok()?;
+                same("the day", &campaign.day.to_string(), &want.to_string())
+            }
+            "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
+            "phase" => same("the phase", campaign.phase_name(map), args.trim()),
+            // Boards have `expect hand BOARD …` too: a map without cards leaves the word to them.
+            "hand" if map.synthesis.is_some() || !map.hand.is_empty() => {
+                let mut want: Vec<&str> = args.split_whitespace().collect();
+                let mut have: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
+                want.sort_unstable();
+                have.sort_unstable();
+                same("the hand", &have.join(" "), &want.join(" "))
+            }
+            "meter" => {
+                let mut words = args.split_whitespace();
+                let (Some(name), Some(op), Some(want), None) = (words.next(), words.next(), words.next(), words.next())
+                else {
+                    return Some(Err("usage: expect meter NAME OP N (OP: == != < <= > >=)".to_owned()));
+                };
+                let Ok(want) = want.parse::<f64>() else {
+                    return Some(Err(format!("`{want}` is not a number")));
+                };
+                if self.content.project.stats.get(name).is_none() {
+                    return Some(Err(format!("there is no meter `{name}`")));
+                }
+                let value = self.campaign_stat(name).unwrap_or(f64::NAN);
+                let holds = match op {
+                    "==" => (value - want).abs() <= 1e-9 * want.abs().max(1.0),
+                    "!=" => (value - want).abs() > 1e-9 * want.abs().max(1.0),
+                    "<" => value < want,
+                    "<=" => value <= want,
+                    ">" => value > want,
+                    ">=" => value >= want,
+                    _ => return Some(Err(format!("`{op}` is not a comparison (== != < <= > >=)"))),
+                };
+                if holds {
+                    Ok(String::new())
+                } else {
+                    Err(format!("meter {name} is {}, expected {op} {want}", show_value(value, None)))
+                }
+            }
+            _ => return None,
+        };
+        Some(result)
+    }
+}
+
+impl Session {
+    /// The campaign's playtest lines: `go NODE`, `end-phase`, `synthesize A B` (also written
+    /// `smelt A B`, its earlier name) and `jump NODE` ("play from here").
+    pub(crate) fn campaign_command(&mut self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+        let mut words = rest.split_whitespace();
+        let line = match command {
+            "go" => words
+                .next()
+                .map(|node| Line::Choose(Choice::MoveToNode { node: Id::new(node) }))
+                .ok_or_else(|| "usage: go NODE".to_owned()),
+            "end-phase" => Ok(Line::Choose(Choice::EndPhase)),
+            "synthesize" | "smelt" => match (words.next(), words.next()) {
+                (Some(a), Some(b)) => Ok(Line::Choose(Choice::Synthesize { a: Id::new(a), b: Id::new(b) })),
+                _ => Err(format!("usage: {command} A B")),
+            },
+            "jump" => match words.next() {
+                Some(node) => self.jump_to_node(node).map(|()| Line::Done(String::new())),
+                None => Err("usage: jump NODE".to_owned()),
+            },
+            _ => return None,
+        };
+        Some(line)
+    }
+}

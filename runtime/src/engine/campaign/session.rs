@@ -1,0 +1,286 @@
+//! The campaign's part of the [`Session`]: its state, start, choices, steps and queries.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::formula::{FormulaSet, ProjectNames};
+use crate::model::{CardId, Id, Stat};
+
+use super::CampaignState;
+use super::env::CampaignEnv;
+use super::step::{Step, start_meters};
+use crate::engine::content::Accessor;
+use crate::engine::table::Outcome;
+use crate::engine::{Choice, ChoiceError, Event, Session};
+use crate::number::show_value;
+
+impl Session {
+    /// The campaign's state, when the project's entry names a node map.
+    pub fn campaign(&self) -> Option<&CampaignState> {
+        self.campaign.as_ref()
+    }
+
+    /// Starts the campaign of `entry.node_map`: the player on the start node (captured), the
+    /// first era's first day, meters at their start values, the first phase's rules run.
+    pub(crate) fn start_campaign(&mut self, events: &mut Vec<Event>) {
+        let content = Arc::clone(&self.content);
+        let Some(map) =
+            content.project.manifest.entry.node_map.as_ref().and_then(|id| content.project.node_maps.get(id.as_str()))
+        else {
+            return;
+        };
+        let Some(start) = map.start.clone().or_else(|| map.nodes.first().map(|node| node.id.clone())) else { return };
+        let mut state = CampaignState {
+            map: map.id.clone(),
+            node: start.clone(),
+            visited: BTreeSet::from([start.clone()]),
+            captured: BTreeSet::from([start]),
+            spent: BTreeSet::new(),
+            patrols: map.patrols.iter().map(|patrol| (patrol.id.clone(), 0)).collect(),
+            day: 1,
+            phase: 0,
+            era: map.first_era.clone(),
+            era_day: 1,
+            moves: 0,
+            retaken: 0,
+            hand: map.hand.clone(),
+            syntheses: 0,
+            failures: 0,
+            meters: BTreeMap::new(),
+            result: None,
+        };
+        if self.turns.is_none() {
+            start_meters(&content, map, &mut state, &mut self.rng);
+        }
+        self.campaign = Some(state);
+        self.campaign_step(events, |step| {
+            if let Some(era) = step.state.era.clone() {
+                step.events.push(Event::EraStarted { era });
+            }
+            step.begin_phase(true);
+        });
+    }
+
+    /// Runs `body` as one campaign step over the stored stats (the turns system's when it
+    /// runs), then checks the end; the session ends with the campaign when the table is idle.
+    pub(super) fn campaign_step<R>(
+        &mut self,
+        events: &mut Vec<Event>,
+        body: impl FnOnce(&mut Step<'_>) -> R,
+    ) -> Option<R> {
+        let content = Arc::clone(&self.content);
+        let campaign = self.campaign.as_mut()?;
+        let map = content.project.node_maps.get(campaign.map.as_str())?;
+        let mut stored = match self.turns.as_mut() {
+            Some(turns) => std::mem::take(&mut turns.stored),
+            None => std::mem::take(&mut campaign.meters),
+        };
+        let mut step =
+            Step { content: &content, map, state: campaign, stored: &mut stored, rng: &mut self.rng, events };
+        let result = body(&mut step);
+        step.check_end();
+        match self.turns.as_mut() {
+            Some(turns) => turns.stored = stored,
+            None => campaign.meters = stored,
+        }
+        let table_idle = self.state.windows.is_empty() && self.state.cards.is_empty();
+        if table_idle
+            && self.state.outcome.is_none()
+            && let Some(result) = &campaign.result
+        {
+            self.state.outcome = Some(Outcome::Ended(result.outcome.clone()));
+        }
+        Some(result)
+    }
+
+    /// A read-only step over copies of the campaign, its stats and the generator (not the
+    /// table): for choices, refusals and queries.
+    pub(super) fn campaign_look<R>(&self, body: impl FnOnce(&mut Step<'_>) -> R) -> Option<R> {
+        let mut campaign = self.campaign.clone()?;
+        let map = self.content.project.node_maps.get(campaign.map.as_str())?;
+        let mut stored = match &self.turns {
+            Some(turns) => turns.stored.clone(),
+            None => std::mem::take(&mut campaign.meters),
+        };
+        let mut rng = self.rng.clone();
+        let mut events = Vec::new();
+        let mut step = Step {
+            content: &self.content,
+            map,
+            state: &mut campaign,
+            stored: &mut stored,
+            rng: &mut rng,
+            events: &mut events,
+        };
+        Some(body(&mut step))
+    }
+
+    /// "Play from here": puts the player on `node` of the campaign's map (visited and captured),
+    /// outside the rules; nothing is paid and no node effect runs.
+    pub fn jump_to_node(&mut self, node: &str) -> Result<(), String> {
+        let content = Arc::clone(&self.content);
+        let campaign = self.campaign.as_mut().ok_or("the project has no campaign (no node map in its entry)")?;
+        let map = content
+            .project
+            .node_maps
+            .get(campaign.map.as_str())
+            .ok_or_else(|| format!("there is no node map `{}`", campaign.map))?;
+        let target = map.nodes.iter().find(|n| n.id.as_str() == node).ok_or_else(|| {
+            let known: Vec<&str> = map.nodes.iter().map(|n| n.id.as_str()).collect();
+            format!("node map `{}` has no node `{node}` (it has: {})", map.id, known.join(", "))
+        })?;
+        campaign.node = target.id.clone();
+        campaign.visited.insert(target.id.clone());
+        campaign.captured.insert(target.id.clone());
+        Ok(())
+    }
+
+    /// The campaign choices: each path from the player's node that can be taken now (in the
+    /// map's order), then `EndPhase`.
+    pub(crate) fn campaign_choices(&self, choices: &mut Vec<Choice>) {
+        let Some(campaign) = &self.campaign else { return };
+        if campaign.result.is_some() || self.state.outcome.is_some() {
+            return;
+        }
+        let listed = self
+            .campaign_look(|step| {
+                let map = step.map;
+                let here = step.state.node.clone();
+                let mut choices: Vec<Choice> = map
+                    .edges
+                    .iter()
+                    .filter(|edge| edge.from == here)
+                    .filter(|edge| step.path_cost(&edge.to).is_ok())
+                    .map(|edge| Choice::MoveToNode { node: edge.to.clone() })
+                    .collect::<Vec<_>>();
+                let mut kinds: Vec<CardId> = Vec::new();
+                for card in &step.state.hand {
+                    if !kinds.contains(card) {
+                        kinds.push(card.clone());
+                    }
+                }
+                for a in &kinds {
+                    for b in &kinds {
+                        if step.synthesis_cost(a, b).is_ok() {
+                            choices.push(Choice::Synthesize { a: a.clone(), b: b.clone() });
+                        }
+                    }
+                }
+                choices
+            })
+            .unwrap_or_default();
+        choices.extend(listed);
+        choices.push(Choice::EndPhase);
+    }
+
+    /// Plays a campaign choice.
+    pub(crate) fn apply_campaign(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        if self.campaign.as_ref().is_none_or(|campaign| campaign.result.is_some()) {
+            return Err(if self.campaign.is_some() {
+                ChoiceError::GameEnded
+            } else {
+                ChoiceError::NotPossible(format!("{choice:?}"))
+            });
+        }
+        let mut events = Vec::new();
+        let done = match choice {
+            Choice::MoveToNode { node } => self.campaign_step(&mut events, |step| match step.path_cost(node) {
+                Ok(cost) => {
+                    step.move_to(node, cost);
+                    true
+                }
+                Err(_) => false,
+            }),
+            Choice::EndPhase => self.campaign_step(&mut events, |step| {
+                step.end_phase();
+                true
+            }),
+            Choice::Synthesize { a, b } => self.campaign_step(&mut events, |step| match step.synthesis_cost(a, b) {
+                Ok(cost) => {
+                    step.synthesize(a, b, cost);
+                    true
+                }
+                Err(_) => false,
+            }),
+            _ => None,
+        };
+        if done != Some(true) {
+            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
+        }
+        self.counters.steps = self.counters.steps.saturating_add(1);
+        Ok(events)
+    }
+
+    /// The value of a formula that reads campaign names, over the campaign (None when the
+    /// formula reads none of them, or no campaign runs; stats when no turns system runs).
+    pub(crate) fn campaign_query(&self, formula: &str) -> Option<Result<f64, String>> {
+        self.campaign.as_ref()?;
+        let content = &self.content;
+        let mut set: FormulaSet = content.formulas().clone();
+        let compiled = match set.compile(formula, &ProjectNames::new(&content.project)) {
+            Ok(compiled) => compiled,
+            Err(error) => return Some(Err(error.render(formula))),
+        };
+        let accessors: Vec<Accessor> =
+            set.lookups().map(|lookup| crate::engine::content::accessor(lookup, &content.project)).collect();
+        let ours = accessors.iter().any(|accessor| match accessor {
+            Accessor::Name(name) => name.is_campaign(),
+            Accessor::Stat(_) | Accessor::Turn => self.turns.is_none(),
+            _ => false,
+        });
+        if !ours {
+            return None;
+        }
+        self.campaign_look(|step| {
+            let mut env = CampaignEnv {
+                content: step.content,
+                accessors: &accessors,
+                map: step.map,
+                state: step.state,
+                stored: step.stored,
+                rng: &mut *step.rng,
+                depth: 0,
+            };
+            Ok(set.eval(&compiled, &mut env))
+        })
+    }
+
+    /// The value of a stat as the campaign reads it.
+    pub fn campaign_stat(&self, stat: &str) -> Option<f64> {
+        self.campaign.as_ref()?;
+        self.campaign_look(|step| step.stat_value(&Id::new(stat)))
+    }
+
+    /// The campaign in words (for `actforge play` and failed expectations).
+    pub fn describe_campaign(&self) -> Vec<String> {
+        let Some(campaign) = &self.campaign else { return Vec::new() };
+        let Some(map) = self.content.project.node_maps.get(campaign.map.as_str()) else { return Vec::new() };
+        let era = campaign.era.as_ref().map_or("none", |era| era.as_str());
+        let mut lines = vec![format!(
+            "campaign {}: day {} ({}), era {era} day {}, at {}",
+            campaign.map,
+            campaign.day,
+            campaign.phase_name(map),
+            campaign.era_day,
+            campaign.node
+        )];
+        let captured: Vec<&str> = campaign.captured.iter().map(Id::as_str).collect();
+        lines.push(format!("  captured: {}", captured.join(" ")));
+        let hand: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
+        lines.push(format!("  hand: {}", hand.join(" ")));
+        for patrol in &map.patrols {
+            let at = campaign.patrol_node(map, &patrol.id).map_or("?", |node| node.as_str());
+            lines.push(format!("  patrol {} at {at}", patrol.id));
+        }
+        let mut stats: Vec<&Stat> = self.content.project.stats.iter().collect();
+        stats.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+        for stat in stats {
+            let value = self.campaign_stat(stat.id.as_str()).unwrap_or(f64::NAN);
+            lines.push(format!("  meter {} = {}", stat.id, show_value(value, stat.rounding)));
+        }
+        if let Some(result) = &campaign.result {
+            lines.push(format!("  ended: {}", result.outcome));
+        }
+        lines
+    }
+}

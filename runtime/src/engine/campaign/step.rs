@@ -1,0 +1,475 @@
+//! One campaign step: paths, synthesis, phases and days, patrols, rules, meters and the end.
+
+use std::collections::BTreeMap;
+
+use rand_core::Rng as _;
+use rand_pcg::Pcg64Mcg;
+
+use crate::model::{CardId, Crossing, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, RuleId, Stat, StatValue};
+
+use super::env::{CampaignEnv, unit};
+use super::{CampaignResult, CampaignState};
+use crate::engine::Event;
+use crate::engine::content::Content;
+use crate::engine::core::{self, Depth};
+use crate::number::show_value;
+
+/// One step of the campaign: content, map, state, the stored stats, generator and events.
+pub(super) struct Step<'a> {
+    pub(super) content: &'a Content,
+    pub(super) map: &'a NodeMap,
+    pub(super) state: &'a mut CampaignState,
+    pub(super) stored: &'a mut BTreeMap<Id<Stat>, f64>,
+    pub(super) rng: &'a mut Pcg64Mcg,
+    pub(super) events: &'a mut Vec<Event>,
+}
+
+impl Step<'_> {
+    /// The formula environment over this step's state.
+    fn env(&mut self) -> CampaignEnv<'_> {
+        CampaignEnv {
+            content: self.content,
+            accessors: &self.content.accessors,
+            map: self.map,
+            state: self.state,
+            stored: self.stored,
+            rng: &mut *self.rng,
+            depth: 0,
+        }
+    }
+
+    pub(super) fn value(&mut self, expr: &Expr) -> f64 {
+        self.env().expr(expr)
+    }
+
+    pub(super) fn stat_value(&mut self, id: &Id<Stat>) -> f64 {
+        self.env().stat(id)
+    }
+
+    pub(super) fn warn(&mut self, message: String) {
+        self.events.push(Event::Warning(message));
+    }
+
+    pub(super) fn ended(&self) -> bool {
+        self.state.result.is_some()
+    }
+
+    /// The lowest value a stat may take (its `min`; none: no limit).
+    fn floor_of(&mut self, stat: &Stat) -> f64 {
+        match &stat.min {
+            Some(min) => {
+                let min = self.value(min);
+                if min.is_nan() { f64::NEG_INFINITY } else { min }
+            }
+            None => f64::NEG_INFINITY,
+        }
+    }
+
+    /// Sets a stored stat within its limits, reports it, and runs the rules of every threshold
+    /// it crossed (in the stat's order).
+    pub(super) fn set_stat(&mut self, stat: &Stat, value: f64, ctx: &mut Depth) {
+        let old = self.stat_value(&stat.id);
+        let mut value = value;
+        if let Some(max) = &stat.max {
+            let max = self.value(max);
+            if value > max {
+                value = max;
+            }
+        }
+        let min = self.floor_of(stat);
+        if value < min {
+            value = min;
+        }
+        self.stored.insert(stat.id.clone(), value);
+        if old.to_bits() == value.to_bits() {
+            return;
+        }
+        self.events.push(Event::StatChanged { stat: stat.id.clone(), value: show_value(value, stat.rounding) });
+        for threshold in &stat.thresholds {
+            let at = self.value(&threshold.at);
+            let rising = old < at && value >= at;
+            let falling = old >= at && value < at;
+            let crossed = match threshold.crossing {
+                Crossing::Rising => rising,
+                Crossing::Falling => falling,
+                Crossing::Either => rising || falling,
+            };
+            if crossed {
+                self.events.push(Event::ThresholdCrossed { stat: stat.id.clone(), rule: threshold.rule.clone() });
+                core::run_rule(self, &threshold.rule, ctx);
+            }
+        }
+    }
+
+    /// Runs each rule of a list through the rules core (FORMAT.md §14).
+    pub(super) fn run_rules(&mut self, rules: &[RuleId]) {
+        core::run_rules(self, rules, &mut Depth(0));
+    }
+
+    /// Ends the campaign: the result first (grades read `campaign.won`), then the first grade
+    /// that holds.
+    pub(super) fn end(&mut self, won: bool, text: Option<&str>) {
+        if self.ended() {
+            return;
+        }
+        self.state.result = Some(CampaignResult { won, grade: None, outcome: String::new() });
+        let map = self.map;
+        let grade = map.grades.iter().find(|grade| core::truthy(self.value(&grade.when)));
+        let verdict = if won { "victory" } else { "defeat" };
+        let outcome = match (&text, grade) {
+            (Some(text), _) if !text.is_empty() => (*text).to_owned(),
+            (_, Some(grade)) if !grade.label.is_empty() => format!("{verdict}: {}", grade.label),
+            (_, Some(grade)) => format!("{verdict}: {}", grade.id),
+            _ => verdict.to_owned(),
+        };
+        let grade = grade.map(|grade| grade.id.clone());
+        self.state.result = Some(CampaignResult { won, grade: grade.clone(), outcome: outcome.clone() });
+        self.events.push(Event::CampaignEnded { won, grade });
+        self.events.push(Event::GameEnded { outcome });
+    }
+
+    /// Loss is checked before victory: a step that meets both loses.
+    pub(super) fn check_end(&mut self) {
+        if self.ended() {
+            return;
+        }
+        let map = self.map;
+        if map.lose.as_ref().is_some_and(|lose| core::truthy(self.value(lose))) {
+            self.end(false, None);
+        } else if map.win.as_ref().is_some_and(|win| core::truthy(self.value(win))) {
+            self.end(true, None);
+        }
+    }
+
+    /// What a path costs now; none when it cannot be taken (no such path from here, locked,
+    /// its cost not a number, or paying it would pass the meter's credit limit).
+    pub(super) fn path_cost(&mut self, to: &Id<MapNode>) -> Result<f64, Refusal> {
+        let map = self.map;
+        let edge =
+            map.edges.iter().find(|edge| edge.from == self.state.node && edge.to == *to).ok_or(Refusal::NoPath)?;
+        if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
+            return Err(Refusal::Phase);
+        }
+        if let Some(unlock) = &edge.unlock
+            && !core::truthy(self.value(unlock))
+        {
+            return Err(Refusal::Locked);
+        }
+        let cost = self.value(&edge.cost);
+        self.affordable(cost)
+    }
+
+    /// `cost` when it is a number ≥ 0 that `cost_stat` can pay within its credit limit.
+    fn affordable(&mut self, cost: f64) -> Result<f64, Refusal> {
+        if !cost.is_finite() || cost < 0.0 {
+            return Err(Refusal::BadCost);
+        }
+        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| self.content.project.stats.get(id.as_str())) {
+            let floor = self.floor_of(stat);
+            if self.stat_value(&stat.id) - cost < floor - 1e-9 {
+                return Err(Refusal::Credit);
+            }
+        }
+        Ok(cost)
+    }
+
+    /// Pays `cost` from `cost_stat` (thresholds fire).
+    fn pay(&mut self, cost: f64) {
+        let content = self.content;
+        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
+            && cost != 0.0
+        {
+            let current = self.stat_value(&stat.id);
+            self.set_stat(stat, current - cost, &mut Depth(0));
+        }
+    }
+
+    /// Whether a card has the aspect an input needs (any card when the map names none).
+    fn fits(&self, card: &CardId, aspect: Option<&crate::model::AspectId>) -> bool {
+        aspect.is_none_or(|aspect| {
+            self.content.card(card.as_str()).is_some_and(|card| {
+                card.fragments.iter().any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
+            })
+        })
+    }
+
+    /// What triggering the synthesis with `a` and `b` costs now, or why it cannot be.
+    pub(super) fn synthesis_cost(&mut self, a: &CardId, b: &CardId) -> Result<f64, Refusal> {
+        let map = self.map;
+        if map.synthesis.is_none() {
+            return Err(Refusal::NoSynthesis);
+        }
+        if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
+            return Err(Refusal::Phase);
+        }
+        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
+        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
+            return Err(Refusal::NotInHand);
+        }
+        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
+            return Err(Refusal::WrongInputs);
+        }
+        let cost = self.value(&map.synthesis_cost);
+        self.affordable(cost)
+    }
+
+    /// Triggers the synthesis: its table from the meters' values now, a candidate drawn by
+    /// share, a success roll against its chance; both inputs leave the hand, the result joins
+    /// it on success; then the synthesis's `on_success` or `on_failure` rules. A table that
+    /// cannot be worked out (a content error) is a warning and changes nothing.
+    pub(super) fn synthesize(&mut self, a: &CardId, b: &CardId, cost: f64) {
+        let map = self.map;
+        let content = self.content;
+        let Some(id) = &map.synthesis else { return };
+        let mut values = BTreeMap::new();
+        for stat in &content.project.stats {
+            let value = self.stat_value(&stat.id);
+            if !value.is_nan() {
+                values.insert(stat.id.as_str().to_owned(), value);
+            }
+        }
+        let table =
+            match crate::synthesis::probability_table(&content.project, id.as_str(), a.as_str(), b.as_str(), &values) {
+                Ok(table) => table,
+                Err(error) => {
+                    self.warn(format!("synthesis `{id}`: {error}"));
+                    return;
+                }
+            };
+        let roll = unit(self.rng);
+        let mut total = 0.0;
+        let chosen = table
+            .candidates
+            .iter()
+            .find(|candidate| {
+                total += candidate.share;
+                roll < total
+            })
+            .or_else(|| table.candidates.last());
+        let Some(chosen) = chosen else { return };
+        let success = unit(self.rng) * 100.0 < chosen.success;
+        self.pay(cost);
+        for input in [a, b] {
+            if let Some(at) = self.state.hand.iter().position(|held| held == input) {
+                self.state.hand.remove(at);
+            }
+        }
+        self.state.syntheses = self.state.syntheses.saturating_add(1);
+        if success {
+            self.state.hand.push(chosen.card.clone());
+        } else {
+            self.state.failures = self.state.failures.saturating_add(1);
+        }
+        self.events.push(Event::Synthesized {
+            a: a.clone(),
+            b: b.clone(),
+            result: chosen.card.clone(),
+            chance: show_value(chosen.success, None),
+            success,
+        });
+        let Some(synthesis) = content.project.syntheses.get(id.as_str()) else { return };
+        self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
+        let most_probable = table.candidates.iter().map(|candidate| candidate.share).fold(0.0, f64::max);
+        if !success
+            && chosen.share >= most_probable
+            && let Some(stat) = synthesis.insight.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
+        {
+            let value = self.stat_value(&stat.id);
+            self.set_stat(stat, value + 1.0, &mut Depth(0));
+            self.events.push(Event::InsightGained { stat: stat.id.clone() });
+        }
+        if let Some(check) = &synthesis.revelation {
+            let mut revealed = self.dice_check(check, check.above.saturating_add(1));
+            if !revealed
+                && !success
+                && let Some(at_least) = check.retry_at_least
+            {
+                revealed = self.dice_check(check, at_least);
+            }
+            if revealed {
+                if let Some(stat) = check.stat.as_ref().and_then(|id| content.project.stats.get(id.as_str())) {
+                    let value = self.stat_value(&stat.id);
+                    self.set_stat(stat, value + 1.0, &mut Depth(0));
+                }
+                self.run_rules(&check.on_success);
+            }
+        }
+    }
+
+    /// Rolls a dice check's dice from the session's generator; succeeds at `at_least` or more.
+    fn dice_check(&mut self, check: &crate::model::DiceCheck, at_least: i64) -> bool {
+        let sides = u64::from(check.sides.max(1));
+        // At most 100 dice: a content typo must not stall the session.
+        let dice: Vec<i64> = (0..check.dice.min(100))
+            .map(|_| i64::try_from(self.rng.next_u64().checked_rem(sides).unwrap_or(0)).unwrap_or(0).saturating_add(1))
+            .collect();
+        let success = dice.iter().sum::<i64>() >= at_least;
+        self.events.push(Event::DiceChecked { dice, success });
+        success
+    }
+
+    /// Takes a path: pays, moves, captures, and does what the node's kind does.
+    pub(super) fn move_to(&mut self, to: &Id<MapNode>, cost: f64) {
+        let map = self.map;
+        self.pay(cost);
+        let from = std::mem::replace(&mut self.state.node, to.clone());
+        self.state.moves = self.state.moves.saturating_add(1);
+        self.events.push(Event::CampaignMoved { from, to: to.clone(), cost: show_value(cost, None) });
+        self.state.visited.insert(to.clone());
+        let captured = self.state.captured.insert(to.clone());
+        if captured {
+            self.events.push(Event::NodeCaptured { node: to.clone() });
+        }
+        if let Some(node) = map.nodes.iter().find(|node| node.id == *to) {
+            self.enter(node);
+        }
+        if captured {
+            self.run_rules(&map.on_capture);
+        }
+    }
+
+    /// What a node's kind does when the player enters it.
+    fn enter(&mut self, node: &MapNode) {
+        let map = self.map;
+        let to = &node.id;
+        match &node.kind {
+            // A forge works once, then plays as a normal node.
+            NodeKind::Forge if self.state.spent.contains(to) => {}
+            NodeKind::Forge => {
+                self.state.spent.insert(to.clone());
+                self.run_rules(&node.rules);
+            }
+            NodeKind::Custom(kind) => {
+                self.run_rules(&node.rules);
+                if let Some(rules) = map.kind_rules.get(kind) {
+                    self.run_rules(rules);
+                }
+            }
+            NodeKind::Normal | NodeKind::Home | NodeKind::Anecdote | NodeKind::Safehouse => {
+                self.run_rules(&node.rules);
+            }
+        }
+    }
+
+    /// Ends the phase; after the last one the day ends (patrols walk, the calendar and the era
+    /// cycle move on) and the next day's first phase begins.
+    pub(super) fn end_phase(&mut self) {
+        let map = self.map;
+        if self.state.phase.saturating_add(1) < map.phases.len() {
+            self.state.phase = self.state.phase.saturating_add(1);
+            self.begin_phase(false);
+            return;
+        }
+        self.walk_patrols();
+        if self.ended() {
+            return;
+        }
+        self.state.day = self.state.day.saturating_add(1);
+        self.state.era_day = self.state.era_day.saturating_add(1);
+        self.state.phase = 0;
+        let content = self.content;
+        let era = self.state.era.as_ref().and_then(|id| content.project.eras.get(id.as_str()));
+        if let Some(era) = era {
+            let length = self.value(&era.duration_turns);
+            let length = if length.is_finite() && length >= 1.0 { length } else { 1.0 };
+            if f64::from(self.state.era_day) > length {
+                let next = era.next.clone().unwrap_or_else(|| era.id.clone());
+                self.state.era = Some(next.clone());
+                self.state.era_day = 1;
+                self.events.push(Event::EraStarted { era: next });
+            }
+        }
+        self.begin_phase(true);
+    }
+
+    /// Reports the phase and runs its rules (at dawn, the current era's rules first).
+    pub(super) fn begin_phase(&mut self, new_day: bool) {
+        let map = self.map;
+        let content = self.content;
+        self.events.push(Event::PhaseStarted { day: self.state.day, phase: self.state.phase_name(map).to_owned() });
+        if new_day && let Some(era) = self.state.era.as_ref().and_then(|id| content.project.eras.get(id.as_str())) {
+            self.run_rules(&era.rules);
+        }
+        if let Some(phase) = map.phases.get(self.state.phase) {
+            self.run_rules(&phase.rules);
+        }
+    }
+
+    /// Every patrol steps to the next node of its route; a captured node it reaches whose
+    /// `strength` is below the patrol's is retaken (never the start, a home or a safehouse).
+    fn walk_patrols(&mut self) {
+        let map = self.map;
+        for patrol in &map.patrols {
+            if patrol.route.is_empty() {
+                continue;
+            }
+            let at = self.state.patrols.get(&patrol.id).copied().unwrap_or(0);
+            let next = at.saturating_add(1).checked_rem(patrol.route.len()).unwrap_or(0);
+            self.state.patrols.insert(patrol.id.clone(), next);
+            let Some(node_id) = patrol.route.get(next) else { continue };
+            self.events.push(Event::PatrolMoved { patrol: patrol.id.clone(), node: node_id.clone() });
+            let Some(node) = map.nodes.iter().find(|node| node.id == *node_id) else { continue };
+            let protected =
+                matches!(node.kind, NodeKind::Home | NodeKind::Safehouse) || map.start.as_ref() == Some(node_id);
+            if protected || !self.state.captured.contains(node_id) {
+                continue;
+            }
+            let strength = node.properties.get("strength").map_or(0.0, |expr| self.value(expr));
+            let patrol_strength = self.value(&patrol.strength);
+            if strength < patrol_strength {
+                self.state.captured.remove(node_id);
+                self.state.retaken = self.state.retaken.saturating_add(1);
+                self.events.push(Event::NodeRetaken { node: node_id.clone(), patrol: patrol.id.clone() });
+                self.run_rules(&patrol.on_retake);
+            }
+        }
+    }
+}
+
+/// Why a path cannot be taken now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Refusal {
+    NoPath,
+    Phase,
+    Locked,
+    BadCost,
+    Credit,
+    NoSynthesis,
+    NotInHand,
+    WrongInputs,
+}
+
+impl Refusal {
+    pub(super) fn words(self) -> &'static str {
+        match self {
+            Self::NoPath => "no path leads there from the player's node",
+            Self::Phase => "the player cannot move during this phase",
+            Self::Locked => "that path is locked (its unlock condition does not hold)",
+            Self::BadCost => "the cost is not a number of 0 or more",
+            Self::Credit => "paying that cost would go past the meter's credit limit",
+            Self::NoSynthesis => "the map has no synthesis",
+            Self::NotInHand => "the hand does not hold those cards",
+            Self::WrongInputs => "those cards cannot be the synthesis's inputs (A first, then B)",
+        }
+    }
+}
+
+/// The stored stats in declaration order (by `order`, then id) with their start values, kept
+/// within their limits; a formula may read stats declared before it.
+pub(super) fn start_meters(content: &Content, map: &NodeMap, state: &mut CampaignState, rng: &mut Pcg64Mcg) {
+    let mut stats: Vec<&Stat> = content.project.stats.iter().filter(|stat| stat.value.is_stored()).collect();
+    stats.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.id.cmp(&b.id)));
+    let mut stored = std::mem::take(&mut state.meters);
+    for stat in stats {
+        let StatValue::Stored(expr) = &stat.value else { continue };
+        let mut events = Vec::new();
+        let mut step = Step { content, map, state, stored: &mut stored, rng, events: &mut events };
+        let mut value = step.value(expr);
+        if let Some(max) = &stat.max {
+            value = value.min(step.value(max));
+        }
+        value = value.max(step.floor_of(stat));
+        stored.insert(stat.id.clone(), value);
+    }
+    state.meters = stored;
+}

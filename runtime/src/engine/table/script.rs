@@ -1,0 +1,257 @@
+//! The table's playtest lines and expectations: tokens by name, free cards, windows and
+//! places in words (FORMAT.md §7).
+
+use super::{CardKey, Place, Status, TokenKey};
+use crate::engine::script::{Line, ScriptReport};
+use crate::engine::{Choice, Session};
+
+impl Session {
+    /// The window of `name`: a token id (the first of that type in registry order) or
+    /// `ID#N` for the N-th (from 1).
+    pub fn find_token(&self, name: &str) -> Option<TokenKey> {
+        let (id, nth) = match name.split_once('#') {
+            Some((id, n)) => (id, n.parse::<usize>().ok()?.checked_sub(1)?),
+            None => (name, 0),
+        };
+        self.state.windows.iter().filter(|(_, window)| window.token.as_str() == id).nth(nth).map(|(key, _)| *key)
+    }
+
+    pub(crate) fn token_arg(&self, name: Option<&str>) -> Result<TokenKey, String> {
+        let name = name.ok_or("name a token")?;
+        self.find_token(name).ok_or_else(|| {
+            let known: Vec<&str> = self.state.windows.values().map(|window| window.token.as_str()).collect();
+            format!("no token `{name}` on the table (there are: {})", known.join(", "))
+        })
+    }
+
+    /// The first free card of a type the player can pick up: table first, then result lanes.
+    pub(crate) fn free_card(&self, card_type: &str) -> Option<CardKey> {
+        let of_type =
+            |key: &&CardKey| self.state.card(**key).is_some_and(|card| card.card.as_str() == card_type && card.free);
+        let on_table = self.state.table.iter().find(of_type).copied();
+        on_table.or_else(|| self.state.windows.values().flat_map(|window| window.lane.iter()).find(of_type).copied())
+    }
+
+    pub(crate) fn window_arg(&self, token: &str) -> Result<&super::Window, String> {
+        self.token_arg(Some(token)).and_then(|key| self.state.window(key).ok_or_else(|| format!("{token} is gone")))
+    }
+
+    /// The table's playtest lines: `slot`, `unslot`, `start`, `close`, `flip`, `collect` make a
+    /// choice; `run ACT` forces an act to start.
+    pub(crate) fn table_command(
+        &mut self,
+        command: &str,
+        rest: &str,
+        report: &mut ScriptReport,
+    ) -> Option<Result<Line, String>> {
+        let mut words = rest.split_whitespace();
+        let choice = match command {
+            "slot" => self.slot_line(rest),
+            "unslot" => self.unslot_line(rest),
+            "start" => self.token_arg(words.next()).map(|token| Choice::Start { token }),
+            "close" => self.token_arg(words.next()).map(|token| Choice::Close { token }),
+            "flip" => self.flip_line(rest),
+            "collect" => self.token_arg(words.next()).map(|token| Choice::Collect { token }),
+            "run" => {
+                let Some(act) = words.next() else { return Some(Err("usage: run ACT".to_owned())) };
+                return Some(self.force_act(act).map(|events| {
+                    self.record(events, report);
+                    Line::Done(String::new())
+                }));
+            }
+            _ => return None,
+        };
+        Some(choice.map(Line::Choose))
+    }
+
+    /// `slot CARD TOKEN [PLACE]`.
+    fn slot_line(&self, rest: &str) -> Result<Choice, String> {
+        let mut words = rest.split_whitespace();
+        let card_type = words.next().ok_or("usage: slot CARD TOKEN [PLACE]")?;
+        let token = self.token_arg(words.next())?;
+        let place: Option<usize> = words.next().map(str::parse).transpose().map_err(|_| "PLACE is a number")?;
+        let card = self.free_card(card_type).ok_or_else(|| format!("no free `{card_type}` card to pick up"))?;
+        let wanted = |choice: &Choice| {
+            matches!(choice, Choice::Slot { card: c, token: t, place: p }
+                if *c == card && *t == token && place.is_none_or(|want| want == *p))
+        };
+        self.choices()
+            .into_iter()
+            .find(wanted)
+            .ok_or_else(|| format!("no open slot of that window accepts `{card_type}`"))
+    }
+
+    /// `unslot TOKEN [PLACE]`.
+    fn unslot_line(&self, rest: &str) -> Result<Choice, String> {
+        let mut words = rest.split_whitespace();
+        let token = self.token_arg(words.next())?;
+        let place: usize = words.next().map_or(Ok(0), str::parse).map_err(|_| "PLACE is a number")?;
+        Ok(Choice::Unslot { token, place })
+    }
+
+    /// `flip CARD`: a face-down card of that type, table first.
+    fn flip_line(&self, rest: &str) -> Result<Choice, String> {
+        let card_type = rest.split_whitespace().next().ok_or("usage: flip CARD")?;
+        let card = self
+            .state
+            .cards
+            .iter()
+            .filter(|(_, card)| card.face_down && card.card.as_str() == card_type)
+            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
+            .map(|(key, _)| *key)
+            .ok_or_else(|| format!("no face-down `{card_type}` card"))?;
+        Ok(Choice::Flip { card })
+    }
+
+    /// A table choice as the script line that makes it.
+    pub(crate) fn describe_table_choice(&self, choice: &Choice) -> String {
+        let token_name = |token: TokenKey| {
+            let Some(window) = self.state.window(token) else { return "?".to_owned() };
+            let nth = self.state.windows.iter().filter(|(key, w)| w.token == window.token && **key <= token).count();
+            if nth > 1 { format!("{}#{nth}", window.token) } else { window.token.to_string() }
+        };
+        match choice {
+            Choice::Slot { card, token, place } => {
+                let card_type = self.state.card(*card).map_or("?", |card| card.card.as_str());
+                format!("slot {card_type} {} {place}", token_name(*token))
+            }
+            Choice::Unslot { token, place } => format!("unslot {} {place}", token_name(*token)),
+            Choice::Start { token } => format!("start {}", token_name(*token)),
+            Choice::Collect { token } => format!("collect {}", token_name(*token)),
+            Choice::Close { token } => format!("close {}", token_name(*token)),
+            Choice::Flip { card } => format!("flip {}", self.state.card(*card).map_or("?", |card| card.card.as_str())),
+            _ => String::new(),
+        }
+    }
+
+    /// Why the table refuses a choice.
+    pub(crate) fn why_not_table(choice: &Choice) -> &'static str {
+        match choice {
+            Choice::Start { .. } => "that window is not ready to start",
+            Choice::Collect { .. } => "that window has no results to collect",
+            Choice::Unslot { .. } => "no card the player can take out is in that slot place",
+            Choice::Slot { .. } => "that slot does not take the card",
+            Choice::Close { .. } => "only an idle or ready window with cards in its slots can be closed",
+            _ => "that card cannot be turned over now",
+        }
+    }
+
+    /// The table's expectations: `title`, `text`, `end`, `status`, `act`, `alt`, `slots`, `lane`.
+    pub(crate) fn expect_table(&self, what: &str, args: &str) -> Option<Result<String, String>> {
+        matches!(what, "title" | "text" | "end" | "status" | "act" | "alt" | "slots" | "lane")
+            .then(|| self.expect_window(what, args))
+    }
+
+    /// An expectation about a window (`expect_table`'s words).
+    fn expect_window(&self, what: &str, args: &str) -> Result<String, String> {
+        let compare = |name: &str, actual: String, expected: String| {
+            if actual == expected {
+                Ok(String::new())
+            } else {
+                Err(format!("{name} is {actual:?}, expected {expected:?}"))
+            }
+        };
+        match what {
+            "title" | "text" | "end" => {
+                let (token, text) =
+                    args.split_once(char::is_whitespace).ok_or("usage: expect title|text|end TOKEN \"…\"")?;
+                let text = text.trim();
+                let expected = text
+                    .strip_prefix('"')
+                    .and_then(|t| t.strip_suffix('"'))
+                    .ok_or("put the expected text in quotes")?;
+                let window = self.window_arg(token)?;
+                let actual = match what {
+                    "title" => &window.title,
+                    "text" => &window.text,
+                    _ => &window.end_text,
+                };
+                compare(&format!("{what} of {token}"), actual.clone(), expected.replace("\\n", "\n"))
+            }
+            "status" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect status TOKEN idle|ready|running|finished|gone")?;
+                let want = words.next().ok_or("name a status")?;
+                let actual = match self.find_token(token).and_then(|key| self.state.window(key)) {
+                    None => "gone",
+                    Some(window) => match window.status {
+                        Status::Idle => "idle",
+                        Status::Ready(_) => "ready",
+                        Status::Running => "running",
+                        Status::Finished => "finished",
+                    },
+                };
+                compare(&format!("status of {token}"), actual.to_owned(), want.to_owned())
+            }
+            "act" | "alt" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect act|alt TOKEN ACT|none")?;
+                let want = words.next().ok_or("name an act (or none)")?;
+                let window = self.window_arg(token)?;
+                let actual = if what == "alt" {
+                    window.pending_alt.as_ref()
+                } else {
+                    match &window.status {
+                        Status::Ready(act) => Some(act),
+                        Status::Running => window.active.as_ref(),
+                        Status::Idle | Status::Finished => None,
+                    }
+                };
+                compare(
+                    &format!("{what} of {token}"),
+                    actual.map_or("none", |act| act.as_str()).to_owned(),
+                    want.to_owned(),
+                )
+            }
+            "slots" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect slots TOKEN SLOT...")?;
+                let window = self.window_arg(token)?;
+                let open: Vec<&str> = window
+                    .status_places()
+                    .filter_map(|place| window.places.get(place).and_then(Option::as_ref))
+                    .map(|open| open.slot.as_str())
+                    .collect();
+                compare(&format!("open slots of {token}"), open.join(" "), words.collect::<Vec<_>>().join(" "))
+            }
+            "lane" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect lane TOKEN CARD[*N]...")?;
+                let window = self.window_arg(token)?;
+                let types = window.lane.iter().filter_map(|key| self.state.card(*key)).map(|card| card.card.as_str());
+                compare(&format!("results of {token}"), stacks(types), words.collect::<Vec<_>>().join(" "))
+            }
+            _ => Err(format!("`{what}` is not an expectation about a window")),
+        }
+    }
+
+    /// Where a card is, in words (for logs and the CLI).
+    pub fn describe_place(&self, key: CardKey) -> String {
+        let token_name =
+            |token: TokenKey| self.state.window(token).map_or("?", |window| window.token.as_str()).to_owned();
+        match self.state.card(key).map(|card| card.place) {
+            None => "gone".to_owned(),
+            Some(Place::Table) => "table".to_owned(),
+            Some(Place::Slot(token, at)) => format!("{} slot {at}", token_name(token)),
+            Some(Place::Consumed(token)) => format!("in {}", token_name(token)),
+            Some(Place::Lane(token)) => format!("{} results", token_name(token)),
+            Some(Place::InCard(parent)) => format!("inside card {}", parent.0),
+        }
+    }
+}
+
+/// Card types in order with runs of one type written `TYPE*N`: "kitten paw*3".
+pub(crate) fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for card_type in types {
+        match runs.last_mut() {
+            Some((last, count)) if *last == card_type => *count = count.saturating_add(1),
+            _ => runs.push((card_type, 1)),
+        }
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|(card_type, n)| if *n == 1 { (*card_type).to_owned() } else { format!("{card_type}*{n}") })
+        .collect();
+    words.join(" ")
+}

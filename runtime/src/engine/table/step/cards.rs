@@ -1,0 +1,213 @@
+//! Cards: creating, copying, moving, destroying and transforming them (§2.11).
+
+use super::{Engine, remove_first};
+
+use crate::engine::Event;
+use crate::engine::table::{CardInstance, CardKey, Decay, Fragment, Holder, Place};
+use crate::model::{CardId, FragmentCount, FragmentRef};
+
+impl Engine<'_> {
+    /// Creates a card of `card_type` at `place` (§2.11.1); none when it is unique and exists.
+    pub fn create_card(&mut self, card_type: &CardId, place: Place) -> Option<CardKey> {
+        let content = self.content;
+        let Some(card) = content.card(card_type.as_str()) else {
+            self.warn(format!("there is no card `{card_type}`"));
+            return None;
+        };
+        if card.unique && self.state.cards.values().any(|existing| existing.card == *card_type) {
+            return None;
+        }
+        let key = CardKey(self.state.next_card);
+        let Some(next) = self.state.next_card.checked_add(1) else {
+            self.warn("no more cards can be created: every card key has been used");
+            return None;
+        };
+        self.state.next_card = next;
+        // The content's own id: every instance of a type then shares one text, and comparing
+        // types is a pointer comparison.
+        let card_type = &card.id;
+        let mut instance = CardInstance {
+            card: card_type.clone(),
+            aspects: crate::engine::table::AspectCounts::default(),
+            children: Vec::new(),
+            place,
+            memory: Some(Fragment::Card(card_type.clone())),
+            free: true,
+            face_down: false,
+            decay: None,
+        };
+        let mut sub_cards = Vec::new();
+        for FragmentCount { fragment, count } in &card.fragments {
+            let count = count.as_int().unwrap_or(1).max(0);
+            match fragment {
+                FragmentRef::Aspect(aspect) => instance.aspects.adjust(content.canonical_aspect(aspect), count),
+                FragmentRef::Card(sub) => sub_cards.extend(std::iter::repeat_n(sub.clone(), count as usize)),
+                _ => {}
+            }
+        }
+        if card.memory_from_first
+            && let Some(first) = card.fragments.iter().find_map(|entry| match &entry.fragment {
+                FragmentRef::Aspect(aspect) => Some(aspect.clone()),
+                _ => None,
+            })
+        {
+            instance.memory = Some(Fragment::Aspect(first));
+        }
+        let lifetime = card.lifetime_ticks.as_int().unwrap_or(0);
+        if lifetime > 0 {
+            instance.decay = Some(Decay {
+                into: card.decay_to.clone(),
+                remaining: (lifetime as u64).saturating_add(content.shrink_ticks),
+            });
+        }
+        self.state.cards.insert(key, instance);
+        self.attach(key, place);
+        self.events.push(Event::CardCreated { card: key, card_type: card_type.clone() });
+        for sub in sub_cards {
+            if let Some(child) = self.create_card(&sub, Place::InCard(key)) {
+                self.set_free(child, false);
+            }
+        }
+        Some(key)
+    }
+
+    /// A copy of a card (same type, local aspects and memory; §2.11.2) at `place`.
+    pub(crate) fn duplicate(&mut self, key: CardKey, place: Place) -> Option<CardKey> {
+        let original = self.state.card(key)?.clone();
+        let copy = self.create_card(&original.card, place)?;
+        let sub_cards = self.state.card(copy).map(|card| card.children.clone()).unwrap_or_default();
+        for child in sub_cards {
+            self.destroy(child);
+        }
+        if let Some(card) = self.state.cards.get_mut(&copy) {
+            card.aspects = original.aspects;
+            card.memory = original.memory;
+        }
+        Some(copy)
+    }
+
+    pub(crate) fn set_free(&mut self, key: CardKey, free: bool) {
+        if let Some(card) = self.state.cards.get_mut(&key) {
+            card.free = free;
+        }
+    }
+
+    /// Puts a detached card at `place`.
+    fn attach(&mut self, key: CardKey, place: Place) {
+        let Some(card) = self.state.cards.get_mut(&key) else { return };
+        card.place = place;
+        match place {
+            Place::Table => self.state.table.push(key),
+            Place::Slot(token, at) => {
+                if let Some(open) =
+                    self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)).and_then(Option::as_mut)
+                {
+                    open.card = Some(key);
+                }
+            }
+            Place::Consumed(token) => {
+                if let Some(window) = self.state.windows.get_mut(&token) {
+                    window.consumed.push(key);
+                }
+            }
+            Place::Lane(token) => {
+                if let Some(window) = self.state.windows.get_mut(&token) {
+                    window.lane.push(key);
+                }
+            }
+            Place::InCard(parent) => {
+                if let Some(card) = self.state.cards.get_mut(&parent) {
+                    card.children.push(key);
+                }
+            }
+        }
+        self.touch_at(place);
+    }
+
+    /// Takes a card out of wherever it is (it stays in the world, placeless until attached).
+    pub(crate) fn detach(&mut self, key: CardKey) {
+        let Some(place) = self.state.card(key).map(|card| card.place) else { return };
+        self.touch_at(place);
+        match place {
+            Place::Table => remove_first(&mut self.state.table, key),
+            Place::Slot(token, at) => {
+                if let Some(open) =
+                    self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)).and_then(Option::as_mut)
+                    && open.card == Some(key)
+                {
+                    open.card = None;
+                }
+            }
+            Place::Consumed(token) => {
+                if let Some(window) = self.state.windows.get_mut(&token) {
+                    remove_first(&mut window.consumed, key);
+                }
+            }
+            Place::Lane(token) => {
+                if let Some(window) = self.state.windows.get_mut(&token) {
+                    remove_first(&mut window.lane, key);
+                }
+            }
+            Place::InCard(parent) => {
+                if let Some(card) = self.state.cards.get_mut(&parent) {
+                    remove_first(&mut card.children, key);
+                }
+            }
+        }
+    }
+
+    /// Moves a card to `place`.
+    pub(crate) fn move_card(&mut self, key: CardKey, place: Place) {
+        self.detach(key);
+        self.attach(key, place);
+    }
+
+    /// Removes a card and its sub-cards from the world.
+    pub fn destroy(&mut self, key: CardKey) {
+        if !self.state.cards.contains_key(&key) {
+            return;
+        }
+        self.detach(key);
+        for sub in self.state.cards_of(Holder::Card(key)) {
+            if let Some(card) = self.state.cards.remove(&sub) {
+                self.events.push(Event::CardDestroyed { card: sub, card_type: card.card });
+            }
+        }
+    }
+
+    /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4).
+    pub(crate) fn transform(&mut self, key: CardKey, into: &CardId) {
+        let Some(new_type) = self.content.card(into.as_str()) else {
+            self.warn(format!("there is no card `{into}` to transform into"));
+            return;
+        };
+        let lifetime = new_type.lifetime_ticks.as_int().unwrap_or(0);
+        let decay = (lifetime > 0).then(|| Decay {
+            into: new_type.decay_to.clone(),
+            remaining: (lifetime as u64).saturating_add(self.content.shrink_ticks),
+        });
+        let into = &new_type.id;
+        let Some(card) = self.state.cards.get_mut(&key) else { return };
+        let from = std::mem::replace(&mut card.card, into.clone());
+        card.decay = decay;
+        self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
+        self.touch(key);
+    }
+
+    /// Adds `count` (may be negative) to a holder's own aspect, never below 0.
+    pub(crate) fn adjust_aspect(&mut self, holder: Holder, aspect: &crate::model::AspectId, count: i64) {
+        let counts = match holder {
+            Holder::Window(token) => self.state.windows.get_mut(&token).map(|window| &mut window.aspects),
+            Holder::Card(key) => self.state.cards.get_mut(&key).map(|card| &mut card.aspects),
+            _ => None,
+        };
+        if let Some(counts) = counts {
+            counts.adjust(self.content.canonical_aspect(aspect), count);
+        }
+        match holder {
+            Holder::Window(token) => self.mark(token),
+            Holder::Card(key) => self.touch(key),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! What a battle compiles once when it starts: how each formula lookup reads the battle, the
+//! map's grid, the units placed with their stats.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rand_pcg::Pcg64Mcg;
+
+use crate::formula::names::GameName;
+use crate::formula::{Lookup, Scope};
+use crate::map::{TileGrid, standing_spots};
+use crate::model::{Id, TileMap};
+
+use crate::engine::Event;
+use crate::engine::content::Content;
+
+use super::env::{Perspective, eval_expr};
+use super::{MAX_IDLE_TICKS, TacticsState, UnitState};
+
+/// What a lookup reads in a battle.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Acc {
+    Actor(String),
+    Target(String),
+    TargetIsNull,
+    TargetIsNotNull,
+    Skill(String),
+    Arg(String),
+    ActorStatus(String),
+    TargetStatus(String),
+    UnitStat(String, String),
+    TeamAlive(String),
+    Tick,
+    Turns,
+    Missing,
+}
+
+/// The battle-wide names of [`GameName`] (`unit.ID.STAT`, `team.NAME.alive`, `battle.tick`,
+/// `battle.turns`) and the skill arguments (`arg.*`).
+pub(super) fn battle_accessor(name: &str) -> Acc {
+    // No battle name is a bare word, so which bare words are stats does not matter here.
+    match GameName::parse(name, |_| false) {
+        GameName::Arg(name) if name.starts_with("arg.") => Acc::Arg(name),
+        GameName::UnitStat(id, stat) if !stat.is_empty() => Acc::UnitStat(id, stat),
+        GameName::TeamAlive(team) => Acc::TeamAlive(team),
+        GameName::BattleTick => Acc::Tick,
+        GameName::BattleTurns => Acc::Turns,
+        _ => Acc::Missing,
+    }
+}
+
+pub(super) fn accessor(lookup: &Lookup) -> Acc {
+    let name = lookup.name.clone();
+    match lookup.scope {
+        Scope::Actor => Acc::Actor(name),
+        Scope::Target => Acc::Target(name),
+        Scope::TargetIsNull => Acc::TargetIsNull,
+        Scope::TargetIsNotNull => Acc::TargetIsNotNull,
+        Scope::Skill => Acc::Skill(name),
+        Scope::ActorStatus => Acc::ActorStatus(name),
+        Scope::TargetStatus => Acc::TargetStatus(name),
+        Scope::Auto => battle_accessor(&name),
+        _ => Acc::Missing,
+    }
+}
+
+/// What does not change during a battle: the map and how each formula slot reads it.
+#[derive(Debug)]
+pub(super) struct Setup {
+    pub(super) map: Id<TileMap>,
+    pub(super) grid: TileGrid,
+    pub(super) accessors: Vec<Acc>,
+    /// Unit keys in placement order: the scheduler's order and its tie-break.
+    pub(super) order: Vec<String>,
+    /// The battle began with units of two or more teams (the default win rule applies).
+    pub(super) contested: bool,
+}
+
+impl TacticsState {
+    /// Sets up the battle of `entry.tile_map`, if the project names one with placements, and
+    /// runs the scheduler to the first turn.
+    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<(Self, Vec<Event>)> {
+        let project = &content.project;
+        let map = project.tile_maps.get(project.manifest.entry.tile_map.as_ref()?.as_str())?;
+        if map.placements.is_empty() {
+            return None;
+        }
+        let mut events = Vec::new();
+        let grid = match TileGrid::from_map(map) {
+            Ok(grid) => grid,
+            Err(error) => {
+                events.push(Event::Warning(format!("the battle map cannot be used: {error}")));
+                return Some((Self::empty(content, map, TileGrid::new(1, 1).ok()?), events));
+            }
+        };
+        let mut state = Self::empty(content, map, grid);
+        let mut order = Vec::new();
+        let mut placed: BTreeMap<String, usize> = BTreeMap::new();
+        for placement in &map.placements {
+            let Some(unit) = project.units.get(placement.unit.as_str()) else { continue };
+            let count = placed.entry(unit.id.as_str().to_owned()).or_insert(0);
+            *count = count.saturating_add(1);
+            let key = if *count == 1 { unit.id.as_str().to_owned() } else { format!("{}#{count}", unit.id) };
+            let spots = standing_spots(&state.setup.grid, placement.x, placement.y);
+            let spot = match placement.z {
+                None => spots.last().copied(),
+                Some(z) => spots.iter().copied().min_by_key(|spot| spot.level.abs_diff(z)),
+            };
+            let Some(spot) = spot else {
+                events.push(Event::Warning(format!(
+                    "{key} is placed at ({}, {}), where nobody can stand; it stays out of the battle",
+                    placement.x, placement.y
+                )));
+                continue;
+            };
+            let team = if placement.team.is_empty() { unit.team.clone() } else { placement.team.clone() };
+            state.units.insert(
+                key.clone(),
+                UnitState {
+                    unit: unit.id.clone(),
+                    team,
+                    spot,
+                    facing: f64::from(placement.facing_degrees),
+                    stats: BTreeMap::new(),
+                    limits: BTreeMap::new(),
+                    statuses: Vec::new(),
+                    defeated: false,
+                    scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
+                    mount: None,
+                },
+            );
+            order.push(key.clone());
+            state.compute_stats(content, rng, &key, unit);
+            if !unit.stats.contains_key("ct") || !unit.stats.contains_key("speed") {
+                events.push(Event::Warning(format!("{key} has no `ct` or no `speed` stat: it never gets a turn")));
+            }
+        }
+        let teams: BTreeSet<&str> = state.units.values().map(|unit| unit.team.as_str()).collect();
+        let contested = teams.len() > 1;
+        if let Some(setup) = Arc::get_mut(&mut state.setup) {
+            setup.order = order;
+            setup.contested = contested;
+        }
+        state.check_end(content, rng, &mut events);
+        state.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+        Some((state, events))
+    }
+
+    fn empty(content: &Content, map: &TileMap, grid: TileGrid) -> Self {
+        let accessors = content.formulas().lookups().map(accessor).collect();
+        Self {
+            setup: Arc::new(Setup { map: map.id.clone(), grid, accessors, order: Vec::new(), contested: false }),
+            tick: 0,
+            turns: 0,
+            units: BTreeMap::new(),
+            active: None,
+            winner: None,
+        }
+    }
+
+    /// Base stats: each formula with the unit as `c`, repeated until they settle (a stat may
+    /// read another), then the limits.
+    fn compute_stats(&mut self, content: &Content, rng: &mut Pcg64Mcg, key: &str, unit: &crate::model::Unit) {
+        for _ in 0..=unit.stats.len() {
+            let mut changed = false;
+            for (name, expr) in &unit.stats {
+                let ctx = Perspective { actor: Some(key), ..Perspective::default() };
+                let value = eval_expr(content, self, ctx, rng, expr, 0);
+                if let Some(state) = self.units.get_mut(key)
+                    && state.stats.get(name).is_none_or(|old| old.to_bits() != value.to_bits())
+                {
+                    state.stats.insert(name.clone(), value);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for (name, limits) in &unit.limits {
+            let ctx = Perspective { actor: Some(key), ..Perspective::default() };
+            let min = limits.min.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
+            let max = limits.max.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
+            if let Some(state) = self.units.get_mut(key) {
+                state.limits.insert(name.clone(), (min, max));
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The tactics system (`spec/srpgck.md` §b–§d): units on a tile map with stats from formulas,
+//! the CT scheduler, move skills whose reachable spots are the choices, action skills with
+//! target and effect regions, hit types, status effects with durations and win conditions.
+//! FORMAT.md §12 describes what content means here; everything comes from the project.
+
+mod compile;
+mod env;
+mod regions;
+mod script;
+mod session;
+mod step;
+
+use compile::{Acc, Setup, battle_accessor};
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use crate::formula::{Lookup, Scope};
+use crate::map::{Spot, TileGrid, standing_spots};
+use crate::model::{Id, StatOp, TileMap};
+
+/// Ticks the scheduler runs looking for the next turn before it gives up (nobody gains CT).
+pub(super) const MAX_IDLE_TICKS: u64 = 100_000;
+
+/// How deep skill parameters may read each other before the value is NaN (a cycle guard).
+pub(super) const MAX_PARAM_DEPTH: u8 = 16;
+
+/// The scheduler's settings (`spec/srpgck.md` §d): read from each unit's stats, else these.
+pub(super) const SPEED: (&str, f64) = ("speed", 1.0);
+
+pub(super) const MAX_CT: (&str, f64) = ("maxCT", 100.0);
+
+pub(super) const ACTIVATION_CT: (&str, f64) = ("activationCT", 30.0);
+
+pub(super) const MOVE_CT: (&str, f64) = ("moveCT", 30.0);
+
+pub(super) const PER_TILE_CT: (&str, f64) = ("perTileCT", 0.0);
+
+pub(super) const ACT_CT: (&str, f64) = ("actCT", 40.0);
+
+/// A status that stops a unit's CT from growing (SRPGCK's `jumping`).
+pub(super) const FROZEN_STATUS: &str = "jumping";
+
+/// The directions a unit can turn to at the end of its turn: name and degrees
+/// (counter-clockwise from +x, +y being north).
+pub const COMPASS: [(&str, u16); 4] = [("east", 0), ("north", 90), ("west", 180), ("south", 270)];
+
+/// The compass name of a facing in degrees (the degrees themselves when it is none of the four).
+pub fn compass_name(facing: u16) -> String {
+    COMPASS
+        .iter()
+        .find(|(_, degrees)| *degrees == facing)
+        .map_or_else(|| facing.to_string(), |(name, _)| (*name).to_owned())
+}
+
+/// A status effect on a unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActiveStatus {
+    /// Its type name.
+    pub name: String,
+    /// Scheduler ticks left.
+    pub remaining: u64,
+    /// Passive changes (stat, how, amount evaluated when it was applied).
+    pub effects: Vec<(String, StatOp, f64)>,
+}
+
+/// A unit in a battle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitState {
+    /// The unit type.
+    pub unit: Id<crate::model::Unit>,
+    /// Its team in this battle.
+    pub team: String,
+    /// Where it stands.
+    pub spot: Spot,
+    /// Facing in degrees, counter-clockwise from +x.
+    pub facing: f64,
+    /// Stored (base) stats; effective values add the statuses (see [`TacticsState::stat`]).
+    pub stats: BTreeMap<String, f64>,
+    /// Limits by stat, evaluated at the start.
+    pub limits: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    /// Status effects, oldest first.
+    pub statuses: Vec<ActiveStatus>,
+    /// Out of the battle (its hp fell to 0 or below).
+    pub defeated: bool,
+    /// Takes turns (has `ct` and `speed` stats).
+    pub scheduled: bool,
+    /// The unit it rides (it stands on the mount's spot and moves with it).
+    pub mount: Option<String>,
+}
+
+/// Whose turn it is and what they did.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Turn {
+    /// The unit.
+    pub unit: String,
+    /// Moved this turn.
+    pub moved: bool,
+    /// Used an action skill this turn.
+    pub acted: bool,
+}
+
+/// A battle: units on a map, the scheduler's clock, whose turn it is, the winner.
+#[derive(Clone, Debug)]
+pub struct TacticsState {
+    setup: Arc<Setup>,
+    /// Scheduler ticks so far.
+    pub tick: u64,
+    /// Turns started so far.
+    pub turns: u64,
+    units: BTreeMap<String, UnitState>,
+    /// The unit whose turn it is.
+    pub active: Option<Turn>,
+    /// The winning team once the battle has ended.
+    pub winner: Option<String>,
+}
+
+impl Hash for TacticsState {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.setup.map.hash(state);
+        self.tick.hash(state);
+        self.turns.hash(state);
+        self.active.hash(state);
+        self.winner.hash(state);
+        for (key, unit) in &self.units {
+            key.hash(state);
+            unit.unit.hash(state);
+            unit.team.hash(state);
+            unit.spot.hash(state);
+            unit.facing.to_bits().hash(state);
+            unit.defeated.hash(state);
+            unit.mount.hash(state);
+            crate::engine::hash_values(&unit.stats, state);
+            for status in &unit.statuses {
+                status.name.hash(state);
+                status.remaining.hash(state);
+                for (stat, op, amount) in &status.effects {
+                    stat.hash(state);
+                    op.hash(state);
+                    amount.to_bits().hash(state);
+                }
+            }
+        }
+    }
+}
+
+pub(super) fn flag(value: bool) -> f64 {
+    if value { 1.0 } else { 0.0 }
+}
+
+pub(super) fn apply_op(op: StatOp, old: f64, amount: f64) -> f64 {
+    match op {
+        StatOp::Add => old + amount,
+        StatOp::Set => amount,
+        StatOp::Multiply => old * amount,
+    }
+}
+
+/// A change limited as SRPGCK limits stats: a limit stops movement past it and never
+/// pushes a value back towards the range.
+pub(super) fn limited(old: f64, new: f64, limits: Option<&(Option<f64>, Option<f64>)>) -> f64 {
+    let Some((min, max)) = limits else { return new };
+    let mut value = new;
+    if let Some(max) = max
+        && value > old
+        && value > *max
+    {
+        value = max.max(old);
+    }
+    if let Some(min) = min
+        && value < old
+        && value < *min
+    {
+        value = min.min(old);
+    }
+    value
+}
+
+impl TacticsState {
+    /// The battle map.
+    pub fn map(&self) -> &Id<TileMap> {
+        &self.setup.map
+    }
+
+    /// The battle map's grid.
+    pub fn grid(&self) -> &TileGrid {
+        &self.setup.grid
+    }
+
+    /// Every unit by key (the unit id; `ID#N` for the N-th placement of the same unit).
+    pub fn units(&self) -> impl Iterator<Item = (&str, &UnitState)> {
+        self.units.iter().map(|(key, unit)| (key.as_str(), unit))
+    }
+
+    /// One unit.
+    pub fn unit(&self, key: &str) -> Option<&UnitState> {
+        self.units.get(key)
+    }
+
+    /// The unit whose turn it is.
+    pub fn active_unit(&self) -> Option<&str> {
+        self.active.as_ref().map(|turn| turn.unit.as_str())
+    }
+
+    /// The winning team, once the battle has ended.
+    pub fn winner(&self) -> Option<&str> {
+        self.winner.as_deref()
+    }
+
+    /// A unit's effective stat: the stored value changed by its statuses in order, within its
+    /// limits; also the pseudo-stats `position.x/y/z`, `size.x/y/z`, `isMounted`, `isMounting`.
+    pub fn stat(&self, key: &str, name: &str) -> Option<f64> {
+        let unit = self.units.get(key)?;
+        let pseudo = match name {
+            "position.x" => Some(f64::from(unit.spot.cell_x)),
+            "position.y" => Some(f64::from(unit.spot.cell_y)),
+            "position.z" => Some(f64::from(unit.spot.level)),
+            "size.x" | "size.y" => Some(1.0),
+            "size.z" => Some(2.0),
+            "isMounted" => Some(flag(self.rider_of(key).is_some())),
+            "isMounting" => Some(flag(unit.mount.is_some())),
+            _ => None,
+        };
+        if pseudo.is_some() {
+            return pseudo;
+        }
+        let stored = *unit.stats.get(name)?;
+        let mut value = stored;
+        for status in &unit.statuses {
+            for (stat, op, amount) in &status.effects {
+                if stat == name {
+                    value = apply_op(*op, value, *amount);
+                }
+            }
+        }
+        Some(limited(stored, value, unit.limits.get(name)))
+    }
+
+    pub(super) fn setting(&self, key: &str, (name, default): (&str, f64)) -> f64 {
+        self.stat(key, name).filter(|value| value.is_finite()).unwrap_or(default)
+    }
+
+    /// How many units of `team` are still in the battle.
+    pub fn alive(&self, team: &str) -> usize {
+        self.units.values().filter(|unit| !unit.defeated && unit.team == team).count()
+    }
+
+    /// The unit standing on `spot`: a rider before its mount (`spec/srpgck.md` §a.7).
+    pub fn unit_at(&self, spot: Spot) -> Option<&str> {
+        let here = || self.units.iter().filter(|(_, unit)| !unit.defeated && unit.spot == spot);
+        here().find(|(_, unit)| unit.mount.is_some()).or_else(|| here().next()).map(|(key, _)| key.as_str())
+    }
+
+    /// The unit riding `key`, if any.
+    pub fn rider_of(&self, key: &str) -> Option<&str> {
+        self.units
+            .iter()
+            .find(|(_, unit)| !unit.defeated && unit.mount.as_deref() == Some(key))
+            .map(|(rider, _)| rider.as_str())
+    }
+
+    /// The value of a battle-wide name for queries (`unit.ID.STAT`, `team.NAME.alive`,
+    /// `battle.tick`, `battle.turns`); None for names the battle does not answer.
+    pub fn lookup_value(&self, lookup: &Lookup) -> Option<f64> {
+        if lookup.scope != Scope::Auto {
+            return None;
+        }
+        match battle_accessor(&lookup.name) {
+            Acc::UnitStat(id, stat) => Some(self.stat(&id, &stat).unwrap_or(f64::NAN)),
+            Acc::TeamAlive(team) => Some(self.alive(&team) as f64),
+            Acc::Tick => Some(self.tick as f64),
+            Acc::Turns => Some(self.turns as f64),
+            _ => None,
+        }
+    }
+
+    /// The highest standing spot of a cell, for script lines that leave the level out.
+    pub fn top_spot(&self, x: u16, y: u16) -> Option<Spot> {
+        standing_spots(&self.setup.grid, x, y).last().copied()
+    }
+}

@@ -1,0 +1,500 @@
+//! Where units can move and aim: reach, region shapes and spaces, line moves, mounts
+//! (`spec/srpgck.md` §b.4–§b.8).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand_pcg::Pcg64Mcg;
+
+use crate::formula::Side;
+use crate::map::{
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, arc_shot, line_move, line_of_sight, reach_line,
+    reach_path, reach_pick, signed_dz,
+};
+use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
+
+use super::env::{Perspective, eval_expr};
+use super::{TacticsState, UnitState};
+use crate::engine::content::Content;
+use crate::engine::core;
+
+/// Degrees wrapped into 0..360.
+pub(super) fn wrap_degrees(degrees: f64) -> f64 {
+    degrees.rem_euclid(360.0)
+}
+
+/// The shortest signed difference `a − b` in degrees, in −180..180.
+pub(super) fn degrees_between(a: f64, b: f64) -> f64 {
+    let d = wrap_degrees(a - b);
+    if d >= 180.0 { d - 360.0 } else { d }
+}
+
+/// The side of `y` that `x` sees (`spec/srpgck.md` §c.5).
+pub(super) fn side_between(x: &UnitState, y: &UnitState) -> Side {
+    let xa = wrap_degrees(x.facing);
+    let ya = wrap_degrees(y.facing);
+    let dx = f64::from(y.spot.cell_x) - f64::from(x.spot.cell_x);
+    let dy = f64::from(y.spot.cell_y) - f64::from(x.spot.cell_y);
+    let inter = dy.atan2(dx).to_degrees();
+    if degrees_between(inter, xa).abs() >= 45.0 {
+        return Side::Away;
+    }
+    let rel = wrap_degrees(ya - xa);
+    if (45.0..135.0).contains(&rel) {
+        Side::Left
+    } else if (135.0..225.0).contains(&rel) {
+        Side::Front
+    } else if (225.0..315.0).contains(&rel) {
+        Side::Right
+    } else {
+        Side::Back
+    }
+}
+
+/// The cardinal direction (0, 90, 180, 270) nearest to the way from `from` to `to`; None
+/// when they share a cell.
+pub(super) fn facing_towards(from: Spot, to: Spot) -> Option<f64> {
+    let dx = f64::from(to.cell_x) - f64::from(from.cell_x);
+    let dy = f64::from(to.cell_y) - f64::from(from.cell_y);
+    if dx == 0.0 && dy == 0.0 {
+        return None;
+    }
+    Some(wrap_degrees((dy.atan2(dx).to_degrees() / 90.0).round() * 90.0))
+}
+
+/// A line-move direction locked as the region asks (`spec/srpgck.md` §b.8): cardinal to the
+/// nearest axis, ordinal to the diagonal of its quadrant, cardinal+ordinal to the nearest 45°.
+pub(super) fn locked_direction(degrees: f64, lock: FacingLock) -> f64 {
+    let degrees = wrap_degrees(degrees);
+    match lock {
+        FacingLock::Free => degrees,
+        FacingLock::Cardinal => wrap_degrees((degrees / 90.0).round() * 90.0),
+        FacingLock::Ordinal => wrap_degrees((degrees / 90.0).floor() * 90.0 + 45.0),
+        FacingLock::CardinalOrdinal => wrap_degrees((degrees / 45.0).round() * 45.0),
+    }
+}
+
+/// The way from `from` to `to` in degrees; None when they share a cell.
+pub(super) fn direction_towards(from: Spot, to: Spot) -> Option<f64> {
+    let dx = f64::from(to.cell_x) - f64::from(from.cell_x);
+    let dy = f64::from(to.cell_y) - f64::from(from.cell_y);
+    (dx != 0.0 || dy != 0.0).then(|| wrap_degrees(dy.atan2(dx).to_degrees()))
+}
+
+/// The cells of a line region (§b.4, SRPGCK's perpendicular fixed): `along` cells out along
+/// `theta` (radians) from `center`, `across` cells to each side.
+pub(super) fn line_cells(
+    center: Spot,
+    theta: f64,
+    (r_min, r_max): (u16, u16),
+    (w_min, width): (u16, u16),
+) -> BTreeSet<(i64, i64)> {
+    let (cos, sin) = (theta.cos(), theta.sin());
+    let mut found = BTreeSet::new();
+    for along in r_min..=r_max {
+        for across in i64::from(width).saturating_neg()..=i64::from(width) {
+            if across.unsigned_abs() < u64::from(w_min) {
+                continue;
+            }
+            let (along, across) = (f64::from(along), across as f64);
+            let x = i64::from(center.cell_x).saturating_add((along * cos - across * sin).round() as i64);
+            let y = i64::from(center.cell_y).saturating_add((along * sin + across * cos).round() as i64);
+            found.insert((x, y));
+        }
+    }
+    found
+}
+
+/// A region's line-move walk settings.
+pub(super) fn walk_params(region: &Region, numbers: &RegionNumbers) -> LineMoveParams {
+    LineMoveParams {
+        amount: cells(numbers.radius_max),
+        z_up_max: levels(numbers.z_up_max),
+        z_down_max: levels(numbers.z_down_max),
+        can_cross_walls: region.can_cross_walls,
+        can_cross_units: region.can_cross_enemies,
+        perform_fall: region.perform_fall,
+        can_glide: region.can_glide,
+    }
+}
+
+/// A region's formulas evaluated for one use.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RegionNumbers {
+    pub(super) radius_min: f64,
+    pub(super) radius_max: f64,
+    pub(super) z_up_min: f64,
+    pub(super) z_up_max: f64,
+    pub(super) z_down_min: f64,
+    pub(super) z_down_max: f64,
+    pub(super) xy_direction: f64,
+    pub(super) xy_arc_min: f64,
+    pub(super) xy_arc_max: f64,
+    pub(super) line_width_min: f64,
+    pub(super) line_width_max: f64,
+    pub(super) n_ways: f64,
+}
+
+/// A count from a formula value: NaN and negatives are 0.
+pub(super) fn cells(value: f64) -> u16 {
+    if value.is_finite() && value > 0.0 { value.floor().min(f64::from(u16::MAX)) as u16 } else { 0 }
+}
+
+/// A level window bound: NaN is 0.
+pub(super) fn levels(value: f64) -> f32 {
+    if value.is_nan() { 0.0 } else { value as f32 }
+}
+
+impl TacticsState {
+    /// Whether `key` may ride `other` with `region` (§b.4 step 3): the region may mount
+    /// friends (enemies); `other` has a non-zero `mountable` stat, rides nobody and carries
+    /// nobody; `key` has a non-zero `canMount` stat (default 1) and carries nobody.
+    pub(super) fn can_mount(&self, key: &str, other: &str, region: &Region) -> bool {
+        let (Some(unit), Some(mount)) = (self.units.get(key), self.units.get(other)) else { return false };
+        let side_allows = if unit.team == mount.team { region.can_mount_friends } else { region.can_mount_enemies };
+        side_allows
+            && key != other
+            && !mount.defeated
+            && mount.mount.is_none()
+            && self.rider_of(other).is_none()
+            && self.rider_of(key).is_none()
+            && self.stat(other, "mountable").is_some_and(core::truthy)
+            && self.stat(key, "canMount").is_none_or(core::truthy)
+    }
+
+    /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
+    /// one it rides, which it may leave) are mounts.
+    pub(super) fn move_occupants(&self, key: &str, region: &Region) -> BTreeMap<Spot, Occupant> {
+        let mut occupants = self.occupants(Some(key));
+        let riding = self.units.get(key).and_then(|unit| unit.mount.as_deref());
+        let team = self.units.get(key).map(|unit| unit.team.as_str());
+        for (other, unit) in &self.units {
+            if riding == Some(other.as_str()) || self.can_mount(key, other, region) {
+                let enemy = Some(unit.team.as_str()) != team;
+                occupants.insert(unit.spot, if enemy { Occupant::MountEnemy } else { Occupant::MountAlly });
+            }
+        }
+        occupants
+    }
+
+    /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
+    pub(super) fn occupants(&self, key: Option<&str>) -> BTreeMap<Spot, Occupant> {
+        let team = key.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
+        let own = self.spot_of(key);
+        let mut occupants = BTreeMap::new();
+        for (other, unit) in &self.units {
+            // The mover's own mount (or rider) shares its spot: that spot is the mover's.
+            if unit.defeated || Some(other.as_str()) == key || Some(unit.spot) == own {
+                continue;
+            }
+            let shown = self.unit_at(unit.spot).and_then(|top| self.units.get(top)).unwrap_or(unit);
+            let occupant = if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy };
+            occupants.insert(unit.spot, occupant);
+        }
+        occupants
+    }
+
+    pub(super) fn spot_of(&self, key: Option<&str>) -> Option<Spot> {
+        key.and_then(|key| self.units.get(key)).map(|unit| unit.spot)
+    }
+
+    pub(super) fn numbers(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        region: &Region,
+    ) -> RegionNumbers {
+        let mut eval = |expr: &Expr| eval_expr(content, self, ctx, rng, expr, 0);
+        RegionNumbers {
+            radius_min: eval(&region.radius_min),
+            radius_max: eval(&region.radius_max),
+            z_up_min: eval(&region.z_up_min),
+            z_up_max: eval(&region.z_up_max),
+            z_down_min: eval(&region.z_down_min),
+            z_down_max: eval(&region.z_down_max),
+            xy_direction: eval(&region.xy_direction),
+            xy_arc_min: eval(&region.xy_arc_min),
+            xy_arc_max: eval(&region.xy_arc_max),
+            line_width_min: eval(&region.line_width_min),
+            line_width_max: eval(&region.line_width_max),
+            n_ways: eval(&region.n_ways),
+        }
+    }
+
+    /// Where `key` can walk with its move skills (the start excluded), with the skill that
+    /// reaches each spot first in the unit's list.
+    pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
+        let mut spots = BTreeMap::new();
+        let Some(unit) = self.units.get(key) else { return spots };
+        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return spots };
+        for (at, skill_id) in model.skills.iter().enumerate() {
+            let Some(skill) = content.project.skills.get(skill_id.as_str()) else { continue };
+            if skill.kind != SkillKind::Move {
+                continue;
+            }
+            let Some(reach) = self.move_reach(content, rng, key, skill) else { continue };
+            for spot in reach.stops().filter(|spot| *spot != unit.spot) {
+                spots.entry(spot).or_insert(at);
+            }
+        }
+        spots
+    }
+
+    /// The path of a move of `key` to `to` with its skill number `at` (start and end included).
+    pub(super) fn move_path(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot) -> Vec<Spot> {
+        let fallback = |from: Spot| vec![from, to];
+        let Some(unit) = self.units.get(key) else { return vec![to] };
+        let skill = content
+            .project
+            .units
+            .get(unit.unit.as_str())
+            .and_then(|model| model.skills.get(at))
+            .and_then(|id| content.project.skills.get(id.as_str()));
+        let Some(skill) = skill else { return fallback(unit.spot) };
+        self.move_reach(content, rng, key, skill)
+            .and_then(|reach| reach.path_to(to))
+            .unwrap_or_else(|| fallback(unit.spot))
+    }
+
+    /// Where `key` can walk with the move skill `skill` (Path space; mounts it may ride can
+    /// be stopped on, with the mounting step bonus when the region asks for it).
+    pub(super) fn move_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> Option<Reach> {
+        let unit = self.units.get(key)?;
+        let region = &skill.target_region;
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
+        let n = self.numbers(content, rng, ctx, region);
+        let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
+        params.radius_min = cells(n.radius_min);
+        params.z_up_min = levels(n.z_up_min);
+        params.z_down_min = levels(n.z_down_min);
+        params.use_absolute_dz = region.use_absolute_dz;
+        params.can_cross_walls = region.can_cross_walls;
+        params.can_cross_enemies = region.can_cross_enemies;
+        params.mount_step_bonus = region.use_mounting_step_bonus;
+        reach_path(&self.setup.grid, unit.spot, &params, &self.move_occupants(key, region)).ok()
+    }
+
+    /// The spots of `region` around `center` facing `facing` (`spec/srpgck.md` §b.4): the
+    /// shape, the intervening space, the predicate and the targeting flags.
+    pub(super) fn region_spots(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        region: &Region,
+        center: Spot,
+        facing: f64,
+    ) -> BTreeSet<Spot> {
+        let n = self.numbers(content, rng, ctx, region);
+        let mut spots: BTreeSet<Spot> = match region.shape {
+            RegionShape::SelfOnly => BTreeSet::from([center]),
+            RegionShape::Compound => {
+                let mut all = BTreeSet::new();
+                for sub in &region.subregions {
+                    all.extend(self.region_spots(content, rng, ctx, sub, center, facing));
+                }
+                all
+            }
+            RegionShape::NWay => {
+                let ways = cells(n.n_ways).max(1);
+                let mut all = BTreeSet::new();
+                for way in 0..ways {
+                    let yaw = facing + n.xy_direction + 360.0 * f64::from(way) / f64::from(ways);
+                    for sub in &region.subregions {
+                        all.extend(self.region_spots(content, rng, ctx, sub, center, yaw));
+                    }
+                }
+                all
+            }
+            RegionShape::LineMove => {
+                // The spots the walk (§b.8) passes, the start left out, and the units it meets.
+                let direction = locked_direction(facing + n.xy_direction, region.facing_lock);
+                let occupants = self.occupants(ctx.actor);
+                let walk = line_move(&self.setup.grid, center, direction, &walk_params(region, &n), &occupants);
+                let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
+                spots.extend(walk.collided);
+                spots
+            }
+            _ => self.shaped(region, &n, ctx.actor, center, facing),
+        };
+        let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
+        spots.retain(|spot| match self.unit_at(*spot) {
+            None => true,
+            Some(key) if Some(key) == ctx.actor => region.can_target_self,
+            Some(key) => {
+                let same = self.units.get(key).map(|unit| unit.team.as_str()) == actor_team;
+                // A unit the actor may ride counts too (§b.4 step 3).
+                let mountable = ctx.actor.is_some_and(|actor| self.can_mount(actor, key, region));
+                (if same { region.can_target_friends } else { region.can_target_enemies }) || mountable
+            }
+        });
+        if let Some(predicate) = &region.predicate {
+            spots.retain(|spot| {
+                let point_ctx = Perspective { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
+                let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
+                core::truthy(value)
+            });
+        }
+        spots
+    }
+
+    /// Cylinder, sphere, line, line-move and cone shapes with their intervening space.
+    fn shaped(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        actor: Option<&str>,
+        center: Spot,
+        facing: f64,
+    ) -> BTreeSet<Spot> {
+        let grid = &self.setup.grid;
+        let occupants = self.occupants(actor);
+        let line_like = region.shape == RegionShape::Line;
+        let width = if line_like { cells(numbers.line_width_max) } else { 0 };
+        let cylinder = region.shape == RegionShape::Cylinder;
+        // SRPGCK's arc range bonus (§b.4): the search reaches max(z window)/2 further, then
+        // each spot keeps radius − rise/2 (lower spots are reached further, higher nearer).
+        let arc_bonus = if cylinder && region.use_arc_range_bonus {
+            cells(numbers.z_down_max.max(numbers.z_up_max) / 2.0)
+        } else {
+            0
+        };
+        let params = ReachParams {
+            radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
+            radius_max: cells(numbers.radius_max).saturating_add(width).saturating_add(arc_bonus),
+            z_up_min: levels(numbers.z_up_min),
+            z_up_max: levels(numbers.z_up_max),
+            z_down_min: levels(numbers.z_down_min),
+            z_down_max: levels(numbers.z_down_max),
+            use_absolute_dz: region.use_absolute_dz,
+            can_cross_walls: region.can_cross_walls,
+            can_cross_enemies: region.can_cross_enemies,
+            // Who may be targeted is decided after the shape, by the targeting flags.
+            can_halt_at_enemies: true,
+            can_halt_at_allies: true,
+            clearance: 1,
+            leap_cells: 0,
+            mount_step_bonus: region.use_mounting_step_bonus,
+        };
+        let sight = SightParams::default();
+        let reach = match (region.shape, region.space) {
+            (RegionShape::Cylinder, InterveningSpace::Path) => reach_path(grid, center, &params, &occupants),
+            (RegionShape::Cylinder, InterveningSpace::Line) => reach_line(grid, center, &params, &sight, &occupants),
+            _ => reach_pick(grid, center, &params, &occupants),
+        };
+        let Ok(reach) = reach else { return BTreeSet::new() };
+        let pool = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
+        if cylinder {
+            let radius = f64::from(cells(numbers.radius_max));
+            let within = |spot: &Spot| {
+                let xy = spot.xy_distance(center);
+                // With the arc range bonus each spot keeps radius − rise/2.
+                xy >= u32::from(params.radius_min)
+                    && (arc_bonus == 0
+                        || f64::from(xy) <= radius - f64::from(signed_dz(grid, center, *spot).unwrap_or(0.0)) / 2.0)
+            };
+            let kept: BTreeSet<Spot> = pool.filter(within).collect();
+            // Path and Line spaces were the search itself.
+            return match region.space {
+                InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
+                _ => kept,
+            };
+        }
+        let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
+        let theta = (facing + numbers.xy_direction).to_radians();
+        let line_cells = if line_like {
+            line_cells(center, theta, (r_min, r_max), (cells(numbers.line_width_min), width))
+        } else {
+            BTreeSet::new()
+        };
+        let in_shape = |spot: Spot| {
+            let xy = spot.xy_distance(center);
+            match region.shape {
+                RegionShape::Sphere => {
+                    let dz = signed_dz(grid, center, spot).unwrap_or(0.0).abs();
+                    let distance = f64::from(xy) + f64::from(dz);
+                    distance >= f64::from(r_min) && distance <= f64::from(r_max)
+                }
+                RegionShape::Line => line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y))),
+                _ => {
+                    // Cone: within the radius and the arc either side of the direction.
+                    if xy == 0 {
+                        return r_min == 0;
+                    }
+                    let dx = f64::from(spot.cell_x) - f64::from(center.cell_x);
+                    let dy = f64::from(spot.cell_y) - f64::from(center.cell_y);
+                    let off = degrees_between(dy.atan2(dx).to_degrees(), theta.to_degrees()).abs();
+                    let tolerance = (0.5 / f64::from(xy)).to_degrees();
+                    xy >= u32::from(r_min)
+                        && xy <= u32::from(r_max)
+                        && off >= numbers.xy_arc_min - tolerance
+                        && off <= numbers.xy_arc_max + tolerance
+                }
+            }
+        };
+        let shaped: BTreeSet<Spot> = pool.filter(|spot| in_shape(*spot)).collect();
+        match region.space {
+            InterveningSpace::Line => shaped
+                .into_iter()
+                .filter(|spot| *spot == center || line_of_sight(grid, center, *spot, &sight))
+                .collect(),
+            InterveningSpace::Path => {
+                let Ok(walk) = reach_path(grid, center, &params, &occupants) else { return BTreeSet::new() };
+                shaped.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
+            }
+            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, shaped),
+            InterveningSpace::Pick | InterveningSpace::LineMove => shaped,
+        }
+    }
+
+    /// The spots a ballistic arc from `center` reaches (§b.7): launch speed from the range
+    /// `max(radius_max, line_width_max)`, the flight clear of tiles and of enemies that
+    /// cannot be crossed.
+    fn arced(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        center: Spot,
+        occupants: &BTreeMap<Spot, Occupant>,
+        spots: BTreeSet<Spot>,
+    ) -> BTreeSet<Spot> {
+        let grid = &self.setup.grid;
+        let range = numbers.radius_max.max(numbers.line_width_max);
+        let range = if range.is_finite() { range.max(0.0) as f32 } else { 0.0 };
+        let blockers: Vec<Spot> = if region.can_cross_enemies {
+            Vec::new()
+        } else {
+            occupants.iter().filter(|(_, occupant)| **occupant == Occupant::Enemy).map(|(spot, _)| *spot).collect()
+        };
+        let sight = SightParams::default();
+        spots
+            .into_iter()
+            .filter(|spot| *spot == center || arc_shot(grid, center, *spot, range, &sight, &blockers).is_some())
+            .collect()
+    }
+
+    /// Where `key` can aim `skill` now.
+    pub(super) fn target_spots(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+    ) -> BTreeSet<Spot> {
+        let Some(unit) = self.units.get(key) else { return BTreeSet::new() };
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
+        self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
+    }
+
+    /// The action skills of `key`, in its list's order.
+    pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
+        let Some(unit) = self.units.get(key) else { return Vec::new() };
+        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return Vec::new() };
+        model
+            .skills
+            .iter()
+            .filter_map(|id| content.project.skills.get(id.as_str()))
+            .filter(|skill| skill.kind == SkillKind::Action)
+            .collect()
+    }
+}

@@ -1,0 +1,57 @@
+//! The battle's part of the [`Session`]: its state, choices and steps.
+
+use std::sync::Arc;
+
+use super::TacticsState;
+use crate::engine::{Choice, ChoiceError, Event, Session};
+
+impl Session {
+    /// The battle, when the project sets one up (`entry.tile_map` with placements).
+    pub fn tactics(&self) -> Option<&TacticsState> {
+        self.tactics.as_ref()
+    }
+
+    /// Sets up the battle of `entry.tile_map`, when the project places units on it.
+    pub(crate) fn start_tactics(&mut self, events: &mut Vec<Event>) {
+        self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, started)| {
+            events.extend(started);
+            battle
+        });
+    }
+
+    /// The tactics choices now (on a copy of the generator: region formulas may draw).
+    pub(crate) fn tactics_choices(&self, choices: &mut Vec<Choice>) {
+        let mut rng = self.rng.clone();
+        if let Some(battle) = &self.tactics {
+            choices.extend(battle.choices(&self.content, &mut rng));
+        }
+    }
+
+    /// Applies a tactics choice; refused (and nothing changes) unless it is possible now.
+    pub(crate) fn apply_tactics(&mut self, choice: &Choice) -> Result<Vec<Event>, ChoiceError> {
+        let Some(battle) = self.tactics.as_mut() else {
+            return Err(ChoiceError::NotPossible("there is no battle".to_owned()));
+        };
+        let content = Arc::clone(&self.content);
+        // Refused choices leave everything as it was, the generator included.
+        let mut rng = self.rng.clone();
+        let mut trial = battle.clone();
+        let result = trial.apply(&content, &mut rng, choice);
+        match result {
+            Ok(events) => {
+                *battle = trial;
+                self.rng = rng;
+                self.counters.add(1, &events, 0);
+                Ok(events)
+            }
+            Err(why) => Err(ChoiceError::NotPossible(why)),
+        }
+    }
+
+    /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn in the battle.
+    pub(crate) fn advance_tactics(&mut self, ticks: u64, events: &mut Vec<Event>) {
+        if let Some(battle) = self.tactics.as_mut() {
+            events.extend(battle.advance(&self.content, &mut self.rng, ticks));
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! One battle step: a move, a skill, a wait or a facing, then the win check and the scheduler.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use rand_pcg::Pcg64Mcg;
+
+use crate::map::{Spot, line_move};
+use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp};
+
+use super::env::{Perspective, eval_expr};
+use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
+use super::{
+    ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
+    TacticsState, Turn, apply_op, limited,
+};
+use crate::engine::content::Content;
+use crate::engine::core;
+use crate::engine::{Choice, Event};
+
+impl TacticsState {
+    /// What the active unit can do: move (to each reachable spot), use each action skill (at
+    /// each spot it can aim at), or end its turn.
+    pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg) -> Vec<Choice> {
+        let Some(turn) = self.active.as_ref().filter(|_| self.winner.is_none()) else { return Vec::new() };
+        let key = turn.unit.as_str();
+        let mut choices = Vec::new();
+        if !turn.moved {
+            for spot in self.move_spots(content, rng, key).into_keys() {
+                choices.push(Choice::MoveUnit { unit: key.to_owned(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
+            }
+        }
+        if !turn.acted {
+            for skill in self.action_skills(content, key) {
+                for spot in self.target_spots(content, rng, key, skill) {
+                    choices.push(Choice::UseSkill {
+                        unit: key.to_owned(),
+                        skill: skill.id.clone(),
+                        x: spot.cell_x,
+                        y: spot.cell_y,
+                        z: spot.level,
+                    });
+                }
+            }
+        }
+        choices.push(Choice::WaitUnit { unit: key.to_owned() });
+        for facing in COMPASS.map(|(_, degrees)| degrees) {
+            choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
+        }
+        choices
+    }
+
+    /// Applies a tactics choice; refused (nothing changes) unless it is possible now.
+    pub(crate) fn apply(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        choice: &Choice,
+    ) -> Result<Vec<Event>, String> {
+        if self.winner.is_some() {
+            return Err("the battle has ended".to_owned());
+        }
+        let Some(turn) = self.active.clone() else { return Err("it is nobody's turn".to_owned()) };
+        let mut events = Vec::new();
+        match choice {
+            Choice::MoveUnit { unit, x, y, z } => {
+                let to = Spot::new(*x, *y, *z);
+                if *unit != turn.unit || turn.moved {
+                    return Err(format!("{unit} cannot move now"));
+                }
+                let Some(at) = self.move_spots(content, rng, unit).get(&to).copied() else {
+                    return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
+                };
+                self.move_unit(content, rng, unit, at, to, &mut events);
+            }
+            Choice::UseSkill { unit, skill, x, y, z } => {
+                let at = Spot::new(*x, *y, *z);
+                let usable = self.action_skills(content, unit).into_iter().find(|known| known.id == *skill);
+                let Some(skill) = usable.filter(|_| *unit == turn.unit && !turn.acted) else {
+                    return Err(format!("{unit} cannot use {skill} now"));
+                };
+                if !self.target_spots(content, rng, unit, skill).contains(&at) {
+                    return Err(format!("{unit} cannot aim {} at ({x}, {y}, {z})", skill.id));
+                }
+                self.use_skill(content, rng, unit, skill, at, &mut events);
+            }
+            Choice::WaitUnit { unit } => {
+                if *unit != turn.unit {
+                    return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
+                }
+                self.end_turn(&mut events);
+            }
+            Choice::FaceUnit { unit, facing } => {
+                if *unit != turn.unit {
+                    return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
+                }
+                if !COMPASS.iter().any(|(_, degrees)| degrees == facing) {
+                    return Err(format!("{unit} can face 0, 90, 180 or 270 degrees, not {facing}"));
+                }
+                if let Some(state) = self.units.get_mut(unit) {
+                    state.facing = f64::from(*facing);
+                }
+                events.push(Event::UnitFaced { unit: unit.clone(), facing: *facing });
+                self.end_turn(&mut events);
+            }
+            _ => return Err("not a tactics choice".to_owned()),
+        }
+        self.check_end(content, rng, &mut events);
+        self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+        Ok(events)
+    }
+
+    fn move_unit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        at: usize,
+        to: Spot,
+        events: &mut Vec<Event>,
+    ) {
+        let path = self.move_path(content, rng, key, at, to);
+        let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
+        let length: u32 =
+            path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
+        let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
+        let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
+        // Ending on another unit (the move region allowed it) is riding it.
+        let mount = self.unit_at(to).filter(|other| *other != key).map(str::to_owned);
+        let left = self.units.get(key).and_then(|unit| unit.mount.clone());
+        self.place_unit(key, to);
+        if let Some(unit) = self.units.get_mut(key) {
+            unit.mount.clone_from(&mount);
+            if let Some(facing) = facing_towards(last_step, to) {
+                unit.facing = facing;
+            }
+        }
+        self.spend_ct(key, cost);
+        if let Some(turn) = self.active.as_mut() {
+            turn.moved = true;
+        }
+        events.push(Event::UnitMoved {
+            unit: key.to_owned(),
+            from: [from.cell_x, from.cell_y, from.level],
+            to: [to.cell_x, to.cell_y, to.level],
+            steps: length,
+        });
+        if let Some(mount) = left.filter(|left| Some(left) != mount.as_ref()) {
+            events.push(Event::UnitDismounted { unit: key.to_owned(), mount });
+        }
+        if let Some(mount) = mount {
+            events.push(Event::UnitMounted { unit: key.to_owned(), mount });
+        }
+    }
+
+    fn spend_ct(&mut self, key: &str, cost: f64) {
+        if let Some(unit) = self.units.get_mut(key)
+            && let Some(ct) = unit.stats.get("ct").copied()
+        {
+            let new = limited(ct, ct - cost, unit.limits.get("ct"));
+            unit.stats.insert("ct".to_owned(), new);
+        }
+    }
+
+    fn use_skill(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+        at: Spot,
+        events: &mut Vec<Event>,
+    ) {
+        let Some(origin) = self.units.get(key).map(|unit| unit.spot) else { return };
+        let facing = facing_towards(origin, at);
+        if let (Some(unit), Some(facing)) = (self.units.get_mut(key), facing) {
+            unit.facing = facing;
+        }
+        let actor_facing = self.units.get(key).map_or(0.0, |unit| unit.facing);
+        events.push(Event::UnitUsedSkill {
+            unit: key.to_owned(),
+            skill: skill.id.clone(),
+            at: [at.cell_x, at.cell_y, at.level],
+        });
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
+        let affected = self.region_spots(content, rng, ctx, &skill.effect_region, at, actor_facing);
+        let targets: Vec<String> = affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        for target in &targets {
+            if self.units.get(target).is_none_or(|unit| unit.defeated) {
+                continue;
+            }
+            let point = self.units.get(target).map(|unit| unit.spot);
+            let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
+            let chosen = eval_expr(content, self, ctx, rng, &skill.hit_type, 0);
+            let last = skill.hit_types.len().saturating_sub(1);
+            let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
+            let Some(hit) = skill.hit_types.get(index) else { continue };
+            let ctx = Perspective { hit_type: index as f64, ..ctx };
+            events.push(Event::UnitHit { unit: target.clone(), by: key.to_owned(), hit: hit.label.clone() });
+            for effect in &hit.stat_effects {
+                let who = match effect.target {
+                    EffectTarget::Target => target.as_str(),
+                    EffectTarget::Actor => key,
+                };
+                let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                self.change_stat(who, &effect.stat, effect.op, value, events);
+            }
+            for status in &hit.status_effects {
+                let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
+                let effects: Vec<(String, StatOp, f64)> = status
+                    .stat_effects
+                    .iter()
+                    .map(|effect| {
+                        (effect.stat.clone(), effect.op, eval_expr(content, self, ctx, rng, &effect.value, 0))
+                    })
+                    .collect();
+                let remaining = if ticks.is_finite() && ticks >= 1.0 { ticks as u64 } else { 0 };
+                if remaining == 0 {
+                    continue;
+                }
+                if let Some(unit) = self.units.get_mut(target) {
+                    // The same status again starts over instead of stacking.
+                    unit.statuses.retain(|old| old.name != status.name);
+                    unit.statuses.push(ActiveStatus { name: status.name.clone(), remaining, effects });
+                }
+                events.push(Event::UnitStatusAdded {
+                    unit: target.clone(),
+                    status: status.name.clone(),
+                    ticks: remaining,
+                });
+            }
+            for line_move in &hit.line_moves {
+                self.push_unit(content, rng, ctx, line_move, events);
+            }
+        }
+        let cost = self.setting(key, ACT_CT);
+        self.spend_ct(key, cost);
+        if let Some(turn) = self.active.as_mut() {
+            turn.acted = true;
+        }
+        self.check_defeats(events);
+    }
+
+    /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
+    /// along its facing; a target on the actor's cell too), `xy_direction` added, locked.
+    fn push_unit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        effect: &LineMoveEffect,
+        events: &mut Vec<Event>,
+    ) {
+        let (Some(key), Some(target)) = (ctx.actor, ctx.target) else { return };
+        let mover = match effect.target {
+            EffectTarget::Target => target,
+            EffectTarget::Actor => key,
+        };
+        // A unit the hit has just brought to 0 hp falls where it stands.
+        if self.stat(mover, "hp").is_some_and(|hp| hp <= 0.0) {
+            return;
+        }
+        let (Some(actor), Some(moved)) = (self.units.get(key), self.units.get(mover)) else { return };
+        let from = moved.spot;
+        let base = match effect.target {
+            EffectTarget::Target => direction_towards(actor.spot, from).unwrap_or(actor.facing),
+            EffectTarget::Actor => actor.facing,
+        };
+        let numbers = self.numbers(content, rng, ctx, &effect.region);
+        let direction = locked_direction(base + numbers.xy_direction, effect.region.facing_lock);
+        let params = walk_params(&effect.region, &numbers);
+        let walk = line_move(&self.setup.grid, from, direction, &params, &self.occupants(Some(mover)));
+        let collided: Vec<String> =
+            walk.collided.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        // A rider pushed off its mount leaves it.
+        let left = self.units.get_mut(mover).and_then(|unit| unit.mount.take());
+        self.place_unit(mover, walk.end);
+        if let Some(mount) = left {
+            events.push(Event::UnitDismounted { unit: mover.to_owned(), mount });
+        }
+        events.push(Event::UnitPushed {
+            unit: mover.to_owned(),
+            by: key.to_owned(),
+            from: [from.cell_x, from.cell_y, from.level],
+            to: [walk.end.cell_x, walk.end.cell_y, walk.end.level],
+            steps: walk.steps,
+            remaining: walk.remaining,
+            drop: walk.drop,
+            collided,
+        });
+    }
+
+    /// Puts a unit on a spot; its rider goes with it.
+    fn place_unit(&mut self, key: &str, to: Spot) {
+        let rider = self.rider_of(key).map(str::to_owned);
+        for moved in [Some(key.to_owned()), rider].into_iter().flatten() {
+            if let Some(unit) = self.units.get_mut(&moved) {
+                unit.spot = to;
+            }
+        }
+    }
+
+    fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {
+        let Some(unit) = self.units.get_mut(key) else { return };
+        let Some(old) = unit.stats.get(stat).copied() else {
+            events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
+            return;
+        };
+        if amount.is_nan() {
+            events.push(Event::Warning(format!("the change to {key}'s `{stat}` is not a number")));
+            return;
+        }
+        let new = limited(old, apply_op(op, old, amount), unit.limits.get(stat));
+        unit.stats.insert(stat.to_owned(), new);
+        if stat == "hp" && new < old {
+            events.push(Event::UnitDamaged { unit: key.to_owned(), amount: old - new, hp: new });
+        } else {
+            events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: new });
+        }
+    }
+
+    fn check_defeats(&mut self, events: &mut Vec<Event>) {
+        let fallen: Vec<String> = self
+            .units
+            .keys()
+            .filter(|key| {
+                self.units.get(*key).is_some_and(|unit| !unit.defeated)
+                    && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)
+            })
+            .cloned()
+            .collect();
+        for key in fallen {
+            if let Some(unit) = self.units.get_mut(&key) {
+                unit.defeated = true;
+                unit.statuses.clear();
+                unit.mount = None;
+            }
+            // The rider of a fallen mount stands where it fell.
+            for rider in self.units.values_mut().filter(|unit| unit.mount.as_deref() == Some(key.as_str())) {
+                rider.mount = None;
+            }
+            events.push(Event::UnitDefeated { unit: key.clone() });
+            if self.active_unit() == Some(key.as_str()) {
+                self.active = None;
+                events.push(Event::UnitTurnEnded { unit: key });
+            }
+        }
+    }
+
+    fn end_turn(&mut self, events: &mut Vec<Event>) {
+        let Some(turn) = self.active.take() else { return };
+        let cost = self.setting(&turn.unit, ACTIVATION_CT);
+        self.spend_ct(&turn.unit, cost);
+        events.push(Event::UnitTurnEnded { unit: turn.unit });
+    }
+
+    /// Ends the battle when a win condition holds (in order), or by default when only one
+    /// team has units standing.
+    pub(super) fn check_end(&mut self, content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) {
+        if self.winner.is_some() {
+            return;
+        }
+        let conditions = content
+            .project
+            .tile_maps
+            .get(self.setup.map.as_str())
+            .map(|map| map.win_conditions.as_slice())
+            .unwrap_or_default();
+        let mut winner = None;
+        for condition in conditions {
+            let value = eval_expr(content, self, Perspective::default(), rng, &condition.when, 0);
+            if core::truthy(value) {
+                winner = Some(condition.team.clone());
+                break;
+            }
+        }
+        if winner.is_none() && conditions.is_empty() && self.setup.contested {
+            let standing: BTreeSet<&str> =
+                self.units.values().filter(|unit| !unit.defeated).map(|unit| unit.team.as_str()).collect();
+            if standing.len() <= 1 {
+                winner = Some(standing.first().map_or_else(String::new, |team| (*team).to_owned()));
+            }
+        }
+        if let Some(team) = winner {
+            self.active = None;
+            events.push(Event::UnitTeamWon { team: team.clone() });
+            self.winner = Some(team);
+        }
+    }
+
+    /// Runs the scheduler until a turn starts, the battle ends or `limit` ticks pass; the win
+    /// conditions are tried after every tick (they may read `battle.tick`).
+    pub(super) fn schedule(&mut self, content: &Content, rng: &mut Pcg64Mcg, limit: u64, events: &mut Vec<Event>) {
+        let setup = Arc::clone(&self.setup);
+        for _ in 0..=limit {
+            if self.active.is_some() || self.winner.is_some() {
+                return;
+            }
+            let ready = setup.order.iter().find(|key| {
+                self.units.get(*key).is_some_and(|unit| unit.scheduled && !unit.defeated)
+                    && self.stat(key, "ct").is_some_and(|ct| ct >= self.setting(key, MAX_CT))
+            });
+            if let Some(key) = ready {
+                let max_ct = self.setting(key, MAX_CT);
+                if let Some(unit) = self.units.get_mut(key) {
+                    unit.stats.insert("ct".to_owned(), max_ct);
+                }
+                self.active = Some(Turn { unit: key.clone(), moved: false, acted: false });
+                self.turns = self.turns.saturating_add(1);
+                events.push(Event::UnitTurnStarted { unit: key.clone() });
+                return;
+            }
+            self.tick_once(events);
+            self.check_end(content, rng, events);
+        }
+        if self.active.is_none() && self.winner.is_none() && limit == MAX_IDLE_TICKS {
+            events.push(Event::Warning(format!("no unit reached its maxCT in {MAX_IDLE_TICKS} ticks")));
+        }
+    }
+
+    /// One scheduler tick: CT grows by speed (not while `jumping`), statuses count down.
+    fn tick_once(&mut self, events: &mut Vec<Event>) {
+        let setup = Arc::clone(&self.setup);
+        for key in &setup.order {
+            let Some(unit) = self.units.get(key) else { continue };
+            if unit.defeated {
+                continue;
+            }
+            let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
+            if unit.scheduled && !frozen {
+                let speed = self.setting(key, SPEED);
+                if let Some(ct) = self.stat(key, "ct").and_then(|_| unit.stats.get("ct").copied()) {
+                    let new = limited(ct, ct + speed, unit.limits.get("ct"));
+                    if let Some(unit) = self.units.get_mut(key) {
+                        unit.stats.insert("ct".to_owned(), new);
+                    }
+                }
+            }
+            if let Some(unit) = self.units.get_mut(key) {
+                let mut expired = Vec::new();
+                for status in &mut unit.statuses {
+                    status.remaining = status.remaining.saturating_sub(1);
+                    if status.remaining == 0 {
+                        expired.push(status.name.clone());
+                    }
+                }
+                unit.statuses.retain(|status| status.remaining > 0);
+                for status in expired {
+                    events.push(Event::UnitStatusExpired { unit: key.clone(), status });
+                }
+            }
+        }
+        self.tick = self.tick.saturating_add(1);
+    }
+
+    /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn.
+    pub(crate) fn advance(&mut self, content: &Content, rng: &mut Pcg64Mcg, ticks: u64) -> Vec<Event> {
+        let mut events = Vec::new();
+        if ticks > 0 {
+            self.schedule(content, rng, ticks.saturating_sub(1), &mut events);
+        }
+        events
+    }
+}

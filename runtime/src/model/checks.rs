@@ -1,0 +1,92 @@
+//! Value checks: each kind says what is wrong with an item's values, at which field. The
+//! checks of each kind are in `validate.rs`; validation collects them as diagnostics.
+
+use std::path::Path;
+
+use crate::diagnostic::Severity;
+use crate::formula::lexer::is_keyword;
+
+use super::{Expr, FieldPath, Project};
+
+/// Value checks of one item: what is wrong, at which field.
+pub trait ValueChecks {
+    /// Reports bad values of this item into `checks`.
+    fn check_values(&self, checks: &mut Checks<'_>);
+}
+
+/// Collects the findings about one item.
+pub struct Checks<'a> {
+    /// The project the item belongs to (for cross-item checks).
+    pub project: &'a Project,
+    /// The project folder, when known.
+    pub root: Option<&'a Path>,
+    found: Vec<(Severity, FieldPath, String)>,
+}
+
+impl<'a> Checks<'a> {
+    /// Findings about one item of `project` (`root`: the project folder, when known).
+    pub fn new(project: &'a Project, root: Option<&'a Path>) -> Self {
+        Self { project, root, found: Vec::new() }
+    }
+
+    /// What was found: severity, field and message, in the order reported.
+    pub fn into_found(self) -> Vec<(Severity, FieldPath, String)> {
+        self.found
+    }
+
+    /// Reports an error at `path`.
+    pub fn error(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.found.push((Severity::Error, path, message.into()));
+    }
+
+    /// Reports a warning at `path`.
+    pub fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.found.push((Severity::Warning, path, message.into()));
+    }
+
+    /// A count or amount that must not be negative.
+    pub fn not_negative(&mut self, path: FieldPath, expr: &Expr, what: &str) {
+        if let Some(value) = expr.as_int().filter(|value| *value < 0) {
+            self.error(path, format!("{what} cannot be negative (it is {value})"));
+        }
+    }
+
+    /// A value that must lie in `low..=high` when it is a constant.
+    pub fn in_range(&mut self, path: FieldPath, expr: &Expr, low: i64, high: i64, what: &str) {
+        if let Some(value) = expr.as_int().filter(|value| !(low..=high).contains(value)) {
+            self.error(path, format!("{what} must be between {low} and {high} (it is {value})"));
+        }
+    }
+
+    /// An art or image path that should exist inside the project folder.
+    pub fn asset(&mut self, path: FieldPath, asset: Option<&String>) {
+        let Some(asset) = asset else { return };
+        if asset.trim().is_empty() {
+            self.error(path, "the picture path is empty; remove it or name a file");
+            return;
+        }
+        if Path::new(asset).is_absolute() || asset.split(['/', '\\']).any(|part| part == "..") {
+            self.error(path, format!("`{asset}` must be a path inside the project folder, e.g. art/kitten.png"));
+            return;
+        }
+        if let Some(root) = self.root
+            && !root.join(asset).is_file()
+        {
+            self.warning(path, format!("the picture `{asset}` does not exist in the project folder"));
+        }
+    }
+
+    /// A name that formulas read (stats, properties, parameters).
+    pub fn name(&mut self, path: FieldPath, name: &str, what: &str) {
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            self.error(
+                path,
+                format!("the {what} name `{name}` cannot be read by formulas; use letters, digits and `_`"),
+            );
+        } else if is_keyword(name) {
+            self.error(path, format!("`{name}` is a formula keyword, so formulas cannot read this {what}; rename it"));
+        }
+    }
+}
