@@ -1,4 +1,4 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | synth | sim`.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | synthesis | sim`.
 //!
 //! Every headless command lives here; the crate depends on the runtime only, so a headless
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
@@ -127,8 +127,9 @@ pub enum Command {
     /// Print the probability table of a synthesis for two inputs: each candidate's tag score,
     /// softmax share, success chance and overall chance (spec era-synthesis §4).
     ///
-    /// Example: actforge synth content/era-synthesis forge ember mist --set faith=60
-    Synth {
+    /// Example: actforge synthesis content/era-synthesis forge ember mist --set faith=60
+    #[command(alias = "synth")]
+    Synthesis {
         /// Project folder or bundle file.
         project: PathBuf,
         /// The synthesis id.
@@ -268,7 +269,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
-        Command::Synth { project, synthesis, a, b, sets, json } => {
+        Command::Synthesis { project, synthesis, a, b, sets, json } => {
             synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
         }
         Command::Eval { project, seed, sets, defines, parse, formula } => {

@@ -3,7 +3,7 @@
 //! V = A + B; the candidates are the cards of the synthesis's deck that share a tag with V,
 //! scored by the dot product V · C; one is chosen by softmax with a temperature; then its
 //! success chance (a formula) is rolled. [`probability_table`] works out every candidate's
-//! share and chance for a pair of inputs, as the editor and `actforge synth` show it.
+//! share and chance for a pair of inputs, as the editor and `actforge synthesis` show it.
 
 use std::collections::BTreeMap;
 

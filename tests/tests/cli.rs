@@ -356,7 +356,7 @@ fn synth_prints_the_probability_table_of_two_inputs() {
     let root = dir.path().join("forge");
     actforge_runtime::project::save_new_folder(&project, &root).unwrap();
 
-    let (outcome, out, err) = actforge(&["synth", path(&root), "forge", "ember", "mist", "--set", "entropy=5"]);
+    let (outcome, out, err) = actforge(&["synthesis", path(&root), "forge", "ember", "mist", "--set", "entropy=5"]);
     assert_eq!(outcome, Exit::Success, "{out}{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "synthesis forge: ember + mist (temperature 2)");

@@ -41,7 +41,7 @@ fn text_on(fill: Color32) -> Color32 {
 pub struct Wants {
     /// Choices to apply, in order.
     pub chosen: Vec<Choice>,
-    /// Playtest lines to run (e.g. `smelt a b`).
+    /// Playtest lines to run (e.g. `synthesize a b`).
     pub lines: Vec<String>,
     /// A line to start the game over from ("play from here").
     pub play_from: Option<String>,
@@ -839,9 +839,9 @@ pub fn synthesis_ui(ui: &mut egui::Ui, session: &Session, pick: &mut SynthesisPi
                     ui.label(RichText::new(error.to_string()).color(Color32::from_rgb(0xf0, 0x5d, 0x5d)));
                 }
             }
-            let smelt = format!("smelt {} {}", pick.a, pick.b);
+            let line = format!("synthesize {} {}", pick.a, pick.b);
             if session.campaign().is_some() && ui.button(format!("{} Synthesize in the game", icon::FLASK)).clicked() {
-                lines.push(smelt);
+                lines.push(line);
             }
         },
     );
