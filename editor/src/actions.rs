@@ -23,8 +23,9 @@ impl ActforgeApp {
             UiCommand::SaveAs => open && self.dialog.is_none(),
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
-            UiCommand::Duplicate | UiCommand::Delete => open && self.selection.is_some(),
-            UiCommand::QuickOpen
+            UiCommand::Duplicate | UiCommand::Delete | UiCommand::Rename => open && self.selection_exists(),
+            UiCommand::NewItem(_)
+            | UiCommand::QuickOpen
             | UiCommand::FindInProject
             | UiCommand::Simulate
             | UiCommand::FormulaWorkbench
@@ -81,6 +82,12 @@ impl ActforgeApp {
             UiCommand::CommandPalette => self.palette = Some(Palette::new(PaletteMode::Commands)),
             UiCommand::QuickOpen => self.palette = Some(Palette::new(PaletteMode::Items)),
             UiCommand::FindInProject => self.palette = Some(Palette::new(PaletteMode::Text)),
+            UiCommand::NewItem(kind) => self.new_item(kind),
+            UiCommand::Rename => {
+                if let Some(key) = self.selection.clone().filter(|_| self.selection_exists()) {
+                    self.renaming = Some((key.clone(), key.id));
+                }
+            }
             UiCommand::Duplicate => self.duplicate(),
             UiCommand::Delete => self.delete(),
             UiCommand::ToggleTheme => self.dark = !self.dark,
@@ -111,6 +118,24 @@ impl ActforgeApp {
             UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
             UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
             UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
+        }
+    }
+
+    /// Whether the selection names an item the project has (not a file that did not load).
+    fn selection_exists(&self) -> bool {
+        self.selection.as_ref().is_some_and(|key| self.project().is_some_and(|p| p.contains(key.kind, &key.id)))
+    }
+
+    /// Creates an item of `kind` from its template under a fresh id (one undo step), selects
+    /// it and shows its form.
+    fn new_item(&mut self, kind: Kind) {
+        let Some(project) = self.project() else { return };
+        let id = crate::templates::fresh_id(project, kind);
+        let item = crate::templates::new_item(project, kind, &id);
+        let label = format!("New {} `{id}`", kind.label().to_lowercase());
+        if self.edit(Op::put(item), &label, None) {
+            self.selection = Some(ItemKey::new(kind, id));
+            self.show_tab(Tab::Inspector);
         }
     }
 

@@ -20,6 +20,7 @@ use crate::io::recovery::Recovery;
 use crate::io::watch::{Conflict, FolderWatch};
 use crate::layout::{Tab, default_layout};
 use crate::panels::inspector::{InspectorAction, InspectorState};
+use crate::panels::item::ItemTextState;
 use crate::panels::search::Palette;
 use crate::panels::simulate::SimPanel;
 use crate::preview::PreviewPanel;
@@ -92,6 +93,8 @@ pub struct ActforgeApp {
     pub(crate) requests: Requests,
     pub(crate) palette: Option<Palette>,
     pub(crate) inspector: InspectorState,
+    /// The Item tab's text edit.
+    pub(crate) item_text: ItemTextState,
     pub(crate) log: Vec<String>,
     pub(crate) dark: bool,
     pub(crate) applied_theme: Option<bool>,
@@ -99,6 +102,8 @@ pub struct ActforgeApp {
     pub(crate) title: String,
     /// A delete waiting for confirmation: the item and what still refers to it.
     pub(crate) confirm_delete: Option<(ItemKey, Vec<ItemKey>)>,
+    /// A rename asked for from the browser or F2: the item and the id being typed.
+    pub(crate) renaming: Option<(ItemKey, String)>,
     /// Where unsaved edits are autosaved (none in tests that do not ask for it).
     pub(crate) recovery: Option<Recovery>,
     /// Seconds between autosaves of unsaved edits.
@@ -140,12 +145,14 @@ impl ActforgeApp {
             requests: Requests::default(),
             palette: None,
             inspector: InspectorState::default(),
+            item_text: ItemTextState::default(),
             log: Vec::new(),
             dark: true,
             applied_theme: None,
             recent: Vec::new(),
             title: String::new(),
             confirm_delete: None,
+            renaming: None,
             recovery: None,
             autosave_seconds: 3.0,
             autosaved: None,
@@ -263,6 +270,7 @@ impl ActforgeApp {
         egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| self.dock_ui(ui));
         self.palette_ui(&ctx);
         self.confirm_delete_ui(&ctx);
+        self.rename_ui(&ctx);
         self.recovery_ui(&ctx);
         self.conflict_ui(&ctx);
         // The frame is drawn: from here on the document may change.
@@ -337,6 +345,14 @@ impl ActforgeApp {
     /// The inspector's field marked by the last diagnostic clicked, once shown.
     pub fn inspector_jumped_to(&self) -> Option<&str> {
         self.inspector.jumped_to()
+    }
+
+    /// What the Diagnostics tab lists now (loading's findings and validation's).
+    pub fn diagnostics(&self) -> &[actforge_runtime::Diagnostic] {
+        match &self.workspace {
+            Workspace::Open(open) => &open.diagnostics,
+            Workspace::Failed { .. } => &[],
+        }
     }
 
     /// The Simulate panel.

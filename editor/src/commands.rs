@@ -1,6 +1,7 @@
 //! Every action a designer can ask for by name: one enum feeds the menus, the toolbar, the
 //! command palette, the keyboard shortcuts and the tests.
 
+use actforge_runtime::Kind;
 use egui::{Key, KeyboardShortcut, Modifiers};
 use egui_phosphor::regular as icon;
 
@@ -27,6 +28,10 @@ pub enum UiCommand {
     QuickOpen,
     /// Find text in every item (labels, texts, formulas).
     FindInProject,
+    /// Create an item of a kind from its template, and select it.
+    NewItem(Kind),
+    /// Give the selected item a new id, rewriting every reference to it.
+    Rename,
     /// Copy the selected item under a new id.
     Duplicate,
     /// Remove the selected item.
@@ -80,6 +85,24 @@ impl UiCommand {
         UiCommand::QuickOpen,
         UiCommand::FindInProject,
         UiCommand::CommandPalette,
+        UiCommand::NewItem(Kind::Aspect),
+        UiCommand::NewItem(Kind::Card),
+        UiCommand::NewItem(Kind::Deck),
+        UiCommand::NewItem(Kind::Slot),
+        UiCommand::NewItem(Kind::Rule),
+        UiCommand::NewItem(Kind::Act),
+        UiCommand::NewItem(Kind::Token),
+        UiCommand::NewItem(Kind::Formula),
+        UiCommand::NewItem(Kind::Stat),
+        UiCommand::NewItem(Kind::TurnConfig),
+        UiCommand::NewItem(Kind::Era),
+        UiCommand::NewItem(Kind::Synthesis),
+        UiCommand::NewItem(Kind::Board),
+        UiCommand::NewItem(Kind::TileMap),
+        UiCommand::NewItem(Kind::NodeMap),
+        UiCommand::NewItem(Kind::Unit),
+        UiCommand::NewItem(Kind::Skill),
+        UiCommand::Rename,
         UiCommand::Duplicate,
         UiCommand::Delete,
         UiCommand::ToggleTheme,
@@ -109,6 +132,8 @@ impl UiCommand {
             UiCommand::CommandPalette => "Command palette…",
             UiCommand::QuickOpen => "Quick open…",
             UiCommand::FindInProject => "Find in project…",
+            UiCommand::NewItem(kind) => new_item_label(kind),
+            UiCommand::Rename => "Rename item…",
             UiCommand::Duplicate => "Duplicate item",
             UiCommand::Delete => "Delete item",
             UiCommand::ToggleTheme => "Toggle light theme",
@@ -139,6 +164,8 @@ impl UiCommand {
             UiCommand::CommandPalette => "Run any command by name",
             UiCommand::QuickOpen => "Find an item by id or label",
             UiCommand::FindInProject => "Find text in every item: labels, texts, formulas, references",
+            UiCommand::NewItem(_) => "Create a new item of this kind from a template and select it",
+            UiCommand::Rename => "Give the selected item a new id; every reference to it follows",
             UiCommand::Duplicate => "Copy the selected item under a new id",
             UiCommand::Delete => "Remove the selected item (undoable)",
             UiCommand::ToggleTheme => "Switch between the dark and the light theme",
@@ -171,6 +198,8 @@ impl UiCommand {
             UiCommand::QuickOpen => Some(command(Key::P)),
             UiCommand::FindInProject => Some(command_shift(Key::F)),
             UiCommand::Duplicate => Some(command(Key::D)),
+            UiCommand::Rename => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F2)),
+            UiCommand::Delete => Some(KeyboardShortcut::new(Modifiers::NONE, Key::Delete)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
             UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
             UiCommand::PlayPause => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F5)),
@@ -181,7 +210,7 @@ impl UiCommand {
             UiCommand::NodeMap => Some(command_shift(Key::M)),
             UiCommand::TileMapEditor => Some(command_shift(Key::T)),
             UiCommand::MaximisePane => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F11)),
-            UiCommand::Reload | UiCommand::Delete | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
+            UiCommand::Reload | UiCommand::NewItem(_) | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
     }
 
@@ -207,6 +236,8 @@ impl UiCommand {
             UiCommand::CommandPalette => icon::TERMINAL_WINDOW,
             UiCommand::QuickOpen => icon::MAGNIFYING_GLASS,
             UiCommand::FindInProject => icon::FILE_SEARCH,
+            UiCommand::NewItem(_) => icon::PLUS,
+            UiCommand::Rename => icon::PENCIL_SIMPLE,
             UiCommand::Duplicate => icon::COPY,
             UiCommand::Delete => icon::TRASH,
             UiCommand::ToggleTheme => icon::SUN,
@@ -231,8 +262,10 @@ impl UiCommand {
 
     /// The commands whose shortcut was pressed this frame (consumed, so text fields do not
     /// also act on them). Shortcuts with more modifiers are checked first: Ctrl+Shift+Z is
-    /// redo, not undo.
+    /// redo, not undo. A plain editing key (Delete) belongs to the text field that has the
+    /// keyboard, if one has.
     pub fn pressed(ctx: &egui::Context) -> Vec<UiCommand> {
+        let typing = ctx.egui_wants_keyboard_input();
         let mut shortcuts: Vec<(KeyboardShortcut, UiCommand)> = UiCommand::ALL
             .iter()
             .flat_map(|&command| {
@@ -242,6 +275,7 @@ impl UiCommand {
                     .chain(command.other_shortcuts().iter().copied())
                     .map(move |s| (s, command))
             })
+            .filter(|(shortcut, _)| !(typing && is_editing_key(*shortcut)))
             .collect();
         shortcuts.sort_by_key(|(shortcut, _)| std::cmp::Reverse(modifier_count(shortcut.modifiers)));
         let mut pressed = Vec::new();
@@ -253,6 +287,34 @@ impl UiCommand {
             }
         });
         pressed
+    }
+}
+
+/// Whether a shortcut is a key a text field uses for itself (a plain Delete).
+fn is_editing_key(shortcut: KeyboardShortcut) -> bool {
+    shortcut.modifiers.is_none() && matches!(shortcut.logical_key, Key::Delete | Key::Backspace)
+}
+
+/// "New aspect", "New tile map"…: the label of [`UiCommand::NewItem`].
+fn new_item_label(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Aspect => "New aspect",
+        Kind::Card => "New card",
+        Kind::Deck => "New deck",
+        Kind::Slot => "New slot",
+        Kind::Rule => "New rule",
+        Kind::Act => "New act",
+        Kind::Token => "New token",
+        Kind::Formula => "New formula",
+        Kind::Stat => "New stat",
+        Kind::TurnConfig => "New turn config",
+        Kind::Era => "New era",
+        Kind::Synthesis => "New synthesis",
+        Kind::Board => "New board",
+        Kind::TileMap => "New tile map",
+        Kind::NodeMap => "New node map",
+        Kind::Unit => "New unit",
+        Kind::Skill => "New skill",
     }
 }
 

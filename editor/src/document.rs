@@ -147,27 +147,52 @@ impl<'de> serde::Deserializer<'de> for FieldsRecorder<'_> {
     }
 }
 
-/// The typed item of `kind` read from RON text (the inspector's text editor).
-pub fn item_from_ron(kind: Kind, text: &str) -> Result<SharedItem, String> {
+/// Why a text does not read as an item, and where (1-based line and column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextError {
+    /// What is wrong.
+    pub message: String,
+    /// The line of the offending character.
+    pub line: usize,
+    /// Its column.
+    pub col: usize,
+}
+
+impl fmt::Display for TextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+/// The typed item of `kind` read from RON text (the item's text view), or why not and where.
+pub fn parse_item_text(kind: Kind, text: &str) -> Result<SharedItem, TextError> {
     struct Parse<'a> {
         kind: Kind,
         text: &'a str,
-        result: Option<Result<SharedItem, String>>,
+        result: Option<Result<SharedItem, TextError>>,
     }
     impl KindVisitor for Parse<'_> {
         fn visit<T: Item>(&mut self, _items: &Items<T>) {
             if T::KIND == self.kind {
-                self.result = Some(
-                    ron::from_str::<T>(self.text)
-                        .map(|item| Arc::new(item) as SharedItem)
-                        .map_err(|error| error.to_string()),
-                );
+                self.result =
+                    Some(ron::from_str::<T>(self.text).map(|item| Arc::new(item) as SharedItem).map_err(|error| {
+                        TextError {
+                            message: error.code.to_string(),
+                            line: error.span.start.line,
+                            col: error.span.start.col,
+                        }
+                    }));
             }
         }
     }
     let mut parse = Parse { kind, text, result: None };
     Project::default().visit_kinds(&mut parse);
-    parse.result.unwrap_or_else(|| Err(format!("no kind {kind}")))
+    parse.result.unwrap_or_else(|| Err(TextError { message: format!("no kind {kind}"), line: 1, col: 1 }))
+}
+
+/// The typed item of `kind` read from RON text, or why not (with its line and column).
+pub fn item_from_ron(kind: Kind, text: &str) -> Result<SharedItem, String> {
+    parse_item_text(kind, text).map_err(|error| error.to_string())
 }
 
 /// Whether `item` holds a reference to the item `id` of `kind`.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::ActforgeApp;
 use crate::document::ItemKey;
 use crate::panels::inspector::InspectorState;
+use crate::panels::item::ItemTextState;
 use crate::panels::simulate::SimPanel;
 use crate::panels::{browser, diagnostics, inspector, item, log};
 use crate::preview::PreviewPanel;
@@ -83,6 +84,7 @@ impl ActforgeApp {
             filter,
             selection,
             inspector,
+            item_text,
             log,
             requests,
             sim,
@@ -98,6 +100,7 @@ impl ActforgeApp {
             filter,
             selection,
             inspector,
+            item_text,
             log,
             requests,
             sim,
@@ -164,6 +167,7 @@ struct DockTabs<'a> {
     filter: &'a mut String,
     selection: &'a Option<ItemKey>,
     inspector: &'a mut InspectorState,
+    item_text: &'a mut ItemTextState,
     log: &'a [String],
     requests: &'a mut Requests,
     sim: &'a mut SimPanel,
@@ -188,7 +192,7 @@ impl TabViewer for DockTabs<'_> {
     fn ui(&mut self, ui: &mut egui::Ui, tab: &mut Tab) {
         match tab {
             Tab::Project => browser::ui(ui, self.workspace, self.filter, self.selection.as_ref(), self.requests),
-            Tab::Item => item::ui(ui, self.workspace, self.selection.as_ref()),
+            Tab::Item => item::ui(ui, self.workspace, self.selection.as_ref(), self.item_text, self.requests),
             Tab::Inspector => {
                 inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), self.inspector, self.requests);
             }

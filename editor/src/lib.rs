@@ -15,5 +15,6 @@ pub mod panels;
 pub mod preview;
 pub mod requests;
 pub mod style;
+pub mod templates;
 pub mod views;
 pub mod workspace;

@@ -8,7 +8,7 @@ use actforge_runtime::project::{Sources, open_project};
 use actforge_runtime::validate::validate;
 use actforge_runtime::{Diagnostic, Project};
 
-use crate::document::Document;
+use crate::document::{Document, ItemKey};
 
 /// An open project.
 pub struct Open {
@@ -26,14 +26,72 @@ pub struct Open {
     pub diagnostics_revision: u64,
 }
 
+/// An item file of the project folder that did not load: shown in the browser with its error
+/// and editable as text; saving never overwrites it while the document lacks its item.
+#[derive(Clone, Debug)]
+pub struct BrokenFile {
+    /// The item it should hold (its folder's kind, its file name's id).
+    pub key: ItemKey,
+    /// The file.
+    pub path: PathBuf,
+    /// Why it did not load.
+    pub problem: Option<Diagnostic>,
+}
+
 impl Open {
-    /// Validates the current revision again (loading's findings kept).
+    /// Validates the current revision again (loading's findings kept, but for files whose
+    /// item the document holds by now: fixed in the editor or on disk).
     pub fn revalidate(&mut self, root: Option<&Path>) {
-        let mut diagnostics = self.load_diagnostics.clone();
+        let fixed: BTreeSet<&PathBuf> = self.protected.iter().filter(|path| self.item_of(path).is_some()).collect();
+        let mut diagnostics: Vec<Diagnostic> = self
+            .load_diagnostics
+            .iter()
+            .filter(|d| d.file.as_ref().is_none_or(|file| !fixed.contains(file)))
+            .cloned()
+            .collect();
         diagnostics.extend(validate(self.document.project(), &self.sources, root));
         self.diagnostics = diagnostics;
         self.diagnostics_revision = self.document.revision();
     }
+}
+
+impl Open {
+    /// The item a protected file should hold, if the document holds it now.
+    fn item_of(&self, path: &Path) -> Option<ItemKey> {
+        let key = key_of_file(path)?;
+        self.document.project().contains(key.kind, &key.id).then_some(key)
+    }
+
+    /// The item files that did not load and whose item the document does not hold.
+    pub fn broken_files(&self) -> Vec<BrokenFile> {
+        self.protected
+            .iter()
+            .filter_map(|path| {
+                let key = key_of_file(path)?;
+                if self.document.project().contains(key.kind, &key.id) {
+                    return None;
+                }
+                let problem = self.load_diagnostics.iter().find(|d| d.file.as_deref() == Some(path.as_path())).cloned();
+                Some(BrokenFile { key, path: path.clone(), problem })
+            })
+            .collect()
+    }
+
+    /// The files a save must not write over: those that did not load, unless the document
+    /// holds their item by now (then saving writes the item, as the designer fixed it).
+    pub fn protected_now(&self) -> BTreeSet<PathBuf> {
+        self.protected.iter().filter(|path| self.item_of(path).is_none()).cloned().collect()
+    }
+}
+
+/// The item a project file is for: its folder's kind and its name's id (`cards/ember.ron`).
+fn key_of_file(path: &Path) -> Option<ItemKey> {
+    if path.extension().is_none_or(|ext| ext != "ron") {
+        return None;
+    }
+    let folder = path.parent()?.file_name()?.to_str()?;
+    let kind = actforge_runtime::Kind::from_folder(folder)?;
+    Some(ItemKey::new(kind, path.file_stem()?.to_str()?))
 }
 
 /// What the workspace shows: an open project, or why it could not be opened.

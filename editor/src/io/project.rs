@@ -24,12 +24,13 @@ impl ActforgeApp {
         let Workspace::Open(open) = &mut self.workspace else { return };
         let project = open.document.project();
         let mut failed_removals = Vec::new();
+        let protected = open.protected_now();
         let result = if self.path.is_dir() {
-            save_folder(project, &self.path, &open.protected).map(|report| {
+            save_folder(project, &self.path, &protected).map(|report| {
                 let mut removed = 0;
                 for key in open.document.dirty_items() {
                     let file = self.path.join(item_path(key.kind, &key.id));
-                    if project.contains(key.kind, &key.id) || open.protected.contains(&file) {
+                    if project.contains(key.kind, &key.id) || protected.contains(&file) {
                         continue;
                     }
                     match std::fs::remove_file(&file) {

@@ -5,8 +5,8 @@
 //! more: formulas (the `Walk` finds them) are monospace with their parse error and value,
 //! references are chips with a searchable picker, `#rrggbbaa` texts get a colour picker,
 //! enumerations a drop-down, lists add/remove/reorder buttons. Fields still at their
-//! default (not written to the file) are listed by name and can be set. The whole item can
-//! also be edited as RON text. Each change becomes one [`Op`] that the app applies after the
+//! default (not written to the file) are listed by name and can be set (the Item tab edits
+//! the whole item as text). Each change becomes one [`Op`] that the app applies after the
 //! frame; the document is never changed while drawing.
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 use serde_json::Value;
 
-use crate::document::{ItemKey, Op, SharedItem, item_from_json, item_from_ron, where_used};
+use crate::document::{ItemKey, Op, SharedItem, item_from_json, where_used};
 use crate::requests::{Request, Requests};
 use crate::style::{kind_icon, kind_text_colour};
 use crate::workspace::Workspace;
@@ -61,8 +61,6 @@ enum FieldMeta {
 pub struct InspectorState {
     /// The id being typed in the rename field, for this item.
     rename: Option<(ItemKey, String)>,
-    /// The RON text being edited, for this item, with its last parse error.
-    ron: Option<(ItemKey, String, Option<String>)>,
     /// Picker search text.
     picker_filter: String,
     /// Enumeration variants by (kind, path) (probed once from serde's error message).
@@ -174,8 +172,7 @@ pub fn inspector_ui(
         }
         ui.add_space(8.0);
         where_used_ui(ui, input.project, key, actions);
-        ui.add_space(8.0);
-        ron_ui(ui, &item, key, &mut *form.state, actions);
+        absent_note_ui(ui, form.state);
     });
     if let Some(target) = form.selected.take() {
         actions.push(InspectorAction::Select(target));
@@ -902,7 +899,10 @@ fn add_nested_field(form: &mut Form<'_>, edited: &mut Value, path: &[String], na
             *edited = probe;
             form.changed = Some((format!("Set {}", path_text(&full)), None));
         }
-        None => form.state.absent_note = Some(format!("`{}`: add it in the RON text below.", path_text(&full))),
+        None => {
+            form.state.absent_note =
+                Some(format!("`{}`: add it in the Item tab's text (Edit as text).", path_text(&full)));
+        }
     }
 }
 
@@ -945,7 +945,8 @@ fn absent_fields_ui(ui: &mut egui::Ui, form: &mut Form<'_>, item: &SharedItem, e
             form.changed = Some((format!("Set {name}"), None));
         }
         None => {
-            form.state.absent_note = Some(format!("`{name}` holds a structure or list: add it in the RON text below."));
+            form.state.absent_note =
+                Some(format!("`{name}` holds a structure or list: add it in the Item tab's text (Edit as text)."));
         }
     }
 }
@@ -973,58 +974,11 @@ fn where_used_ui(ui: &mut egui::Ui, project: &Project, key: &ItemKey, actions: &
         });
 }
 
-/// The whole item as RON text; applying parses it into one edit (the id stays).
-fn ron_ui(
-    ui: &mut egui::Ui,
-    item: &SharedItem,
-    key: &ItemKey,
-    state: &mut InspectorState,
-    actions: &mut Vec<InspectorAction>,
-) {
+/// Why the last field could not be set from the form, and where to set it instead.
+fn absent_note_ui(ui: &mut egui::Ui, state: &InspectorState) {
     if let Some(note) = &state.absent_note {
         ui.label(RichText::new(note).weak());
     }
-    egui::CollapsingHeader::new("RON text").id_salt("inspector_ron").show(ui, |ui| {
-        let current = item.ron_text();
-        if state.ron.as_ref().is_none_or(|(for_key, ..)| for_key != key) {
-            state.ron = Some((key.clone(), current.clone(), None));
-        }
-        let Some((_, text, error)) = state.ron.as_mut() else { return };
-        let label = ui.label("Item as RON");
-        ui.add(egui::TextEdit::multiline(text).code_editor().desired_width(f32::INFINITY).desired_rows(8))
-            .labelled_by(label.id);
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(*text != current, egui::Button::new("Apply text"))
-                .on_hover_text("Replace the item with this text")
-                .clicked()
-            {
-                match item_from_ron(key.kind, text) {
-                    Ok(parsed) if parsed.item_id() == key.id => {
-                        *error = None;
-                        actions.push(InspectorAction::Edit {
-                            op: Op::put(parsed),
-                            label: "Edit as text".to_owned(),
-                            gesture: None,
-                        });
-                    }
-                    Ok(_) => *error = Some("the text has another id: use the Id field to rename".to_owned()),
-                    Err(problem) => *error = Some(problem),
-                }
-            }
-            if ui
-                .add_enabled(*text != current, egui::Button::new("Discard text"))
-                .on_hover_text("Show the item as it is")
-                .clicked()
-            {
-                current.clone_into(text);
-                *error = None;
-            }
-        });
-        if let Some(error) = error {
-            ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), error.as_str());
-        }
-    });
 }
 
 /// The Inspector tab: the form of the selected item, with validation's problems at their fields.

@@ -1,0 +1,225 @@
+//! Authoring from nothing, as a designer does it (egui_kittest: find by label, click, type):
+//! items of every kind created, renamed, duplicated and deleted from the browser; an item
+//! edited as text with its errors at line:col; a file that does not load fixed in place.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+
+use std::path::Path;
+
+use actforge_cli::{Exit, run_args};
+use actforge_editor::app::ActforgeApp;
+use actforge_editor::commands::UiCommand;
+use actforge_editor::document::ItemKey;
+use actforge_runtime::Kind;
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+
+fn harness_at(path: &Path) -> Harness<'static, ActforgeApp> {
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path.to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.run_steps(3);
+    harness
+}
+
+/// A new, empty project, as `actforge new` makes it.
+fn new_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("game");
+    let (exit, _, err) = actforge(&["new", folder.to_str().unwrap()]);
+    assert_eq!(exit, Exit::Success, "{err}");
+    dir
+}
+
+/// Runs `actforge ARGS…` in-process: (exit, stdout, stderr).
+fn actforge(args: &[&str]) -> (Exit, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let exit = run_args(std::iter::once("actforge").chain(args.iter().copied()), &mut out, &mut err).unwrap().unwrap();
+    (exit, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+fn contains(harness: &Harness<'static, ActforgeApp>, kind: Kind, id: &str) -> bool {
+    harness.state().project().unwrap().contains(kind, id)
+}
+
+/// Replaces the text of the focused single-line field: select all, then type.
+fn retype(harness: &mut Harness<'static, ActforgeApp>, label: &str, text: &str) {
+    harness.get_by_label(label).focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.get_by_label(label).type_text(text);
+    harness.run_steps(2);
+}
+
+#[test]
+fn every_kind_is_created_from_the_browser_and_renamed_duplicated_and_deleted() {
+    let dir = new_project();
+    let mut harness = harness_at(&dir.path().join("game"));
+    for &kind in Kind::ALL {
+        let label = UiCommand::NewItem(kind).label();
+        harness.get_by_role_and_label(Role::Button, label).click();
+        harness.run_steps(3);
+        let key = harness.state().selection().cloned().unwrap();
+        assert_eq!(key.kind, kind, "{label} selects what it made");
+        assert!(contains(&harness, kind, &key.id), "{label}");
+    }
+    let created = Kind::ALL.len();
+    assert_eq!(harness.state().history().undo_len(), created, "one undo step per new item");
+
+    // Rename the new act with F2: the window checks the id as it is typed.
+    harness.get_by_label_contains("Acts (1)").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("New act · new_act").click();
+    harness.run_steps(2);
+    harness.key_press(Key::F2);
+    harness.run_steps(3);
+    retype(&mut harness, "New id", "Bad Id");
+    harness.get_by_label_contains("must");
+    retype(&mut harness, "New id", "light_the_lamp");
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    assert!(contains(&harness, Kind::Act, "light_the_lamp") && !contains(&harness, Kind::Act, "new_act"));
+    assert_eq!(harness.state().selection(), Some(&ItemKey::new(Kind::Act, "light_the_lamp")));
+
+    // Duplicate it from the row's context menu, then delete the copy with the Delete key.
+    harness.get_by_label_contains("New act · light_the_lamp").click_secondary();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Duplicate item").click();
+    harness.run_steps(3);
+    assert!(contains(&harness, Kind::Act, "light_the_lamp_2"));
+    assert_eq!(harness.state().selection(), Some(&ItemKey::new(Kind::Act, "light_the_lamp_2")));
+    harness.key_press(Key::Delete);
+    harness.run_steps(3);
+    assert!(!contains(&harness, Kind::Act, "light_the_lamp_2"));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert!(contains(&harness, Kind::Act, "light_the_lamp_2"), "delete is one undo step");
+
+    // Saved, the new project checks without errors.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    let (exit, out, err) = actforge(&["check", dir.path().join("game").to_str().unwrap(), "--errors-only"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+}
+
+#[test]
+fn the_delete_key_belongs_to_the_text_field_being_typed_into() {
+    let dir = new_project();
+    let mut harness = harness_at(&dir.path().join("game"));
+    harness.get_by_role_and_label(Role::Button, "New card").click();
+    harness.run_steps(3);
+    harness.get_by_label("Label").focus();
+    harness.run_steps(1);
+    harness.key_press(Key::Home);
+    harness.key_press(Key::Delete);
+    harness.run_steps(3);
+    assert!(contains(&harness, Kind::Card, "new_card"), "Delete in a text field deletes a character, not the item");
+}
+
+#[test]
+fn an_item_is_edited_as_text_with_apply_and_cancel_and_errors_at_their_line() {
+    let dir = new_project();
+    let mut harness = harness_at(&dir.path().join("game"));
+    harness.get_by_role_and_label(Role::Button, "New aspect").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Edit as text").click();
+    harness.run_steps(2);
+    // Nothing changed yet: nothing to apply.
+    assert!(harness.get_by_role_and_label(Role::Button, "Apply").accesskit_node().is_disabled());
+    let field = "Item as RON text";
+    harness.get_by_label(field).focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.get_by_label(field).type_text("(\n  id: \"new_aspect\",\n  label: \"Light\",\n  hidden: maybe,\n)");
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Apply").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Line 4, column");
+    assert_eq!(harness.state().project().unwrap().aspects.get("new_aspect").unwrap().label, "New aspect");
+    // Fixed, it applies as one step and the text view shows the item as it is now.
+    harness.get_by_label(field).focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.get_by_label(field).type_text("(\n  id: \"new_aspect\",\n  label: \"Light\",\n  hidden: true,\n)");
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Apply").click();
+    harness.run_steps(3);
+    let aspect = harness.state().project().unwrap().aspects.get("new_aspect").unwrap().clone();
+    assert_eq!((aspect.label.as_str(), aspect.hidden), ("Light", true));
+    harness.get_by_label_contains("Edit as text");
+    harness.get_by_label_contains("label: \"Light\"");
+    // An edit elsewhere shows at once in the text view; Cancel leaves the item alone.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    harness.get_by_label_contains("label: \"New aspect\"");
+    harness.get_by_label_contains("Edit as text").click();
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Cancel").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().project().unwrap().aspects.get("new_aspect").unwrap().label, "New aspect");
+}
+
+#[test]
+fn a_file_that_does_not_load_is_fixed_in_the_editor_and_its_error_clears() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    std::fs::create_dir_all(game.join("cards")).unwrap();
+    std::fs::write(
+        game.join("cards").join("lantern.ron"),
+        "(\n  id: \"lantern\",\n  label: \"Lantern\"\n  unique: true,\n)\n",
+    )
+    .unwrap();
+    let mut harness = harness_at(&game);
+    // Listed with its error, not gone.
+    harness.get_by_label_contains("Cards (1)").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("lantern · does not load").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("This file does not load");
+    harness.get_by_label_contains("Line 4, column");
+    assert!(harness.state().document().is_some());
+    // Fix the missing comma in place and apply: the item comes in, the error goes.
+    let field = "Item as RON text";
+    harness.get_by_label(field).focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    harness.get_by_label(field).type_text("(\n  id: \"lantern\",\n  label: \"Lantern\",\n  unique: true,\n)\n");
+    harness.run_steps(2);
+    harness.get_by_role_and_label(Role::Button, "Apply").click();
+    harness.run_steps(4);
+    assert!(contains(&harness, Kind::Card, "lantern"));
+    assert!(harness.query_by_label_contains("does not load").is_none());
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    let (exit, out, err) = actforge(&["check", game.to_str().unwrap()]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    assert!(err.contains("0 errors"), "{err}");
+}
+
+#[test]
+fn a_file_fixed_on_disk_comes_in_and_its_error_clears() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    std::fs::create_dir_all(game.join("cards")).unwrap();
+    let file = game.join("cards").join("lantern.ron");
+    std::fs::write(&file, "(id: \"lantern\", label: \"Lantern\" unique: true)\n").unwrap();
+    let mut harness = harness_at(&game);
+    assert!(!contains(&harness, Kind::Card, "lantern"));
+    std::fs::write(&file, "(id: \"lantern\", label: \"Lantern\", unique: true)\n").unwrap();
+    for _ in 0..100 {
+        harness.run_steps(1);
+        if contains(&harness, Kind::Card, "lantern") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(contains(&harness, Kind::Card, "lantern"), "log: {:?}", harness.state().log());
+    harness.run_steps(2);
+    harness.get_by_label_contains("Cards (1)").click();
+    harness.run_steps(2);
+    assert!(harness.query_by_label_contains("does not load").is_none());
+    let diagnostics = harness.state().diagnostics();
+    assert!(diagnostics.iter().all(|d| !d.to_string().contains("not valid RON")), "{diagnostics:?}");
+}
