@@ -11,6 +11,7 @@ pub mod model;
 pub mod number;
 pub mod project;
 pub mod ron_locate;
+pub mod schema;
 pub mod sim;
 pub mod synthesis;
 pub mod validate;

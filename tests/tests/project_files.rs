@@ -142,7 +142,7 @@ fn a_dangling_reference_is_found_at_its_line_and_column() {
     let text = found[0].to_string();
     let file = dir.path().join("acts").join("quiet_night.ron");
     let expected =
-        format!("{}:4:23: error: act `quiet_night`, next_acts[0].act: there is no act `no_such_act`", file.display());
+        format!("{}:5:23: error: act `quiet_night`, next_acts[0].act: there is no act `no_such_act`", file.display());
     assert_eq!(text, expected, "file:\n{}", fs::read_to_string(&file).unwrap());
 }
 

@@ -1,15 +1,31 @@
 //! Typed, human-readable item ids.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::json;
+
+use super::value::schema_of;
+use super::{Item, MapNode};
 
 /// Longest id the project format accepts (it is also a file name).
 pub const MAX_ID_LEN: usize = 64;
+
+/// Schema extension of a reference: the folder name of the kind it names (`"cards"`).
+pub const KIND_EXTENSION: &str = "x-actforge-kind";
+
+/// Schema extension of a reference to an element of the enclosing item (`"nodes"`: a node of the
+/// same node map), not to an item of a kind.
+pub const LOCAL_EXTENSION: &str = "x-actforge-local";
+
+/// The ids [`slug_problem`] accepts, as a regular expression.
+pub const SLUG_PATTERN: &str = "^[a-z_][a-z0-9_]{0,63}$";
 
 /// The id of an item of kind `K`: a slug such as `tea_party`, unique per kind.
 ///
@@ -163,6 +179,47 @@ impl<K> Serialize for Id<K> {
 impl<'de, K> Deserialize<'de> for Id<K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::new)
+    }
+}
+
+/// The schema of an id that names nothing: an item's own `id`, a slug (`schemars(schema_with)`).
+pub(crate) fn slug_schema(_: &mut SchemaGenerator) -> Schema {
+    schema_of(json!({
+        "type": "string",
+        "pattern": SLUG_PATTERN,
+        "description": "A slug: lowercase letters, digits and `_`, starting with a letter or `_`, at most 64 characters.",
+    }))
+}
+
+/// The schema of a reference: a slug with `extension: target`.
+fn reference_schema(extension: &str, target: &str) -> Schema {
+    let mut schema = slug_schema(&mut SchemaGenerator::default());
+    schema.insert(extension.to_owned(), target.into());
+    schema
+}
+
+impl<K: Item> JsonSchema for Id<K> {
+    fn inline_schema() -> bool {
+        // Inline, so every reference carries the kind it names.
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Id_{}", K::KIND.folder()).into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        reference_schema(KIND_EXTENSION, K::KIND.folder())
+    }
+}
+
+impl JsonSchema for Id<MapNode> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Id_node".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        reference_schema(LOCAL_EXTENSION, "nodes")
     }
 }
 

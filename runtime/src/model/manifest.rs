@@ -1,5 +1,6 @@
 //! `project.ron`: the project's name, schema version, settings and entry points.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::table::{CardId, TokenId};
@@ -11,7 +12,7 @@ use super::{Board, Id, NodeMap, TileMap, TurnConfig};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Project-wide settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     /// Engine ticks per second of game time (durations are stored in ticks).
@@ -27,7 +28,7 @@ impl Default for Settings {
 }
 
 /// Where play starts, per system; every part is optional.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EntryPoints {
     /// Tokens on the table at the start (table system).
@@ -59,10 +60,11 @@ impl EntryPoints {
 }
 
 /// The contents of `project.ron`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Manifest {
     /// Version of the file format; see FORMAT.md.
+    #[schemars(required)]
     pub schema_version: u32,
     /// Project name.
     pub name: String,
@@ -71,9 +73,11 @@ pub struct Manifest {
     pub description: String,
     /// Settings.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub settings: Settings,
     /// Where play starts.
     #[serde(skip_serializing_if = "EntryPoints::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub entry: EntryPoints,
 }
 impl_walk!(Manifest { entry });

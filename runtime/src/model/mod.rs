@@ -2,6 +2,14 @@
 //!
 //! Every system (table, turns, tactics, campaign, boards) reads the same kinds; later
 //! systems extend these structs instead of adding a model of their own.
+//!
+//! Every type derives `schemars::JsonSchema` (see [`crate::schema`]); doc comments become the
+//! schema's descriptions and fields are listed in declaration order, so the order of fields
+//! here is the order of files and of the inspector's forms: identity (`id`, `label`), then
+//! designer text, then the rest. A field left out of files when it is the zero of its JSON
+//! type (`""`, `false`, `0`, `[]`, `null`) gets that `default` in the schema; a field whose
+//! default is anything else (an enum's default variant, `true`, `1`, a struct) carries
+//! `#[schemars(!skip_serializing_if)]` so that the schema states its default.
 
 mod checks;
 mod id;
@@ -17,11 +25,12 @@ pub mod walk;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 pub use checks::{Checks, ValueChecks};
-pub use id::{Id, MAX_ID_LEN, slug_problem, slugify};
+pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
 pub use systems::{
@@ -42,12 +51,12 @@ pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,
     WinCondition,
 };
-pub use value::{Colour, Expr, default_true, is_default, is_true};
+pub use value::{COLOUR_EXTENSION, Colour, Expr, FORMULA_EXTENSION, default_true, is_default, is_true};
 pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};
 
 /// An item of some kind: it has an id, a label and a folder in the project.
 pub trait Item:
-    Walk + ValueChecks + Serialize + DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync + 'static
+    Walk + ValueChecks + Serialize + DeserializeOwned + JsonSchema + Clone + PartialEq + fmt::Debug + Send + Sync + 'static
 {
     /// The kind.
     const KIND: Kind;
@@ -280,12 +289,14 @@ macro_rules! kinds {
         }
 
         /// The single-file form of a project, for other runtimes.
-        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(default, deny_unknown_fields)]
         pub struct Bundle {
             /// Always `"actforge-bundle"`.
+            #[schemars(required, extend("const" = BUNDLE_FORMAT))]
             pub format: String,
             /// The schema version of everything below.
+            #[schemars(required, extend("const" = SCHEMA_VERSION))]
             pub schema_version: u32,
             /// The project's manifest (its own `schema_version` equals the bundle's).
             pub project: Manifest,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Id;
@@ -12,7 +13,7 @@ use super::value::{Expr, is_default};
 use super::walk::impl_walk;
 
 /// What a node is; designers may add their own kinds by name.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 pub enum NodeKind {
     /// A plain node (may carry terrain affixes).
     #[default]
@@ -30,7 +31,7 @@ pub enum NodeKind {
 }
 
 /// How a path is drawn; dashed paths are usually locked behind a condition.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum EdgeStyle {
     /// A plain path.
     #[default]
@@ -40,20 +41,22 @@ pub enum EdgeStyle {
 }
 
 /// A node of a node map.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct MapNode {
     /// Id, unique within the map.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<MapNode>,
-    /// What the node is.
-    #[serde(skip_serializing_if = "is_default")]
-    pub kind: NodeKind,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
     /// Text shown when the node is inspected or entered.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
+    /// What the node is.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub kind: NodeKind,
     /// Position in map space (x right, y down), in map units.
     pub x: f32,
     /// See `x`.
@@ -71,7 +74,7 @@ pub struct MapNode {
 impl_walk!(MapNode { properties, rules });
 
 /// A directed path between two nodes of the same map.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MapEdge {
     /// Start node.
@@ -80,6 +83,7 @@ pub struct MapEdge {
     pub to: Id<MapNode>,
     /// How it is drawn.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub style: EdgeStyle,
     /// The path is usable only while this formula is non-zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,10 +96,11 @@ pub struct MapEdge {
 impl_walk!(MapEdge { unlock, cost });
 
 /// A node map.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct NodeMap {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<NodeMap>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -175,7 +180,7 @@ impl_walk!(NodeMap {
 });
 
 /// A phase of a campaign day (dawn, noon, dusk…).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Phase {
     /// Name, a slug unique within the map (read as `phase.NAME`).
@@ -190,7 +195,7 @@ pub struct Phase {
 impl_walk!(Phase { rules });
 
 /// A patrol: walks its route (looping) one node at the end of each day, at no cost.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Patrol {
     /// Name, a slug unique within the map.
@@ -210,7 +215,7 @@ pub struct Patrol {
 impl_walk!(Patrol { strength, on_retake });
 
 /// A victory or defeat grade, decided from the end state.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Grade {
     /// Name, a slug unique within the map.

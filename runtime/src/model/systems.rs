@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::table::{CardId, DeckId, RuleId, SlotId};
@@ -10,10 +11,11 @@ use super::value::{Colour, Expr, is_default};
 use super::{AspectId, Id, walk::impl_walk};
 
 /// A named formula, read by other formulas as `f.<id>`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Formula {
     /// Unique id (the name after `f.`).
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Formula>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -27,7 +29,7 @@ pub struct Formula {
 impl_walk!(Formula { expr });
 
 /// How a stat gets its value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub enum StatValue {
     /// A stored number, starting at the formula's value.
     Stored(Expr),
@@ -69,7 +71,7 @@ impl Default for StatValue {
 }
 
 /// Which way a value must cross a threshold to fire it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum Crossing {
     /// From below `at` to at least `at`.
     #[default]
@@ -81,13 +83,14 @@ pub enum Crossing {
 }
 
 /// A threshold of a meter: crossing `at` runs `rule`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Threshold {
     /// The value.
     pub at: Expr,
     /// Which way it must be crossed.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub crossing: Crossing,
     /// The rule run when it is crossed.
     pub rule: RuleId,
@@ -95,10 +98,11 @@ pub struct Threshold {
 impl_walk!(Threshold { at, rule });
 
 /// A named number of the game state (CardSim stats, era-synthesis meters).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Stat {
     /// Unique id (the name formulas read).
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Stat>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -108,6 +112,7 @@ pub struct Stat {
     pub description: String,
     /// Stored or computed.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub value: StatValue,
     /// Shown only in debug mode.
     #[serde(skip_serializing_if = "is_default")]
@@ -134,7 +139,7 @@ pub struct Stat {
 impl_walk!(Stat { value, min, max, thresholds });
 
 /// How stats are listed to the player.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum StatOrder {
     /// By each stat's `order`, then id.
     #[default]
@@ -144,10 +149,11 @@ pub enum StatOrder {
 }
 
 /// A turn-based game setup (CardSim turn model, era-synthesis days).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TurnConfig {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<TurnConfig>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -168,6 +174,7 @@ pub struct TurnConfig {
     pub rules: Vec<RuleId>,
     /// How stats are listed.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub stat_order: StatOrder,
     /// The game ends after this many turns, if set.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -196,10 +203,11 @@ impl Default for TurnConfig {
 }
 
 /// An era: a stretch of turns with its own rules, followed by the next era of the cycle.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Era {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Era>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -236,10 +244,11 @@ impl Default for Era {
 }
 
 /// A synthesis: two inputs make one of the candidate cards, chosen by shared tags.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Synthesis {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Synthesis>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -275,7 +284,7 @@ impl_walk!(Synthesis { candidates, tags, temperature, success_chance, on_success
 
 /// A dice check: roll `dice` dice of `sides` sides; a sum above `above` succeeds. When it fails
 /// and the synthesis failed too, a second roll succeeds at `retry_at_least` or more.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DiceCheck {
     /// How many dice.
@@ -322,10 +331,11 @@ impl Default for Synthesis {
 }
 
 /// A board: a grid of slots with coordinates, optionally facing another board.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Board {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Board>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -406,7 +416,7 @@ impl Default for Board {
 }
 
 /// What a card played on a board is aimed at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum BoardTarget {
     /// Nothing (options may still be chosen).
     #[default]
@@ -422,11 +432,12 @@ pub enum BoardTarget {
 }
 
 /// How a card is played on a board (an ability card): its target, options and rules.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoardPlay {
     /// What the player aims it at.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub target: BoardTarget,
     /// Labels of options the player picks one of (read as `option`, from 1); empty: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -441,7 +452,7 @@ pub struct BoardPlay {
 impl_walk!(BoardPlay { condition, rules });
 
 /// Which board a board modifier works on, seen from the side whose rule runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum BoardSide {
     /// The side's own board.
     #[default]
@@ -451,7 +462,7 @@ pub enum BoardSide {
 }
 
 /// Operation of a [`BoardModifier`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum BoardOp {
     /// Remove every die of value `value` from the context column of `board`.
     #[default]
@@ -472,14 +483,16 @@ pub enum BoardOp {
 }
 
 /// A board modifier: changes dice, variables, or ends a board game.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoardModifier {
     /// What to do.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: BoardOp,
     /// Which board, seen from the side whose rule runs.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub board: BoardSide,
     /// The variable, for `SetVar` and `SetColumnVar`.
     #[serde(skip_serializing_if = "String::is_empty")]

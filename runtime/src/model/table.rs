@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::value::{Colour, Expr, is_default};
@@ -27,7 +28,7 @@ pub type TokenId = Id<Token>;
 
 /// A fragment reference: an aspect, a card type, or one of the special fragments that
 /// stand for something of the running context (`spec/cultistlike.md` §2.4).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 pub enum FragmentRef {
     /// An aspect.
     Aspect(AspectId),
@@ -73,13 +74,14 @@ impl FragmentRef {
 
 /// A fragment with a count: initial aspects of a card, slot acceptance entries, act
 /// results (Cultistlike's `HeldFragment`, and repeated list entries folded into a count).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FragmentCount {
     /// The fragment counted.
     pub fragment: FragmentRef,
     /// How many; 1 when omitted.
     #[serde(default = "Expr::one", skip_serializing_if = "Expr::is_one")]
+    #[schemars(!skip_serializing_if)]
     pub count: Expr,
 }
 impl_walk!(FragmentCount { fragment, count });
@@ -92,7 +94,7 @@ impl FragmentCount {
 }
 
 /// Where a test counts fragments (`spec/cultistlike.md` §1.6 ReqLoc, §2.2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum Location {
     /// The context's holder (normally the act window).
     #[default]
@@ -112,7 +114,7 @@ pub enum Location {
 }
 
 /// Comparison of a test (`spec/cultistlike.md` §1.6 ReqOp).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum TestOp {
     /// left ≥ right.
     #[default]
@@ -136,7 +138,7 @@ pub enum TestOp {
 }
 
 /// One entry test of an act, rule or slot (`spec/cultistlike.md` §1.6, §2.5).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Test {
     /// Filters the matched-cards list card by card.
@@ -147,18 +149,21 @@ pub struct Test {
     pub can_fail: bool,
     /// Where the left fragment is counted.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub loc1: Location,
     /// The left fragment (none: slicing for card tests, 0 otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fragment1: Option<FragmentRef>,
     /// The comparison.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: TestOp,
     /// The right value, or the multiplier of the right fragment's count.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub constant: Expr,
     /// Where the right fragment is counted.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub loc2: Location,
     /// The right fragment.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,7 +172,7 @@ pub struct Test {
 impl_walk!(Test { fragment1, constant, fragment2 });
 
 /// The entry requirements of an act or the condition of a rule.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Requirements {
     /// Tests, attempted in order.
@@ -193,7 +198,7 @@ impl Requirements {
 }
 
 /// Operation of an [`ActModifier`] (`spec/cultistlike.md` §2.7.2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum ActOp {
     /// Add or remove fragments in the scope.
     #[default]
@@ -209,11 +214,12 @@ pub enum ActOp {
 }
 
 /// An act modifier: changes the act's own scope.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ActModifier {
     /// What to do.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: ActOp,
     /// The fragment or cards acted on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,6 +229,7 @@ pub struct ActModifier {
     pub level: Expr,
     /// Where `reference` is counted.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub ref_loc: Location,
     /// If set, `level` is multiplied by this fragment's count at `ref_loc`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -231,7 +238,7 @@ pub struct ActModifier {
 impl_walk!(ActModifier { fragment, level, reference });
 
 /// Operation of a [`CardModifier`] (`spec/cultistlike.md` §2.7.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum CardOp {
     /// Add `level` of a fragment into each target card.
     #[default]
@@ -249,11 +256,12 @@ pub enum CardOp {
 }
 
 /// A card modifier: changes cards inside the scope.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct CardModifier {
     /// What to do.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: CardOp,
     /// Which cards are changed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -271,7 +279,7 @@ pub struct CardModifier {
 impl_walk!(CardModifier { target, fragment, level, reference });
 
 /// Operation of a [`TableModifier`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum TableOp {
     /// Spawn a token of the act's token type that runs the act.
     #[default]
@@ -281,11 +289,12 @@ pub enum TableOp {
 }
 
 /// A table modifier: spawns tokens.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableModifier {
     /// What to do.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: TableOp,
     /// The act (and through it, the token type).
     pub act: ActId,
@@ -293,7 +302,7 @@ pub struct TableModifier {
 impl_walk!(TableModifier { act });
 
 /// Operation of a [`PathModifier`]: what runs next, and how the game ends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum PathOp {
     /// Try `act` next and return to this chain afterwards.
     #[default]
@@ -315,11 +324,12 @@ pub enum PathOp {
 }
 
 /// A path modifier: changes what runs next or ends the game.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PathModifier {
     /// What to do.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: PathOp,
     /// The act, for the ops that name one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -331,7 +341,7 @@ pub struct PathModifier {
 impl_walk!(PathModifier { act });
 
 /// Operation of a [`DeckModifier`] (`spec/cultistlike.md` §2.7.5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum DeckOp {
     /// Draw a card into the scope.
     #[default]
@@ -349,11 +359,12 @@ pub enum DeckOp {
 }
 
 /// A deck modifier: draws from or changes a deck.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DeckModifier {
     /// What to do.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: DeckOp,
     /// The deck, if named directly.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -368,7 +379,7 @@ pub struct DeckModifier {
 impl_walk!(DeckModifier { deck, deck_from, fragment });
 
 /// Operation of a [`StatModifier`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum StatOp {
     /// stat := stat + value.
     #[default]
@@ -391,13 +402,14 @@ impl StatOp {
 }
 
 /// A stat modifier: changes a stored stat by a formula.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StatModifier {
     /// The stat changed.
     pub stat: Id<Stat>,
     /// How.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: StatOp,
     /// By how much.
     #[serde(default, skip_serializing_if = "Expr::is_zero")]
@@ -406,7 +418,7 @@ pub struct StatModifier {
 impl_walk!(StatModifier { stat, value });
 
 /// Operation of a [`RuleModifier`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum RuleOp {
     /// Add the rule to the running rule collection.
     #[default]
@@ -416,11 +428,12 @@ pub enum RuleOp {
 }
 
 /// A rule modifier: changes the turn system's rule collection.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuleModifier {
     /// Add or remove.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: RuleOp,
     /// The rule.
     pub rule: RuleId,
@@ -429,7 +442,7 @@ impl_walk!(RuleModifier { rule });
 
 /// What an act or rule does when it completes or runs: the modifier lists of every
 /// category, then the furthermore rules.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Effects {
     /// Changes to the scope.
@@ -480,10 +493,11 @@ impl Effects {
 }
 
 /// An aspect: a countable quality held by cards and act windows.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Aspect {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: AspectId,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -513,7 +527,7 @@ pub struct Aspect {
 impl_walk!(Aspect { rules, slots, deck });
 
 /// A choice offered by a card in the turns system (CardSim's card option).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct CardOption {
     /// Button label.
@@ -531,10 +545,11 @@ pub struct CardOption {
 impl_walk!(CardOption { condition, rules });
 
 /// A card type: the thing players move between table, slots and hands.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Card {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: CardId,
     /// Display name (may contain newlines).
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -607,10 +622,11 @@ impl_walk!(Card {
 });
 
 /// A deck of card types.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Deck {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: DeckId,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -646,10 +662,11 @@ pub struct Deck {
 impl_walk!(Deck { fragments, default_fragment, tag_on, memory_fragment });
 
 /// A slot: a place in an act window (or on a board) that accepts certain cards.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Slot {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: SlotId,
     /// Caption.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -707,26 +724,29 @@ impl_walk!(Slot { fragments, token, spawn_tests, spawn_rule, required, essential
 
 /// A rule: requirements, effects and text, shared by acts, triggers, text rules, slot
 /// rules and the turn system's rule collection.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Rule {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: RuleId,
     /// Display name in the editor (the rule's `text` is what players see).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
+    /// Text supplied as a text rule, or reported as a message when run in the turns system.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
     /// Passes exactly when its requirements fail.
     #[serde(skip_serializing_if = "is_default")]
     pub invert: bool,
     /// What must hold.
     #[serde(skip_serializing_if = "Requirements::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub requirements: Requirements,
     /// What happens when the rule runs and passes.
     #[serde(skip_serializing_if = "Effects::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub effects: Effects,
-    /// Text supplied as a text rule, or reported as a message when run in the turns system.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub text: String,
     /// Order within a turn's rule collection (lower first; equal steps are shuffled).
     #[serde(skip_serializing_if = "is_default")]
     pub step: i32,
@@ -737,7 +757,7 @@ pub struct Rule {
 impl_walk!(Rule { requirements, effects });
 
 /// One candidate in an act's alt, next or spawned list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActLink {
     /// The candidate act.
@@ -759,14 +779,27 @@ impl ActLink {
 }
 
 /// An act: a timed narrative step run by a token, chained into act chains.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Act {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: ActId,
     /// Window title while the act runs; empty keeps the previous title.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
+    /// Running text; empty keeps the previous one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// The first passing rule supplies the text instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub text_rules: Vec<RuleId>,
+    /// Text shown when the chain finishes; empty keeps the previous one.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub end_text: String,
+    /// The first passing rule supplies the end text instead.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub end_text_rules: Vec<RuleId>,
     /// The token this act belongs to (initial and spawned acts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<TokenId>,
@@ -778,12 +811,14 @@ pub struct Act {
     pub duration_ticks: Expr,
     /// Entry requirements.
     #[serde(skip_serializing_if = "Requirements::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub requirements: Requirements,
     /// Added to the act's scope on completion.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fragments: Vec<FragmentCount>,
     /// Performed on completion.
     #[serde(skip_serializing_if = "Effects::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub effects: Effects,
     /// While running, do not offer the global "all acts" slots.
     #[serde(skip_serializing_if = "is_default")]
@@ -809,18 +844,6 @@ pub struct Act {
     /// Rule run once when this act is spawned into a new token.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_spawn: Option<RuleId>,
-    /// Running text; empty keeps the previous one.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub text: String,
-    /// The first passing rule supplies the text instead.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub text_rules: Vec<RuleId>,
-    /// Text shown when the chain finishes; empty keeps the previous one.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub end_text: String,
-    /// The first passing rule supplies the end text instead.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub end_text_rules: Vec<RuleId>,
 }
 impl_walk!(Act {
     token,
@@ -838,10 +861,11 @@ impl_walk!(Act {
 });
 
 /// A token: a thing on the table that runs act chains in its own window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Token {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: TokenId,
     /// Window title when idle.
     #[serde(skip_serializing_if = "String::is_empty")]

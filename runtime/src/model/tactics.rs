@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Id;
@@ -10,7 +11,7 @@ use super::value::{Colour, Expr, default_true, is_default, is_true};
 use super::walk::impl_walk;
 
 /// Lower and upper limits of a unit stat; a limit stops movement past it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Lowest value.
@@ -24,10 +25,11 @@ pub struct Limits {
 impl_walk!(Limits { min, max });
 
 /// A unit type: a character that stands on a tile map.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Unit {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Unit>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -57,7 +59,7 @@ pub struct Unit {
 impl_walk!(Unit { stats, limits, skills });
 
 /// The kind of a skill.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum SkillKind {
     /// Moves the unit to a reachable tile.
     Move,
@@ -67,7 +69,7 @@ pub enum SkillKind {
 }
 
 /// Shape of a region (`spec/srpgck.md` §b.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum RegionShape {
     /// Manhattan radius in x/y with a vertical window.
     #[default]
@@ -89,7 +91,7 @@ pub enum RegionShape {
 }
 
 /// How the space between the unit and a tile must be crossed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum InterveningSpace {
     /// Anywhere in the shape.
     #[default]
@@ -105,14 +107,16 @@ pub enum InterveningSpace {
 }
 
 /// A region of tiles around a unit: where a skill can target, or what it affects.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Region {
     /// Shape.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub shape: RegionShape,
     /// How tiles must be reached.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub space: InterveningSpace,
     /// Smallest distance.
     #[serde(skip_serializing_if = "Expr::is_zero")]
@@ -164,30 +168,38 @@ pub struct Region {
     pub predicate: Option<Expr>,
     /// N-way: how many copies around the unit.
     #[serde(skip_serializing_if = "Expr::is_one")]
+    #[schemars(!skip_serializing_if)]
     pub n_ways: Expr,
     /// N-way and compound parts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub subregions: Vec<Region>,
     /// Height limits are measured from the start tile, not per step.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub use_absolute_dz: bool,
     /// May pass under ceilings and over walls.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_cross_walls: bool,
     /// May pass through enemies.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_cross_enemies: bool,
     /// May stop on enemies.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_halt_at_enemies: bool,
     /// May target enemies.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_target_enemies: bool,
     /// May target friends.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_target_friends: bool,
     /// May target the unit itself.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub can_target_self: bool,
     /// Lower targets give more range (arcs).
     #[serde(skip_serializing_if = "is_default")]
@@ -203,9 +215,11 @@ pub struct Region {
     pub can_mount_enemies: bool,
     /// Line-move: how the walk's direction is locked.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub facing_lock: FacingLock,
     /// Line-move: falls down to the ground below when the walk leaves an edge.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub perform_fall: bool,
     /// Line-move: keeps its height over gaps while steps remain.
     #[serde(skip_serializing_if = "is_default")]
@@ -213,7 +227,7 @@ pub struct Region {
 }
 
 /// How a line-move walk's direction is locked (`spec/srpgck.md` §b.8).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum FacingLock {
     /// The raw angle.
     Free,
@@ -288,7 +302,7 @@ impl Default for Region {
 }
 
 /// Who a skill effect changes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum EffectTarget {
     /// Each targeted unit.
     #[default]
@@ -298,7 +312,7 @@ pub enum EffectTarget {
 }
 
 /// A status effect a skill applies for a while.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StatusEffect {
     /// Its type name (read by `exists(status.NAME)`).
@@ -314,16 +328,18 @@ pub struct StatusEffect {
 impl_walk!(StatusEffect { duration_ticks, stat_effects });
 
 /// A change to a unit stat.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StatEffect {
     /// Who is changed.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub target: EffectTarget,
     /// The stat name.
     pub stat: String,
     /// How.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub op: StatOp,
     /// By how much.
     #[serde(skip_serializing_if = "Expr::is_zero")]
@@ -333,7 +349,7 @@ pub struct StatEffect {
 impl_walk!(StatEffect { value });
 
 /// One hit type's effects (e.g. normal hit, critical, miss).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HitType {
     /// Name shown in logs.
@@ -352,11 +368,12 @@ pub struct HitType {
 impl_walk!(HitType { stat_effects, status_effects, line_moves });
 
 /// A knockback, shove or throw (`spec/srpgck.md` §b.8): the unit walks in a straight line.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LineMoveEffect {
     /// Who is moved: each target (away from the actor) or the actor (along its facing).
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub target: EffectTarget,
     /// The walk: `radius_max` steps, `xy_direction` added to the direction, the `z_up_max`
     /// and `z_down_max` window, `facing_lock`, `can_cross_walls`, `can_cross_enemies` (any
@@ -367,10 +384,11 @@ pub struct LineMoveEffect {
 impl_walk!(LineMoveEffect { region });
 
 /// A skill: a move or an action a unit can use.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Skill {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<Skill>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -380,6 +398,7 @@ pub struct Skill {
     pub description: String,
     /// Move or action.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub kind: SkillKind,
     /// Named parameters (read as `skill.NAME`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]

@@ -1,6 +1,7 @@
 //! Tile maps: stacks of tiles per (x, y) cell with ramps, insets and per-face paint
 //! (`spec/srpgck.md` §a).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::value::{Colour, Expr, default_true, is_default, is_true};
@@ -19,8 +20,9 @@ pub const MAX_MAP_SIDE: u16 = 1024;
 /// One value per tile corner, named by grid position (x0y0 is the origin corner).
 ///
 /// SRPGCK's names: `x0y0` = Front, `x1y0` = Right, `x0y1` = Left, `x1y1` = Back.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Corners_of_{T}")]
 pub struct Corners<T> {
     /// Corner at (x_min, y_min).
     pub x0y0: T,
@@ -45,8 +47,9 @@ impl<T: Copy> Corners<T> {
 }
 
 /// One value per tile face.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(rename = "Faces_of_{T}")]
 pub struct Faces<T: Default + PartialEq> {
     /// The face looking towards −x.
     #[serde(skip_serializing_if = "is_default")]
@@ -90,23 +93,27 @@ fn is_unit_heights(heights: &Corners<u8>) -> bool {
 }
 
 /// One tile of a column: a hexahedron from its base level up to its corner heights.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tile {
     /// Base level: the tile covers levels `z .. z + max height`.
     pub z: u16,
     /// Top height of each corner above `z`, in levels; unequal heights make a ramp.
     #[serde(default = "unit_heights", skip_serializing_if = "is_unit_heights")]
+    #[schemars(!skip_serializing_if)]
     pub heights: Corners<u8>,
     /// Bottom raise of each corner, in levels.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub baselines: Corners<u8>,
     /// How far each face is moved inward: a fraction of a cell (sides) or of a level
     /// (top and bottom).
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub insets: Faces<f32>,
     /// Palette index painted on each face; none = unpainted.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub paint: Faces<Option<u16>>,
     /// Collision only: drawn translucent in the editor, not at all in play.
     #[serde(default, skip_serializing_if = "is_default")]
@@ -139,7 +146,7 @@ impl Tile {
 }
 
 /// The tiles standing on one (x, y) cell, sorted by `z`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Column {
     /// Cell x.
@@ -149,6 +156,7 @@ pub struct Column {
     /// The tiles, bottom first. A plain unit cube is written as just its level
     /// (`[0, 1, (z: 2, paint: (top: Some(1)))]`): large maps are mostly plain cubes.
     #[serde(with = "compact_tiles")]
+    #[schemars(schema_with = "compact_tiles::schema")]
     pub tiles: Vec<Tile>,
 }
 
@@ -156,12 +164,34 @@ pub struct Column {
 mod compact_tiles {
     use std::fmt;
 
+    use schemars::{Schema, SchemaGenerator};
     use serde::de::value::MapAccessDeserializer;
     use serde::de::{self, MapAccess, SeqAccess, Visitor};
     use serde::ser::SerializeSeq;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::json;
 
     use super::Tile;
+    use crate::model::value::schema_of;
+
+    /// A list whose elements are a level (a plain unit cube) or a [`Tile`].
+    pub fn schema(generator: &mut SchemaGenerator) -> Schema {
+        let tile = generator.subschema_for::<Tile>();
+        schema_of(json!({
+            "type": "array",
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": u16::MAX,
+                        "description": "A plain unit cube at this level (`z`)."
+                    },
+                    tile
+                ]
+            }
+        }))
+    }
 
     struct Out<'a>(&'a Tile);
 
@@ -231,7 +261,7 @@ mod compact_tiles {
 }
 
 /// A texture of a map's palette.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PaletteEntry {
     /// Display name.
@@ -244,7 +274,7 @@ pub struct PaletteEntry {
 }
 
 /// A unit placed on the map at the start of a battle.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
     /// The unit type.
@@ -266,7 +296,7 @@ pub struct Placement {
 impl_walk!(Placement { unit });
 
 /// A prop marker: scenery with no effect on pathing.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Prop {
     /// What it is.
@@ -283,10 +313,11 @@ pub struct Prop {
 }
 
 /// A 3D tile map.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TileMap {
     /// Unique id.
+    #[schemars(required, schema_with = "super::id::slug_schema")]
     pub id: Id<TileMap>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -304,6 +335,7 @@ pub struct TileMap {
     pub level_height: f32,
     /// Whether bottom faces are meshed.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
+    #[schemars(!skip_serializing_if)]
     pub bottom_faces: bool,
     /// Textures faces are painted with.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -325,7 +357,7 @@ pub struct TileMap {
 impl_walk!(TileMap { placements, win_conditions });
 
 /// A battle's end: `team` wins as soon as `when` is non-zero (checked after every action).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct WinCondition {
     /// The winning team.

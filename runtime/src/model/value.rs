@@ -1,9 +1,18 @@
 //! Small value types shared by every kind: formula text and colours.
 
+use std::borrow::Cow;
 use std::fmt;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::json;
+
+/// Schema extension marking a value as a formula (`true`): a number or formula text.
+pub const FORMULA_EXTENSION: &str = "x-actforge-formula";
+
+/// Schema extension marking a string as a colour (`true`), written `#rrggbbaa`.
+pub const COLOUR_EXTENSION: &str = "x-actforge-colour";
 
 /// A value written in the formula language: a constant such as `3` or an expression
 /// such as `2 * f.bonus`.
@@ -165,6 +174,31 @@ impl<'de> Deserialize<'de> for Expr {
     }
 }
 
+/// A schema from its JSON object (anything else is the schema that accepts everything).
+pub(crate) fn schema_of(value: serde_json::Value) -> Schema {
+    match value {
+        serde_json::Value::Object(object) => Schema::from(object),
+        _ => Schema::default(),
+    }
+}
+
+impl JsonSchema for Expr {
+    fn inline_schema() -> bool {
+        // Inline, so every formula field carries the marker itself.
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Expr".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema_of(json!({
+            "type": ["number", "string"],
+            "description": "A formula: a plain integer as a JSON number, any other formula as its text (FORMAT.md §5).",
+            FORMULA_EXTENSION: true,
+        }))
+    }
+}
+
 /// An sRGB colour with alpha, written `"#rrggbbaa"` in files.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
 pub struct Colour {
@@ -217,6 +251,23 @@ impl<'de> Deserialize<'de> for Colour {
         let text = String::deserialize(deserializer)?;
         Colour::parse_hex(&text)
             .ok_or_else(|| de::Error::custom(format!("`{text}` is not a colour; write \"#rrggbb\" or \"#rrggbbaa\"")))
+    }
+}
+
+impl JsonSchema for Colour {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Colour".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schema_of(json!({
+            "type": "string",
+            "pattern": "^#[0-9a-fA-F]{8}$",
+            "description": "An sRGB colour with alpha, `#rrggbbaa` (project files also accept `#rrggbb`).",
+            COLOUR_EXTENSION: true,
+        }))
     }
 }
 
