@@ -362,7 +362,8 @@ fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
     let entry = imported.palette.last().unwrap();
     assert_eq!((entry.label.as_str(), entry.image.as_deref()), ("lava", Some("textures/lava.png")));
     assert!(dir.path().join("textures/lava.png").is_file(), "copied into the project");
-    harness.get_by_label("lava");
+    // In the palette (and in the inspector's palette list, by its label).
+    assert!(harness.query_all_by_label("lava").count() >= 1);
     harness.get_by_label("Imported lava");
     let lava_index = (imported.palette.len() - 1) as u16;
     assert_eq!(harness.state().map_editor().paint, Some(lava_index), "the brush takes the new picture");

@@ -488,9 +488,10 @@ fn a_field_left_at_its_default_inside_a_structure_can_be_set_from_the_form() {
         harness.state().project().unwrap().rules.get("door_bolted").unwrap().effects.clone()
     };
     assert!(rule(&harness).card_modifiers.is_empty());
-    harness.get_by_label("Set a field of effects").click();
-    harness.run_steps(3);
+    // The empty list shows (folded) with the other fields at their default: open it and add.
     harness.get_by_label("Card modifiers").click();
+    harness.run_steps(3);
+    harness.get_by_label("Add to effects.card_modifiers").click();
     harness.run_steps(3);
     assert_eq!(rule(&harness).card_modifiers.len(), 1, "a list of one simplest modifier");
     assert!(harness.state().document().unwrap().is_dirty(&ItemKey::new(Kind::Rule, "door_bolted")));

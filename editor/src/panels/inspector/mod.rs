@@ -1,0 +1,333 @@
+//! The inspector: a form for the selected item of any kind, drawn from the kind's JSON
+//! Schema (`actforge_runtime::schema`, generated from the model's types).
+//!
+//! Every field shows in declaration order (identity and designer text first), whether the
+//! file holds it or not; each gets the widget its schema asks for: references as chips with
+//! a picker that can also make a new target, formulas with their value or error, enums as a
+//! variant picker with each variant's doc, options that can be set and cleared, lists and
+//! maps that start empty, nested structures, colours, multi-line texts with the substitution
+//! syntax coloured. Each change becomes one [`Op`] that the app applies after the frame; an
+//! edit the item cannot take is shown at its field with why, never dropped. The Item tab
+//! edits the whole item as text.
+
+mod form;
+mod shape;
+mod text;
+
+use std::collections::BTreeMap;
+
+use actforge_runtime::formula::{FormulaSet, ProjectNames};
+use actforge_runtime::schema::item_schema;
+use actforge_runtime::{Project, Severity};
+use egui::RichText;
+use serde_json::Value;
+
+use crate::document::{ItemKey, Op, item_from_json, where_used};
+use crate::requests::{Request, Requests};
+use crate::style::{kind_icon, kind_text_colour, severity_colour};
+use crate::workspace::Workspace;
+use form::{Change, Form};
+pub use form::{humanise, path_text};
+pub use text::{highlighted, is_designer_text};
+
+/// What the inspector asks the app to do after the frame.
+#[derive(Clone, Debug)]
+pub enum InspectorAction {
+    /// Apply an edit; edits with the same gesture merge into one undo step.
+    Edit {
+        /// The change.
+        op: Op,
+        /// Undo step name.
+        label: String,
+        /// The widget being edited (a text field being typed into, a value being dragged).
+        gesture: Option<u64>,
+    },
+    /// The gesture ended (focus left the field, the drag stopped).
+    EndGesture,
+    /// Select another item.
+    Select(ItemKey),
+    /// Rename the item, rewriting its references.
+    Rename {
+        /// The item.
+        key: ItemKey,
+        /// The new id.
+        to: String,
+    },
+}
+
+/// An edit the item could not take: kept, with why, until the designer fixes or discards it.
+#[derive(Clone, Debug)]
+struct Rejected {
+    key: ItemKey,
+    /// The field edited.
+    path: Vec<String>,
+    /// Why the item does not take it.
+    message: String,
+    /// The item's JSON with the edit.
+    value: Value,
+    /// The item's JSON the edit was made on (a change of the item drops the rejected edit).
+    base: Value,
+}
+
+/// Inspector state kept between frames (text being typed that is not yet an edit).
+#[derive(Default)]
+pub struct InspectorState {
+    /// The id being typed in the rename field, for this item.
+    rename: Option<(ItemKey, String)>,
+    /// Picker search text.
+    picker_filter: String,
+    /// Named formulas and names of the project, rebuilt when the revision changes.
+    formulas: Option<(u64, FormulaSet, ProjectNames)>,
+    /// A field to bring into view and mark (a diagnostic was clicked): the item, the field's
+    /// path (`next_acts[2].act`) and whether it has been scrolled to.
+    jump: Option<(ItemKey, String, bool)>,
+    /// The last edit the item could not take.
+    rejected: Option<Rejected>,
+    /// New names being typed for map fields, by the map's path.
+    new_keys: BTreeMap<String, String>,
+    /// JSON texts being typed that do not parse yet, by path.
+    json_drafts: BTreeMap<String, String>,
+}
+
+impl InspectorState {
+    /// Brings `field` of `key` into view and marks it, next time the item's form is drawn.
+    pub fn jump_to(&mut self, key: ItemKey, field: String) {
+        self.jump = Some((key, field, false));
+    }
+
+    /// The field marked by the last jump, once the form has shown it.
+    pub fn jumped_to(&self) -> Option<&str> {
+        self.jump.as_ref().filter(|(_, _, shown)| *shown).map(|(_, field, _)| field.as_str())
+    }
+}
+
+/// Everything the inspector reads while drawing.
+pub struct InspectorInput<'a> {
+    /// The project (read-only).
+    pub project: &'a Project,
+    /// The document revision (caches compare it).
+    pub revision: u64,
+    /// The selected item.
+    pub key: &'a ItemKey,
+    /// Whether it has unsaved changes.
+    pub dirty: bool,
+    /// Its diagnostics, as (field path, message).
+    pub problems: Vec<(String, String)>,
+}
+
+/// Draws the inspector for `input.key`, pushing what should change into `actions`.
+pub fn inspector_ui(
+    ui: &mut egui::Ui,
+    input: &InspectorInput<'_>,
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    let key = input.key;
+    let Some(item) = crate::document::get_item(input.project, key.kind, &key.id) else {
+        ui.label(format!("There is no {key} any more (a file that does not load is fixed in the Item tab)."));
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(kind_icon(key.kind)).size(22.0).color(kind_text_colour(key.kind, ui.visuals())));
+        let dirty = if input.dirty { " ●" } else { "" };
+        let name = if item.item_label().is_empty() { key.id.as_str() } else { item.item_label() };
+        ui.heading(format!("{} · {}{dirty}", key.kind.label(), name.replace('\n', " ")));
+    });
+    if input.revision != state.formulas.as_ref().map_or(u64::MAX, |(revision, ..)| *revision) {
+        let names = ProjectNames::new(input.project);
+        let named: Vec<(String, String)> = input
+            .project
+            .formulas
+            .iter()
+            .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
+            .collect();
+        let (set, _) = FormulaSet::build(&named, &names);
+        state.formulas = Some((input.revision, set, names));
+    }
+    rename_ui(ui, key, state, actions);
+    let json = match item.to_json() {
+        Ok(json) => json,
+        Err(error) => {
+            ui.label(format!("This item cannot be shown as a form: {error}"));
+            return;
+        }
+    };
+    // An edit the item refused stays on screen, with why, until fixed or discarded; a change
+    // of the item itself (an undo, a reload) drops it.
+    if state.rejected.as_ref().is_some_and(|rejected| rejected.key != *key || rejected.base != json) {
+        state.rejected = None;
+    }
+    if let Some(rejected) = &state.rejected {
+        let mut discard = false;
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(
+                severity_colour(Severity::Error),
+                format!("Your edit of {} is not applied: {}", path_text(&rejected.path), rejected.message),
+            );
+            discard = ui.button("Discard the edit").on_hover_text("Show the item as it is").clicked();
+        });
+        if discard {
+            state.rejected = None;
+        }
+    }
+    let mut problems: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, message) in &input.problems {
+        problems.entry(path.clone()).or_default().push(message.clone());
+    }
+    // Problems of the whole item (no field) are listed above the form; the others at their field.
+    for message in problems.get("").into_iter().flatten() {
+        ui.colored_label(severity_colour(Severity::Error), message.as_str());
+    }
+    ui.separator();
+    let root = item_schema(key.kind);
+    let Some(properties) = root.get("properties").and_then(Value::as_object) else {
+        ui.label("This kind has no schema.");
+        return;
+    };
+    let mut edited = state.rejected.as_ref().map_or_else(|| json.clone(), |rejected| rejected.value.clone());
+    let shown = edited.clone();
+    let mut form = Form {
+        project: input.project,
+        root,
+        key,
+        original: &json,
+        state,
+        problems: &problems,
+        changed: None,
+        gesture_ended: false,
+        selected: None,
+        created: Vec::new(),
+    };
+    egui::ScrollArea::vertical().id_salt("inspector_scroll").auto_shrink([false, false]).show(ui, |ui| {
+        if let Some(object) = edited.as_object_mut() {
+            form.object_ui(ui, &mut Vec::new(), properties, object, true);
+        }
+        ui.add_space(8.0);
+        where_used_ui(ui, input.project, key, actions);
+    });
+    let (changed, created, selected, gesture_ended) = (form.changed, form.created, form.selected, form.gesture_ended);
+    if let Some(target) = selected {
+        actions.push(InspectorAction::Select(target));
+    }
+    if gesture_ended {
+        actions.push(InspectorAction::EndGesture);
+    }
+    if let Some(change) = changed
+        && edited != shown
+    {
+        apply_edit(key, edited, json, change, created, state, actions);
+    }
+}
+
+/// Turns the form's edited JSON into one edit (with any items a picker made), or keeps it as
+/// a rejected edit with serde's reason.
+fn apply_edit(
+    key: &ItemKey,
+    mut edited: Value,
+    base: Value,
+    change: Change,
+    created: Vec<crate::document::SharedItem>,
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    // Ids stay as they are here: a new id is a rename, which rewrites references.
+    if let Some(object) = edited.as_object_mut() {
+        object.insert("id".to_owned(), Value::String(key.id.clone()));
+    }
+    match item_from_json(key.kind, edited.clone()) {
+        Ok(item) => {
+            state.rejected = None;
+            let op = if created.is_empty() {
+                Op::put(item)
+            } else {
+                Op::Batch(created.into_iter().map(Op::put).chain(std::iter::once(Op::put(item))).collect())
+            };
+            actions.push(InspectorAction::Edit { op, label: change.label, gesture: change.gesture });
+        }
+        Err(message) => {
+            state.rejected = Some(Rejected { key: key.clone(), path: change.path, message, value: edited, base });
+        }
+    }
+}
+
+/// The id field: typing keeps a draft; Enter or the button renames with every reference.
+fn rename_ui(ui: &mut egui::Ui, key: &ItemKey, state: &mut InspectorState, actions: &mut Vec<InspectorAction>) {
+    if state.rename.as_ref().is_none_or(|(for_key, _)| for_key != key) {
+        state.rename = Some((key.clone(), key.id.clone()));
+    }
+    let Some((_, draft)) = state.rename.as_mut() else { return };
+    ui.horizontal(|ui| {
+        let label = ui.label("Id");
+        let response = ui.add(egui::TextEdit::singleline(draft).desired_width(200.0).font(egui::TextStyle::Monospace));
+        let response = response.labelled_by(label.id).on_hover_text("The item's id; renaming rewrites every reference");
+        let problem = actforge_runtime::model::slug_problem(draft);
+        let enter = response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
+        let clicked = ui
+            .add_enabled(*draft != key.id && problem.is_none(), egui::Button::new("Rename"))
+            .on_hover_text("Give the item this id and rewrite every reference to it")
+            .clicked();
+        if (enter || clicked) && *draft != key.id && problem.is_none() {
+            actions.push(InspectorAction::Rename { key: key.clone(), to: draft.clone() });
+        }
+        if let Some(problem) = problem.filter(|_| *draft != key.id) {
+            ui.colored_label(severity_colour(Severity::Error), problem);
+        }
+    });
+}
+
+/// Every item that refers to this one, each a link.
+fn where_used_ui(ui: &mut egui::Ui, project: &Project, key: &ItemKey, actions: &mut Vec<InspectorAction>) {
+    let uses = where_used(project, key);
+    egui::CollapsingHeader::new(format!("Used by ({})", uses.len()))
+        .id_salt("inspector_where_used")
+        .default_open(true)
+        .show(ui, |ui| {
+            if uses.is_empty() {
+                ui.label(RichText::new("Nothing refers to this item.").weak());
+            }
+            for (user, path) in uses.iter().take(500) {
+                let text = format!("{} {} · {path}", kind_icon(user.kind), user.id);
+                if ui
+                    .link(RichText::new(text).color(kind_text_colour(user.kind, ui.visuals())))
+                    .on_hover_text(format!("Select the {user}"))
+                    .clicked()
+                {
+                    actions.push(InspectorAction::Select(user.clone()));
+                }
+            }
+        });
+}
+
+/// The Inspector tab: the form of the selected item, with validation's problems at their fields.
+pub fn tab_ui(
+    ui: &mut egui::Ui,
+    workspace: &Workspace,
+    selection: Option<&ItemKey>,
+    state: &mut InspectorState,
+    requests: &mut Requests,
+) {
+    let Workspace::Open(open) = workspace else {
+        ui.label("No project is open.");
+        return;
+    };
+    let Some(key) = selection else {
+        ui.label(RichText::new("Select an item to edit its fields here.").weak());
+        return;
+    };
+    let problems = open
+        .diagnostics
+        .iter()
+        .filter(|d| d.item.as_ref().is_some_and(|(kind, id)| *kind == key.kind && *id == key.id))
+        .map(|d| (d.field.clone().unwrap_or_default(), d.message.clone()))
+        .collect();
+    let input = InspectorInput {
+        project: open.document.project(),
+        revision: open.document.revision(),
+        key,
+        dirty: open.document.is_dirty(key),
+        problems,
+    };
+    let mut actions = Vec::new();
+    inspector_ui(ui, &input, state, &mut actions);
+    requests.extend(actions.into_iter().map(Request::Inspector));
+}
