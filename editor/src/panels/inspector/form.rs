@@ -305,7 +305,7 @@ impl Form<'_> {
                     label.clicked()
                 });
             let (_, title, _) = header.body(|ui| {
-                let label = ui.label("").id;
+                let label = ui.id();
                 form.value_ui(ui, path, schema, value, label);
                 form.problems_ui(ui, path);
             });
@@ -502,7 +502,7 @@ impl Form<'_> {
         value: &mut Value,
     ) {
         let Some(inner) = value.as_object_mut().and_then(|map| map.get_mut(name)) else { return };
-        let label = ui.label("").id;
+        let label = ui.id();
         self.value_ui(ui, path, data, inner, label);
     }
 
@@ -592,14 +592,14 @@ impl Form<'_> {
                         ui.label(RichText::new(element_summary(element)).weak());
                     })
                     .body(|ui| {
-                        let label = ui.label("").id;
+                        let label = ui.id();
                         self.shape_ui(ui, path, &item_shape, element, label);
                         self.problems_ui(ui, path);
                     });
             } else {
                 ui.horizontal(|ui| {
                     controls(ui);
-                    let label = ui.label("").id;
+                    let label = ui.id();
                     ui.vertical(|ui| {
                         self.shape_ui(ui, path, &item_shape, element, label);
                         self.problems_ui(ui, path);
@@ -897,21 +897,34 @@ fn is_empty(value: &Value) -> bool {
     }
 }
 
-/// A one-line summary of a list element for its header: its label or id, else its size.
+/// A one-line summary of a list element for its header: its label or id, else its first
+/// field in words (`Fragment: Aspect light`), else its size.
 fn element_summary(element: &Value) -> String {
     let named = ["label", "id", "act", "rule", "stat"]
         .iter()
         .find_map(|name| element.get(*name).and_then(Value::as_str).filter(|text| !text.is_empty()));
-    match named {
-        Some(name) => name.to_owned(),
-        None => match element {
-            Value::Object(map) => map.iter().next().map_or_else(
-                || size_text(element),
-                |(name, value)| {
-                    format!("{}: {}", humanise(name), value.as_str().map_or_else(|| value.to_string(), str::to_owned))
-                },
-            ),
-            _ => size_text(element),
-        },
+    if let Some(name) = named {
+        return name.to_owned();
+    }
+    match element {
+        Value::Object(map) => map
+            .iter()
+            .next()
+            .map_or_else(|| size_text(element), |(name, value)| format!("{}: {}", humanise(name), short_value(value))),
+        _ => short_value(element),
+    }
+}
+
+/// A value in a few words: a text or number as it is, an enum variant as its name and data.
+fn short_value(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Number(number) => number.to_string(),
+        Value::Bool(flag) => if *flag { "yes" } else { "no" }.to_owned(),
+        Value::Null => "none".to_owned(),
+        Value::Object(map) if map.len() == 1 => {
+            map.iter().next().map_or_else(String::new, |(name, inner)| format!("{name} {}", short_value(inner)))
+        }
+        other => size_text(other),
     }
 }
