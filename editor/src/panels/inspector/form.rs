@@ -80,6 +80,24 @@ fn room(ui: &egui::Ui) -> f32 {
     ui.available_width().min(ui.clip_rect().right() - ui.cursor().left()).max(40.0)
 }
 
+/// The widget that names a value's widget for assistive technology (and tests): its field's
+/// label, when it has one on screen.
+type Label = Option<egui::Id>;
+
+/// Names a response by a [`Label`], when there is one.
+trait Named {
+    fn named(self, label: Label) -> Self;
+}
+
+impl Named for egui::Response {
+    fn named(self, label: Label) -> Self {
+        match label {
+            Some(id) => self.labelled_by(id),
+            None => self,
+        }
+    }
+}
+
 /// How many make a list long enough to start folded.
 const LONG_LIST: usize = 8;
 
@@ -271,7 +289,7 @@ impl Form<'_> {
                     } else {
                         ui.vertical(|ui| {
                             self.with_field(path, name, schema, object, |form, path, value| {
-                                form.value_ui(ui, path, schema, value, label.id);
+                                form.value_ui(ui, path, schema, value, Some(label.id));
                                 form.problems_ui(ui, path);
                             });
                         });
@@ -305,7 +323,7 @@ impl Form<'_> {
                     label.clicked()
                 });
             let (_, title, _) = header.body(|ui| {
-                let label = ui.id();
+                let label = None;
                 form.value_ui(ui, path, schema, value, label);
                 form.problems_ui(ui, path);
             });
@@ -355,7 +373,7 @@ impl Form<'_> {
         path: &mut Vec<String>,
         schema: &Value,
         value: &mut Value,
-        label: egui::Id,
+        label: Label,
     ) {
         let shape = shape_of(self.root, schema);
         self.shape_ui(ui, path, &shape, value, label);
@@ -367,7 +385,7 @@ impl Form<'_> {
         path: &mut Vec<String>,
         shape: &Shape<'_>,
         value: &mut Value,
-        label: egui::Id,
+        label: Label,
     ) {
         match shape {
             Shape::Reference(kind) => {
@@ -381,7 +399,7 @@ impl Form<'_> {
             Shape::Colour => self.colour_ui(ui, path, value),
             Shape::Bool => {
                 let mut flag = value.as_bool().unwrap_or_default();
-                let response = ui.checkbox(&mut flag, "").labelled_by(label);
+                let response = ui.checkbox(&mut flag, "").named(label);
                 if self.mark(path, &response, false) {
                     *value = Value::Bool(flag);
                 }
@@ -389,14 +407,14 @@ impl Form<'_> {
             Shape::Integer { min, max } => {
                 let mut number = value.as_f64().unwrap_or_default();
                 let response =
-                    ui.add(egui::DragValue::new(&mut number).range(*min..=*max).fixed_decimals(0)).labelled_by(label);
+                    ui.add(egui::DragValue::new(&mut number).range(*min..=*max).fixed_decimals(0)).named(label);
                 if self.mark(path, &response, true) {
                     *value = Value::from(number.round() as i64);
                 }
             }
             Shape::Number => {
                 let mut number = value.as_f64().unwrap_or_default();
-                let response = ui.add(egui::DragValue::new(&mut number).speed(0.01)).labelled_by(label);
+                let response = ui.add(egui::DragValue::new(&mut number).speed(0.01)).named(label);
                 if self.mark(path, &response, true)
                     && let Some(number) = serde_json::Number::from_f64(number)
                 {
@@ -408,9 +426,9 @@ impl Form<'_> {
                 let id = egui::Id::new(("inspector_text", &self.key.kind, &self.key.id, &*path));
                 let designer = path.last().is_some_and(|name| is_designer_text(name)) || text.contains('\n');
                 let response = if designer {
-                    text_editor(ui, &mut text, id).labelled_by(label)
+                    text_editor(ui, &mut text, id).named(label)
                 } else {
-                    ui.add(egui::TextEdit::singleline(&mut text).desired_width(room(ui)).id(id)).labelled_by(label)
+                    ui.add(egui::TextEdit::singleline(&mut text).desired_width(room(ui)).id(id)).named(label)
                 };
                 if self.mark(path, &response, true) {
                     *value = Value::String(text);
@@ -440,7 +458,7 @@ impl Form<'_> {
         path: &mut Vec<String>,
         variants: &[Variant<'_>],
         value: &mut Value,
-        label: egui::Id,
+        label: Label,
     ) {
         let current = variant_of(value).map(str::to_owned).unwrap_or_default();
         let mut chosen = None;
@@ -461,7 +479,7 @@ impl Form<'_> {
                     }
                 });
             let description = variants.iter().find(|v| v.name == current).map_or("", |v| v.description);
-            let response = response.response.labelled_by(label);
+            let response = response.response.named(label);
             if !description.is_empty() {
                 response.on_hover_text(description);
             }
@@ -502,7 +520,7 @@ impl Form<'_> {
         value: &mut Value,
     ) {
         let Some(inner) = value.as_object_mut().and_then(|map| map.get_mut(name)) else { return };
-        let label = ui.id();
+        let label = None;
         self.value_ui(ui, path, data, inner, label);
     }
 
@@ -513,7 +531,7 @@ impl Form<'_> {
         path: &mut Vec<String>,
         option: &Nullable<'_>,
         value: &mut Value,
-        label: egui::Id,
+        label: Label,
     ) {
         let what = path_text(path);
         if value.is_null() {
@@ -592,14 +610,14 @@ impl Form<'_> {
                         ui.label(RichText::new(element_summary(element)).weak());
                     })
                     .body(|ui| {
-                        let label = ui.id();
+                        let label = None;
                         self.shape_ui(ui, path, &item_shape, element, label);
                         self.problems_ui(ui, path);
                     });
             } else {
                 ui.horizontal(|ui| {
                     controls(ui);
-                    let label = ui.id();
+                    let label = None;
                     ui.vertical(|ui| {
                         self.shape_ui(ui, path, &item_shape, element, label);
                         self.problems_ui(ui, path);
@@ -639,7 +657,7 @@ impl Form<'_> {
             for key in keys {
                 let Some(entry) = map.get_mut(&key) else { continue };
                 path.push(key.clone());
-                let label = ui.label(RichText::new(&key).monospace()).id;
+                let label = Some(ui.label(RichText::new(&key).monospace()).id);
                 ui.vertical(|ui| {
                     self.value_ui(ui, path, values, entry, label);
                     self.problems_ui(ui, path);
@@ -682,13 +700,13 @@ impl Form<'_> {
     }
 
     /// A value the form has no widget for: its JSON text, read back when it parses.
-    fn json_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: egui::Id) {
+    fn json_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: Label) {
         let key = path_text(path);
         let shown = self.state.json_drafts.get(&key).cloned().unwrap_or_else(|| value.to_string());
         let mut text = shown;
         let response = ui
             .add(egui::TextEdit::singleline(&mut text).font(egui::TextStyle::Monospace).desired_width(room(ui)))
-            .labelled_by(label);
+            .named(label);
         if response.changed() {
             match serde_json::from_str::<Value>(&text) {
                 Ok(parsed) => {
@@ -844,7 +862,7 @@ impl Form<'_> {
     }
 
     /// A formula: monospace text, its value when constant, its error under a caret.
-    fn formula_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: egui::Id) {
+    fn formula_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: Label) {
         let mut text = match &*value {
             Value::String(text) => text.clone(),
             Value::Number(number) => number.to_string(),
@@ -858,7 +876,7 @@ impl Form<'_> {
                     .desired_width(room(ui))
                     .id_salt(("inspector_formula", path)),
             )
-            .labelled_by(label);
+            .named(label);
         if self.mark(path, &response, true) {
             // Integers are written as numbers (as Expr serialises them), anything else as text.
             *value = Expr::new(text.clone()).as_int().map_or_else(|| Value::String(text.clone()), Value::from);
