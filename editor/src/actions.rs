@@ -32,6 +32,7 @@ impl ActforgeApp {
             | UiCommand::ActGraph
             | UiCommand::NodeMap
             | UiCommand::TileMapEditor
+            | UiCommand::TableView
             | UiCommand::PlayPause
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
@@ -118,6 +119,7 @@ impl ActforgeApp {
             UiCommand::ActGraph => self.show_tab(Tab::ActGraph),
             UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
             UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
+            UiCommand::TableView => self.show_tab(Tab::Table),
         }
     }
 

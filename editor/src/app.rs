@@ -28,6 +28,7 @@ use crate::requests::{Request, Requests};
 use crate::style::install_fonts;
 use crate::views::formula::FormulaWorkbench;
 use crate::views::map::editor::MapEditor;
+use crate::views::table::TableView;
 use crate::views::{GraphHighlight, GraphViews};
 use crate::workspace::Workspace;
 
@@ -128,6 +129,8 @@ pub struct ActforgeApp {
     pub(crate) graphs: GraphViews,
     /// The Tile map tab.
     pub(crate) map_editor: MapEditor,
+    /// The Table tab.
+    pub(crate) table: TableView,
 }
 
 impl ActforgeApp {
@@ -165,6 +168,7 @@ impl ActforgeApp {
             dialog: None,
             graphs: GraphViews::default(),
             map_editor: MapEditor::default(),
+            table: TableView::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);

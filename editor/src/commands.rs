@@ -60,6 +60,8 @@ pub enum UiCommand {
     NodeMap,
     /// Show the tile-map editor (the selected tile map, or the first).
     TileMapEditor,
+    /// Show the items of one kind as a table.
+    TableView,
 }
 
 /// Ctrl (Cmd on macOS) + `key`.
@@ -117,6 +119,7 @@ impl UiCommand {
         UiCommand::ActGraph,
         UiCommand::NodeMap,
         UiCommand::TileMapEditor,
+        UiCommand::TableView,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -148,6 +151,7 @@ impl UiCommand {
             UiCommand::ActGraph => "Act chains",
             UiCommand::NodeMap => "Node map",
             UiCommand::TileMapEditor => "Tile map editor",
+            UiCommand::TableView => "Table of items",
         }
     }
 
@@ -182,6 +186,7 @@ impl UiCommand {
             UiCommand::ActGraph => "Show the acts as a graph of their links; drag wires to link acts",
             UiCommand::NodeMap => "Edit a node map as a graph: nodes, paths and their unlock conditions",
             UiCommand::TileMapEditor => "Edit the selected tile map in 3D: build, reshape, paint, markers",
+            UiCommand::TableView => "The items of one kind as rows and their fields as columns: sort, filter, edit in place",
         }
     }
 
@@ -209,6 +214,7 @@ impl UiCommand {
             UiCommand::ActGraph => Some(command_shift(Key::G)),
             UiCommand::NodeMap => Some(command_shift(Key::M)),
             UiCommand::TileMapEditor => Some(command_shift(Key::T)),
+            UiCommand::TableView => Some(command_shift(Key::B)),
             UiCommand::MaximisePane => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F11)),
             UiCommand::Reload | UiCommand::NewItem(_) | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
         }
@@ -252,6 +258,7 @@ impl UiCommand {
             UiCommand::ActGraph => icon::FLOW_ARROW,
             UiCommand::NodeMap => icon::GRAPH,
             UiCommand::TileMapEditor => icon::CUBE,
+            UiCommand::TableView => icon::TABLE,
         }
     }
 

@@ -17,6 +17,7 @@ use crate::requests::{Request, Requests};
 use crate::views::GraphViews;
 use crate::views::formula::FormulaWorkbench;
 use crate::views::map::editor::MapEditor;
+use crate::views::table::TableView;
 use crate::workspace::Workspace;
 
 /// A dock tab.
@@ -44,6 +45,8 @@ pub enum Tab {
     NodeMap,
     /// The tile-map editor.
     TileMap,
+    /// The items of one kind as a table.
+    Table,
 }
 
 impl Tab {
@@ -61,13 +64,14 @@ impl Tab {
             Tab::ActGraph => "Act chains",
             Tab::NodeMap => "Node map",
             Tab::TileMap => "Tile map",
+            Tab::Table => "Table",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 pub fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap]);
+    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap, Tab::Table]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
@@ -93,6 +97,7 @@ impl ActforgeApp {
             graphs,
             path,
             map_editor,
+            table,
             ..
         } = self;
         let mut viewer = DockTabs {
@@ -109,6 +114,7 @@ impl ActforgeApp {
             graphs,
             path,
             map_editor,
+            table,
         };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
@@ -176,6 +182,7 @@ struct DockTabs<'a> {
     graphs: &'a mut GraphViews,
     path: &'a Path,
     map_editor: &'a mut MapEditor,
+    table: &'a mut TableView,
 }
 
 impl TabViewer for DockTabs<'_> {
@@ -215,6 +222,15 @@ impl TabViewer for DockTabs<'_> {
                 let mut actions = Vec::new();
                 let document = self.workspace.document();
                 self.map_editor.ui(ui, document, self.path, self.selection.as_ref(), &mut actions);
+                self.requests.extend(actions.into_iter().map(Request::Inspector));
+            }
+            Tab::Table => {
+                let Workspace::Open(open) = self.workspace else {
+                    ui.label("No project is open.");
+                    return;
+                };
+                let mut actions = Vec::new();
+                self.table.ui(ui, &open.document, self.selection.as_ref(), &mut actions);
                 self.requests.extend(actions.into_iter().map(Request::Inspector));
             }
             Tab::Simulate => {

@@ -78,6 +78,7 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::ActGraph);
                 self.menu_item(ui, UiCommand::NodeMap);
                 self.menu_item(ui, UiCommand::TileMapEditor);
+                self.menu_item(ui, UiCommand::TableView);
                 ui.separator();
                 self.menu_item(ui, UiCommand::MaximisePane);
                 self.menu_item(ui, UiCommand::ToggleTheme);

@@ -12,6 +12,7 @@ pub mod formula;
 pub mod graph_layout;
 pub mod map;
 pub mod node_map;
+pub mod table;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
