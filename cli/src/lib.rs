@@ -1,4 +1,4 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | synthesis | sim`.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | synthesis | sim | schema`.
 //!
 //! Every headless command lives here; the crate depends on the runtime only, so a headless
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
@@ -15,6 +15,7 @@ use actforge_runtime::engine::{Place, Session, Status};
 use actforge_runtime::formula::query::{Query, QueryError};
 use actforge_runtime::formula::{self, query};
 use actforge_runtime::import::{CultistlikeOptions, copy_files, import_cultistlike_with};
+use actforge_runtime::model::SCHEMA_VERSION;
 use actforge_runtime::number::show_value;
 use actforge_runtime::project::{
     self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_folder, open_project,
@@ -150,6 +151,15 @@ pub enum Command {
     ///
     /// Example: actforge sim content/knucklebones --runs 10000 --seed 1 --json > before.json
     Sim(crate::sim::SimArgs),
+    /// Print the JSON Schema of a bundle (FORMAT.md §4), generated from the model: other runtimes
+    /// validate bundles and generate loaders with it. Versioned with the format (§10).
+    ///
+    /// Example: actforge schema -o actforge-bundle.schema.json
+    Schema {
+        /// Write the schema to this file (atomically) instead of printing it.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
         /// Project folder.
@@ -264,6 +274,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             Err(error) => fail(&error, err),
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
+        Command::Schema { output } => schema(output.as_deref(), out, err),
         Command::Play { project, script_path, script, seed, until_ticks, queries, trace, json } => {
             let script = script.or(script_path);
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
@@ -274,6 +285,25 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         }
         Command::Eval { project, seed, sets, defines, parse, formula } => {
             eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
+        }
+    }
+}
+
+/// `actforge schema`: the bundle's JSON Schema on `out`, or written atomically to `output`.
+fn schema(output: Option<&Path>, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
+    let text = actforge_runtime::schema::bundle_schema_text();
+    let Some(path) = output else {
+        out.write_all(text.as_bytes())?;
+        return Ok(Exit::Success);
+    };
+    match project::write_atomic(path, text.as_bytes()) {
+        Ok(()) => {
+            writeln!(out, "wrote the bundle schema (version {}) to {}", SCHEMA_VERSION, path.display())?;
+            Ok(Exit::Success)
+        }
+        Err(error) => {
+            writeln!(err, "error: {}: {error}", path.display())?;
+            Ok(Exit::Failure)
         }
     }
 }

@@ -40,13 +40,13 @@ pub fn bundle_schema() -> &'static Value {
         if let Some(root) = schema.as_object_mut() {
             // `$id` right after `$schema`, for readers of the file.
             let mut ordered = serde_json::Map::new();
-            if let Some(meta) = root.remove("$schema") {
+            if let Some(meta) = root.shift_remove("$schema") {
                 ordered.insert("$schema".to_owned(), meta);
             }
             ordered.insert("$id".to_owned(), bundle_schema_id().into());
             ordered.insert("title".to_owned(), "Actforge bundle".into());
             ordered.insert(SCHEMA_VERSION_EXTENSION.to_owned(), SCHEMA_VERSION.into());
-            root.remove("title");
+            root.shift_remove("title");
             ordered.extend(std::mem::take(root));
             *root = ordered;
         }
@@ -149,7 +149,7 @@ fn defaults(schema: &mut Schema) {
     for (name, property) in properties.iter_mut() {
         let Value::Object(property) = property else { continue };
         if required.contains(name) {
-            property.remove("default");
+            property.shift_remove("default");
         } else if !property.contains_key("default")
             && let Some(zero) = zero_of(property)
         {
@@ -199,6 +199,8 @@ mod tests {
             assert_eq!(schema["title"], kind_type_name(*kind), "{kind}");
             assert_eq!(schema[ITEM_EXTENSION], kind.folder());
             assert_eq!(schema["properties"]["id"]["pattern"], SLUG_PATTERN);
+            assert_eq!(schema["required"], serde_json::json!(["id"]), "{kind}");
+            assert!(schema["properties"]["id"].get("default").is_none());
             assert!(schema["properties"]["id"].get(KIND_EXTENSION).is_none(), "an item's own id names nothing");
             let bundle = bundle_schema();
             assert_eq!(
@@ -245,6 +247,8 @@ mod tests {
         assert_eq!(bundle["$id"], bundle_schema_id());
         assert_eq!(bundle[SCHEMA_VERSION_EXTENSION], SCHEMA_VERSION);
         assert_eq!(bundle["properties"]["format"]["const"], crate::model::BUNDLE_FORMAT);
+        assert_eq!(bundle["required"], serde_json::json!(["format", "schema_version"]));
+        assert_eq!(manifest_schema()["required"], serde_json::json!(["schema_version"]));
         assert!(bundle_schema_text().ends_with("}\n"));
     }
 }

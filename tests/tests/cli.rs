@@ -554,3 +554,28 @@ fn sim_refuses_bad_policies_and_baselines_with_a_reason() {
     assert!(out.contains("4 runs, first seed"), "{out}");
     assert!(out.contains("script play"), "{out}");
 }
+
+#[test]
+fn schema_prints_the_bundle_schema_or_writes_it_atomically() {
+    let (outcome, printed, err) = actforge(&["schema"]);
+    assert_eq!(outcome, Exit::Success, "{err}");
+    let schema: serde_json::Value = serde_json::from_str(&printed).unwrap();
+    let version = actforge_runtime::model::SCHEMA_VERSION;
+    assert_eq!(schema["$id"], format!("https://actforge.invalid/schema/bundle-v{version}.json"));
+    assert_eq!(schema["x-actforge-schema-version"], version);
+    assert_eq!(schema["properties"]["cards"]["items"]["$ref"], "#/$defs/Card");
+    assert_eq!(schema["$defs"]["Card"]["properties"]["decay_to"]["x-actforge-kind"], "cards");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("schemas").join("bundle.schema.json");
+    let (outcome, out, err) = actforge(&["schema", "-o", path(&file)]);
+    assert_eq!(outcome, Exit::Success, "{err}");
+    assert!(out.starts_with(&format!("wrote the bundle schema (version {version}) to ")), "{out}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), printed);
+
+    // A folder in the way is an error with the path, not a panic.
+    let blocked = dir.path().join("schemas");
+    let (outcome, _, err) = actforge(&["schema", "--output", path(&blocked)]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(err.starts_with(&format!("error: {}:", blocked.display())), "{err}");
+}

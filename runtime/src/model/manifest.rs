@@ -62,9 +62,9 @@ impl EntryPoints {
 /// The contents of `project.ron`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = require_schema_version)]
 pub struct Manifest {
     /// Version of the file format; see FORMAT.md.
-    #[schemars(required)]
     pub schema_version: u32,
     /// Project name.
     pub name: String,
@@ -81,6 +81,11 @@ pub struct Manifest {
     pub entry: EntryPoints,
 }
 impl_walk!(Manifest { entry });
+
+/// `schemars(transform)`: a valid manifest states its version.
+fn require_schema_version(schema: &mut schemars::Schema) {
+    super::value::require(schema, &["schema_version"]);
+}
 
 impl Default for Manifest {
     fn default() -> Self {

@@ -291,12 +291,13 @@ macro_rules! kinds {
         /// The single-file form of a project, for other runtimes.
         #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(default, deny_unknown_fields)]
+        #[schemars(transform = require_bundle_header)]
         pub struct Bundle {
             /// Always `"actforge-bundle"`.
-            #[schemars(required, extend("const" = BUNDLE_FORMAT))]
+            #[schemars(extend("const" = BUNDLE_FORMAT))]
             pub format: String,
             /// The schema version of everything below.
-            #[schemars(required, extend("const" = SCHEMA_VERSION))]
+            #[schemars(extend("const" = SCHEMA_VERSION))]
             pub schema_version: u32,
             /// The project's manifest (its own `schema_version` equals the bundle's).
             pub project: Manifest,
@@ -339,6 +340,11 @@ macro_rules! kinds {
             }
         }
     };
+}
+
+/// `schemars(transform)`: a valid bundle names its format and version.
+fn require_bundle_header(schema: &mut schemars::Schema) {
+    value::require(schema, &["format", "schema_version"]);
 }
 
 /// The `format` value of a bundle.

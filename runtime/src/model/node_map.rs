@@ -43,9 +43,10 @@ pub enum EdgeStyle {
 /// A node of a node map.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct MapNode {
     /// Id, unique within the map.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<MapNode>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -98,9 +99,10 @@ impl_walk!(MapEdge { unlock, cost });
 /// A node map.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct NodeMap {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<NodeMap>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]

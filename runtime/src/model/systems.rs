@@ -13,9 +13,10 @@ use super::{AspectId, Id, walk::impl_walk};
 /// A named formula, read by other formulas as `f.<id>`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Formula {
     /// Unique id (the name after `f.`).
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Formula>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -100,9 +101,10 @@ impl_walk!(Threshold { at, rule });
 /// A named number of the game state (CardSim stats, era-synthesis meters).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Stat {
     /// Unique id (the name formulas read).
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Stat>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -151,9 +153,10 @@ pub enum StatOrder {
 /// A turn-based game setup (CardSim turn model, era-synthesis days).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct TurnConfig {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<TurnConfig>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -205,9 +208,10 @@ impl Default for TurnConfig {
 /// An era: a stretch of turns with its own rules, followed by the next era of the cycle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Era {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Era>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -246,9 +250,10 @@ impl Default for Era {
 /// A synthesis: two inputs make one of the candidate cards, chosen by shared tags.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Synthesis {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Synthesis>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -333,9 +338,10 @@ impl Default for Synthesis {
 /// A board: a grid of slots with coordinates, optionally facing another board.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Board {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Board>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -495,9 +495,10 @@ impl Effects {
 /// An aspect: a countable quality held by cards and act windows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Aspect {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: AspectId,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -547,9 +548,10 @@ impl_walk!(CardOption { condition, rules });
 /// A card type: the thing players move between table, slots and hands.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Card {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: CardId,
     /// Display name (may contain newlines).
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -624,9 +626,10 @@ impl_walk!(Card {
 /// A deck of card types.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Deck {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: DeckId,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -664,9 +667,10 @@ impl_walk!(Deck { fragments, default_fragment, tag_on, memory_fragment });
 /// A slot: a place in an act window (or on a board) that accepts certain cards.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Slot {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: SlotId,
     /// Caption.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -726,9 +730,10 @@ impl_walk!(Slot { fragments, token, spawn_tests, spawn_rule, required, essential
 /// rules and the turn system's rule collection.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Rule {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: RuleId,
     /// Display name in the editor (the rule's `text` is what players see).
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -781,9 +786,10 @@ impl ActLink {
 /// An act: a timed narrative step run by a token, chained into act chains.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Act {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: ActId,
     /// Window title while the act runs; empty keeps the previous title.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -863,9 +869,10 @@ impl_walk!(Act {
 /// A token: a thing on the table that runs act chains in its own window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Token {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: TokenId,
     /// Window title when idle.
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -27,9 +27,10 @@ impl_walk!(Limits { min, max });
 /// A unit type: a character that stands on a tile map.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Unit {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Unit>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -386,9 +387,10 @@ impl_walk!(LineMoveEffect { region });
 /// A skill: a move or an action a unit can use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct Skill {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Skill>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -315,9 +315,10 @@ pub struct Prop {
 /// A 3D tile map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
 pub struct TileMap {
     /// Unique id.
-    #[schemars(required, schema_with = "super::id::slug_schema")]
+    #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<TileMap>,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]

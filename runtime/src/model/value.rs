@@ -182,6 +182,25 @@ pub(crate) fn schema_of(value: serde_json::Value) -> Schema {
     }
 }
 
+/// Lists `names` in a struct schema's `required` (serde's container `default` would let them
+/// be left out; the schema says a valid file has them).
+pub(crate) fn require(schema: &mut Schema, names: &[&str]) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let required = object.entry("required").or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    if let serde_json::Value::Array(required) = required {
+        for name in names {
+            if !required.iter().any(|listed| listed == name) {
+                required.push((*name).into());
+            }
+        }
+    }
+}
+
+/// `schemars(transform)` of items (and map nodes): the `id` is required.
+pub(crate) fn require_id(schema: &mut Schema) {
+    require(schema, &["id"]);
+}
+
 impl JsonSchema for Expr {
     fn inline_schema() -> bool {
         // Inline, so every formula field carries the marker itself.
