@@ -186,7 +186,9 @@ impl UiCommand {
             UiCommand::ActGraph => "Show the acts as a graph of their links; drag wires to link acts",
             UiCommand::NodeMap => "Edit a node map as a graph: nodes, paths and their unlock conditions",
             UiCommand::TileMapEditor => "Edit the selected tile map in 3D: build, reshape, paint, markers",
-            UiCommand::TableView => "The items of one kind as rows and their fields as columns: sort, filter, edit in place",
+            UiCommand::TableView => {
+                "The items of one kind as rows and their fields as columns: sort, filter, edit in place"
+            }
         }
     }
 

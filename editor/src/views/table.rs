@@ -59,11 +59,17 @@ struct ColumnSpec {
     choices: Vec<String>,
 }
 
+/// The sorted column and whether it is descending.
+type Sort = Option<(ColumnKey, bool)>;
+
+/// What a layout was worked out for: kind, filter, sort and the item ids it saw.
+type MadeFor = (Kind, String, Sort, Vec<String>);
+
 /// The rows and columns worked out for one kind, filter and sort.
 #[derive(Debug, Default)]
 struct Layout {
     /// What they were worked out for: kind, filter, sort and the item ids they saw.
-    made_for: Option<(Kind, String, Option<(ColumnKey, bool)>, Vec<String>)>,
+    made_for: Option<MadeFor>,
     columns: Vec<ColumnSpec>,
     /// Item ids in row order.
     rows: Vec<String>,
@@ -75,7 +81,7 @@ pub struct TableView {
     kind: Kind,
     filter: String,
     /// The sorted column and whether it is descending.
-    sort: Option<(ColumnKey, bool)>,
+    sort: Sort,
     layout: Layout,
     /// Whether the kind follows the selection (until the designer picks one).
     follow_selection: bool,
@@ -157,7 +163,8 @@ fn set_aspect_count(card: &mut Value, aspect: &str, count: i64) {
     let Some(object) = card.as_object_mut() else { return };
     let fragments = object.entry("fragments").or_insert_with(|| Value::Array(Vec::new()));
     let Some(list) = fragments.as_array_mut() else { return };
-    let is_it = |held: &Value| held.get("fragment").and_then(|f| f.get("Aspect")).and_then(Value::as_str) == Some(aspect);
+    let is_it =
+        |held: &Value| held.get("fragment").and_then(|f| f.get("Aspect")).and_then(Value::as_str) == Some(aspect);
     let first = list.iter().position(is_it);
     let mut at = 0;
     list.retain(|held| {
@@ -270,6 +277,24 @@ impl TableView {
         {
             self.kind = selected.kind;
         }
+        self.toolbar_ui(ui, project);
+        self.lay_out(project);
+        let shown = self.layout.rows.len();
+        ui.label(
+            RichText::new(format!(
+                "{shown} of {} {} · {} columns · click a title to sort · cells edit in place (undoable)",
+                project.count(self.kind),
+                self.kind.plural_label().to_lowercase(),
+                self.layout.columns.len()
+            ))
+            .weak(),
+        );
+        ui.separator();
+        self.table_ui(ui, project, actions);
+    }
+
+    /// The kind picker and the filter.
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, project: &Project) {
         ui.horizontal(|ui| {
             let label = ui.label("Kind");
             egui::ComboBox::from_id_salt("table_kind")
@@ -288,18 +313,10 @@ impl TableView {
             ui.add(egui::TextEdit::singleline(&mut self.filter).hint_text("id or label").desired_width(160.0))
                 .labelled_by(label.id);
         });
-        self.lay_out(project);
-        let shown = self.layout.rows.len();
-        ui.label(
-            RichText::new(format!(
-                "{shown} of {} {} · {} columns · click a title to sort · cells edit in place (undoable)",
-                project.count(self.kind),
-                self.kind.plural_label().to_lowercase(),
-                self.layout.columns.len()
-            ))
-            .weak(),
-        );
-        ui.separator();
+    }
+
+    /// The table itself: headers that sort, rows of cells that edit.
+    fn table_ui(&mut self, ui: &mut egui::Ui, project: &Project, actions: &mut Vec<InspectorAction>) {
         let mut edits: Vec<(String, ColumnKey, Value, bool)> = Vec::new();
         let mut select = None;
         let mut sort_by = None;
@@ -322,7 +339,11 @@ impl TableView {
                         header.col(|ui| {
                             let arrow = match sort {
                                 Some((key, descending)) if *key == column.key => {
-                                    if *descending { " ⏷" } else { " ⏶" }
+                                    if *descending {
+                                        " ⏷"
+                                    } else {
+                                        " ⏶"
+                                    }
                                 }
                                 _ => "",
                             };
@@ -344,8 +365,13 @@ impl TableView {
                             return;
                         };
                         row.col(|ui| {
-                            let text = RichText::new(format!("{} {id}", kind_icon(kind))).color(kind_text_colour(kind, ui.visuals()));
-                            if ui.add(egui::Button::new(text).frame(false).truncate()).on_hover_text("Select this item").clicked() {
+                            let text = RichText::new(format!("{} {id}", kind_icon(kind)))
+                                .color(kind_text_colour(kind, ui.visuals()));
+                            if ui
+                                .add(egui::Button::new(text).frame(false).truncate())
+                                .on_hover_text("Select this item")
+                                .clicked()
+                            {
                                 select = Some(ItemKey::new(kind, id.clone()));
                             }
                         });
@@ -356,7 +382,9 @@ impl TableView {
                                     return;
                                 }
                                 let value = cell_value(&json, &column.key);
-                                if let Some((new, continuous)) = cell_ui(ui, project, column, &value, (id.as_str(), &column.key)) {
+                                if let Some((new, continuous)) =
+                                    cell_ui(ui, project, column, &value, (id.as_str(), &column.key))
+                                {
                                     edits.push((id.clone(), column.key.clone(), new, continuous));
                                 }
                             });
@@ -383,7 +411,14 @@ impl TableView {
 }
 
 /// The edit of one cell as one op (typing and dragging merge per cell), if the item takes it.
-fn edit_action(project: &Project, kind: Kind, id: &str, key: &ColumnKey, value: Value, continuous: bool) -> Option<InspectorAction> {
+fn edit_action(
+    project: &Project,
+    kind: Kind,
+    id: &str,
+    key: &ColumnKey,
+    value: Value,
+    continuous: bool,
+) -> Option<InspectorAction> {
     let mut json = get_item(project, kind, id)?.to_json().ok()?;
     match key {
         ColumnKey::Field(name) => {
@@ -433,7 +468,9 @@ fn cell_ui(
                 return None;
             }
             let new = if column.cell == CellKind::Formula {
-                actforge_runtime::model::Expr::new(text.clone()).as_int().map_or_else(|| Value::String(text.clone()), Value::from)
+                actforge_runtime::model::Expr::new(text.clone())
+                    .as_int()
+                    .map_or_else(|| Value::String(text.clone()), Value::from)
             } else {
                 Value::String(text)
             };
@@ -442,13 +479,16 @@ fn cell_ui(
         CellKind::Choice => {
             let current = text_of(value);
             let mut chosen = None;
-            egui::ComboBox::from_id_salt(id).selected_text(humanise(&current)).width(VALUE_WIDTH - 8.0).show_ui(ui, |ui| {
-                for choice in &column.choices {
-                    if ui.selectable_label(*choice == current, humanise(choice)).clicked() {
-                        chosen = Some(choice.clone());
+            egui::ComboBox::from_id_salt(id).selected_text(humanise(&current)).width(VALUE_WIDTH - 8.0).show_ui(
+                ui,
+                |ui| {
+                    for choice in &column.choices {
+                        if ui.selectable_label(*choice == current, humanise(choice)).clicked() {
+                            chosen = Some(choice.clone());
+                        }
                     }
-                }
-            });
+                },
+            );
             chosen.filter(|choice| *choice != current).map(|choice| (Value::String(choice), false))
         }
         CellKind::Reference(kind) => {
@@ -460,17 +500,17 @@ fn cell_ui(
                 crate::style::severity_colour(actforge_runtime::Severity::Error)
             };
             let shown = if current.is_empty() { "—".to_owned() } else { current.clone() };
-            egui::ComboBox::from_id_salt(id).selected_text(RichText::new(shown).color(colour)).width(VALUE_WIDTH - 8.0).show_ui(
-                ui,
-                |ui| {
+            egui::ComboBox::from_id_salt(id)
+                .selected_text(RichText::new(shown).color(colour))
+                .width(VALUE_WIDTH - 8.0)
+                .show_ui(ui, |ui| {
                     for (target, label) in project.entries(kind).into_iter().take(300) {
                         let text = if label.is_empty() { target.to_owned() } else { format!("{label} · {target}") };
                         if ui.selectable_label(target == current, text).clicked() {
                             chosen = Some(target.to_owned());
                         }
                     }
-                },
-            );
+                });
             chosen.filter(|target| *target != current).map(|target| (Value::String(target), false))
         }
     }
