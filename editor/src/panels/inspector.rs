@@ -164,6 +164,7 @@ pub fn inspector_ui(
         selected: None,
         nested_absent: &nested_absent,
         add_field: None,
+        manifest_json: None,
     };
     let mut edited = json.clone();
     egui::ScrollArea::vertical().id_salt("inspector_scroll").auto_shrink([false, false]).show(ui, |ui| {
@@ -280,6 +281,8 @@ struct Form<'a> {
     nested_absent: &'a BTreeMap<String, Vec<String>>,
     /// A nested field asked for: the structure's path and the field's name.
     add_field: Option<(Vec<String>, String)>,
+    /// The manifest's form value, when the form edits `project.ron` (not an item).
+    manifest_json: Option<Value>,
 }
 
 /// A summary for the fields too large to edit as a form, which a tab of their own edits
@@ -558,19 +561,26 @@ impl Form<'_> {
             .into_iter()
             .find(|(id, _)| *id == slug.as_str())
             .map(|(_, label)| label.to_owned());
+        // The manifest's optional references (`entry.tile_map`) are empty while unset.
+        let optional = self.manifest_json.is_some() && path.last().is_some_and(|part| part.parse::<usize>().is_err());
         ui.horizontal(|ui| {
             let colour = if exists {
                 kind_text_colour(kind, ui.visuals())
+            } else if optional && slug.is_empty() {
+                ui.visuals().weak_text_color()
             } else {
                 crate::style::severity_colour(actforge_runtime::Severity::Error)
             };
             let shown = match &label {
+                _ if optional && slug.is_empty() => "none".to_owned(),
                 Some(label) if !label.is_empty() && label != slug => format!("{} {label} · {slug}", kind_icon(kind)),
                 _ => format!("{} {slug}", kind_icon(kind)),
             };
             let chip = egui::Button::new(RichText::new(shown.as_str()).color(colour)).corner_radius(10.0).truncate();
             let hover = if exists {
                 format!("Open the {} {}", kind.label().to_lowercase(), shown.trim_start_matches(kind_icon(kind)).trim())
+            } else if optional && slug.is_empty() {
+                format!("No {} is set: pick one with the pencil", kind.label().to_lowercase())
             } else {
                 format!("There is no {} `{slug}`", kind.label().to_lowercase())
             };
@@ -595,6 +605,9 @@ impl Form<'_> {
                 .width(0.0)
                 .show_ui(ui, |ui| {
                     ui.add(egui::TextEdit::singleline(&mut self.state.picker_filter).hint_text("search"));
+                    if optional && ui.selectable_label(slug.is_empty(), "None").clicked() {
+                        chosen = Some(String::new());
+                    }
                     let filter = self.state.picker_filter.to_lowercase();
                     for (id, label) in self
                         .project
@@ -615,7 +628,11 @@ impl Form<'_> {
                         }
                     }
                 });
-            menu.response.on_hover_text(format!("Pick another {}", kind.label().to_lowercase()));
+            let response = menu.response.on_hover_text(format!("Pick another {}", kind.label().to_lowercase()));
+            // The pencil alone is not a name: assistive technology (and tests) hear the field.
+            response.widget_info(|| {
+                egui::WidgetInfo::labeled(egui::WidgetType::ComboBox, true, format!("Change {}", path_text(path)))
+            });
             if let Some(chosen) = chosen
                 && chosen != *slug
             {
@@ -748,13 +765,19 @@ impl Form<'_> {
 
     /// A first element for an empty list: the simplest value the item accepts there.
     fn probe_element(&self, path: &[String]) -> Option<Value> {
-        let item = crate::document::get_item(self.project, self.key.kind, &self.key.id)?;
-        let json = item.to_json().ok()?;
+        let json = match &self.manifest_json {
+            Some(json) => json.clone(),
+            None => crate::document::get_item(self.project, self.key.kind, &self.key.id)?.to_json().ok()?,
+        };
         CANDIDATES.iter().find_map(|candidate| {
             let mut probe = json.clone();
             let slot = value_at_mut(&mut probe, path)?;
             *slot = Value::Array(vec![candidate()]);
-            item_from_json(self.key.kind, probe).is_ok().then(candidate)
+            let accepted = match &self.manifest_json {
+                Some(_) => manifest_from_form(probe, 0).is_ok(),
+                None => item_from_json(self.key.kind, probe).is_ok(),
+            };
+            accepted.then(candidate)
         })
     }
 }
@@ -1025,6 +1048,151 @@ fn ron_ui(
             ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), error.as_str());
         }
     });
+}
+
+/// The Project settings form: `project.ron`'s manifest drawn by the same form as items
+/// (texts, numbers, references as chips with pickers; the optional ones can be set to none),
+/// grouped as project, play settings and where each system starts. Each change is one
+/// [`Op::SetManifest`] (a text typed into is one gesture); a change the manifest cannot take
+/// says why above the form and is not applied. `problems` are validation's (field, message).
+pub fn manifest_form_ui(
+    ui: &mut egui::Ui,
+    project: &Project,
+    problems: &[(String, String)],
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    /// Where play starts, system by system: (caption, fields of `entry`).
+    const SYSTEMS: &[(&str, &[&str])] = &[
+        ("Table: tokens and cards on the table at the start", &["tokens", "cards"]),
+        ("Turns: the turn set-up", &["turn_config"]),
+        ("Tactics: the battle map", &["tile_map"]),
+        ("Campaign: the campaign map", &["node_map"]),
+        ("Boards: the boards in play", &["boards"]),
+    ];
+    let manifest = &project.manifest;
+    let Some(json) = manifest_form_value(manifest) else {
+        ui.label("project.ron cannot be shown as a form.");
+        return;
+    };
+    // What each path is: the walk reports the references that are set; the unset optional
+    // ones are found by walking a copy with every option set.
+    let mut meta = MetaCollector::default();
+    let mut probe = manifest.clone();
+    probe.entry.turn_config.get_or_insert_with(|| "probe".into());
+    probe.entry.tile_map.get_or_insert_with(|| "probe".into());
+    probe.entry.node_map.get_or_insert_with(|| "probe".into());
+    actforge_runtime::model::walk_item(&probe, &mut meta);
+    for (path, message) in problems {
+        let at = if path.is_empty() { String::new() } else { format!("{path}: ") };
+        ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), format!("{at}{message}"));
+    }
+    if let Some(note) = &state.absent_note {
+        ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), note.as_str());
+    }
+    let key = ItemKey::new(Kind::Act, "project.ron");
+    let no_absent = BTreeMap::new();
+    let mut form = Form {
+        project,
+        key: &key,
+        meta: &meta.found,
+        state,
+        changed: None,
+        gesture_ended: false,
+        selected: None,
+        nested_absent: &no_absent,
+        add_field: None,
+        manifest_json: Some(json.clone()),
+    };
+    let mut edited = json.clone();
+    egui::ScrollArea::vertical().id_salt("project_settings_scroll").auto_shrink([false, false]).show(ui, |ui| {
+        let Some(object) = edited.as_object_mut() else { return };
+        let label_width = 140.0;
+        ui.strong("Project");
+        form.fields_grid(
+            ui,
+            &mut Vec::new(),
+            object,
+            &["name".to_owned(), "description".to_owned()],
+            false,
+            label_width,
+        );
+        ui.add_space(8.0);
+        ui.strong("Play settings");
+        if let Some(Value::Object(settings)) = object.get_mut("settings") {
+            let names: Vec<String> = settings.keys().cloned().collect();
+            form.fields_grid(ui, &mut vec!["settings".to_owned()], settings, &names, false, label_width);
+        }
+        ui.add_space(8.0);
+        ui.strong("Where play starts");
+        let Some(Value::Object(entry)) = object.get_mut("entry") else { return };
+        let mut path = vec!["entry".to_owned()];
+        for (caption, names) in SYSTEMS {
+            ui.label(RichText::new(*caption).weak());
+            for name in *names {
+                let Some(field) = entry.get_mut(*name) else { continue };
+                if field.is_array() {
+                    form.section_ui(ui, &mut path, name, field);
+                } else {
+                    form.fields_grid(ui, &mut path, entry, &[(*name).to_owned()], false, label_width);
+                }
+            }
+        }
+    });
+    if let Some(target) = form.selected.take() {
+        actions.push(InspectorAction::Select(target));
+    }
+    if form.gesture_ended {
+        actions.push(InspectorAction::EndGesture);
+    }
+    if let Some((label, gesture)) = form.changed.take()
+        && edited != json
+    {
+        match manifest_from_form(edited, manifest.schema_version) {
+            Ok(changed) if changed != *manifest => {
+                form.state.absent_note = None;
+                let label = format!("{label} (project settings)");
+                actions.push(InspectorAction::Edit { op: Op::SetManifest(Box::new(changed)), label, gesture });
+            }
+            Ok(_) => {}
+            Err(error) => {
+                let field = label.split_once(' ').map_or(label.as_str(), |(_, field)| field);
+                form.state.absent_note = Some(format!("{field}: not applied: {error}"));
+            }
+        }
+    }
+}
+
+/// The manifest as the form edits it: every field present (the file leaves defaults out),
+/// unset optional references as empty texts, the schema version left out (not the designer's).
+fn manifest_form_value(manifest: &actforge_runtime::model::Manifest) -> Option<Value> {
+    let mut json = serde_json::to_value(manifest).ok()?;
+    let object = json.as_object_mut()?;
+    object.remove("schema_version");
+    object.entry("description").or_insert_with(|| Value::String(String::new()));
+    object.insert("settings".to_owned(), serde_json::to_value(&manifest.settings).ok()?);
+    let entry = &manifest.entry;
+    let optional = |id: Option<String>| Value::String(id.unwrap_or_default());
+    let mut points = serde_json::Map::new();
+    points.insert("tokens".to_owned(), serde_json::to_value(&entry.tokens).ok()?);
+    points.insert("cards".to_owned(), serde_json::to_value(&entry.cards).ok()?);
+    points.insert("turn_config".to_owned(), optional(entry.turn_config.as_ref().map(ToString::to_string)));
+    points.insert("tile_map".to_owned(), optional(entry.tile_map.as_ref().map(ToString::to_string)));
+    points.insert("node_map".to_owned(), optional(entry.node_map.as_ref().map(ToString::to_string)));
+    points.insert("boards".to_owned(), serde_json::to_value(&entry.boards).ok()?);
+    object.insert("entry".to_owned(), Value::Object(points));
+    Some(json)
+}
+
+/// The manifest back from the form's value: empty optional references are unset again.
+fn manifest_from_form(mut json: Value, schema_version: u32) -> Result<actforge_runtime::model::Manifest, String> {
+    if let Some(object) = json.as_object_mut() {
+        object.insert("schema_version".to_owned(), Value::from(schema_version));
+        if let Some(Value::Object(entry)) = object.get_mut("entry") {
+            entry.retain(|_, value| value.as_str() != Some(""));
+        }
+    }
+    serde_json::from_value(json).map_err(|error| error.to_string())
 }
 
 /// The Inspector tab: the form of the selected item, with validation's problems at their fields.
