@@ -10,7 +10,7 @@ use crate::app::ActforgeApp;
 use crate::document::ItemKey;
 use crate::panels::inspector::InspectorState;
 use crate::panels::simulate::SimPanel;
-use crate::panels::{browser, diagnostics, inspector, item, log};
+use crate::panels::{browser, diagnostics, inspector, item, log, project_settings};
 use crate::preview::PreviewPanel;
 use crate::requests::{Request, Requests};
 use crate::views::GraphViews;
@@ -43,6 +43,8 @@ pub enum Tab {
     NodeMap,
     /// The tile-map editor.
     TileMap,
+    /// `project.ron` as a form: name, settings, where play starts.
+    ProjectSettings,
 }
 
 impl Tab {
@@ -60,13 +62,15 @@ impl Tab {
             Tab::ActGraph => "Act chains",
             Tab::NodeMap => "Node map",
             Tab::TileMap => "Tile map",
+            Tab::ProjectSettings => "Project settings",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 pub fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap]);
+    let mut dock =
+        DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap, Tab::ProjectSettings]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
@@ -91,6 +95,7 @@ impl ActforgeApp {
             graphs,
             path,
             map_editor,
+            settings_form,
             ..
         } = self;
         let mut viewer = DockTabs {
@@ -106,6 +111,7 @@ impl ActforgeApp {
             graphs,
             path,
             map_editor,
+            settings_form,
         };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
@@ -172,6 +178,8 @@ struct DockTabs<'a> {
     graphs: &'a mut GraphViews,
     path: &'a Path,
     map_editor: &'a mut MapEditor,
+    /// The Project settings tab's form state.
+    settings_form: &'a mut InspectorState,
 }
 
 impl TabViewer for DockTabs<'_> {
@@ -193,6 +201,9 @@ impl TabViewer for DockTabs<'_> {
                 inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), self.inspector, self.requests);
             }
             Tab::Diagnostics => diagnostics::ui(ui, self.workspace, self.path, self.requests),
+            Tab::ProjectSettings => {
+                project_settings::ui(ui, self.workspace, self.path, self.settings_form, self.requests);
+            }
             Tab::Log => log::ui(ui, self.log),
             Tab::Formula => {
                 let project = self.workspace.project();
