@@ -765,6 +765,12 @@ impl Form<'_> {
 
     /// A first element for an empty list: the simplest value the item accepts there.
     fn probe_element(&self, path: &[String]) -> Option<Value> {
+        let first = format!("{}/0", path.join("/"));
+        if let (Some(_), Some(FieldMeta::Reference(kind))) = (&self.manifest_json, self.meta.get(&first)) {
+            // A start list of the manifest begins with the project's first item of its kind.
+            let id = self.project.entries(*kind).into_iter().next().map(|(id, _)| id.to_owned());
+            return Some(Value::String(id.unwrap_or_default()));
+        }
         let json = match &self.manifest_json {
             Some(json) => json.clone(),
             None => crate::document::get_item(self.project, self.key.kind, &self.key.id)?.to_json().ok()?,
@@ -1076,12 +1082,15 @@ pub fn manifest_form_ui(
         return;
     };
     // What each path is: the walk reports the references that are set; the unset optional
-    // ones are found by walking a copy with every option set.
+    // ones, and the elements of empty lists, are found by walking a copy with each set.
     let mut meta = MetaCollector::default();
     let mut probe = manifest.clone();
     probe.entry.turn_config.get_or_insert_with(|| "probe".into());
     probe.entry.tile_map.get_or_insert_with(|| "probe".into());
     probe.entry.node_map.get_or_insert_with(|| "probe".into());
+    probe.entry.tokens.push("probe".into());
+    probe.entry.cards.push("probe".into());
+    probe.entry.boards.push("probe".into());
     actforge_runtime::model::walk_item(&probe, &mut meta);
     for (path, message) in problems {
         let at = if path.is_empty() { String::new() } else { format!("{path}: ") };
