@@ -71,7 +71,10 @@ impl ActforgeApp {
         }
         match actforge_runtime::project::create_project(&folder) {
             Ok(_) => self.open_project(folder),
-            Err(error) => self.log.push(format!("New project failed: {error}")),
+            Err(error) => {
+                self.log.push(format!("New project failed: {error}"));
+                self.alert = Some(("New project failed".to_owned(), error.to_string()));
+            }
         }
     }
 
@@ -89,7 +92,10 @@ impl ActforgeApp {
                 }
                 self.open_project(folder);
             }
-            Err(error) => self.log.push(format!("Save as failed: {error}")),
+            Err(error) => {
+                self.log.push(format!("Save as failed: {error}"));
+                self.alert = Some(("Save as failed".to_owned(), error.to_string()));
+            }
         }
     }
 
