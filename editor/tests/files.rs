@@ -100,9 +100,17 @@ fn without_a_portal_new_project_opens_the_built_in_dialog_and_a_typed_folder_bec
     let mut harness = harness_at(dir.path());
     use_the_built_in_dialog(&mut harness);
     let target = tempfile::tempdir().unwrap();
-    let fresh = target.path().join("fresh_start");
+    // A folder that is not empty is refused, and the designer is told so at once.
     menu(&mut harness, "File", UiCommand::NewProject);
     harness.get_by_label("New project: choose an empty folder");
+    answer_dialog(&mut harness, "Folder path", "Use this folder", dir.path());
+    harness.get_by_label("New project failed");
+    harness.get_by_role_and_label(Role::Button, "OK").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().project().unwrap().manifest.name, "The Lighthouse");
+
+    let fresh = target.path().join("fresh_start");
+    menu(&mut harness, "File", UiCommand::NewProject);
     answer_dialog(&mut harness, "Folder path", "Use this folder", &fresh);
     assert!(fresh.join("project.ron").is_file());
     assert_eq!(harness.state().project().unwrap().item_count(), 0);
@@ -311,4 +319,45 @@ fn project_ron_changed_on_disk_with_unsaved_settings_raises_a_conflict() {
     let manifest = &harness.state().project().unwrap().manifest;
     assert_eq!((manifest.name.as_str(), manifest.settings.seed), ("The Lighthouse", 99));
     assert!(!harness.state().document().unwrap().has_unsaved_changes());
+}
+
+#[test]
+fn adding_to_an_empty_start_list_picks_the_projects_first_token() {
+    let dir = lighthouse_copy();
+    let manifest = "(schema_version: 1, name: \"Bare start\")\n";
+    std::fs::write(dir.path().join("project.ron"), manifest).unwrap();
+    let mut harness = harness_at(dir.path());
+    menu(&mut harness, "File", UiCommand::ProjectSettings);
+    // Tokens come first of the start lists.
+    let add = format!("{} Add", egui_phosphor::regular::PLUS);
+    harness.get_all_by_label(&add).next().unwrap().click();
+    harness.run_steps(3);
+    let tokens = harness.state().project().unwrap().manifest.entry.tokens.clone();
+    assert_eq!(tokens.iter().map(ToString::to_string).collect::<Vec<_>>(), ["bonfire"]);
+    harness.get_by_label("Change entry.tokens[0]");
+}
+
+#[test]
+fn a_save_that_fails_while_quitting_keeps_the_window_open_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    let bundle = sub.join("lighthouse.json");
+    let project = load_folder(&default_project_path()).unwrap().project;
+    actforge_runtime::project::export_bundle(&project, &bundle, actforge_runtime::project::BundleFormat::Json).unwrap();
+    let mut harness = harness_at(&bundle);
+    edit_a_card(&mut harness);
+    // The bundle's folder becomes a file: the save cannot write there.
+    std::fs::remove_dir_all(&sub).unwrap();
+    std::fs::write(&sub, "in the way").unwrap();
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Q);
+    harness.run_steps(4);
+    let save = harness
+        .get_all_by_role_and_label(Role::Button, "Save")
+        .max_by(|a, b| a.rect().top().total_cmp(&b.rect().top()))
+        .unwrap();
+    save.click();
+    harness.run_steps(3);
+    assert!(!harness.state().is_closing());
+    harness.get_by_label_contains("Saving failed, so the editor stays open");
+    assert!(harness.state().document().unwrap().has_unsaved_changes());
 }
