@@ -117,6 +117,15 @@ fn without_a_portal_new_project_opens_the_built_in_dialog_and_a_typed_folder_bec
     assert_eq!(harness.state().project().unwrap().manifest.name, "fresh_start");
     assert!(harness.query_by_label("New project: choose an empty folder").is_none(), "the dialog closed");
 
+    // A folder that is not a project is refused: the open project stays.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::O);
+    harness.run_steps(4);
+    answer_dialog(&mut harness, "Folder path", "Use this folder", target.path());
+    harness.get_by_label("Not a project folder");
+    harness.get_by_role_and_label(Role::Button, "OK").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().project().unwrap().manifest.name, "fresh_start");
+
     // Cancelling is a cancel, said quietly; nothing changes.
     harness.key_press_modifiers(Modifiers::COMMAND, Key::O);
     harness.run_steps(4);

@@ -176,7 +176,16 @@ impl ActforgeApp {
         };
         match purpose {
             DialogPurpose::NewProject => self.new_project_in(path),
-            DialogPurpose::OpenProject => self.open_project(path),
+            DialogPurpose::OpenProject => {
+                if path.is_dir() && !path.join(actforge_runtime::project::MANIFEST_FILE).is_file() {
+                    // A wrong pick must not close the project that is open.
+                    let why = format!("{} is not an Actforge project: it has no project.ron", path.display());
+                    self.log.push(format!("Not opened: {why}"));
+                    self.alert = Some(("Not a project folder".to_owned(), why));
+                } else {
+                    self.open_project(path);
+                }
+            }
             DialogPurpose::SaveAs => self.save_as(path),
             DialogPurpose::ImportSource => self.ask_path(DialogPurpose::ImportInto { source: path }),
             DialogPurpose::ImportInto { source } => self.start_import(source, path),
