@@ -370,3 +370,21 @@ fn a_save_that_fails_while_quitting_keeps_the_window_open_with_the_reason() {
     harness.get_by_label_contains("Saving failed, so the editor stays open");
     assert!(harness.state().document().unwrap().has_unsaved_changes());
 }
+
+#[test]
+fn a_value_the_settings_cannot_hold_is_not_applied_and_says_why_at_its_field() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    menu(&mut harness, "File", UiCommand::ProjectSettings);
+    harness.get_by_label("Seed").focus();
+    harness.run_steps(1);
+    harness.get_by_label("Seed").type_text("-5");
+    harness.run_steps(1);
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    assert_eq!(harness.state().project().unwrap().manifest.settings.seed, 7);
+    let note = harness.get_by_label_contains("settings.seed: not applied");
+    let seed = harness.get_by_label("Seed");
+    assert!(note.rect().top() > seed.rect().top(), "the reason is under the field's group, not above the form");
+    assert!(!harness.state().document().unwrap().has_unsaved_changes());
+}

@@ -1060,7 +1060,8 @@ fn ron_ui(
 /// (texts, numbers, references as chips with pickers; the optional ones can be set to none),
 /// grouped as project, play settings and where each system starts. Each change is one
 /// [`Op::SetManifest`] (a text typed into is one gesture); a change the manifest cannot take
-/// says why above the form and is not applied. `problems` are validation's (field, message).
+/// is not applied and says why under its field's group, as validation's `problems` (field
+/// path, message) do.
 pub fn manifest_form_ui(
     ui: &mut egui::Ui,
     project: &Project,
@@ -1081,24 +1082,27 @@ pub fn manifest_form_ui(
         ui.label("project.ron cannot be shown as a form.");
         return;
     };
-    // What each path is: the walk reports the references that are set; the unset optional
-    // ones, and the elements of empty lists, are found by walking a copy with each set.
-    let mut meta = MetaCollector::default();
-    let mut probe = manifest.clone();
-    probe.entry.turn_config.get_or_insert_with(|| "probe".into());
-    probe.entry.tile_map.get_or_insert_with(|| "probe".into());
-    probe.entry.node_map.get_or_insert_with(|| "probe".into());
-    probe.entry.tokens.push("probe".into());
-    probe.entry.cards.push("probe".into());
-    probe.entry.boards.push("probe".into());
-    actforge_runtime::model::walk_item(&probe, &mut meta);
-    for (path, message) in problems {
-        let at = if path.is_empty() { String::new() } else { format!("{path}: ") };
-        ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), format!("{at}{message}"));
-    }
+    let meta = manifest_meta(manifest);
+    // Validation's problems and a change that was not applied, each shown under its field's
+    // group (project, play settings, each start), the rest at the top.
+    let mut messages: Vec<(String, String)> = problems
+        .iter()
+        .map(|(path, message)| {
+            (path.clone(), if path.is_empty() { message.clone() } else { format!("{path}: {message}") })
+        })
+        .collect();
     if let Some(note) = &state.absent_note {
-        ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), note.as_str());
+        messages.push((note.split(':').next().unwrap_or_default().to_owned(), note.clone()));
     }
+    let error = crate::style::severity_colour(actforge_runtime::Severity::Error);
+    let messages_ui = |ui: &mut egui::Ui, group: &str| {
+        for (path, text) in &messages {
+            if manifest_group(path) == group {
+                ui.colored_label(error, text.as_str());
+            }
+        }
+    };
+    messages_ui(ui, "");
     let key = ItemKey::new(Kind::Act, "project.ron");
     let no_absent = BTreeMap::new();
     let mut form = Form {
@@ -1126,12 +1130,14 @@ pub fn manifest_form_ui(
             false,
             label_width,
         );
+        messages_ui(ui, "project");
         ui.add_space(8.0);
         ui.strong("Play settings");
         if let Some(Value::Object(settings)) = object.get_mut("settings") {
             let names: Vec<String> = settings.keys().cloned().collect();
             form.fields_grid(ui, &mut vec!["settings".to_owned()], settings, &names, false, label_width);
         }
+        messages_ui(ui, "settings");
         ui.add_space(8.0);
         ui.strong("Where play starts");
         let Some(Value::Object(entry)) = object.get_mut("entry") else { return };
@@ -1145,6 +1151,7 @@ pub fn manifest_form_ui(
                 } else {
                     form.fields_grid(ui, &mut path, entry, &[(*name).to_owned()], false, label_width);
                 }
+                messages_ui(ui, &format!("entry.{name}"));
             }
         }
     });
@@ -1157,18 +1164,60 @@ pub fn manifest_form_ui(
     if let Some((label, gesture)) = form.changed.take()
         && edited != json
     {
-        match manifest_from_form(edited, manifest.schema_version) {
-            Ok(changed) if changed != *manifest => {
-                form.state.absent_note = None;
-                let label = format!("{label} (project settings)");
-                actions.push(InspectorAction::Edit { op: Op::SetManifest(Box::new(changed)), label, gesture });
-            }
-            Ok(_) => {}
-            Err(error) => {
-                let field = label.split_once(' ').map_or(label.as_str(), |(_, field)| field);
-                form.state.absent_note = Some(format!("{field}: not applied: {error}"));
-            }
+        manifest_edit(manifest, edited, (&label, gesture), form.state, actions);
+    }
+}
+
+/// The edit the form made of the manifest as one `Op::SetManifest`, or why it is not applied
+/// (kept to show under the field's group).
+fn manifest_edit(
+    manifest: &actforge_runtime::model::Manifest,
+    edited: Value,
+    (label, gesture): (&str, Option<u64>),
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    match manifest_from_form(edited, manifest.schema_version) {
+        Ok(changed) if changed != *manifest => {
+            state.absent_note = None;
+            let label = format!("{label} (project settings)");
+            actions.push(InspectorAction::Edit { op: Op::SetManifest(Box::new(changed)), label, gesture });
         }
+        Ok(_) => {}
+        Err(error) => {
+            let field = label.split_once(' ').map_or(label, |(_, field)| field);
+            state.absent_note = Some(format!("{field}: not applied: {error}"));
+        }
+    }
+}
+
+/// What each path of the manifest's form is: the walk reports the references that are set;
+/// the unset optional ones, and the elements of empty lists, are found by walking a copy with
+/// each set.
+fn manifest_meta(manifest: &actforge_runtime::model::Manifest) -> MetaCollector {
+    let mut meta = MetaCollector::default();
+    let mut probe = manifest.clone();
+    probe.entry.turn_config.get_or_insert_with(|| "probe".into());
+    probe.entry.tile_map.get_or_insert_with(|| "probe".into());
+    probe.entry.node_map.get_or_insert_with(|| "probe".into());
+    probe.entry.tokens.push("probe".into());
+    probe.entry.cards.push("probe".into());
+    probe.entry.boards.push("probe".into());
+    actforge_runtime::model::walk_item(&probe, &mut meta);
+    meta
+}
+
+/// The group of the Project settings form a field path (`entry.tokens[1]`) is shown in:
+/// `project`, `settings`, `entry.tokens`…, or none (the top).
+fn manifest_group(path: &str) -> String {
+    if path.starts_with("name") || path.starts_with("description") {
+        "project".to_owned()
+    } else if path.starts_with("settings") {
+        "settings".to_owned()
+    } else if let Some(rest) = path.strip_prefix("entry.") {
+        format!("entry.{}", rest.split(['[', '.']).next().unwrap_or_default())
+    } else {
+        String::new()
     }
 }
 
