@@ -8,7 +8,7 @@ use actforge_runtime::Kind;
 use crate::app::ActforgeApp;
 use crate::commands::UiCommand;
 use crate::document::{Document, ItemKey, Op, get_item, where_used};
-use crate::io::dialogs::FolderPurpose;
+use crate::io::dialogs::DialogPurpose;
 use crate::layout::{Tab, default_layout};
 use crate::panels::search::{Palette, PaletteMode};
 use crate::workspace::Workspace;
@@ -19,12 +19,14 @@ impl ActforgeApp {
         let open = matches!(self.workspace, Workspace::Open(_));
         match command {
             UiCommand::Save => self.document().is_some_and(Document::has_unsaved_changes),
-            UiCommand::NewProject | UiCommand::OpenProject => self.dialog.is_none(),
-            UiCommand::SaveAs => open && self.dialog.is_none(),
+            UiCommand::NewProject | UiCommand::OpenProject => !self.dialogs.is_open(),
+            UiCommand::ImportCultistlike => !self.dialogs.is_open() && self.import.is_none(),
+            UiCommand::SaveAs | UiCommand::ExportBundle => open && !self.dialogs.is_open(),
             UiCommand::Undo => self.history.undo_label().is_some(),
             UiCommand::Redo => self.history.redo_label().is_some(),
             UiCommand::Duplicate | UiCommand::Delete | UiCommand::Rename => open && self.selection_exists(),
             UiCommand::NewItem(_)
+            | UiCommand::ProjectSettings
             | UiCommand::QuickOpen
             | UiCommand::FindInProject
             | UiCommand::Simulate
@@ -38,6 +40,8 @@ impl ActforgeApp {
             | UiCommand::RestartPreview => open,
             UiCommand::PlayFromHere => open && self.selection.as_ref().is_some_and(|key| key.kind == Kind::Act),
             UiCommand::Reload
+            | UiCommand::Quit
+            | UiCommand::ToggleBuiltInFileDialog
             | UiCommand::CommandPalette
             | UiCommand::ToggleTheme
             | UiCommand::ResetLayout
@@ -98,9 +102,22 @@ impl ActforgeApp {
             }
             UiCommand::MaximisePane => self.toggle_maximised(),
             UiCommand::Simulate => self.simulate(),
-            UiCommand::NewProject => self.ask_folder(FolderPurpose::New, "New project: choose an empty folder"),
-            UiCommand::OpenProject => self.ask_folder(FolderPurpose::Open, "Open a project folder"),
-            UiCommand::SaveAs => self.ask_folder(FolderPurpose::SaveAs, "Save the project into a new, empty folder"),
+            UiCommand::NewProject => self.ask_path(DialogPurpose::NewProject),
+            UiCommand::OpenProject => self.ask_path(DialogPurpose::OpenProject),
+            UiCommand::SaveAs => self.ask_path(DialogPurpose::SaveAs),
+            UiCommand::ImportCultistlike => self.import_cultistlike(),
+            UiCommand::ExportBundle => {
+                if self.project().is_some() {
+                    self.export_question = true;
+                }
+            }
+            UiCommand::Quit => self.quit(),
+            UiCommand::ProjectSettings => self.show_tab(Tab::ProjectSettings),
+            UiCommand::ToggleBuiltInFileDialog => {
+                self.dialogs.always_built_in = !self.dialogs.always_built_in;
+                let state = if self.dialogs.always_built_in { "on" } else { "off" };
+                self.log.push(format!("{}: {state}", command.label()));
+            }
             UiCommand::FormulaWorkbench => self.show_tab(Tab::Formula),
             UiCommand::PlayPause => {
                 self.show_tab(Tab::Preview);

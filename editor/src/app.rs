@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::commands::UiCommand;
 use crate::document::{Document, History, ItemKey, Op};
-use crate::io::dialogs::FolderDialog;
+use crate::io::dialogs::FileDialogs;
+use crate::io::import::ImportJob;
+use crate::io::quit::QuitPrompt;
 use crate::io::recovery::Recovery;
 use crate::io::watch::{Conflict, FolderWatch};
 use crate::layout::{Tab, default_layout};
@@ -56,11 +58,13 @@ pub struct Settings {
     /// The dock layout as RON text, read leniently: a layout this build cannot read (a tab
     /// renamed since) falls back to the default layout instead of losing the other settings.
     pub layout: String,
+    /// Always use the built-in file dialog, even when the desktop portal offers its own.
+    pub builtin_file_dialog: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { dark: true, recent: Vec::new(), layout: String::new() }
+        Self { dark: true, recent: Vec::new(), layout: String::new(), builtin_file_dialog: false }
     }
 }
 
@@ -123,8 +127,20 @@ pub struct ActforgeApp {
     pub(crate) formula: FormulaWorkbench,
     /// The Preview tab: the runtime playing the document.
     pub(crate) preview: PreviewPanel,
-    /// A folder dialog waiting for the designer.
-    pub(crate) dialog: Option<FolderDialog>,
+    /// The file dialogs: the desktop's through its portal, or the built-in one.
+    pub(crate) dialogs: FileDialogs,
+    /// The Project settings tab's form state.
+    pub(crate) settings_form: InspectorState,
+    /// "Export as RON or JSON?" is asked.
+    pub(crate) export_question: bool,
+    /// "Quit with unsaved changes?" is asked.
+    pub(crate) quit_prompt: Option<QuitPrompt>,
+    /// The designer chose to quit: the window closes (and is not kept open again).
+    pub(crate) closing: bool,
+    /// A message window (title, text) the designer has to read, e.g. why an export failed.
+    pub(crate) alert: Option<(String, String)>,
+    /// A Cultistlike import running on a worker thread.
+    pub(crate) import: Option<ImportJob>,
     /// The act-chain and node-map graph views.
     pub(crate) graphs: GraphViews,
     /// The Tile map tab.
@@ -165,7 +181,13 @@ impl ActforgeApp {
             sim: SimPanel::default(),
             formula: FormulaWorkbench::default(),
             preview: PreviewPanel::default(),
-            dialog: None,
+            dialogs: FileDialogs::default(),
+            settings_form: InspectorState::default(),
+            export_question: false,
+            quit_prompt: None,
+            closing: false,
+            alert: None,
+            import: None,
             graphs: GraphViews::default(),
             map_editor: MapEditor::default(),
             table: TableView::default(),
@@ -185,8 +207,13 @@ impl ActforgeApp {
             }
             app.dark = settings.dark;
             app.recent = settings.recent;
+            app.dialogs.always_built_in = settings.builtin_file_dialog;
             let opened = app.path.clone();
             app.note_opened(&opened);
+        }
+        if !app.dialogs.always_built_in {
+            // Known by the time the designer first asks for a dialog.
+            app.dialogs.start_probe();
         }
         app.with_recovery(&Recovery::default_folder())
     }
@@ -259,10 +286,28 @@ impl ActforgeApp {
         self.dark
     }
 
+    /// Whether file dialogs are always the built-in one (the setting).
+    pub fn uses_built_in_file_dialog(&self) -> bool {
+        self.dialogs.always_built_in
+    }
+
+    /// Whether the designer chose to quit (the window is closing).
+    pub fn is_closing(&self) -> bool {
+        self.closing
+    }
+
+    /// Whether "quit with unsaved changes?" is being asked.
+    pub fn is_asking_to_quit(&self) -> bool {
+        self.quit_prompt.is_some()
+    }
+
     /// Draws the whole window into `ui`, then carries out what was asked for.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         self.requests.extend(UiCommand::pressed(&ctx).into_iter().map(Request::Command));
+        if ctx.input(|input| input.viewport().close_requested()) {
+            self.window_close_requested(&ctx);
+        }
         if self.applied_theme != Some(self.dark) {
             ctx.set_theme(if self.dark { egui::Theme::Dark } else { egui::Theme::Light });
             self.applied_theme = Some(self.dark);
@@ -277,9 +322,13 @@ impl ActforgeApp {
         self.rename_ui(&ctx);
         self.recovery_ui(&ctx);
         self.conflict_ui(&ctx);
+        self.export_question_ui(&ctx);
+        self.quit_ui(&ctx);
+        self.alert_ui(&ctx);
+        self.dialogs.ui(&ctx, &mut self.requests);
         // The frame is drawn: from here on the document may change.
         self.apply_requests();
-        self.take_dialog_answer(&ctx);
+        self.poll_import(&ctx);
         self.check_disk();
         if self.watch.is_some() {
             // File events arrive on another thread: look again soon even without input.
@@ -290,6 +339,10 @@ impl ActforgeApp {
         if title != self.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
             self.title = title;
+        }
+        if self.closing {
+            // Sent every frame until the window goes: a close is final once chosen.
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
     }
 
@@ -317,6 +370,10 @@ impl ActforgeApp {
                 Request::AnswerDelete { delete } => self.answer_delete(delete),
                 Request::AnswerRecovery { recover } => self.answer_recovery(recover),
                 Request::AnswerConflict { take_theirs } => self.answer_conflict(take_theirs),
+                Request::DialogAnswered { purpose, path } => self.dialog_answered(purpose, path),
+                Request::AnswerExport(format) => self.answer_export(format),
+                Request::AnswerQuit(answer) => self.answer_quit(answer),
+                Request::DismissAlert => self.alert = None,
                 Request::SelectField(key, field) => {
                     self.inspector.jump_to(key.clone(), field);
                     self.selection = Some(key);
@@ -376,7 +433,12 @@ impl eframe::App for ActforgeApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let mut settings = Settings { dark: self.dark, recent: self.recent.clone(), layout: String::new() };
+        let mut settings = Settings {
+            dark: self.dark,
+            recent: self.recent.clone(),
+            layout: String::new(),
+            builtin_file_dialog: self.dialogs.always_built_in,
+        };
         settings.set_dock(self.restore_layout.as_ref().unwrap_or(&self.dock));
         eframe::set_value(storage, SETTINGS_KEY, &settings);
     }

@@ -18,6 +18,16 @@ pub enum UiCommand {
     SaveAs,
     /// Read the project from disk again (undoable while there are no unsaved edits).
     Reload,
+    /// Show the Project settings tab (`project.ron`: name, settings, where play starts).
+    ProjectSettings,
+    /// Turn Cultistlike content (Unity assets) into a new project, chosen in two dialogs, and open it.
+    ImportCultistlike,
+    /// Write the whole project (unsaved edits included) as one RON or JSON bundle file.
+    ExportBundle,
+    /// Close the editor (asking first while there are unsaved edits).
+    Quit,
+    /// Use the built-in file dialog even when the desktop offers its own (a setting).
+    ToggleBuiltInFileDialog,
     /// Undo the last step.
     Undo,
     /// Redo the last undone step.
@@ -82,6 +92,10 @@ impl UiCommand {
         UiCommand::Save,
         UiCommand::SaveAs,
         UiCommand::Reload,
+        UiCommand::ProjectSettings,
+        UiCommand::ImportCultistlike,
+        UiCommand::ExportBundle,
+        UiCommand::Quit,
         UiCommand::Undo,
         UiCommand::Redo,
         UiCommand::QuickOpen,
@@ -120,6 +134,7 @@ impl UiCommand {
         UiCommand::NodeMap,
         UiCommand::TileMapEditor,
         UiCommand::TableView,
+        UiCommand::ToggleBuiltInFileDialog,
     ];
 
     /// The name shown in menus and the palette (sentence case; `…` when it opens a dialog).
@@ -130,6 +145,11 @@ impl UiCommand {
             UiCommand::Save => "Save",
             UiCommand::SaveAs => "Save as…",
             UiCommand::Reload => "Reload from disk",
+            UiCommand::ProjectSettings => "Project settings",
+            UiCommand::ImportCultistlike => "Import Cultistlike…",
+            UiCommand::ExportBundle => "Export bundle…",
+            UiCommand::Quit => "Quit",
+            UiCommand::ToggleBuiltInFileDialog => "Always use the built-in file dialog",
             UiCommand::Undo => "Undo",
             UiCommand::Redo => "Redo",
             UiCommand::CommandPalette => "Command palette…",
@@ -163,6 +183,19 @@ impl UiCommand {
             UiCommand::Save => "Write the changed items to disk",
             UiCommand::SaveAs => "Write the whole project into a new folder and go on editing there",
             UiCommand::Reload => "Read the project from disk again",
+            UiCommand::ProjectSettings => {
+                "Edit project.ron: name, description, ticks per second, seed and where each system starts"
+            }
+            UiCommand::ImportCultistlike => {
+                "Turn Cultistlike content (a folder of Unity assets) into a new project in an empty folder, and open it"
+            }
+            UiCommand::ExportBundle => {
+                "Write the whole project, unsaved edits included, as one RON or JSON file that other runtimes load"
+            }
+            UiCommand::Quit => "Close the editor; with unsaved changes it asks whether to save them",
+            UiCommand::ToggleBuiltInFileDialog => {
+                "Choose files and folders in a dialog drawn by the editor, even when the desktop offers its own"
+            }
             UiCommand::Undo => "Undo the last change",
             UiCommand::Redo => "Redo the last undone change",
             UiCommand::CommandPalette => "Run any command by name",
@@ -199,6 +232,7 @@ impl UiCommand {
             UiCommand::OpenProject => Some(command(Key::O)),
             UiCommand::Save => Some(command(Key::S)),
             UiCommand::SaveAs => Some(command_shift(Key::S)),
+            UiCommand::Quit => Some(command(Key::Q)),
             UiCommand::Undo => Some(command(Key::Z)),
             UiCommand::Redo => Some(command_shift(Key::Z)),
             UiCommand::CommandPalette => Some(command_shift(Key::P)),
@@ -218,7 +252,14 @@ impl UiCommand {
             UiCommand::TileMapEditor => Some(command_shift(Key::T)),
             UiCommand::TableView => Some(command_shift(Key::B)),
             UiCommand::MaximisePane => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F11)),
-            UiCommand::Reload | UiCommand::NewItem(_) | UiCommand::ToggleTheme | UiCommand::ResetLayout => None,
+            UiCommand::Reload
+            | UiCommand::NewItem(_)
+            | UiCommand::ProjectSettings
+            | UiCommand::ImportCultistlike
+            | UiCommand::ExportBundle
+            | UiCommand::ToggleBuiltInFileDialog
+            | UiCommand::ToggleTheme
+            | UiCommand::ResetLayout => None,
         }
     }
 
@@ -239,6 +280,11 @@ impl UiCommand {
             UiCommand::Save => icon::FLOPPY_DISK,
             UiCommand::SaveAs => icon::FLOPPY_DISK_BACK,
             UiCommand::Reload => icon::ARROWS_CLOCKWISE,
+            UiCommand::ProjectSettings => icon::GEAR_SIX,
+            UiCommand::ImportCultistlike => icon::DOWNLOAD_SIMPLE,
+            UiCommand::ExportBundle => icon::EXPORT,
+            UiCommand::Quit => icon::SIGN_OUT,
+            UiCommand::ToggleBuiltInFileDialog => icon::FOLDER_SIMPLE_DASHED,
             UiCommand::Undo => icon::ARROW_COUNTER_CLOCKWISE,
             UiCommand::Redo => icon::ARROW_CLOCKWISE,
             UiCommand::CommandPalette => icon::TERMINAL_WINDOW,

@@ -673,6 +673,17 @@ impl Document {
         self.baseline.insert(key.clone(), saved);
     }
 
+    /// What `project.ron` held at the last save or load, as far as the document knows.
+    pub fn saved_manifest(&self) -> &Manifest {
+        self.baseline_manifest.as_ref().unwrap_or(&self.project.manifest)
+    }
+
+    /// Records that `project.ron` now holds `saved` (a reload, or a conflict resolved by
+    /// keeping the designer's version: then the manifest stays unsaved).
+    pub fn set_saved_manifest(&mut self, saved: Manifest) {
+        self.baseline_manifest = (saved != self.project.manifest).then_some(saved);
+    }
+
     /// Records that the current content is what is on disk.
     pub fn mark_saved(&mut self) {
         self.saved_revision = self.revision;

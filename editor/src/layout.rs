@@ -11,7 +11,7 @@ use crate::document::ItemKey;
 use crate::panels::inspector::InspectorState;
 use crate::panels::item::ItemTextState;
 use crate::panels::simulate::SimPanel;
-use crate::panels::{browser, diagnostics, inspector, item, log};
+use crate::panels::{browser, diagnostics, inspector, item, log, project_settings};
 use crate::preview::PreviewPanel;
 use crate::requests::{Request, Requests};
 use crate::views::GraphViews;
@@ -47,6 +47,8 @@ pub enum Tab {
     TileMap,
     /// The items of one kind as a table.
     Table,
+    /// `project.ron` as a form: name, settings, where play starts.
+    ProjectSettings,
 }
 
 impl Tab {
@@ -65,13 +67,22 @@ impl Tab {
             Tab::NodeMap => "Node map",
             Tab::TileMap => "Tile map",
             Tab::Table => "Table",
+            Tab::ProjectSettings => "Project settings",
         }
     }
 }
 
 /// The starting layout: browser left, item centre, inspector right, diagnostics and log below.
 pub fn default_layout() -> DockState<Tab> {
-    let mut dock = DockState::new(vec![Tab::Item, Tab::Preview, Tab::ActGraph, Tab::NodeMap, Tab::TileMap, Tab::Table]);
+    let mut dock = DockState::new(vec![
+        Tab::Item,
+        Tab::Preview,
+        Tab::ActGraph,
+        Tab::NodeMap,
+        Tab::TileMap,
+        Tab::Table,
+        Tab::ProjectSettings,
+    ]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
@@ -98,6 +109,7 @@ impl ActforgeApp {
             path,
             map_editor,
             table,
+            settings_form,
             ..
         } = self;
         let mut viewer = DockTabs {
@@ -115,6 +127,7 @@ impl ActforgeApp {
             path,
             map_editor,
             table,
+            settings_form,
         };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
@@ -183,6 +196,8 @@ struct DockTabs<'a> {
     path: &'a Path,
     map_editor: &'a mut MapEditor,
     table: &'a mut TableView,
+    /// The Project settings tab's form state.
+    settings_form: &'a mut InspectorState,
 }
 
 impl TabViewer for DockTabs<'_> {
@@ -204,6 +219,9 @@ impl TabViewer for DockTabs<'_> {
                 inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), self.inspector, self.requests);
             }
             Tab::Diagnostics => diagnostics::ui(ui, self.workspace, self.path, self.requests),
+            Tab::ProjectSettings => {
+                project_settings::ui(ui, self.workspace, self.path, self.settings_form, self.requests);
+            }
             Tab::Log => log::ui(ui, self.log),
             Tab::Formula => {
                 let project = self.workspace.project();

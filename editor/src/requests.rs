@@ -4,8 +4,11 @@
 
 use std::path::PathBuf;
 
+use actforge_runtime::project::BundleFormat;
+
 use crate::commands::UiCommand;
 use crate::document::ItemKey;
+use crate::io::dialogs::DialogPurpose;
 use crate::panels::inspector::InspectorAction;
 
 /// Something asked for while drawing, done after the frame.
@@ -39,6 +42,30 @@ pub enum Request {
         /// Take the file's version.
         take_theirs: bool,
     },
+    /// A file dialog's answer: the path chosen, or `None` when the designer cancelled.
+    DialogAnswered {
+        /// What the path is for.
+        purpose: DialogPurpose,
+        /// The chosen path.
+        path: Option<PathBuf>,
+    },
+    /// The designer's answer to "export as RON or JSON": the format, or `None` to cancel.
+    AnswerExport(Option<BundleFormat>),
+    /// The designer's answer to "quit with unsaved changes".
+    AnswerQuit(QuitAnswer),
+    /// The designer read the message window.
+    DismissAlert,
+}
+
+/// The answers to "quit with unsaved changes".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuitAnswer {
+    /// Save, then quit (stays open when the save fails).
+    Save,
+    /// Quit without saving.
+    Discard,
+    /// Keep editing.
+    Cancel,
 }
 
 /// Where requests wait for the end of the frame.

@@ -1,6 +1,7 @@
 //! The project on disk: saving (changed files atomically; bundles whole), save as, new,
-//! open and reload. Nothing unsaved is ever replaced: opening or reloading over unsaved edits
-//! is refused with the reason in the log.
+//! open, reload and export; what each file dialog's answer does. Nothing unsaved is ever
+//! replaced: opening, importing or reloading over unsaved edits is refused with the reason in
+//! the log.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +9,8 @@ use actforge_runtime::project::{BundleFormat, export_bundle, item_path, save_fol
 
 use crate::app::ActforgeApp;
 use crate::document::Document;
+use crate::io::dialogs::{DialogPurpose, DialogRequest};
+use crate::requests::Request;
 use crate::workspace::Workspace;
 
 impl ActforgeApp {
@@ -69,7 +72,10 @@ impl ActforgeApp {
         }
         match actforge_runtime::project::create_project(&folder) {
             Ok(_) => self.open_project(folder),
-            Err(error) => self.log.push(format!("New project failed: {error}")),
+            Err(error) => {
+                self.log.push(format!("New project failed: {error}"));
+                self.alert = Some(("New project failed".to_owned(), error.to_string()));
+            }
         }
     }
 
@@ -87,7 +93,10 @@ impl ActforgeApp {
                 }
                 self.open_project(folder);
             }
-            Err(error) => self.log.push(format!("Save as failed: {error}")),
+            Err(error) => {
+                self.log.push(format!("Save as failed: {error}"));
+                self.alert = Some(("Save as failed".to_owned(), error.to_string()));
+            }
         }
     }
 
@@ -130,5 +139,148 @@ impl ActforgeApp {
         self.conflicts.clear();
         self.start_watching();
         self.log.push(format!("Reloaded {}", self.path.display()));
+    }
+}
+
+impl ActforgeApp {
+    /// The folder dialogs start in: the project's parent folder (where its siblings are).
+    fn dialog_folder(&self) -> Option<PathBuf> {
+        let absolute = self.path.canonicalize().ok()?;
+        absolute.parent().map(Path::to_owned)
+    }
+
+    /// Asks for a path for `purpose` in a file dialog (the desktop's or the built-in one).
+    pub(crate) fn ask_path(&mut self, purpose: DialogPurpose) {
+        let start_in = match &purpose {
+            DialogPurpose::ImportInto { source } => source.parent().map(Path::to_owned),
+            _ => self.dialog_folder(),
+        };
+        let file_name = match &purpose {
+            DialogPurpose::Export(format) => Some(format!("{}.{}", self.bundle_stem(), extension(*format))),
+            _ => None,
+        };
+        self.dialogs.ask(DialogRequest { purpose, start_in, file_name }, &mut self.requests);
+    }
+
+    /// A file name for the bundle: the project folder's name, else the project's name.
+    fn bundle_stem(&self) -> String {
+        let folder = self.path.canonicalize().unwrap_or_else(|_| self.path.clone());
+        let stem = folder.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+        if stem.is_empty() { "project".to_owned() } else { stem }
+    }
+
+    /// Carries out a file dialog's answer: `None` means the designer cancelled.
+    pub(crate) fn dialog_answered(&mut self, purpose: DialogPurpose, path: Option<PathBuf>) {
+        let Some(path) = path else {
+            self.log.push(format!("{}: cancelled", purpose.title()));
+            return;
+        };
+        match purpose {
+            DialogPurpose::NewProject => self.new_project_in(path),
+            DialogPurpose::OpenProject => {
+                if path.is_dir() && !path.join(actforge_runtime::project::MANIFEST_FILE).is_file() {
+                    // A wrong pick must not close the project that is open.
+                    let why = format!("{} is not an Actforge project: it has no project.ron", path.display());
+                    self.log.push(format!("Not opened: {why}"));
+                    self.alert = Some(("Not a project folder".to_owned(), why));
+                } else {
+                    self.open_project(path);
+                }
+            }
+            DialogPurpose::SaveAs => self.save_as(path),
+            DialogPurpose::ImportSource => self.ask_path(DialogPurpose::ImportInto { source: path }),
+            DialogPurpose::ImportInto { source } => self.start_import(source, path),
+            DialogPurpose::Export(format) => self.export_to(&path, format),
+        }
+    }
+
+    /// Import Cultistlike…: refused while there are unsaved edits; else asks for the assets.
+    pub(crate) fn import_cultistlike(&mut self) {
+        if self.document().is_some_and(Document::has_unsaved_changes) {
+            self.log.push("Not importing: there are unsaved changes (save or undo them first)".to_owned());
+            return;
+        }
+        self.ask_path(DialogPurpose::ImportSource);
+    }
+
+    /// Writes the current project, unsaved edits included, as a bundle at `path`; says what
+    /// was written, or why not (in the log and in a message window).
+    pub fn export_to(&mut self, path: &Path, format: BundleFormat) {
+        let Some(project) = self.project() else { return };
+        let items = project.item_count();
+        match export_bundle(project, path, format) {
+            Ok(()) => {
+                let kind = if format == BundleFormat::Json { "JSON" } else { "RON" };
+                self.log.push(format!("Exported {items} items as a {kind} bundle to {}", path.display()));
+            }
+            Err(error) => {
+                self.log.push(format!("Export failed: {error}"));
+                self.alert = Some(("Export failed".to_owned(), error.to_string()));
+            }
+        }
+    }
+
+    /// "Export as RON or JSON?"; the answer is a request.
+    pub(crate) fn export_question_ui(&mut self, ctx: &egui::Context) {
+        if !self.export_question {
+            return;
+        }
+        let mut answer = None;
+        egui::Window::new("Export bundle")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| {
+                ui.label("Write the whole project, unsaved edits included, into one file that other runtimes load.");
+                ui.add_space(6.0);
+                ui.horizontal(|ui| {
+                    if ui.button("RON bundle…").on_hover_text("Rust Object Notation, as the project's files").clicked()
+                    {
+                        answer = Some(Some(BundleFormat::Ron));
+                    }
+                    if ui.button("JSON bundle…").on_hover_text("JSON, for runtimes without a RON reader").clicked() {
+                        answer = Some(Some(BundleFormat::Json));
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(None);
+                    }
+                });
+            });
+        if let Some(answer) = answer {
+            self.requests.send(Request::AnswerExport(answer));
+        }
+    }
+
+    /// Carries out the format answer: a save dialog for the bundle, or nothing.
+    pub(crate) fn answer_export(&mut self, format: Option<BundleFormat>) {
+        self.export_question = false;
+        if let Some(format) = format {
+            self.ask_path(DialogPurpose::Export(format));
+        }
+    }
+
+    /// A message the designer has to read (e.g. why an export failed), until dismissed.
+    pub(crate) fn alert_ui(&mut self, ctx: &egui::Context) {
+        let Some((title, text)) = &self.alert else { return };
+        let mut dismissed = false;
+        egui::Window::new(title.as_str())
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .show(ctx, |ui| {
+                ui.colored_label(crate::style::severity_colour(actforge_runtime::Severity::Error), text.as_str());
+                dismissed = ui.button("OK").clicked();
+            });
+        if dismissed {
+            self.requests.send(Request::DismissAlert);
+        }
+    }
+}
+
+/// The file extension of a bundle format.
+fn extension(format: BundleFormat) -> &'static str {
+    match format {
+        BundleFormat::Ron => "ron",
+        BundleFormat::Json => "json",
     }
 }

@@ -1,16 +1,18 @@
-//! Watching the project folder (notify): which item files changed on disk.
+//! Watching the project folder (notify): which item files, and whether `project.ron`, changed
+//! on disk.
 //!
-//! The watcher only reports item keys; the app decides, after the frame, whether a change is
-//! its own save (same text as the document), a reload (no unsaved edits: an undoable op) or a
-//! conflict (unsaved edits: the designer chooses).
+//! The watcher only reports item keys (and the manifest); the app decides, after the frame,
+//! whether a change is its own save (same content as the document knows is on disk), a reload
+//! (no unsaved edits: an undoable op) or a conflict (unsaved edits: the designer chooses).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};
 
 use actforge_runtime::Kind;
+use actforge_runtime::model::Manifest;
 use notify::{RecursiveMode, Watcher};
 
-use actforge_runtime::project::item_path;
+use actforge_runtime::project::{MANIFEST_FILE, item_path, manifest_text};
 
 use crate::app::ActforgeApp;
 use crate::document::{ItemKey, Op, SharedItem, get_item, item_from_ron, same_content};
@@ -41,26 +43,28 @@ impl FolderWatch {
         Ok(Self { root, _watcher: watcher, events })
     }
 
-    /// The items whose files were created, changed or removed since the last call (each once,
-    /// in order), and whether watching reported an error.
-    pub fn changed_items(&self) -> (Vec<ItemKey>, Option<String>) {
-        let mut keys = Vec::new();
-        let mut problem = None;
+    /// What changed on disk since the last call: the items whose files were created, changed
+    /// or removed (each once, in order), whether `project.ron` changed, and whether watching
+    /// reported an error.
+    pub fn changes(&self) -> DiskChanges {
+        let mut changes = DiskChanges::default();
         while let Ok(event) = self.events.try_recv() {
             match event {
                 Ok(event) => {
                     for path in event.paths {
-                        if let Some(key) = self.item_of(&path)
-                            && !keys.contains(&key)
+                        if path.strip_prefix(&self.root).is_ok_and(|relative| relative == Path::new(MANIFEST_FILE)) {
+                            changes.manifest = true;
+                        } else if let Some(key) = self.item_of(&path)
+                            && !changes.items.contains(&key)
                         {
-                            keys.push(key);
+                            changes.items.push(key);
                         }
                     }
                 }
-                Err(error) => problem = Some(error.to_string()),
+                Err(error) => changes.problem = Some(error.to_string()),
             }
         }
-        (keys, problem)
+        changes
     }
 
     /// The item a file path belongs to: `<root>/<kind folder>/<id>.ron`.
@@ -78,11 +82,28 @@ impl FolderWatch {
     }
 }
 
-/// An item changed on disk while it had unsaved edits.
+/// What changed on disk, as the watcher saw it.
+#[derive(Debug, Default)]
+pub struct DiskChanges {
+    /// Items whose files were created, changed or removed.
+    pub items: Vec<ItemKey>,
+    /// Whether `project.ron` changed.
+    pub manifest: bool,
+    /// An error the watcher reported.
+    pub problem: Option<String>,
+}
+
+/// What changed on disk while it had unsaved edits: an item, or `project.ron`.
+pub enum Theirs {
+    /// An item's file: its content (`None`: the file was removed).
+    Item(ItemKey, Option<SharedItem>),
+    /// `project.ron`'s content.
+    Manifest(Box<Manifest>),
+}
+
+/// A file changed on disk while what it holds had unsaved edits.
 pub struct Conflict {
-    key: ItemKey,
-    /// The file's content (`None`: the file was removed).
-    theirs: Option<SharedItem>,
+    theirs: Theirs,
     /// Both versions shown side by side.
     show_both: bool,
 }
@@ -105,11 +126,14 @@ impl ActforgeApp {
     /// document knows is on disk and are ignored.
     pub(crate) fn check_disk(&mut self) {
         let Some(watch) = &self.watch else { return };
-        let (keys, problem) = watch.changed_items();
+        let DiskChanges { items, manifest, problem } = watch.changes();
         if let Some(problem) = problem {
             self.log.push(format!("Watching the project folder: {problem}"));
         }
-        for key in keys {
+        if manifest {
+            self.check_manifest_on_disk();
+        }
+        for key in items {
             let file = self.path.join(item_path(key.kind, &key.id));
             let theirs = match std::fs::read_to_string(&file) {
                 Ok(text) => match item_from_ron(key.kind, &text) {
@@ -136,16 +160,60 @@ impl ActforgeApp {
             if open.document.is_dirty(&key) {
                 // A second event for the same change (editors write in steps) keeps the open
                 // conflict as the designer left it.
-                let known =
-                    self.conflicts.iter().any(|c| c.key == key && same_content(c.theirs.as_ref(), theirs.as_ref()));
+                let known = self.conflicts.iter().any(|c| {
+                    matches!(&c.theirs, Theirs::Item(k, t) if *k == key && same_content(t.as_ref(), theirs.as_ref()))
+                });
                 if known {
                     continue;
                 }
-                self.conflicts.retain(|conflict| conflict.key != key);
-                self.conflicts.push(Conflict { key, theirs, show_both: false });
+                self.conflicts.retain(|conflict| !matches!(&conflict.theirs, Theirs::Item(k, _) if *k == key));
+                self.conflicts.push(Conflict { theirs: Theirs::Item(key, theirs), show_both: false });
             } else {
                 self.take_theirs(&key, theirs, "Reload");
             }
+        }
+    }
+
+    /// Takes in `project.ron` changed by someone else: a reload (one undoable step) without
+    /// unsaved manifest edits, a conflict with them; our own saves are ignored.
+    fn check_manifest_on_disk(&mut self) {
+        let file = self.path.join(MANIFEST_FILE);
+        let theirs = match std::fs::read_to_string(&file) {
+            Ok(text) => match ron::from_str::<Manifest>(&text) {
+                Ok(manifest) => manifest,
+                Err(error) => {
+                    self.log.push(format!("{} changed on disk but does not read: {error}", file.display()));
+                    return;
+                }
+            },
+            Err(error) => {
+                // Removed (or being replaced): the project keeps its manifest; saving writes it.
+                self.log.push(format!("{} changed on disk but cannot be read: {error}", file.display()));
+                return;
+            }
+        };
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        if *open.document.saved_manifest() == theirs {
+            return;
+        }
+        if open.document.manifest_dirty() {
+            let known = self.conflicts.iter().any(|c| matches!(&c.theirs, Theirs::Manifest(m) if **m == theirs));
+            if !known {
+                self.conflicts.retain(|conflict| !matches!(conflict.theirs, Theirs::Manifest(_)));
+                self.conflicts.push(Conflict { theirs: Theirs::Manifest(Box::new(theirs)), show_both: false });
+            }
+        } else {
+            self.take_their_manifest(theirs, "Reload");
+        }
+    }
+
+    /// Makes the manifest what `project.ron` holds, as one undoable step, recorded as saved.
+    fn take_their_manifest(&mut self, theirs: Manifest, verb: &str) {
+        let op = Op::SetManifest(Box::new(theirs.clone()));
+        if self.edit(op, &format!("{verb} {MANIFEST_FILE} from disk"), None)
+            && let Workspace::Open(open) = &mut self.workspace
+        {
+            open.document.set_saved_manifest(theirs);
         }
     }
 
@@ -163,15 +231,27 @@ impl ActforgeApp {
     pub(crate) fn conflict_ui(&mut self, ctx: &egui::Context) {
         let Some(conflict) = self.conflicts.first_mut() else { return };
         let Workspace::Open(open) = &self.workspace else { return };
-        let mine = get_item(open.document.project(), conflict.key.kind, &conflict.key.id);
+        let text = |item: Option<&SharedItem>| item.map_or_else(|| "(no file)".to_owned(), |item| item.ron_text());
+        let manifest = |manifest: &Manifest| manifest_text(manifest).unwrap_or_else(|error| error.to_string());
+        let (what, mine, theirs) = match &conflict.theirs {
+            Theirs::Item(key, theirs) => {
+                let mine = get_item(open.document.project(), key.kind, &key.id);
+                let change = if theirs.is_some() { "changed" } else { "was removed" };
+                (format!("The {key} {change}"), text(mine.as_ref()), text(theirs.as_ref()))
+            }
+            Theirs::Manifest(theirs) => (
+                format!("The project settings ({MANIFEST_FILE}) changed"),
+                manifest(&open.document.project().manifest),
+                manifest(theirs),
+            ),
+        };
         let mut decision = None;
         egui::Window::new("Changed on disk")
             .collapsible(false)
             .resizable(true)
             .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
             .show(ctx, |ui| {
-                let what = if conflict.theirs.is_some() { "changed" } else { "was removed" };
-                ui.label(format!("The {} {what} on disk while you have unsaved edits of it.", conflict.key));
+                ui.label(format!("{what} on disk while you have unsaved edits of it."));
                 ui.horizontal(|ui| {
                     if ui.button("Keep mine").on_hover_text("Keep your edits; saving will overwrite the file").clicked()
                     {
@@ -183,14 +263,12 @@ impl ActforgeApp {
                     ui.toggle_value(&mut conflict.show_both, "Show both");
                 });
                 if conflict.show_both {
-                    let text =
-                        |item: Option<&SharedItem>| item.map_or_else(|| "(no file)".to_owned(), |item| item.ron_text());
                     ui.columns(2, |columns| {
                         if let [left, right] = columns {
                             left.strong("Mine");
-                            left.monospace(text(mine.as_ref()));
+                            left.monospace(mine.as_str());
                             right.strong("On disk");
-                            right.monospace(text(conflict.theirs.as_ref()));
+                            right.monospace(theirs.as_str());
                         }
                     });
                 }
@@ -207,12 +285,22 @@ impl ActforgeApp {
             return;
         }
         let conflict = self.conflicts.remove(0);
-        if take_theirs {
-            self.take_theirs(&conflict.key, conflict.theirs, "Take");
-        } else if let Workspace::Open(open) = &mut self.workspace {
-            // The file is what it is now; the designer's version stays unsaved.
-            open.document.set_saved_content(&conflict.key, conflict.theirs);
-            self.log.push(format!("Kept your edits of the {}", conflict.key));
+        match (conflict.theirs, take_theirs) {
+            (Theirs::Item(key, theirs), true) => self.take_theirs(&key, theirs, "Take"),
+            (Theirs::Manifest(theirs), true) => self.take_their_manifest(*theirs, "Take"),
+            (Theirs::Item(key, theirs), false) => {
+                if let Workspace::Open(open) = &mut self.workspace {
+                    // The file is what it is now; the designer's version stays unsaved.
+                    open.document.set_saved_content(&key, theirs);
+                    self.log.push(format!("Kept your edits of the {key}"));
+                }
+            }
+            (Theirs::Manifest(theirs), false) => {
+                if let Workspace::Open(open) = &mut self.workspace {
+                    open.document.set_saved_manifest(*theirs);
+                    self.log.push("Kept your edits of the project settings".to_owned());
+                }
+            }
         }
     }
 }

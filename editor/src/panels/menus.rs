@@ -39,27 +39,53 @@ impl ActforgeApp {
         }
     }
 
+    /// A menu entry for a setting that is on or off, with a check mark.
+    fn menu_toggle(&mut self, ui: &mut egui::Ui, command: UiCommand, on: bool) {
+        let mark = if on { egui_phosphor::regular::CHECK_SQUARE } else { egui_phosphor::regular::SQUARE };
+        let button = egui::Button::new(format!("{mark}  {}", command.label()));
+        let response = ui.add(button).on_hover_text(command.description());
+        response.widget_info(|| egui::WidgetInfo::selected(egui::WidgetType::Checkbox, true, on, command.label()));
+        if response.clicked() {
+            self.requests.send(Request::Command(command));
+            ui.close();
+        }
+    }
+
+    /// The recently opened projects, each a button that opens it in place of this one.
+    fn recent_projects_ui(&mut self, ui: &mut egui::Ui) {
+        if self.recent.is_empty() {
+            ui.label(RichText::new("No recent projects").weak());
+        }
+        let current = self.path.canonicalize().unwrap_or_else(|_| self.path.clone());
+        for path in self.recent.clone() {
+            let button = egui::Button::new(format!("{}  {}", egui_phosphor::regular::FOLDER_OPEN, path.display()));
+            if ui.add_enabled(path != current, button).on_hover_text("Open this project").clicked() {
+                self.requests.send(Request::OpenProject(path));
+                ui.close();
+            }
+        }
+    }
+
     /// File, Edit, View and Play.
     pub(crate) fn menu_bar_ui(&mut self, ui: &mut egui::Ui) {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 self.menu_item(ui, UiCommand::NewProject);
                 self.menu_item(ui, UiCommand::OpenProject);
+                ui.menu_button(format!("{}  Recent projects", egui_phosphor::regular::CLOCK_COUNTER_CLOCKWISE), |ui| {
+                    self.recent_projects_ui(ui);
+                });
                 ui.separator();
                 self.menu_item(ui, UiCommand::Save);
                 self.menu_item(ui, UiCommand::SaveAs);
                 self.menu_item(ui, UiCommand::Reload);
                 ui.separator();
-                ui.label(RichText::new("Recent projects").weak());
-                for path in self.recent.clone() {
-                    let current = path == self.path.canonicalize().unwrap_or_else(|_| self.path.clone());
-                    let button =
-                        egui::Button::new(format!("{}  {}", egui_phosphor::regular::FOLDER_OPEN, path.display()));
-                    if ui.add_enabled(!current, button).on_hover_text("Open this project").clicked() {
-                        self.requests.send(Request::OpenProject(path));
-                        ui.close();
-                    }
-                }
+                self.menu_item(ui, UiCommand::ProjectSettings);
+                ui.separator();
+                self.menu_item(ui, UiCommand::ImportCultistlike);
+                self.menu_item(ui, UiCommand::ExportBundle);
+                ui.separator();
+                self.menu_item(ui, UiCommand::Quit);
             });
             ui.menu_button("Edit", |ui| {
                 self.menu_item(ui, UiCommand::Undo);
@@ -67,6 +93,13 @@ impl ActforgeApp {
                 ui.separator();
                 self.menu_item(ui, UiCommand::Duplicate);
                 self.menu_item(ui, UiCommand::Delete);
+                ui.separator();
+                ui.menu_button(format!("{}  Preferences", egui_phosphor::regular::SLIDERS_HORIZONTAL), |ui| {
+                    let built_in = self.dialogs.always_built_in;
+                    self.menu_toggle(ui, UiCommand::ToggleBuiltInFileDialog, built_in);
+                    let light = !self.dark;
+                    self.menu_toggle(ui, UiCommand::ToggleTheme, light);
+                });
             });
             ui.menu_button("View", |ui| {
                 self.menu_item(ui, UiCommand::CommandPalette);
@@ -96,7 +129,7 @@ impl ActforgeApp {
     /// The toolbar under the menus.
     pub(crate) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            for command in [UiCommand::OpenProject, UiCommand::Save, UiCommand::Reload] {
+            for command in [UiCommand::NewProject, UiCommand::OpenProject, UiCommand::Save, UiCommand::Reload] {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
@@ -119,9 +152,21 @@ impl ActforgeApp {
                 self.command_button(ui, command, self.enabled(command));
             }
             ui.separator();
+            self.command_button(ui, UiCommand::ProjectSettings, self.enabled(UiCommand::ProjectSettings));
             let name = self.project().map_or_else(String::new, |project| project.manifest.name.clone());
-            ui.label(RichText::new(name).strong());
+            // The project's name opens its settings, as the gear beside it does.
+            let response = ui
+                .add(egui::Label::new(RichText::new(name).strong()).sense(egui::Sense::click()))
+                .on_hover_text("Double-click for the project settings");
+            if response.double_clicked() {
+                self.requests.send(Request::Command(UiCommand::ProjectSettings));
+            }
             ui.label(RichText::new(self.path.display().to_string()).weak());
+            if let Some(job) = &self.import {
+                ui.separator();
+                ui.spinner();
+                ui.label(format!("Importing {}…", job.source().display()));
+            }
         });
     }
 

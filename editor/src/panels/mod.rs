@@ -1,5 +1,5 @@
 //! The panels around the work: the project browser, the item's file, the inspector, the
-//! diagnostics, the log, search (palette, quick open, find in project), the Simulate panel,
+//! diagnostics, the log, the project settings, search (palette, quick open, find in project), the Simulate panel,
 //! and the menus, toolbar and status bar. Each draws with the document read-only and sends
 //! what it wants done as requests.
 
@@ -9,5 +9,6 @@ pub mod inspector;
 pub mod item;
 pub mod log;
 pub mod menus;
+pub mod project_settings;
 pub mod search;
 pub mod simulate;

@@ -36,6 +36,10 @@ pub struct Form<'a> {
     pub root: &'a Value,
     /// The item.
     pub key: &'a ItemKey,
+    /// Top-level fields not drawn (an item's id: the rename field edits it).
+    pub hidden: &'a [&'a str],
+    /// Sections that start open even while empty, by path (`entry.tokens`).
+    pub open: &'a [&'a str],
     /// The item as JSON as it is (before this frame's edit).
     pub original: &'a Value,
     /// State kept between frames.
@@ -197,7 +201,8 @@ impl Form<'_> {
         object: &mut Map<String, Value>,
         top: bool,
     ) {
-        let names: Vec<&String> = properties.keys().filter(|name| !(top && *name == "id")).collect();
+        let names: Vec<&String> =
+            properties.keys().filter(|name| !(top && self.hidden.contains(&name.as_str()))).collect();
         let label_width = names
             .iter()
             .map(|name| {
@@ -311,7 +316,8 @@ impl Form<'_> {
     ) {
         self.with_field(path, name, schema, object, |form, path, value| {
             let id = ui.make_persistent_id(("inspector_section", &*path));
-            let open = value.as_array().is_none_or(|list| list.len() <= LONG_LIST) && !is_empty(value);
+            let open = (value.as_array().is_none_or(|list| list.len() <= LONG_LIST) && !is_empty(value))
+                || form.open.contains(&path_text(path).as_str());
             let description = schema.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
             let header = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, open)
                 .show_header(ui, |ui| {
@@ -551,14 +557,20 @@ impl Form<'_> {
         let (shape, _) = inner_of(self.root, option);
         let mut clear = false;
         if is_compound(self.root, &shape, value) {
-            if ui.small_button(format!("{} Clear", icon::X)).on_hover_text(format!("Leave {what} unset")).clicked() {
+            let button = ui.small_button(format!("{} Clear", icon::X)).on_hover_text(format!("Leave {what} unset"));
+            let name = format!("Unset {what}");
+            button.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
+            if button.clicked() {
                 clear = true;
             }
             self.shape_ui(ui, path, &shape, value, label);
         } else {
             ui.horizontal(|ui| {
                 // The clear button first: the value may take the rest of the row.
-                if ui.small_button(icon::X).on_hover_text(format!("Leave {what} unset")).clicked() {
+                let button = ui.small_button(icon::X).on_hover_text(format!("Leave {what} unset"));
+                let name = format!("Unset {what}");
+                button.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
+                if button.clicked() {
                     clear = true;
                 }
                 self.shape_ui(ui, path, &shape, value, label);
@@ -840,6 +852,9 @@ impl Form<'_> {
                         create = true;
                     }
                 });
+            // The pencil alone is not a name: assistive technology (and tests) read which field.
+            let name = format!("Change {}", path_text(path));
+            menu.response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::ComboBox, true, name.as_str()));
             menu.response.on_hover_text(format!("Pick another {}, or make a new one", kind.label().to_lowercase()));
             if create {
                 let id = crate::templates::fresh_id(self.project, kind);

@@ -17,7 +17,8 @@ mod text;
 use std::collections::BTreeMap;
 
 use actforge_runtime::formula::{FormulaSet, ProjectNames};
-use actforge_runtime::schema::item_schema;
+use actforge_runtime::model::Manifest;
+use actforge_runtime::schema::{item_schema, manifest_schema};
 use actforge_runtime::{Project, Severity};
 use egui::RichText;
 use serde_json::Value;
@@ -190,6 +191,8 @@ pub fn inspector_ui(
         project: input.project,
         root,
         key,
+        hidden: &["id"],
+        open: &[],
         original: &json,
         state,
         problems: &problems,
@@ -246,6 +249,93 @@ fn apply_edit(
         }
         Err(message) => {
             state.rejected = Some(Rejected { key: key.clone(), path: change.path, message, value: edited, base });
+        }
+    }
+}
+
+/// The key the Project settings form is kept under (its gestures, its refused edit).
+fn manifest_key() -> ItemKey {
+    ItemKey::new(actforge_runtime::Kind::Act, "project.ron")
+}
+
+/// The Project settings form: `project.ron`'s manifest drawn from its schema by the same form
+/// as items (its schema version left out: not the designer's). Every change is one
+/// [`Op::SetManifest`] (a text typed into is one gesture); a change the manifest cannot take
+/// stays at its field with why. `problems` are validation's findings as (field, message).
+pub fn manifest_form_ui(
+    ui: &mut egui::Ui,
+    project: &Project,
+    problems: &[(String, String)],
+    state: &mut InspectorState,
+    actions: &mut Vec<InspectorAction>,
+) {
+    let manifest = &project.manifest;
+    let Ok(json) = serde_json::to_value(manifest) else {
+        ui.label("project.ron cannot be shown as a form.");
+        return;
+    };
+    let key = manifest_key();
+    if state.rejected.as_ref().is_some_and(|rejected| rejected.key == key && rejected.base != json) {
+        state.rejected = None;
+    }
+    let mut by_field: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, message) in problems {
+        by_field.entry(path.clone()).or_default().push(message.clone());
+    }
+    for message in by_field.get("").into_iter().flatten() {
+        ui.colored_label(severity_colour(Severity::Error), message.as_str());
+    }
+    let root = manifest_schema();
+    let Some(properties) = root.get("properties").and_then(Value::as_object) else { return };
+    let mut edited = match &state.rejected {
+        Some(rejected) if rejected.key == key => rejected.value.clone(),
+        _ => json.clone(),
+    };
+    let shown = edited.clone();
+    let mut form = Form {
+        project,
+        root,
+        key: &key,
+        hidden: &["schema_version"],
+        // Where play starts is what a new project needs first.
+        open: &["settings", "entry", "entry.tokens", "entry.cards"],
+        original: &json,
+        state,
+        problems: &by_field,
+        changed: None,
+        gesture_ended: false,
+        selected: None,
+        created: Vec::new(),
+    };
+    egui::ScrollArea::vertical().id_salt("project_settings_scroll").auto_shrink([false, false]).show(ui, |ui| {
+        if let Some(object) = edited.as_object_mut() {
+            form.object_ui(ui, &mut Vec::new(), properties, object, true);
+        }
+    });
+    let (changed, created, selected, gesture_ended) = (form.changed, form.created, form.selected, form.gesture_ended);
+    if let Some(target) = selected {
+        actions.push(InspectorAction::Select(target));
+    }
+    if gesture_ended {
+        actions.push(InspectorAction::EndGesture);
+    }
+    let Some(change) = changed.filter(|_| edited != shown) else { return };
+    match serde_json::from_value::<Manifest>(edited.clone()) {
+        Ok(new) if new != *manifest || !created.is_empty() => {
+            state.rejected = None;
+            let set = Op::SetManifest(Box::new(new));
+            let op = if created.is_empty() {
+                set
+            } else {
+                Op::Batch(created.into_iter().map(Op::put).chain(std::iter::once(set)).collect())
+            };
+            let label = format!("{} (project settings)", change.label);
+            actions.push(InspectorAction::Edit { op, label, gesture: change.gesture });
+        }
+        Ok(_) => state.rejected = None,
+        Err(error) => {
+            state.rejected =
+                Some(Rejected { key, path: change.path, message: error.to_string(), value: edited, base: json });
         }
     }
 }
@@ -330,4 +420,39 @@ pub fn tab_ui(
     let mut actions = Vec::new();
     inspector_ui(ui, &input, state, &mut actions);
     requests.extend(actions.into_iter().map(Request::Inspector));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use actforge_runtime::Kind;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_edit_the_item_cannot_take_is_kept_with_why_and_nothing_is_applied() {
+        let key = ItemKey::new(Kind::Act, "a");
+        let mut state = InspectorState::default();
+        let mut actions = Vec::new();
+        let change = Change { path: vec!["initial".to_owned()], label: "Edit initial".to_owned(), gesture: None };
+        let edited = json!({ "id": "a", "initial": "perhaps" });
+        apply_edit(&key, edited.clone(), json!({ "id": "a" }), change.clone(), Vec::new(), &mut state, &mut actions);
+        assert!(actions.is_empty(), "nothing applied");
+        let rejected = state.rejected.clone().unwrap();
+        assert_eq!((rejected.path.as_slice(), &rejected.value), (["initial".to_owned()].as_slice(), &edited));
+        assert!(rejected.message.contains("boolean"), "{}", rejected.message);
+        // A value that reads is applied as one edit and the refused one is forgotten.
+        apply_edit(
+            &key,
+            json!({ "id": "a", "initial": true }),
+            json!({ "id": "a" }),
+            change,
+            Vec::new(),
+            &mut state,
+            &mut actions,
+        );
+        assert!(state.rejected.is_none());
+        assert!(matches!(actions.as_slice(), [InspectorAction::Edit { .. }]));
+    }
 }

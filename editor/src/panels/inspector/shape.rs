@@ -129,8 +129,9 @@ fn shape<'s>(root: &'s Value, schema: &'s Value, nullable: bool) -> Shape<'s> {
     match types.first().copied() {
         Some("boolean") => Shape::Bool,
         Some("integer") => Shape::Integer {
-            min: schema.get("minimum").and_then(Value::as_f64).unwrap_or(f64::from(i32::MIN)),
-            max: schema.get("maximum").and_then(Value::as_f64).unwrap_or(f64::from(i32::MAX)),
+            // Whole numbers a JSON number holds exactly, where the schema sets no bound.
+            min: schema.get("minimum").and_then(Value::as_f64).unwrap_or(-9_007_199_254_740_991.0),
+            max: schema.get("maximum").and_then(Value::as_f64).unwrap_or(9_007_199_254_740_991.0),
         },
         Some("number") => Shape::Number,
         Some("string") => Shape::Text,
