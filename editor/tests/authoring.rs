@@ -223,3 +223,148 @@ fn a_file_fixed_on_disk_comes_in_and_its_error_clears() {
     let diagnostics = harness.state().diagnostics();
     assert!(diagnostics.iter().all(|d| !d.to_string().contains("not valid RON")), "{diagnostics:?}");
 }
+
+/// A designer's hands: every click and key counted, so the flows can report their cost.
+struct Hands {
+    harness: Harness<'static, ActforgeApp>,
+    actions: usize,
+}
+
+impl Hands {
+    fn at(path: &Path) -> Self {
+        Self { harness: harness_at(path), actions: 0 }
+    }
+
+    /// Clicks the widget named `label` (of `role`, when given), scrolled into view first as a
+    /// designer would.
+    fn click(&mut self, role: Option<Role>, label: &str) {
+        fn find<'h>(
+            harness: &'h Harness<'static, ActforgeApp>,
+            role: Option<Role>,
+            label: &'h str,
+        ) -> egui_kittest::Node<'h> {
+            match role {
+                Some(role) => harness.get_by_role_and_label(role, label),
+                None => harness.get_by_label(label),
+            }
+        }
+        find(&self.harness, role, label).scroll_to_me();
+        // Scrolling is animated over a few frames.
+        self.harness.run_steps(8);
+        find(&self.harness, role, label).click();
+        self.actions += 1;
+        self.harness.run_steps(3);
+    }
+
+    /// Clicks the first widget whose name contains `text`.
+    fn click_containing(&mut self, text: &str) {
+        self.harness.get_by_label_contains(text).click();
+        self.actions += 1;
+        self.harness.run_steps(3);
+    }
+
+    /// Replaces the text of the text field named `label` (one click, one select-all, typing).
+    fn type_into(&mut self, label: &str, text: &str) {
+        self.harness.get_by_role_and_label(Role::TextInput, label).scroll_to_me();
+        self.harness.run_steps(8);
+        self.harness.get_by_role_and_label(Role::TextInput, label).focus();
+        self.harness.run_steps(1);
+        self.harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
+        self.harness.get_by_role_and_label(Role::TextInput, label).type_text(text);
+        self.harness.key_press(Key::Enter);
+        self.actions += 3;
+        self.harness.run_steps(3);
+    }
+
+    /// Presses a shortcut.
+    fn keys(&mut self, modifiers: Modifiers, key: Key) {
+        self.harness.key_press_modifiers(modifiers, key);
+        self.actions += 1;
+        self.harness.run_steps(3);
+    }
+
+    /// Runs a menu's entry for `command`.
+    fn menu(&mut self, menu: &str, command: UiCommand) {
+        self.click(Some(Role::Button), menu);
+        let entry = format!("{}  {} {}", command.icon(), command.label(), command.shortcut_text(&self.harness.ctx));
+        self.click(Some(Role::Button), &entry);
+    }
+
+    /// Picks `option` (its exact text) in the drop-down named `label`.
+    fn pick(&mut self, label: &str, option: &str) {
+        self.click(None, label);
+        self.click(None, option);
+    }
+}
+
+#[test]
+fn a_table_game_is_built_from_an_empty_project_without_typing_ron() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    let mut hands = Hands::at(&game);
+    // An aspect, a token, a card carrying the aspect.
+    hands.click(Some(Role::Button), "New aspect");
+    hands.type_into("Label", "Light");
+    hands.click(Some(Role::Button), "New token");
+    hands.type_into("Label", "Lantern");
+    hands.click(Some(Role::Button), "New card");
+    hands.type_into("Label", "Candle");
+    hands.click(None, "Fragments");
+    hands.click(None, "Add to fragments");
+    // A slot of the token's idle window that requires the aspect.
+    hands.click(Some(Role::Button), "New slot");
+    hands.click(None, "Set token");
+    hands.click(None, "Required");
+    hands.click(None, "Add to required");
+    // The initial act: requires the aspect, consumes the card, goes on to a next act.
+    hands.click(Some(Role::Button), "New act");
+    hands.type_into("Label", "Light the lantern");
+    hands.click(None, "Requirements");
+    hands.click(None, "Tests");
+    hands.click(None, "Add to requirements.tests");
+    hands.click(None, "Set requirements.tests[0].fragment1");
+    hands.type_into("Constant", "1");
+    hands.click(None, "Effects");
+    hands.click(None, "Act modifiers");
+    hands.click(None, "Add to effects.act_modifiers");
+    hands.click(None, "Set effects.act_modifiers[0].fragment");
+    hands.pick("Variant of effects.act_modifiers[0].fragment", "Card");
+    hands.type_into("Level", "-1");
+    hands.click(None, "Next acts");
+    hands.click(None, "Add to next_acts");
+    hands.pick("Change next_acts[0].act", &format!("{} New act…", egui_phosphor::regular::PLUS));
+    // The next act, made from the picker: it leaves a new candle in the window, and its end
+    // text is the chain's.
+    let project = hands.harness.state().project().unwrap();
+    assert!(
+        project.contains(Kind::Act, "new_act_2"),
+        "{:?}",
+        project.acts.iter().map(|a| a.id.to_string()).collect::<Vec<_>>()
+    );
+    hands.click_containing("New act 2 · new_act_2");
+    hands.click(None, "Fragments");
+    hands.click(None, "Add to fragments");
+    hands.pick("Variant of fragments[0].fragment", "Card");
+    // Where play starts: the token and the card.
+    hands.menu("File", UiCommand::ProjectSettings);
+    hands.click(None, "Add to entry.tokens");
+    hands.click(None, "Add to entry.cards");
+    hands.keys(Modifiers::COMMAND, Key::S);
+    assert!(!hands.harness.state().document().unwrap().has_unsaved_changes(), "{:?}", hands.harness.state().log());
+
+    let folder = game.to_str().unwrap();
+    let (exit, out, err) = actforge(&["check", folder]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    assert!(err.contains("0 errors, 0 warnings"), "{out}{err}");
+    let script = dir.path().join("light.play");
+    std::fs::write(
+        &script,
+        "slot new_card new_token\nstart new_token\nexpect act new_token new_act\nwait 5s\nexpect act new_token new_act_2\n\
+         expect table.card.new_card == 0\nwait 5s\nexpect status new_token finished\nexpect end new_token \"How it ends.\"\n\
+         expect lane new_token new_card\n",
+    )
+    .unwrap();
+    let (exit, out, err) = actforge(&["play", folder, "--script", script.to_str().unwrap()]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    println!("table game from an empty project: {} clicks and keys", hands.actions);
+}

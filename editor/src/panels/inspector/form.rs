@@ -315,7 +315,7 @@ impl Form<'_> {
         object: &mut Map<String, Value>,
     ) {
         self.with_field(path, name, schema, object, |form, path, value| {
-            let id = ui.make_persistent_id(("inspector_section", &*path));
+            let id = ui.make_persistent_id(("inspector_section", &form.key.kind, &form.key.id, &*path));
             let open = (value.as_array().is_none_or(|list| list.len() <= LONG_LIST) && !is_empty(value))
                 || form.open.contains(&path_text(path).as_str());
             let description = schema.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -469,6 +469,7 @@ impl Form<'_> {
         let current = variant_of(value).map(str::to_owned).unwrap_or_default();
         let mut chosen = None;
         let picker_id = egui::Id::new(("inspector_enum", &*path));
+        let picker_name = format!("Variant of {}", path_text(path));
         let draw_picker = |ui: &mut egui::Ui, chosen: &mut Option<usize>| {
             let response =
                 egui::ComboBox::from_id_salt(picker_id).selected_text(humanise(&current)).show_ui(ui, |ui| {
@@ -486,6 +487,8 @@ impl Form<'_> {
                 });
             let description = variants.iter().find(|v| v.name == current).map_or("", |v| v.description);
             let response = response.response.named(label);
+            // Named for assistive technology (and tests) by the field it chooses for.
+            response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::ComboBox, true, picker_name.as_str()));
             if !description.is_empty() {
                 response.on_hover_text(description);
             }
@@ -543,11 +546,11 @@ impl Form<'_> {
         if value.is_null() {
             ui.horizontal(|ui| {
                 ui.label(RichText::new("none").weak());
-                if ui
-                    .small_button(format!("{} Set", icon::PLUS))
-                    .on_hover_text(format!("Give {what} a value"))
-                    .clicked()
-                {
+                let button =
+                    ui.small_button(format!("{} Set", icon::PLUS)).on_hover_text(format!("Give {what} a value"));
+                let name = format!("Set {what}");
+                button.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
+                if button.clicked() {
                     *value = self.defaults().value_in(option);
                     self.note(path, "Set", false);
                 }
@@ -615,7 +618,7 @@ impl Form<'_> {
                 }
             };
             if is_compound(self.root, &item_shape, element) {
-                let id = ui.make_persistent_id(("inspector_element", &*path));
+                let id = ui.make_persistent_id(("inspector_element", &self.key.kind, &self.key.id, &*path));
                 egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, true)
                     .show_header(ui, |ui| {
                         controls(ui);
@@ -644,7 +647,9 @@ impl Form<'_> {
         let name = format!("Add to {what}");
         add.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, name.as_str()));
         if add.clicked() {
-            list.push(self.defaults().value_of(items));
+            let mut element = self.defaults().value_of(items);
+            give_fresh_id(self.root, items, path, list, &mut element);
+            list.push(element);
             self.note(path, "Add to", false);
         }
         if let Some(at) = remove.filter(|at| *at < list.len()) {
@@ -764,7 +769,7 @@ impl Form<'_> {
         let shown = if current.is_empty() { "(choose)".to_owned() } else { current.clone() };
         let text =
             if missing { RichText::new(shown).color(severity_colour(Severity::Error)) } else { RichText::new(shown) };
-        egui::ComboBox::from_id_salt(("inspector_local", path)).selected_text(text).show_ui(ui, |ui| {
+        let picker = egui::ComboBox::from_id_salt(("inspector_local", path)).selected_text(text).show_ui(ui, |ui| {
             for id in &ids {
                 if ui.selectable_label(*id == current, id.as_str()).clicked() {
                     chosen = Some(id.clone());
@@ -774,6 +779,8 @@ impl Form<'_> {
                 ui.label(RichText::new(format!("No {collection} yet: add one above")).weak());
             }
         });
+        let name = format!("Change {}", path_text(path));
+        picker.response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::ComboBox, true, name.as_str()));
         if let Some(id) = chosen.filter(|id| *id != current) {
             *value = Value::String(id);
             self.note(path, "Edit", false);
@@ -918,6 +925,20 @@ impl Form<'_> {
             }
         }
     }
+}
+
+/// A new list element with an `id` of its own (a node map's node, a palette entry) gets one
+/// its list does not use yet (`node_2`), so it reads and checks at once.
+fn give_fresh_id(root: &Value, items: &Value, path: &[String], list: &[Value], element: &mut Value) {
+    let has_id = actforge_runtime::schema::resolve(root, items)
+        .get("properties")
+        .and_then(|properties| properties.get("id"))
+        .is_some_and(|id| matches!(super::shape::shape_of(root, id), Shape::Text));
+    let Some(object) = element.as_object_mut().filter(|_| has_id) else { return };
+    let base = path.last().map_or("item", |name| name.strip_suffix('s').unwrap_or(name)).to_owned();
+    let taken = |id: &str| list.iter().any(|other| other.get("id").and_then(Value::as_str) == Some(id));
+    let id = (1..).map(|n| format!("{base}_{n}")).find(|id| !taken(id)).unwrap_or(base);
+    object.insert("id".to_owned(), Value::String(id));
 }
 
 /// Whether a structure or list holds nothing (sections of empty values start folded).
