@@ -102,7 +102,15 @@ pub fn new_item(project: &Project, kind: Kind, id: &str) -> SharedItem {
             nodes: vec![MapNode { id: "start".into(), label: "Start".to_owned(), ..MapNode::default() }],
             ..NodeMap::default()
         }),
-        Kind::Unit => Arc::new(Unit { id: id.into(), label, ..Unit::default() }),
+        Kind::Unit => {
+            // Enough to take turns and walk in a battle (FORMAT.md §12): only units with `ct`
+            // and `speed` take turns (speed is added to ct each tick); move and jump bound a walk.
+            let stats = [("hp", 10), ("ct", 0), ("speed", 5), ("move", 4), ("jump", 1)]
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), Expr::int(value)))
+                .collect();
+            Arc::new(Unit { id: id.into(), label, stats, ..Unit::default() })
+        }
         Kind::Skill => Arc::new(Skill {
             id: id.into(),
             label,

@@ -9,6 +9,7 @@ use actforge_cli::{Exit, run_args};
 use actforge_editor::app::ActforgeApp;
 use actforge_editor::commands::UiCommand;
 use actforge_editor::document::ItemKey;
+use actforge_editor::style::kind_icon;
 use actforge_runtime::Kind;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers};
@@ -290,10 +291,19 @@ impl Hands {
         self.click(Some(Role::Button), &entry);
     }
 
-    /// Picks `option` (its exact text) in the drop-down named `label`.
+    /// Picks the option containing `text` in the drop-down named `label`.
+    fn pick_containing(&mut self, label: &str, text: &str) {
+        self.click(None, label);
+        self.click_containing(text);
+    }
+
+    /// Picks `option` (its exact text) in the drop-down named `label` (the popup is drawn
+    /// last: on top of any other widget with that text).
     fn pick(&mut self, label: &str, option: &str) {
         self.click(None, label);
-        self.click(None, option);
+        self.harness.get_all_by_label(option).last().unwrap().click();
+        self.actions += 1;
+        self.harness.run_steps(3);
     }
 }
 
@@ -367,4 +377,150 @@ fn a_table_game_is_built_from_an_empty_project_without_typing_ron() {
     let (exit, out, err) = actforge(&["play", folder, "--script", script.to_str().unwrap()]);
     assert_eq!(exit, Exit::Success, "{out}{err}");
     println!("table game from an empty project: {} clicks and keys", hands.actions);
+}
+
+#[test]
+fn a_two_player_board_game_with_a_die_and_a_score_is_built_and_scored() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    let mut hands = Hands::at(&game);
+    // The die: a card with six faces.
+    hands.click(Some(Role::Button), "New card");
+    hands.type_into("Label", "Die");
+    hands.click(None, "Properties");
+    hands.type_into("New name", "faces");
+    hands.type_into("faces", "6");
+    // Two boards rolling that die, each scoring the sum of its dice, facing each other.
+    for _ in 0..2 {
+        hands.click(Some(Role::Button), "New board");
+        hands.click(None, "Set die");
+        hands.click(None, "Set score");
+        hands.type_into("Score", "board.own.total");
+        hands.click(None, "Set facing");
+    }
+    hands.click_containing("New board · new_board");
+    let second = format!("{} New board 2 · new_board_2", kind_icon(Kind::Board));
+    hands.pick("Change facing", &second);
+    // Both boards play.
+    hands.menu("File", UiCommand::ProjectSettings);
+    hands.click(None, "Add to entry.boards");
+    hands.click(None, "Add to entry.boards");
+    hands.pick("Change entry.boards[1]", &second);
+    hands.keys(Modifiers::COMMAND, Key::S);
+    assert!(!hands.harness.state().document().unwrap().has_unsaved_changes(), "{:?}", hands.harness.state().log());
+
+    let folder = game.to_str().unwrap();
+    let (exit, out, err) = actforge(&["check", folder, "--errors-only"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    let script = dir.path().join("dice.play");
+    std::fs::write(
+        &script,
+        "setup turn new_board\nsetup die 4\nplace new_board 1\nsetup die 3\nplace new_board_2 2\nsetup die 6\n\
+         place new_board 1\nexpect score new_board 10\nexpect score new_board_2 3\n",
+    )
+    .unwrap();
+    let (exit, out, err) =
+        actforge(&["play", folder, "--script", script.to_str().unwrap(), "--query", "board.new_board.score"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    assert!(out.contains("board.new_board.score = 10"), "{out}");
+    println!("board game from an empty project: {} clicks and keys", hands.actions);
+}
+
+#[test]
+fn a_campaign_map_with_a_path_locked_by_a_formula_is_built_and_walked() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    let mut hands = Hands::at(&game);
+    // A map with a start node (the template's), a second node and a path locked until day 2.
+    hands.click(Some(Role::Button), "New node map");
+    hands.click(None, "Add to nodes");
+    hands.click(None, "Edges");
+    hands.click(None, "Add to edges");
+    hands.pick("Change edges[0].to", "node_1");
+    hands.pick("Variant of edges[0].style", "Dashed");
+    hands.click(None, "Set edges[0].unlock");
+    hands.type_into("Unlock", "campaign.day >= 2");
+    // The campaign plays that map.
+    hands.menu("File", UiCommand::ProjectSettings);
+    hands.click(None, "Set entry.node_map");
+    hands.keys(Modifiers::COMMAND, Key::S);
+    assert!(!hands.harness.state().document().unwrap().has_unsaved_changes(), "{:?}", hands.harness.state().log());
+
+    let folder = game.to_str().unwrap();
+    let (exit, out, err) = actforge(&["check", folder, "--errors-only"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    let script = dir.path().join("walk.play");
+    std::fs::write(&script, "expect refused go node_1\nend-phase\ngo node_1\nexpect node node_1\n").unwrap();
+    let (exit, out, err) = actforge(&["play", folder, "--script", script.to_str().unwrap()]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    println!("campaign map from an empty project: {} clicks and keys", hands.actions);
+}
+
+/// Presses and releases the primary button at a screen point, a frame apart (the map view
+/// is one widget: its faces are found through its projection, as the pointer finds them).
+fn click_at(hands: &mut Hands, pos: egui::Pos2) {
+    let harness = &mut hands.harness;
+    harness.input_mut().events.push(egui::Event::PointerMoved(pos));
+    harness.run_steps(1);
+    let press = |pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    harness.input_mut().events.push(press(true));
+    harness.run_steps(1);
+    harness.input_mut().events.push(press(false));
+    harness.run_steps(3);
+    hands.actions += 1;
+}
+
+#[test]
+fn a_battle_on_a_tile_map_with_a_ramp_a_painted_face_a_unit_and_a_skill_is_built_and_played() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    let mut hands = Hands::at(&game);
+    // A skill that takes 3 hp from whoever it hits (its template region is the user's own spot).
+    hands.click(Some(Role::Button), "New skill");
+    hands.click(None, "Stat effects");
+    hands.click(None, "Add to hit_types[0].stat_effects");
+    hands.type_into("Stat", "hp");
+    hands.type_into("Value", "-3");
+    // A unit (its template has 10 hp, speed, move and jump) that knows the skill.
+    hands.click(Some(Role::Button), "New unit");
+    hands.click(None, "Skills");
+    hands.click(None, "Add to skills");
+    // A tile map (the template's 8×8 floor) with the unit placed on it.
+    hands.click(Some(Role::Button), "New tile map");
+    hands.click(None, "Placements");
+    hands.click(None, "Add to placements");
+    // In the Tile map tab: a ramp (raise one top corner), then a colour painted on a top.
+    hands.keys(Modifiers::COMMAND | Modifiers::SHIFT, Key::T);
+    hands.click(None, &format!("{} Reshape", egui_phosphor::regular::MOUNTAINS));
+    let corner = hands.harness.state().map_editor().view.screen_of_grid([3.9, 3.9, 1.0]).unwrap();
+    click_at(&mut hands, corner);
+    hands.click(None, &format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH));
+    hands.click(Some(Role::Button), "Add colour");
+    let top = hands.harness.state().map_editor().view.screen_of_grid([5.5, 5.5, 1.0]).unwrap();
+    click_at(&mut hands, top);
+    let map = hands.harness.state().project().unwrap().tile_maps.get("new_tile_map").unwrap().clone();
+    let tiles = |x: u16, y: u16| map.columns.iter().find(|c| (c.x, c.y) == (x, y)).unwrap().tiles.clone();
+    assert!(tiles(3, 3)[0].max_height() > 1, "a raised corner makes a ramp: {:?}", tiles(3, 3));
+    assert!(tiles(5, 5)[0].paint.top.is_some(), "the top is painted: {:?}", tiles(5, 5));
+    // The battle is on that map.
+    hands.menu("File", UiCommand::ProjectSettings);
+    hands.click(None, "Set entry.tile_map");
+    hands.keys(Modifiers::COMMAND, Key::S);
+    assert!(!hands.harness.state().document().unwrap().has_unsaved_changes(), "{:?}", hands.harness.state().log());
+
+    let folder = game.to_str().unwrap();
+    let (exit, out, err) = actforge(&["check", folder, "--errors-only"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    let script = dir.path().join("battle.play");
+    std::fs::write(&script, "use new_unit new_skill 0 0\n").unwrap();
+    let (exit, out, err) =
+        actforge(&["play", folder, "--script", script.to_str().unwrap(), "--query", "unit.new_unit.hp"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+    assert!(out.contains("unit.new_unit.hp = 7"), "{out}");
+    println!("battle on a tile map from an empty project: {} clicks and keys", hands.actions);
 }

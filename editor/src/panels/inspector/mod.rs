@@ -298,7 +298,7 @@ pub fn manifest_form_ui(
         key: &key,
         hidden: &["schema_version"],
         // Where play starts is what a new project needs first.
-        open: &["settings", "entry", "entry.tokens", "entry.cards"],
+        open: &["settings", "entry", "entry.tokens", "entry.cards", "entry.boards"],
         original: &json,
         state,
         problems: &by_field,
