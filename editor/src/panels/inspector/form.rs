@@ -937,7 +937,7 @@ fn give_fresh_id(root: &Value, items: &Value, path: &[String], list: &[Value], e
     let Some(object) = element.as_object_mut().filter(|_| has_id) else { return };
     let base = path.last().map_or("item", |name| name.strip_suffix('s').unwrap_or(name)).to_owned();
     let taken = |id: &str| list.iter().any(|other| other.get("id").and_then(Value::as_str) == Some(id));
-    let id = (1..).map(|n| format!("{base}_{n}")).find(|id| !taken(id)).unwrap_or(base);
+    let id = (1..=list.len() + 1).map(|n| format!("{base}_{n}")).find(|id| !taken(id)).unwrap_or(base);
     object.insert("id".to_owned(), Value::String(id));
 }
 
