@@ -291,12 +291,6 @@ impl Hands {
         self.click(Some(Role::Button), &entry);
     }
 
-    /// Picks the option containing `text` in the drop-down named `label`.
-    fn pick_containing(&mut self, label: &str, text: &str) {
-        self.click(None, label);
-        self.click_containing(text);
-    }
-
     /// Picks `option` (its exact text) in the drop-down named `label` (the popup is drawn
     /// last: on top of any other widget with that text).
     fn pick(&mut self, label: &str, option: &str) {
