@@ -8,7 +8,7 @@
 use actforge_editor::document::{Document, Op};
 use actforge_editor::panels::inspector::InspectorAction;
 use actforge_editor::views::table::TableView;
-use actforge_runtime::model::{Aspect, Card, FragmentCount, FragmentRef};
+use actforge_runtime::model::{Aspect, Card, FragmentCount, FragmentRef, Id};
 use actforge_runtime::{Kind, Project};
 use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;
@@ -24,7 +24,7 @@ fn project() -> Project {
     let mut project = Project::new("Table bench");
     for a in 0..ASPECTS {
         project.aspects.insert(Aspect {
-            id: format!("aspect_{a:02}").into(),
+            id: Id::new(format!("aspect_{a:02}")),
             label: format!("Aspect {a}"),
             ..Aspect::default()
         });
@@ -33,11 +33,11 @@ fn project() -> Project {
         let fragments = (0..3)
             .map(|_| {
                 let aspect = format!("aspect_{:02}", rng.below(ASPECTS));
-                FragmentCount::new(FragmentRef::Aspect(aspect.into()), 1 + rng.below(4) as i64)
+                FragmentCount::new(FragmentRef::Aspect(Id::new(aspect)), 1 + rng.below(4) as i64)
             })
             .collect();
         project.cards.insert(Card {
-            id: format!("card_{c:05}").into(),
+            id: Id::new(format!("card_{c:05}")),
             label: format!("Card {c}"),
             fragments,
             ..Card::default()
@@ -62,7 +62,7 @@ fn main() {
     let frame = |table: &mut TableView, document: &Document| {
         let mut actions: Vec<InspectorAction> = Vec::new();
         let output = ctx.run_ui(input(), |ui| {
-            egui::CentralPanel::default().show_inside(ui, |ui| table.ui(ui, document, None, &mut actions));
+            egui::CentralPanel::default().show(ui, |ui| table.ui(ui, document, None, &mut actions));
         });
         ctx.tessellate(output.shapes, output.pixels_per_point).len()
     };
@@ -72,7 +72,7 @@ fn main() {
     assert_eq!(table.row_ids().len(), CARDS);
     let empty = || {
         let output = ctx.run_ui(input(), |ui| {
-            egui::CentralPanel::default().show_inside(ui, |_| {});
+            egui::CentralPanel::default().show(ui, |_| {});
         });
         ctx.tessellate(output.shapes, output.pixels_per_point).len()
     };
