@@ -3,7 +3,7 @@
 //! same after a cell edit (a new revision: the rows keep their order); and, as the peer, an
 //! empty frame of the same size. Floor: 8 ms a frame (rows and columns virtualised).
 //! After the measurements the bench prints each result with its ratio to the peer and floor.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)] // a benchmark: failing loudly is right
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing)] // a benchmark: failing loudly is right
 
 use actforge_editor::document::{Document, Op};
 use actforge_editor::panels::inspector::InspectorAction;
