@@ -203,7 +203,7 @@ impl ActforgeApp {
         let mut app = Self::new(path);
         if let Some(settings) = storage.and_then(|storage| eframe::get_value::<Settings>(storage, SETTINGS_KEY)) {
             if let Some(dock) = settings.dock() {
-                app.dock = dock;
+                app.dock = crate::layout::with_every_tab(dock);
             }
             app.dark = settings.dark;
             app.recent = settings.recent;
@@ -468,5 +468,14 @@ mod tests {
         let read: Settings = ron::from_str(&text).unwrap();
         let dock = read.dock().unwrap();
         assert!(dock.find_tab(&Tab::Inspector).is_some() && dock.find_tab(&Tab::Preview).is_some());
+    }
+
+    #[test]
+    fn a_layout_from_an_earlier_version_gets_the_tabs_added_since() {
+        let old = DockState::new(vec![Tab::Item, Tab::Preview]);
+        let dock = crate::layout::with_every_tab(old);
+        for tab in Tab::ALL {
+            assert!(dock.find_tab(tab).is_some(), "{tab:?}");
+        }
     }
 }

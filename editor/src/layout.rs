@@ -52,6 +52,23 @@ pub enum Tab {
 }
 
 impl Tab {
+    /// Every tab.
+    pub const ALL: &'static [Tab] = &[
+        Tab::Project,
+        Tab::Item,
+        Tab::Inspector,
+        Tab::Diagnostics,
+        Tab::Log,
+        Tab::Simulate,
+        Tab::Formula,
+        Tab::Preview,
+        Tab::ActGraph,
+        Tab::NodeMap,
+        Tab::TileMap,
+        Tab::Table,
+        Tab::ProjectSettings,
+    ];
+
     /// The tab's title.
     pub fn title(self) -> &'static str {
         match self {
@@ -175,9 +192,37 @@ impl ActforgeApp {
             let _ = self.dock.set_active_tab(found);
             self.dock.set_focused_node_and_surface(found.node_path());
         } else {
-            self.dock.push_to_focused_leaf(tab);
+            add_missing_tab(&mut self.dock, tab);
+            if let Some(found) = self.dock.find_tab(&tab) {
+                let _ = self.dock.set_active_tab(found);
+                self.dock.set_focused_node_and_surface(found.node_path());
+            }
         }
     }
+}
+
+/// Adds `tab` to the pane of the item's file (where the centre tabs live), or to the focused
+/// pane, or as the only pane when the layout has none.
+fn add_missing_tab(dock: &mut DockState<Tab>, tab: Tab) {
+    let centre = dock.find_tab(&Tab::Item).map(TabPath::node_path).or_else(|| dock.focused_leaf());
+    match centre {
+        Some(path) => {
+            dock.set_focused_node_and_surface(path);
+            dock.push_to_focused_leaf(tab);
+        }
+        None => *dock = DockState::new(vec![tab]),
+    }
+}
+
+/// A layout saved by an earlier version lacks the tabs added since: each joins the centre
+/// pane, so every tab can be found (none is lost to an old layout).
+pub fn with_every_tab(mut dock: DockState<Tab>) -> DockState<Tab> {
+    for tab in Tab::ALL {
+        if dock.find_tab(tab).is_none() {
+            add_missing_tab(&mut dock, *tab);
+        }
+    }
+    dock
 }
 
 /// The dock's view of the app while drawing: the document read-only, requests into the sink.

@@ -50,6 +50,9 @@ impl FolderWatch {
         let mut changes = DiskChanges::default();
         while let Ok(event) = self.events.try_recv() {
             match event {
+                // Reading a file (ours included, when a change is taken in) is not a change:
+                // counting it would read the file again and again.
+                Ok(event) if matches!(event.kind, notify::EventKind::Access(_)) => {}
                 Ok(event) => {
                     for path in event.paths {
                         if path.strip_prefix(&self.root).is_ok_and(|relative| relative == Path::new(MANIFEST_FILE)) {

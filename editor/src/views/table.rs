@@ -235,12 +235,20 @@ impl TableView {
         }
         let mut columns = field_columns(self.kind);
         if self.kind == Kind::Card {
-            columns.extend(project.aspects.iter().map(|aspect| ColumnSpec {
-                key: ColumnKey::Aspect(aspect.id.as_str().to_owned()),
-                title: if aspect.label.is_empty() { aspect.id.as_str().to_owned() } else { aspect.label.clone() },
-                cell: CellKind::Count,
-                choices: Vec::new(),
-            }));
+            // The numbers designers balance come right after the label.
+            let at =
+                usize::from(columns.first().is_some_and(|column| column.key == ColumnKey::Field("label".to_owned())));
+            let aspects: Vec<ColumnSpec> = project
+                .aspects
+                .iter()
+                .map(|aspect| ColumnSpec {
+                    key: ColumnKey::Aspect(aspect.id.as_str().to_owned()),
+                    title: if aspect.label.is_empty() { aspect.id.as_str().to_owned() } else { aspect.label.clone() },
+                    cell: CellKind::Count,
+                    choices: Vec::new(),
+                })
+                .collect();
+            columns.splice(at..at, aspects);
         }
         let filter = self.filter.to_lowercase();
         let mut rows: Vec<(String, Value)> = project

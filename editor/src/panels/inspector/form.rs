@@ -71,9 +71,24 @@ pub fn path_text(path: &[String]) -> String {
     text
 }
 
-/// `snake_case` as "Snake case".
+/// `snake_case` or `CamelCase` as "Snake case", "Camel case".
 pub fn humanise(name: &str) -> String {
-    let spaced = name.replace('_', " ");
+    let mut spaced = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            spaced.push(' ');
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower {
+            spaced.push(' ');
+            spaced.extend(c.to_lowercase());
+        } else {
+            spaced.push(c);
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
     let mut chars = spaced.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
@@ -980,5 +995,19 @@ fn short_value(value: &Value) -> String {
             map.iter().next().map_or_else(String::new, |(name, inner)| format!("{name} {}", short_value(inner)))
         }
         other => size_text(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::humanise;
+
+    #[test]
+    fn names_read_as_words() {
+        assert_eq!(humanise("duration_ticks"), "Duration ticks");
+        assert_eq!(humanise("MoreOrEqual"), "More or equal");
+        assert_eq!(humanise("MatchedCards"), "Matched cards");
+        assert_eq!(humanise("col2"), "Col2");
+        assert_eq!(humanise("NWay"), "NWay");
     }
 }

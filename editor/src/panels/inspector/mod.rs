@@ -125,7 +125,7 @@ pub fn inspector_ui(
 ) {
     let key = input.key;
     let Some(item) = crate::document::get_item(input.project, key.kind, &key.id) else {
-        ui.label(format!("There is no {key} any more (a file that does not load is fixed in the Item tab)."));
+        ui.label(format!("There is no {key} any more."));
         return;
     };
     ui.horizontal(|ui| {
@@ -404,6 +404,12 @@ pub fn tab_ui(
         ui.label(RichText::new("Select an item to edit its fields here.").weak());
         return;
     };
+    if !open.document.project().contains(key.kind, &key.id) && open.broken_files().iter().any(|file| file.key == *key) {
+        ui.label(format!(
+            "The file of the {key} does not load: fix its text in the Item tab, and its form comes back."
+        ));
+        return;
+    }
     let problems = open
         .diagnostics
         .iter()
