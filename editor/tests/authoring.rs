@@ -518,3 +518,24 @@ fn a_battle_on_a_tile_map_with_a_ramp_a_painted_face_a_unit_and_a_skill_is_built
     assert!(out.contains("unit.new_unit.hp = 7"), "{out}");
     println!("battle on a tile map from an empty project: {} clicks and keys", hands.actions);
 }
+
+#[test]
+fn a_file_that_does_not_load_and_is_removed_on_disk_leaves_the_browser() {
+    let dir = new_project();
+    let game = dir.path().join("game");
+    std::fs::create_dir_all(game.join("cards")).unwrap();
+    let file = game.join("cards").join("lantern.ron");
+    std::fs::write(&file, "(id: \"lantern\" label: \"Lantern\")\n").unwrap();
+    let mut harness = harness_at(&game);
+    assert_eq!(harness.state().diagnostics().len(), 1);
+    std::fs::remove_file(&file).unwrap();
+    for _ in 0..100 {
+        harness.run_steps(1);
+        if harness.state().diagnostics().is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(harness.state().diagnostics().is_empty(), "{:?}", harness.state().diagnostics());
+    harness.get_by_label_contains("Cards (0)");
+}

@@ -157,6 +157,13 @@ impl ActforgeApp {
                 }
             };
             let Workspace::Open(open) = &mut self.workspace else { return };
+            if theirs.is_none() && open.protected.remove(&file) {
+                // A file that did not load is gone: nothing is left to list or to protect.
+                open.load_diagnostics.retain(|diagnostic| diagnostic.file.as_ref() != Some(&file));
+                open.diagnostics_revision = u64::MAX;
+                self.log.push(format!("{} (which did not load) was removed on disk", file.display()));
+                continue;
+            }
             if same_content(open.document.saved_content(&key).as_ref(), theirs.as_ref()) {
                 continue;
             }
