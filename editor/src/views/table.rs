@@ -70,6 +70,8 @@ type MadeFor = (Kind, String, Sort, Vec<String>);
 struct Layout {
     /// What they were worked out for: kind, filter, sort and the item ids they saw.
     made_for: Option<MadeFor>,
+    /// The document revision the ids were listed at.
+    revision: u64,
     columns: Vec<ColumnSpec>,
     /// Item ids in row order.
     rows: Vec<String>,
@@ -227,9 +229,16 @@ impl TableView {
     }
 
     /// Works out the columns and the row order again when what they depend on moved.
-    fn lay_out(&mut self, project: &Project) {
-        let ids: Vec<String> = project.entries(self.kind).iter().map(|(id, _)| (*id).to_owned()).collect();
+    fn lay_out(&mut self, project: &Project, revision: u64) {
+        // Nothing to do while neither the view nor the document moved (most frames).
+        let same_view = matches!(&self.layout.made_for, Some((kind, filter, sort, _))
+            if *kind == self.kind && *filter == self.filter && *sort == self.sort);
+        if same_view && self.layout.revision == revision {
+            return;
+        }
+        let ids = project.entries(self.kind).iter().map(|(id, _)| (*id).to_owned()).collect();
         let made_for = (self.kind, self.filter.clone(), self.sort.clone(), ids);
+        self.layout.revision = revision;
         if self.layout.made_for.as_ref() == Some(&made_for) {
             return;
         }
@@ -268,7 +277,8 @@ impl TableView {
                 if *descending { order.reverse() } else { order }
             });
         }
-        self.layout = Layout { made_for: Some(made_for), columns, rows: rows.into_iter().map(|(id, _)| id).collect() };
+        self.layout =
+            Layout { made_for: Some(made_for), revision, columns, rows: rows.into_iter().map(|(id, _)| id).collect() };
     }
 
     /// Draws the tab; cell edits become `actions`, a click on a row's id selects it.
@@ -286,7 +296,7 @@ impl TableView {
             self.kind = selected.kind;
         }
         self.toolbar_ui(ui, project);
-        self.lay_out(project);
+        self.lay_out(project, document.revision());
         let shown = self.layout.rows.len();
         ui.label(
             RichText::new(format!(
