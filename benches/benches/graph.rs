@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use actforge_editor::document::Document;
 use actforge_editor::views::GraphViews;
-use actforge_editor::views::act_graph::act_edges;
+use actforge_editor::views::act_links::act_edges;
 use actforge_editor::views::graph_layout::{Spacing, crossings, layered_layout};
 use actforge_runtime::Project;
 use actforge_runtime::model::{Act, ActLink, Id, PathModifier, PathOp};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use actforge_editor::app::{ActforgeApp, default_project_path};
 use actforge_editor::commands::UiCommand;
 use actforge_editor::views::GraphHighlight;
-use actforge_editor::views::act_graph::LinkKind;
+use actforge_editor::views::act_links::LinkKind;
 use actforge_editor::views::graph_layout::{Spacing, layered_layout};
 use actforge_runtime::model::ActLink;
 use egui_kittest::Harness;

@@ -8,6 +8,7 @@
 //! project ([`LayoutStore`], `.actforge/graph_layout.ron`), never part of the runtime bundle.
 
 pub mod act_graph;
+pub mod act_links;
 pub mod formula;
 pub mod graph_layout;
 pub mod map;
