@@ -1,32 +1,38 @@
-//! The act-chain graph: acts as nodes, their links (next, alt, spawned, branch-out, force,
-//! callback, game over) as wires, one output pin and one colour per kind of link. Dragging a
-//! wire links two acts, cutting one unlinks them, both as undoable ops; acts without a stored
-//! position are placed by the layered layout.
+//! The act-chain graph: acts as nodes (title, token, duration, a line of their text), every
+//! link between them as a wire in its kind's colour and stroke, lanes by token and the
+//! designer's comment frames, on the shared [`GraphCanvas`]. Dragging from a pin and dropping
+//! anywhere on an act links them; Delete removes the selected links and acts; Ctrl+C/Ctrl+V
+//! copy acts with the links among them; every edit is one undoable op.
+//!
+//! Positions: an act the designer moved keeps its place in the editor's layout file; the others
+//! are placed once by the layered layout and then stay put until "Lay out again", so a changed
+//! link never moves a node.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use actforge_runtime::model::{Act, Id};
+use actforge_runtime::model::{Act, ActLink, Id};
 use actforge_runtime::{Kind, Project};
-use egui::emath::TSTransform;
-use egui::{Pos2, Rect, RichText, Stroke, Vec2};
+use egui::{Color32, Pos2, Rect, RichText, Vec2};
 use egui_phosphor::regular as icon;
-use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget};
-use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
-use super::act_links::{ActEdge, LinkKind, act_edges, delete_act_op, fresh_act_id, link_op, unlink_op, without_link};
-use super::graph_layout::{Spacing, layered_layout};
-use super::{
-    GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, centre_on, fit_again, fit_transform, highlighted_frame,
-    paint_highlight_path, visible_view,
+use super::act_links::{ActEdge, LinkKind, act_edges, fresh_act_id, link_op, without_link};
+use super::graph_canvas::{
+    CanvasEdge, CanvasEvent, CanvasLane, CanvasNode, CanvasPin, CanvasScene, GraphCanvas, WireDash,
 };
-use crate::document::{ItemKey, Op, SharedItem};
+use super::graph_layout::{Spacing, layered_layout};
+use super::{GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, name_colour, paint_highlight_path};
+use crate::document::{ItemKey, Op, SharedItem, where_used};
 use crate::panels::inspector::InspectorAction;
-use crate::style::{kind_colour, kind_icon, kind_text_colour};
+use crate::style::{kind_colour, kind_icon};
 
-/// The kind folder name acts' positions are stored under.
+/// The kind folder name acts' positions and comments are stored under.
 const LAYOUT_KIND: &str = "acts";
+/// An act node's width (graph units).
+const NODE_WIDTH: f32 = 210.0;
+/// The spacing of the automatic layout: a node and room for wires and their labels.
+const SPACING: Spacing = Spacing { layer: 270.0, row: 120.0, component_gap: 60.0 };
 
 /// An act as the graph shows it (rebuilt from the document; never saved).
 #[derive(Clone, Debug)]
@@ -36,6 +42,7 @@ pub struct ActNode {
     label: String,
     token: Option<String>,
     duration: String,
+    text: String,
     initial: bool,
     edges: Vec<ActEdge>,
     /// The output pins, one per kind of link.
@@ -56,13 +63,14 @@ impl ActNode {
             label: act.label.clone(),
             token: act.token.as_ref().map(|token| token.as_str().to_owned()),
             duration: act.duration_ticks.text().to_owned(),
+            text: act.text.clone(),
             initial: act.initial,
             edges,
             outputs,
         }
     }
 
-    /// The widget label of the node's header button (what tests and screen readers find).
+    /// The node's title (what tests and screen readers find).
     pub fn header_text(&self) -> String {
         if self.label.is_empty() || self.label == self.id {
             format!("Act {}", self.id)
@@ -70,13 +78,34 @@ impl ActNode {
             format!("{} · {}", self.label.replace('\n', " "), self.id)
         }
     }
+
+    fn lines(&self, visuals: &egui::Visuals) -> Vec<(String, Color32)> {
+        let mut lines = Vec::new();
+        let token = match &self.token {
+            Some(token) => format!("{} {token}", kind_icon(Kind::Token)),
+            None => format!("{} no token", kind_icon(Kind::Token)),
+        };
+        let initial = if self.initial { format!("  {} initial", icon::FLAG) } else { String::new() };
+        lines.push((format!("{token}{initial}"), name_colour(self.token.as_deref().unwrap_or("-"))));
+        let duration = if self.duration.is_empty() || self.duration == "0" {
+            format!("{} at once", icon::TIMER)
+        } else {
+            format!("{} {} ticks", icon::TIMER, self.duration)
+        };
+        lines.push((duration, visuals.text_color()));
+        let text = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() {
+            lines.push((format!("“{text}”"), visuals.weak_text_color()));
+        }
+        lines
+    }
 }
 
 /// What the graph reads while drawing.
 pub struct GraphInput<'a> {
     /// The project (read-only).
     pub project: &'a Project,
-    /// The document revision (the snarl is rebuilt when it moves).
+    /// The document revision (the scene is rebuilt when it moves).
     pub revision: u64,
     /// The app's selection (drawn outlined).
     pub selection: Option<&'a ItemKey>,
@@ -84,15 +113,26 @@ pub struct GraphInput<'a> {
     pub folder: Option<&'a Path>,
 }
 
+/// A deletion waiting for the designer's yes: acts other items still use.
+struct PendingDelete {
+    acts: Vec<String>,
+    edges: Vec<String>,
+    users: Vec<ItemKey>,
+}
+
 /// The act-chain graph's state between frames.
-#[derive(Default)]
 pub struct ActGraphView {
-    snarl: Snarl<ActNode>,
-    /// The revision and token filter the snarl was built for.
+    canvas: GraphCanvas,
+    /// The acts shown, rebuilt when the revision or the filter moves.
+    nodes: Vec<ActNode>,
+    /// Edge keys to what they are: start act and the link.
+    edge_of: BTreeMap<String, (String, ActEdge)>,
+    /// The revision and token filter the nodes were built for.
     built: Option<(u64, Option<String>)>,
-    /// Positions as last placed, to see what the designer moved.
-    placed: BTreeMap<NodeId, Pos2>,
+    /// Where the acts the designer never moved were placed (kept until "Lay out again").
+    auto: BTreeMap<String, Pos2>,
     token_filter: Option<String>,
+    lanes: bool,
     find: String,
     store: LayoutStore,
     store_folder: Option<PathBuf>,
@@ -102,25 +142,40 @@ pub struct ActGraphView {
     highlight: GraphHighlight,
     /// Acts drawn with the highlight in the last frame.
     drawn_highlight: BTreeSet<String>,
-    /// Node rectangles (graph units) of the last frame.
-    rects: BTreeMap<NodeId, Rect>,
-    /// A transform to apply next frame (zoom to fit, go to a found act).
-    set_transform: Option<Transform>,
-    /// The fit asked for is a second try, made once the nodes have their drawn sizes.
-    refitted: bool,
-    to_global: TSTransform,
     /// Connections asked for outside a drag (tests, menus), done next frame like a drag's.
     requested: Vec<(String, LinkKind, String)>,
     message: Option<String>,
-    /// The snarl's own node selection last frame.
-    snarl_selected: Vec<NodeId>,
+    /// The app selection last seen, to follow it when it moves elsewhere.
+    seen_selection: Option<ItemKey>,
+    /// Acts copied with Ctrl+C (also on the system clipboard as RON).
+    copied: Option<String>,
+    confirm: Option<PendingDelete>,
 }
 
-/// A view change waiting for the next frame (it needs the view's rectangle).
-#[derive(Clone, Debug)]
-enum Transform {
-    Fit,
-    CentreOn(String),
+impl Default for ActGraphView {
+    fn default() -> Self {
+        Self {
+            canvas: GraphCanvas::new("acts"),
+            nodes: Vec::new(),
+            edge_of: BTreeMap::new(),
+            built: None,
+            auto: BTreeMap::new(),
+            token_filter: None,
+            lanes: true,
+            find: String::new(),
+            store: LayoutStore::default(),
+            store_folder: None,
+            store_read_from: None,
+            store_dirty: false,
+            highlight: GraphHighlight::default(),
+            drawn_highlight: BTreeSet::new(),
+            requested: Vec::new(),
+            message: None,
+            seen_selection: None,
+            copied: None,
+            confirm: None,
+        }
+    }
 }
 
 impl ActGraphView {
@@ -139,9 +194,20 @@ impl ActGraphView {
         self.requested.push((from.to_owned(), kind, to.to_owned()));
     }
 
-    /// Where each shown act is, in graph units (the snarl's current positions).
+    /// Where each shown act is, in graph units (top-left corners).
     pub fn positions(&self) -> BTreeMap<String, (f32, f32)> {
-        self.snarl.nodes_pos_ids().map(|(_, pos, node)| (node.id.clone(), (pos.x, pos.y))).collect()
+        self.nodes
+            .iter()
+            .map(|node| {
+                let at = self.position(&node.id);
+                (node.id.clone(), (at.x, at.y))
+            })
+            .collect()
+    }
+
+    /// The canvas (its transform, drawn nodes and wires, selection).
+    pub fn canvas(&self) -> &GraphCanvas {
+        &self.canvas
     }
 
     /// The last message (refusals, save problems).
@@ -149,7 +215,11 @@ impl ActGraphView {
         self.message.as_deref()
     }
 
-    /// Rebuilds the snarl if the revision or the filter moved.
+    fn position(&self, id: &str) -> Pos2 {
+        self.store.get(LAYOUT_KIND, id).or_else(|| self.auto.get(id).copied()).unwrap_or(Pos2::ZERO)
+    }
+
+    /// Rebuilds the nodes if the revision or the filter moved.
     pub fn rebuild_if_needed(&mut self, project: &Project, revision: u64, folder: Option<&Path>) {
         if self.store_read_from.as_deref() != folder {
             self.store_read_from = folder.map(Path::to_path_buf);
@@ -168,13 +238,12 @@ impl ActGraphView {
                 }
             }
             self.built = None;
+            self.auto.clear();
+            self.canvas.fit();
         }
         let key = (revision, self.token_filter.clone());
         if self.built.as_ref() == Some(&key) {
             return;
-        }
-        if self.built.is_none() {
-            self.set_transform = Some(Transform::Fit);
         }
         self.rebuild(project);
         self.built = Some(key);
@@ -206,35 +275,94 @@ impl ActGraphView {
     }
 
     fn rebuild(&mut self, project: &Project) {
-        let acts = self.shown_acts(project);
-        let nodes: Vec<ActNode> = acts.iter().copied().map(ActNode::new).collect();
-        let ids: Vec<&str> = nodes.iter().map(|node| node.id.as_str()).collect();
-        let edges: Vec<(&str, &str)> =
-            nodes.iter().flat_map(|node| node.edges.iter().map(|edge| (node.id.as_str(), edge.to.as_str()))).collect();
-        let auto = layered_layout(&ids, &edges, Spacing::default());
-        let mut snarl = Snarl::new();
-        let mut node_of: BTreeMap<String, NodeId> = BTreeMap::new();
-        self.placed.clear();
-        for node in &nodes {
-            let at = self
-                .store
-                .get(LAYOUT_KIND, &node.id)
-                .unwrap_or_else(|| auto.get(&node.id).map_or(Pos2::ZERO, |&(x, y)| Pos2::new(x, y)));
-            let id = snarl.insert_node(at, node.clone());
-            node_of.insert(node.id.clone(), id);
-            self.placed.insert(id, at);
-        }
-        for node in &nodes {
-            let Some(&from) = node_of.get(&node.id) else { continue };
-            for edge in &node.edges {
-                let output = node.outputs.iter().position(|kind| *kind == edge.kind);
-                if let (Some(output), Some(&to)) = (output, node_of.get(&edge.to)) {
-                    snarl.connect(OutPinId { node: from, output }, InPinId { node: to, input: 0 });
-                }
+        self.nodes = self.shown_acts(project).into_iter().map(ActNode::new).collect();
+        self.edge_of.clear();
+        for node in &self.nodes {
+            for (n, edge) in node.edges.iter().enumerate() {
+                let key = format!("{}|{}|{}|{n}", node.id, edge.kind.label(), edge.to);
+                self.edge_of.insert(key, (node.id.clone(), edge.clone()));
             }
         }
-        self.snarl = snarl;
-        self.rects.clear();
+        let unplaced: Vec<&ActNode> = self
+            .nodes
+            .iter()
+            .filter(|node| self.store.get(LAYOUT_KIND, &node.id).is_none() && !self.auto.contains_key(&node.id))
+            .collect();
+        if unplaced.is_empty() {
+            return;
+        }
+        let laid = self.layout(project);
+        if self.auto.is_empty() && self.store.positions.get(LAYOUT_KIND).is_none_or(BTreeMap::is_empty) {
+            self.auto = laid;
+            return;
+        }
+        // A few new acts among placed ones: each goes where the layout would put it, moved down
+        // until it covers no other act.
+        let unplaced: Vec<String> = unplaced.into_iter().map(|node| node.id.clone()).collect();
+        for id in unplaced {
+            let mut at = laid.get(&id).copied().unwrap_or(Pos2::ZERO);
+            let taken: Vec<Rect> = self
+                .nodes
+                .iter()
+                .filter(|node| {
+                    node.id != id
+                        && (self.store.get(LAYOUT_KIND, &node.id).is_some() || self.auto.contains_key(&node.id))
+                })
+                .map(|node| Rect::from_min_size(self.position(&node.id), Vec2::new(NODE_WIDTH, SPACING.row - 10.0)))
+                .collect();
+            let mut tries = 0;
+            while tries < 500
+                && taken
+                    .iter()
+                    .any(|rect| rect.intersects(Rect::from_min_size(at, Vec2::new(NODE_WIDTH, SPACING.row - 10.0))))
+            {
+                at.y += SPACING.row;
+                tries += 1;
+            }
+            self.auto.insert(id, at);
+        }
+    }
+
+    /// Where the layered layout puts every shown act; with lanes on, the acts of each token
+    /// stacked in a band of their own, in the layers the whole graph gives them.
+    fn layout(&self, project: &Project) -> BTreeMap<String, Pos2> {
+        let ids: Vec<&str> = self.nodes.iter().map(|node| node.id.as_str()).collect();
+        let edges: Vec<(&str, &str)> = self
+            .nodes
+            .iter()
+            .flat_map(|node| node.edges.iter().map(|edge| (node.id.as_str(), edge.to.as_str())))
+            .collect();
+        let laid = layered_layout(&ids, &edges, SPACING);
+        let at = |id: &str| laid.get(id).map_or(Pos2::ZERO, |&(x, y)| Pos2::new(x, y));
+        if !self.lanes {
+            return ids.iter().map(|id| ((*id).to_owned(), at(id))).collect();
+        }
+        let mut order: Vec<Option<String>> =
+            project.tokens.iter().map(|token| Some(token.id.as_str().to_owned())).collect();
+        order.push(None);
+        let mut placed = BTreeMap::new();
+        let mut top = 0.0;
+        for lane in order {
+            let mut members: Vec<&ActNode> = self.nodes.iter().filter(|node| node.token == lane).collect();
+            if members.is_empty() {
+                continue;
+            }
+            members.sort_by(|a, b| {
+                let (a, b) = (at(&a.id), at(&b.id));
+                a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y))
+            });
+            let mut rows_in_layer: BTreeMap<i64, f32> = BTreeMap::new();
+            let mut deepest: f32 = 0.0;
+            for node in members {
+                let p = at(&node.id);
+                let row = rows_in_layer.entry(p.x.round() as i64).or_insert(0.0);
+                placed.insert(node.id.clone(), Pos2::new(p.x, top + *row));
+                *row += SPACING.row;
+                deepest = deepest.max(*row);
+            }
+            top += deepest + SPACING.component_gap;
+        }
+        placed
     }
 
     /// Draws the toolbar, legend and graph; edits become `actions`, messages for the log `log`.
@@ -249,18 +377,48 @@ impl ActGraphView {
         for (from, kind, to) in std::mem::take(&mut self.requested) {
             emit_link(input.project, &from, kind, &to, actions, &mut self.message);
         }
+        self.follow_selection(input.selection);
         self.toolbar_ui(ui, input.project, actions);
         legend_ui(ui);
         if let Some(message) = &self.message {
             ui.label(RichText::new(message).color(ui.visuals().warn_fg_color));
         }
-        self.graph_ui(ui, input, actions);
-        self.store_moves(ui, log);
+        self.graph_ui(ui, input, actions, log);
+        self.confirm_ui(ui, input.project, actions);
+        self.save_store(log);
+    }
+
+    /// Selects in the graph the act the app selected elsewhere (the browser, the inspector).
+    fn follow_selection(&mut self, selection: Option<&ItemKey>) {
+        if self.seen_selection.as_ref() == selection {
+            return;
+        }
+        self.seen_selection = selection.cloned();
+        if let Some(key) = selection.filter(|key| key.kind == Kind::Act) {
+            if !self.canvas.selected_nodes().contains(&key.id) || self.canvas.selected_nodes().len() != 1 {
+                self.canvas.select_only([key.id.clone()]);
+            }
+        } else {
+            self.canvas.select_only([]);
+        }
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, project: &Project, actions: &mut Vec<InspectorAction>) {
-        ui.horizontal(|ui| {
-            ui.label("Token filter");
+        ui.horizontal_wrapped(|ui| {
+            if ui
+                .button(format!("{} New act", icon::PLUS))
+                .on_hover_text("Add an act (right-click the graph to place one)")
+                .clicked()
+            {
+                let at = self
+                    .nodes
+                    .iter()
+                    .map(|node| self.position(&node.id))
+                    .fold(Pos2::ZERO, |a, b| Pos2::new(a.x.max(b.x), a.y.max(b.y)))
+                    + Vec2::new(0.0, SPACING.row);
+                self.new_act(project, at, actions);
+            }
+            ui.label("Token");
             let shown = self.token_filter.clone().unwrap_or_else(|| "All tokens".to_owned());
             let mut filter = self.token_filter.clone();
             egui::ComboBox::from_id_salt("act_graph_token").selected_text(shown).show_ui(ui, |ui| {
@@ -271,23 +429,28 @@ impl ActGraphView {
             });
             if filter != self.token_filter {
                 self.token_filter = filter;
-                self.set_transform = Some(Transform::Fit);
+                self.canvas.fit();
             }
-            if ui.button(format!("{} Zoom to fit", icon::FRAME_CORNERS)).clicked() {
-                self.set_transform = Some(Transform::Fit);
+            ui.checkbox(&mut self.lanes, "Lanes by token")
+                .on_hover_text("Draw the acts of each token in a band of their own");
+            if ui.button(format!("{} Fit", icon::FRAME_CORNERS)).on_hover_text("Show the whole graph (Home)").clicked()
+            {
+                self.canvas.fit();
             }
             if ui
                 .button(format!("{} Lay out again", icon::TREE_STRUCTURE))
-                .on_hover_text("Forget moved positions and place every act automatically")
+                .on_hover_text("Forget moved positions and place every act automatically (in lanes when they are on)")
                 .clicked()
             {
                 self.store.clear(LAYOUT_KIND);
                 self.store_dirty = true;
+                self.auto.clear();
                 self.built = None;
+                self.canvas.fit();
             }
             ui.label(icon::MAGNIFYING_GLASS);
             let label = ui.label("Find act");
-            ui.add(egui::TextEdit::singleline(&mut self.find).hint_text("id or label").desired_width(160.0))
+            ui.add(egui::TextEdit::singleline(&mut self.find).hint_text("id or label").desired_width(140.0))
                 .labelled_by(label.id);
         });
         let query = self.find.trim().to_lowercase();
@@ -296,8 +459,8 @@ impl ActGraphView {
         }
         ui.horizontal_wrapped(|ui| {
             let found = self
-                .snarl
-                .nodes()
+                .nodes
+                .iter()
                 .filter(|node| node.id.contains(&query) || node.label.to_lowercase().contains(&query))
                 .take(8)
                 .map(|node| (node.id.clone(), node.header_text()))
@@ -307,123 +470,395 @@ impl ActGraphView {
             }
             for (id, text) in found {
                 if ui.button(format!("Go to {text}")).clicked() {
-                    self.set_transform = Some(Transform::CentreOn(id.clone()));
+                    self.canvas.centre_on(&id);
+                    self.canvas.select_only([id.clone()]);
                     actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, id)));
                 }
             }
         });
     }
 
-    fn graph_ui(&mut self, ui: &mut egui::Ui, input: &GraphInput<'_>, actions: &mut Vec<InspectorAction>) {
-        let view = visible_view(ui);
-        let wanted = self.set_transform.take();
-        let transform = wanted.as_ref().and_then(|wanted| self.transform_for(wanted, view));
-        if matches!(wanted, Some(Transform::Fit)) && fit_again(&mut self.refitted, &self.snarl, &self.rects) {
-            self.set_transform = wanted;
-            ui.ctx().request_repaint();
-        }
-        let mut viewer = ActViewer {
-            project: input.project,
-            selection: input.selection,
-            highlight: &self.highlight,
-            actions,
-            message: &mut self.message,
-            rects: &mut self.rects,
-            drawn_highlight: BTreeSet::new(),
-            transform,
-            to_global: self.to_global,
-            detailed: self.to_global.scaling >= DETAIL_SCALE,
-            new_act_at: None,
-            delete: None,
+    fn scene(&self, ui: &egui::Ui, project: &Project) -> CanvasScene {
+        let visuals = ui.visuals();
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|node| {
+                let running = self.highlight.acts.contains(&node.id);
+                CanvasNode {
+                    id: node.id.clone(),
+                    pos: self.position(&node.id),
+                    width: NODE_WIDTH,
+                    icon: (kind_icon(Kind::Act).to_owned(), kind_colour(Kind::Act)),
+                    title: node.header_text(),
+                    short_title: if node.label.is_empty() { node.id.clone() } else { node.label.replace('\n', " ") },
+                    lines: node.lines(visuals),
+                    pins: node
+                        .outputs
+                        .iter()
+                        .map(|kind| CanvasPin { label: kind.label().to_owned(), colour: kind.colour() })
+                        .collect(),
+                    body_height: 0.0,
+                    lane: self.lanes.then(|| node.token.clone().unwrap_or_default()),
+                    mark: running.then(|| (HIGHLIGHT_COLOUR, format!("Running: {}", node.id))),
+                }
+            })
+            .collect();
+        let title_of: BTreeMap<&str, String> =
+            self.nodes.iter().map(|node| (node.id.as_str(), node.header_text())).collect();
+        let edges = self
+            .edge_of
+            .iter()
+            .filter_map(|(key, (from, edge))| {
+                let node = self.nodes.iter().find(|node| node.id == *from)?;
+                let pin = node.outputs.iter().position(|kind| *kind == edge.kind)?;
+                let to_title = title_of.get(edge.to.as_str())?;
+                let gate = edge.gate.as_ref().map(|gate| format!(" ({gate})")).unwrap_or_default();
+                Some(CanvasEdge {
+                    key: key.clone(),
+                    from: from.clone(),
+                    pin,
+                    to: edge.to.clone(),
+                    colour: edge.kind.colour(),
+                    dash: if matches!(edge.kind, LinkKind::Spawned) { WireDash::Dotted } else { WireDash::Solid },
+                    label: edge.gate.clone(),
+                    about: format!("{} link: {} → {to_title}{gate}", edge.kind.label(), node.header_text()),
+                })
+            })
+            .collect();
+        let lanes = if self.lanes {
+            let mut lanes: Vec<CanvasLane> = project
+                .tokens
+                .iter()
+                .map(|token| CanvasLane {
+                    key: token.id.as_str().to_owned(),
+                    label: if token.label.is_empty() {
+                        token.id.as_str().to_owned()
+                    } else {
+                        format!("{} · {}", token.label, token.id)
+                    },
+                    colour: name_colour(token.id.as_str()),
+                })
+                .collect();
+            lanes.push(CanvasLane { key: String::new(), label: "No token".to_owned(), colour: name_colour("-") });
+            lanes
+        } else {
+            Vec::new()
         };
-        let snarl_id = egui::Id::new("act_graph");
-        SnarlWidget::new().id(snarl_id).style(graph_style()).show(&mut self.snarl, &mut viewer, ui);
-        let ActViewer { drawn_highlight, to_global, new_act_at, delete, .. } = viewer;
-        // A node clicked in the snarl (it selects it) selects its act in the app.
-        let selected = egui_snarl::ui::get_selected_nodes(snarl_id, ui.ctx());
-        if selected != self.snarl_selected {
-            if let [node] = selected.as_slice()
-                && let Some(act) = self.snarl.get_node(*node)
-                && input.selection.is_none_or(|key| key.kind != Kind::Act || key.id != act.id)
+        CanvasScene { nodes, edges, lanes }
+    }
+
+    fn graph_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        input: &GraphInput<'_>,
+        actions: &mut Vec<InspectorAction>,
+        log: &mut Vec<String>,
+    ) {
+        let scene = self.scene(ui, input.project);
+        let project = input.project;
+        let nodes = &self.nodes;
+        let can_link = |from: &str, pin: usize, to: &str| -> Result<String, String> {
+            let kind = nodes
+                .iter()
+                .find(|node| node.id == from)
+                .and_then(|node| node.outputs.get(pin))
+                .copied()
+                .ok_or_else(|| "That pin is gone".to_owned())?;
+            link_check(project, from, kind, to)
+        };
+        let mut comments = self.store.comments.get(LAYOUT_KIND).cloned().unwrap_or_default();
+        let events = self.canvas.show(ui, &scene, &mut comments, &can_link, &mut |_, _| {});
+        self.drawn_highlight = scene
+            .nodes
+            .iter()
+            .filter(|node| node.mark.is_some() && self.canvas.drawn_nodes().contains_key(&node.id))
+            .map(|node| node.id.clone())
+            .collect();
+        for event in events {
+            match event {
+                CanvasEvent::Select(id) | CanvasEvent::Open(id) => {
+                    self.seen_selection = Some(ItemKey::new(Kind::Act, id.clone()));
+                    actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, id)));
+                }
+                CanvasEvent::Move(ids, delta) => {
+                    for id in ids {
+                        let at = self.position(&id) + delta;
+                        self.store.set(LAYOUT_KIND, &id, at);
+                    }
+                    self.store_dirty = true;
+                }
+                CanvasEvent::Connect { from, pin, to } => {
+                    if let Some(kind) =
+                        self.nodes.iter().find(|node| node.id == from).and_then(|node| node.outputs.get(pin))
+                    {
+                        emit_link(project, &from, *kind, &to, actions, &mut self.message);
+                    }
+                }
+                CanvasEvent::Refused(why) => {
+                    log.push(format!("Act graph: {why}"));
+                    self.message = Some(why);
+                }
+                CanvasEvent::Delete { nodes, edges } => self.delete(project, nodes, edges, actions),
+                CanvasEvent::Copy(ids) => self.copy(ui, project, &ids),
+                CanvasEvent::Paste(text, at) => self.paste(project, text, at, actions, log),
+                CanvasEvent::NewNode(at) => self.new_act(project, at, actions),
+                CanvasEvent::CommentsChanged => {
+                    self.store.comments.insert(LAYOUT_KIND.to_owned(), comments.clone());
+                    self.store_dirty = true;
+                }
+            }
+        }
+        if self.highlight.path.len() >= 2 {
+            let rects: BTreeMap<&str, Rect> =
+                self.canvas.drawn_nodes().iter().map(|(id, rect)| (id.as_str(), *rect)).collect();
+            paint_highlight_path(
+                ui,
+                ui.clip_rect(),
+                "act_graph_path",
+                &self.highlight.path,
+                &rects,
+                self.canvas.transform(),
+            );
+        }
+    }
+
+    fn new_act(&mut self, project: &Project, at: Pos2, actions: &mut Vec<InspectorAction>) {
+        let id = fresh_act_id(project);
+        let act = Act { id: Id::new(&id), label: "New act".to_owned(), ..Act::default() };
+        self.store.set(LAYOUT_KIND, &id, at);
+        self.store_dirty = true;
+        actions.push(InspectorAction::Edit {
+            op: Op::put(Arc::new(act)),
+            label: format!("New act {id}"),
+            gesture: None,
+        });
+        actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, id.clone())));
+        self.canvas.select_only([id]);
+    }
+
+    /// Deletes the selected links and acts as one step; acts other items still use wait for
+    /// the designer's yes, with those items listed.
+    fn delete(&mut self, project: &Project, acts: Vec<String>, edges: Vec<String>, actions: &mut Vec<InspectorAction>) {
+        let doomed: BTreeSet<&str> = acts.iter().map(String::as_str).collect();
+        let mut users: BTreeSet<ItemKey> = BTreeSet::new();
+        for id in &acts {
+            for (user, _) in where_used(project, &ItemKey::new(Kind::Act, id.clone())) {
+                // Links from acts are removed with the act; those users need no warning.
+                let unlinked_act = user.kind == Kind::Act;
+                if !unlinked_act && !(user.kind == Kind::Act && doomed.contains(user.id.as_str())) {
+                    users.insert(user);
+                }
+            }
+        }
+        let pending = PendingDelete { acts, edges, users: users.into_iter().collect() };
+        if pending.users.is_empty() {
+            self.delete_now(project, &pending, actions);
+        } else {
+            self.confirm = Some(pending);
+        }
+    }
+
+    fn delete_now(&mut self, project: &Project, pending: &PendingDelete, actions: &mut Vec<InspectorAction>) {
+        let mut changed: BTreeMap<String, Act> = BTreeMap::new();
+        let current = |changed: &BTreeMap<String, Act>, id: &str| {
+            changed.get(id).cloned().or_else(|| project.acts.get(id).cloned())
+        };
+        for key in &pending.edges {
+            let Some((from, edge)) = self.edge_of.get(key) else { continue };
+            if let Some(act) = current(&changed, from)
+                && let Some(without) = without_link(&act, edge.kind, Some(&edge.to))
             {
-                actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, act.id.clone())));
-            }
-            self.snarl_selected = selected;
-        }
-        self.drawn_highlight = drawn_highlight;
-        self.to_global = to_global;
-        if let Some(at) = new_act_at {
-            let id = fresh_act_id(input.project);
-            let act = Act { id: Id::new(&id), label: "New act".to_owned(), ..Act::default() };
-            self.store.set(LAYOUT_KIND, &id, at);
-            self.store_dirty = true;
-            actions.push(InspectorAction::Edit {
-                op: Op::put(Arc::new(act)),
-                label: format!("New act {id}"),
-                gesture: None,
-            });
-            actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, id)));
-        }
-        if let Some(id) = delete
-            && let Some(op) = delete_act_op(input.project, &id)
-        {
-            actions.push(InspectorAction::Edit { op, label: format!("Delete act {id} and its links"), gesture: None });
-        }
-        self.paint_path(ui, view);
-    }
-
-    /// The transform a pending view change asks for, from the last frame's node rectangles.
-    fn transform_for(&self, wanted: &Transform, view: Rect) -> Option<TSTransform> {
-        let rect_of = |id: NodeId, pos: Pos2| {
-            self.rects.get(&id).copied().unwrap_or_else(|| Rect::from_min_size(pos, Vec2::new(180.0, 120.0)))
-        };
-        match wanted {
-            Transform::Fit => {
-                let content =
-                    self.snarl.nodes_pos_ids().map(|(id, pos, _)| rect_of(id, pos)).reduce(egui::Rect::union)?;
-                Some(fit_transform(content, view, 0.1))
-            }
-            Transform::CentreOn(target) => {
-                let (id, pos, _) = self.snarl.nodes_pos_ids().find(|(_, _, node)| node.id == *target)?;
-                Some(centre_on(rect_of(id, pos).center(), view, self.to_global.scaling.max(0.6)))
+                changed.insert(from.clone(), without);
             }
         }
-    }
-
-    /// The bold path of the highlight, over the graph.
-    fn paint_path(&self, ui: &egui::Ui, view: Rect) {
-        if self.highlight.path.len() < 2 {
+        let doomed: BTreeSet<&str> = pending.acts.iter().map(String::as_str).collect();
+        for act in project.acts.iter().filter(|act| !doomed.contains(act.id.as_str())) {
+            let Some(mut kept) = current(&changed, act.id.as_str()) else { continue };
+            for id in &doomed {
+                for kind in LinkKind::ALL {
+                    if let Some(without) = without_link(&kept, kind, Some(id)) {
+                        kept = without;
+                    }
+                }
+            }
+            if kept != *act {
+                changed.insert(act.id.as_str().to_owned(), kept);
+            }
+        }
+        let mut ops: Vec<Op> = doomed
+            .iter()
+            .filter(|id| project.acts.get(id).is_some())
+            .map(|id| Op::remove(ItemKey::new(Kind::Act, *id)))
+            .collect();
+        ops.extend(changed.into_values().map(|act| Op::put(Arc::new(act) as SharedItem)));
+        if ops.is_empty() {
             return;
         }
-        let rect_by_act: BTreeMap<&str, Rect> = self
-            .snarl
-            .nodes_ids_data()
-            .filter_map(|(id, node)| Some((node.value.id.as_str(), *self.rects.get(&id)?)))
-            .collect();
-        paint_highlight_path(ui, view, "act_graph_path", &self.highlight.path, &rect_by_act, self.to_global);
+        let label = match (pending.acts.len(), pending.edges.len()) {
+            (0, 1) => self.edge_of.get(&pending.edges[0]).map_or_else(
+                || "Delete a link".to_owned(),
+                |(from, edge)| format!("Unlink {from} → {} ({})", edge.to, edge.kind.label()),
+            ),
+            (0, n) => format!("Delete {n} links"),
+            (1, 0) => format!("Delete act {} and its links", pending.acts[0]),
+            (a, e) => format!("Delete {a} acts and {e} links"),
+        };
+        actions.push(InspectorAction::Edit { op: Op::Batch(ops), label, gesture: None });
+        self.canvas.select_only([]);
     }
 
-    /// Stores the positions the designer dragged acts to, and writes them once the drag ends.
-    fn store_moves(&mut self, ui: &egui::Ui, log: &mut Vec<String>) {
-        for (id, pos, node) in self.snarl.nodes_pos_ids() {
-            if self.placed.get(&id).is_some_and(|placed| *placed != pos) {
-                self.store.set(LAYOUT_KIND, &node.id, pos);
-                self.placed.insert(id, pos);
-                self.store_dirty = true;
-            }
-        }
-        if self.store_dirty && !ui.input(|input| input.pointer.any_down()) {
-            self.store_dirty = false;
-            if let Some(folder) = &self.store_folder
-                && let Err(error) = self.store.save(folder)
-            {
-                log.push(format!(
-                    "Could not store the graph layout in {}: {error}",
-                    LayoutStore::file(folder).display()
-                ));
-            }
+    fn confirm_ui(&mut self, ui: &egui::Ui, project: &Project, actions: &mut Vec<InspectorAction>) {
+        let Some(pending) = &self.confirm else { return };
+        let mut answer = None;
+        egui::Window::new("Delete acts that are used?")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_CENTER, Vec2::ZERO)
+            .show(ui.ctx(), |ui| {
+                ui.label(format!("{} is still used by:", pending.acts.join(", ")));
+                for user in pending.users.iter().take(12) {
+                    ui.label(format!("• {user}"));
+                }
+                if pending.users.len() > 12 {
+                    ui.label(format!("… and {} more", pending.users.len() - 12));
+                }
+                ui.label(
+                    RichText::new("Links from acts are removed with it; the others will name a missing act.").weak(),
+                );
+                ui.horizontal(|ui| {
+                    if ui.button("Delete anyway").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Keep").clicked() {
+                        answer = Some(false);
+                    }
+                });
+            });
+        if let Some(delete) = answer
+            && let Some(pending) = self.confirm.take()
+            && delete
+        {
+            self.delete_now(project, &pending, actions);
         }
     }
+
+    /// Copies acts as RON (the system clipboard and the graph's own).
+    fn copy(&mut self, ui: &egui::Ui, project: &Project, ids: &[String]) {
+        let acts: Vec<&Act> = ids.iter().filter_map(|id| project.acts.get(id)).collect();
+        let positions: Vec<(f32, f32)> = acts
+            .iter()
+            .map(|act| {
+                let p = self.position(act.id.as_str());
+                (p.x, p.y)
+            })
+            .collect();
+        match ron::ser::to_string(&(acts, positions)) {
+            Ok(text) => {
+                ui.ctx().copy_text(text.clone());
+                self.message = Some(format!("Copied {} act(s)", ids.len()));
+                self.copied = Some(text);
+            }
+            Err(error) => self.message = Some(format!("Could not copy: {error}")),
+        }
+    }
+
+    /// Pastes copied acts at `at` under fresh ids, the links among them following the copies.
+    fn paste(
+        &mut self,
+        project: &Project,
+        text: Option<String>,
+        at: Pos2,
+        actions: &mut Vec<InspectorAction>,
+        log: &mut Vec<String>,
+    ) {
+        let parsed = |text: &str| ron::from_str::<(Vec<Act>, Vec<(f32, f32)>)>(text).ok();
+        let Some((acts, positions)) =
+            text.as_deref().and_then(parsed).or_else(|| self.copied.as_deref().and_then(parsed))
+        else {
+            self.message = Some("Nothing to paste: copy acts first (Ctrl+C in this graph)".to_owned());
+            return;
+        };
+        let mut taken: BTreeSet<String> = project.acts.iter().map(|act| act.id.as_str().to_owned()).collect();
+        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        for act in &acts {
+            let base = format!("{}_copy", act.id);
+            let id = std::iter::once(base.clone())
+                .chain((2..).map(|n| format!("{base}_{n}")))
+                .find(|id| !taken.contains(id))
+                .unwrap_or(base);
+            taken.insert(id.clone());
+            renamed.insert(act.id.as_str().to_owned(), id);
+        }
+        let origin = positions
+            .iter()
+            .fold(Pos2::new(f32::INFINITY, f32::INFINITY), |a, &(x, y)| Pos2::new(a.x.min(x), a.y.min(y)));
+        let relink = |links: &mut Vec<ActLink>| {
+            for link in links {
+                if let Some(new) = renamed.get(link.act.as_str()) {
+                    link.act = Id::new(new);
+                }
+            }
+        };
+        let mut ops = Vec::new();
+        for (act, &(x, y)) in acts.into_iter().zip(positions.iter()) {
+            let Some(id) = renamed.get(act.id.as_str()).cloned() else { continue };
+            let mut copy = act.clone();
+            copy.id = Id::new(&id);
+            relink(&mut copy.next_acts);
+            relink(&mut copy.alt_acts);
+            relink(&mut copy.spawned_acts);
+            for modifier in &mut copy.effects.table_modifiers {
+                if let Some(new) = renamed.get(modifier.act.as_str()) {
+                    modifier.act = Id::new(new);
+                }
+            }
+            for modifier in &mut copy.effects.path_modifiers {
+                if let Some(new) = modifier.act.as_ref().and_then(|act| renamed.get(act.as_str())) {
+                    modifier.act = Some(Id::new(new));
+                }
+            }
+            let offset = if origin.x.is_finite() { Vec2::new(x - origin.x, y - origin.y) } else { Vec2::ZERO };
+            self.store.set(LAYOUT_KIND, &id, at + offset);
+            ops.push(Op::put(Arc::new(copy) as SharedItem));
+        }
+        self.store_dirty = true;
+        let count = ops.len();
+        actions.push(InspectorAction::Edit {
+            op: Op::Batch(ops),
+            label: format!("Paste {count} act(s)"),
+            gesture: None,
+        });
+        log.push(format!("Act graph: pasted {count} act(s)"));
+        self.canvas.select_only(renamed.into_values());
+    }
+
+    /// Writes the layout file once no drag is under way.
+    fn save_store(&mut self, log: &mut Vec<String>) {
+        if !self.store_dirty {
+            return;
+        }
+        self.store_dirty = false;
+        if let Some(folder) = &self.store_folder
+            && let Err(error) = self.store.save(folder)
+        {
+            log.push(format!("Could not store the graph layout in {}: {error}", LayoutStore::file(folder).display()));
+        }
+    }
+}
+
+/// Whether `from` may link to `to` with `kind`: the words of the link, or why not.
+fn link_check(project: &Project, from: &str, kind: LinkKind, to: &str) -> Result<String, String> {
+    let target = project.acts.get(to).ok_or_else(|| format!("there is no act `{to}`"))?;
+    if matches!(kind, LinkKind::Spawned) && target.token.is_none() {
+        return Err(format!(
+            "{to} has no token: a spawned act starts in a new token of its own token type (set {to}'s token first)"
+        ));
+    }
+    if project.acts.get(from).is_some_and(|act| act_edges(act).iter().any(|edge| edge.kind == kind && edge.to == to)) {
+        return Err(format!("{from} already has the {} link to {to}", kind.label()));
+    }
+    Ok(format!("Link {} → {to}", kind.label()))
 }
 
 /// Pushes the op linking two acts, or notes why not.
@@ -435,6 +870,10 @@ fn emit_link(
     actions: &mut Vec<InspectorAction>,
     message: &mut Option<String>,
 ) {
+    if let Err(why) = link_check(project, from, kind, to) {
+        *message = Some(format!("Not linked: {why}"));
+        return;
+    }
     match link_op(project, from, kind, to) {
         Some((op, label)) => {
             *message = None;
@@ -444,260 +883,18 @@ fn emit_link(
     }
 }
 
-/// The legend: each kind of link in its colour.
+/// The legend: each kind of link in its colour, and the gestures.
 fn legend_ui(ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new("Links:").weak());
         for kind in LinkKind::ALL {
             ui.label(RichText::new(format!("■ {}", kind.label())).color(kind.colour()));
         }
+        ui.label(
+            RichText::new(
+                "· drag from a pin onto an act to link · wheel zooms · middle-drag pans · F frames · Delete removes",
+            )
+            .weak(),
+        );
     });
-}
-
-/// The snarl style shared by both graph views.
-pub(super) fn graph_style() -> SnarlStyle {
-    SnarlStyle {
-        collapsible: Some(false),
-        wire_width: Some(2.0),
-        crisp_magnified_text: Some(false),
-        ..SnarlStyle::new()
-    }
-}
-
-/// Draws acts and turns the snarl's edits into ops.
-struct ActViewer<'a> {
-    project: &'a Project,
-    selection: Option<&'a ItemKey>,
-    highlight: &'a GraphHighlight,
-    actions: &'a mut Vec<InspectorAction>,
-    message: &'a mut Option<String>,
-    rects: &'a mut BTreeMap<NodeId, Rect>,
-    drawn_highlight: BTreeSet<String>,
-    transform: Option<TSTransform>,
-    to_global: TSTransform,
-    /// Whether nodes show their bodies and pin labels: zoomed far out their text cannot be read,
-    /// and laying it out for hundreds of acts would cost the frame.
-    detailed: bool,
-    new_act_at: Option<Pos2>,
-    delete: Option<String>,
-}
-
-/// The zoom below which act nodes show only their header.
-const DETAIL_SCALE: f32 = 0.6;
-
-impl ActViewer<'_> {
-    fn pin_link(snarl: &Snarl<ActNode>, from: &OutPin, to: &InPin) -> Option<(String, LinkKind, String)> {
-        let source = snarl.get_node(from.id.node)?;
-        let kind = *source.outputs.get(from.id.output)?;
-        Some((source.id.clone(), kind, snarl.get_node(to.id.node)?.id.clone()))
-    }
-}
-
-impl SnarlViewer<ActNode> for ActViewer<'_> {
-    fn title(&mut self, node: &ActNode) -> String {
-        node.header_text()
-    }
-
-    fn node_frame(
-        &mut self,
-        default: egui::Frame,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        snarl: &Snarl<ActNode>,
-    ) -> egui::Frame {
-        let Some(act) = snarl.get_node(node) else { return default };
-        if self.highlight.acts.contains(&act.id) {
-            self.drawn_highlight.insert(act.id.clone());
-            return highlighted_frame(default);
-        }
-        if self.selection.is_some_and(|key| key.kind == Kind::Act && key.id == act.id) {
-            return default.stroke(Stroke::new(2.5, kind_colour(Kind::Act)));
-        }
-        default
-    }
-
-    fn show_header(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<ActNode>,
-    ) {
-        let Some(act) = snarl.get_node(node) else { return };
-        if !self.detailed {
-            ui.label(RichText::new(act.header_text()).strong());
-            if self.highlight.acts.contains(&act.id) {
-                ui.label(RichText::new(format!("Running: {}", act.id)).color(HIGHLIGHT_COLOUR));
-            }
-            return;
-        }
-        ui.horizontal(|ui| {
-            ui.label(RichText::new(kind_icon(Kind::Act)).color(kind_text_colour(Kind::Act, ui.visuals())));
-            if act.initial {
-                ui.label(RichText::new(icon::FLAG).color(LinkKind::Spawned.colour()))
-                    .on_hover_text("Initial act: the player may start it");
-            }
-            if ui.add(egui::Button::new(RichText::new(act.header_text()).strong()).frame(false)).clicked() {
-                self.actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, act.id.clone())));
-            }
-            if self.highlight.acts.contains(&act.id) {
-                ui.label(RichText::new(format!("Running: {}", act.id)).color(HIGHLIGHT_COLOUR));
-            }
-        });
-    }
-
-    fn inputs(&mut self, _node: &ActNode) -> usize {
-        1
-    }
-
-    fn show_input(&mut self, _pin: &InPin, ui: &mut egui::Ui, _snarl: &mut Snarl<ActNode>) -> impl SnarlPin + 'static {
-        if self.detailed {
-            ui.label(RichText::new("in").weak().small());
-        }
-        PinInfo::circle().with_fill(kind_colour(Kind::Act))
-    }
-
-    fn outputs(&mut self, node: &ActNode) -> usize {
-        node.outputs.len()
-    }
-
-    fn show_output(&mut self, pin: &OutPin, ui: &mut egui::Ui, snarl: &mut Snarl<ActNode>) -> impl SnarlPin + 'static {
-        let kind = snarl
-            .get_node(pin.id.node)
-            .and_then(|node| node.outputs.get(pin.id.output).copied())
-            .unwrap_or(LinkKind::Next);
-        if self.detailed {
-            ui.label(RichText::new(kind.label()).small().color(kind.colour()));
-        }
-        PinInfo::triangle().with_fill(kind.colour()).with_wire_color(kind.colour()).with_wire_style(kind.wire_style())
-    }
-
-    fn has_body(&mut self, _node: &ActNode) -> bool {
-        self.detailed
-    }
-
-    fn show_body(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<ActNode>,
-    ) {
-        let Some(act) = snarl.get_node(node) else { return };
-        ui.vertical(|ui| {
-            if let Some(token) = &act.token {
-                ui.label(
-                    RichText::new(format!("{} {token}", kind_icon(Kind::Token)))
-                        .small()
-                        .color(kind_text_colour(Kind::Token, ui.visuals())),
-                );
-            }
-            if act.duration != "0" && !act.duration.is_empty() {
-                ui.label(RichText::new(format!("{} {} ticks", icon::TIMER, act.duration)).small());
-            }
-            for edge in act.edges.iter().filter(|edge| edge.gate.is_some()) {
-                let gate = edge.gate.as_deref().unwrap_or_default();
-                ui.label(
-                    RichText::new(format!("{} → {} · {gate}", edge.kind.label(), edge.to))
-                        .small()
-                        .color(edge.kind.colour()),
-                );
-            }
-        });
-    }
-
-    fn final_node_rect(&mut self, node: NodeId, rect: Rect, _ui: &mut egui::Ui, _snarl: &mut Snarl<ActNode>) {
-        self.rects.insert(node, rect);
-    }
-
-    fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<ActNode>) {
-        // The snarl is left as it is: the op changes the document, and the next rebuild shows it.
-        if let Some((from, kind, to)) = Self::pin_link(snarl, from, to) {
-            emit_link(self.project, &from, kind, &to, self.actions, self.message);
-        }
-    }
-
-    fn disconnect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<ActNode>) {
-        if let Some((from, kind, to)) = Self::pin_link(snarl, from, to)
-            && let Some((op, label)) = unlink_op(self.project, &from, kind, Some(&to))
-        {
-            self.actions.push(InspectorAction::Edit { op, label, gesture: None });
-        }
-    }
-
-    fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<ActNode>) {
-        let Some(node) = snarl.get_node(pin.id.node) else { return };
-        if let Some(kind) = node.outputs.get(pin.id.output)
-            && let Some((op, label)) = unlink_op(self.project, &node.id, *kind, None)
-        {
-            self.actions.push(InspectorAction::Edit { op, label, gesture: None });
-        }
-    }
-
-    fn drop_inputs(&mut self, pin: &InPin, snarl: &mut Snarl<ActNode>) {
-        let Some(target) = snarl.get_node(pin.id.node).map(|node| node.id.clone()) else { return };
-        let mut ops = Vec::new();
-        for act in &self.project.acts {
-            let mut changed = act.clone();
-            for kind in LinkKind::ALL {
-                if let Some(without) = without_link(&changed, kind, Some(&target)) {
-                    changed = without;
-                }
-            }
-            if changed != *act {
-                ops.push(Op::put(Arc::new(changed) as SharedItem));
-            }
-        }
-        if !ops.is_empty() {
-            self.actions.push(InspectorAction::Edit {
-                op: Op::Batch(ops),
-                label: format!("Unlink every link to {target}"),
-                gesture: None,
-            });
-        }
-    }
-
-    fn has_graph_menu(&mut self, _pos: Pos2, _snarl: &mut Snarl<ActNode>) -> bool {
-        true
-    }
-
-    fn show_graph_menu(&mut self, pos: Pos2, ui: &mut egui::Ui, _snarl: &mut Snarl<ActNode>) {
-        if ui.button(format!("{} New act here", icon::PLUS)).clicked() {
-            self.new_act_at = Some(pos);
-            ui.close();
-        }
-    }
-
-    fn has_node_menu(&mut self, _node: &ActNode) -> bool {
-        true
-    }
-
-    fn show_node_menu(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<ActNode>,
-    ) {
-        let Some(act) = snarl.get_node(node) else { return };
-        if ui.button("Select in inspector").clicked() {
-            self.actions.push(InspectorAction::Select(ItemKey::new(Kind::Act, act.id.clone())));
-            ui.close();
-        }
-        if ui.button(format!("{} Delete act and its links", icon::TRASH)).clicked() {
-            self.delete = Some(act.id.clone());
-            ui.close();
-        }
-    }
-
-    fn current_transform(&mut self, to_global: &mut TSTransform, _snarl: &mut Snarl<ActNode>) {
-        if let Some(transform) = self.transform.take() {
-            *to_global = transform;
-        }
-        self.to_global = *to_global;
-    }
 }

@@ -10,6 +10,7 @@
 pub mod act_graph;
 pub mod act_links;
 pub mod formula;
+pub mod graph_canvas;
 pub mod graph_layout;
 pub mod map;
 pub mod node_map;
@@ -134,6 +135,8 @@ fn highlighted_frame(default: egui::Frame) -> egui::Frame {
 pub struct LayoutStore {
     /// Positions by kind folder name (`acts`) then id: (x, y) in graph units.
     pub positions: BTreeMap<String, BTreeMap<String, (f32, f32)>>,
+    /// The designer's comment frames, by graph (`acts`, `node_map/ID`).
+    pub comments: BTreeMap<String, Vec<graph_canvas::Comment>>,
 }
 
 impl LayoutStore {

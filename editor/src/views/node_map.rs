@@ -13,10 +13,9 @@ use actforge_runtime::{Kind, Project};
 use egui::emath::TSTransform;
 use egui::{Color32, Pos2, Rect, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
-use egui_snarl::ui::{PinInfo, SnarlPin, SnarlViewer, SnarlWidget, WireStyle};
+use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget, WireStyle};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
-use super::act_graph::graph_style;
 use super::{
     GraphHighlight, HIGHLIGHT_COLOUR, fit_again, fit_transform, highlighted_frame, name_colour, paint_highlight_path,
     visible_view,
@@ -787,5 +786,14 @@ mod tests {
         let changed = delete_node(&map(), "b");
         assert_eq!(changed.nodes.len(), 2);
         assert!(changed.edges.is_empty());
+    }
+}
+
+fn graph_style() -> SnarlStyle {
+    SnarlStyle {
+        collapsible: Some(false),
+        wire_width: Some(2.0),
+        crisp_magnified_text: Some(false),
+        ..SnarlStyle::new()
     }
 }
