@@ -94,6 +94,8 @@ pub struct ActforgeApp {
     pub(crate) dock: DockState<Tab>,
     /// The whole layout while one pane is maximised (`dock` then holds that pane alone).
     pub(crate) restore_layout: Option<DockState<Tab>>,
+    /// Where the pointer was in the last frame (F11 maximises the pane under it).
+    pub(crate) pointer_at: Option<egui::Pos2>,
     /// What was asked for during the frame, carried out after it.
     pub(crate) requests: Requests,
     pub(crate) palette: Option<Palette>,
@@ -161,6 +163,7 @@ impl ActforgeApp {
             selection: None,
             dock: default_layout(),
             restore_layout: None,
+            pointer_at: None,
             requests: Requests::default(),
             palette: None,
             inspector: InspectorState::default(),

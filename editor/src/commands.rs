@@ -321,6 +321,7 @@ impl UiCommand {
     /// keyboard, if one has.
     pub fn pressed(ctx: &egui::Context) -> Vec<UiCommand> {
         let typing = ctx.egui_wants_keyboard_input();
+        let canvas = crate::views::graph_canvas::has_keys(ctx);
         let mut shortcuts: Vec<(KeyboardShortcut, UiCommand)> = UiCommand::ALL
             .iter()
             .flat_map(|&command| {
@@ -331,6 +332,7 @@ impl UiCommand {
                     .map(move |s| (s, command))
             })
             .filter(|(shortcut, _)| !(typing && is_editing_key(*shortcut)))
+            .filter(|(shortcut, _)| !(canvas && crate::views::graph_canvas::is_canvas_key(*shortcut)))
             .collect();
         shortcuts.sort_by_key(|(shortcut, _)| std::cmp::Reverse(modifier_count(shortcut.modifiers)));
         let mut pressed = Vec::new();

@@ -110,6 +110,7 @@ pub fn default_layout() -> DockState<Tab> {
 impl ActforgeApp {
     /// The dock and every tab in it.
     pub(crate) fn dock_ui(&mut self, ui: &mut egui::Ui) {
+        self.pointer_at = ui.input(|input| input.pointer.latest_pos());
         let Self {
             dock,
             workspace,
@@ -175,8 +176,14 @@ impl ActforgeApp {
             }
             return;
         }
-        // With no pane focused yet, the centre's (where the item and its editors open).
-        let focused = self.dock.focused_leaf().or_else(|| self.dock.find_tab(&Tab::Item).map(TabPath::node_path));
+        // The pane under the pointer; else the focused one; with no pane focused yet, the
+        // centre's (where the item and its editors open).
+        let under_pointer = self.pointer_at.and_then(|pointer| {
+            self.dock.iter_leaves().find(|(_, leaf)| leaf.rect.contains(pointer)).map(|(path, _)| path)
+        });
+        let focused = under_pointer
+            .or_else(|| self.dock.focused_leaf())
+            .or_else(|| self.dock.find_tab(&Tab::Item).map(TabPath::node_path));
         let Some(leaf) = focused.and_then(|path| self.dock.leaf(path).ok()) else { return };
         let (tabs, active) = (leaf.tabs().to_vec(), leaf.active);
         let mut alone = DockState::new(tabs);

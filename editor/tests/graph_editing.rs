@@ -39,6 +39,21 @@ fn on_screen(harness: &Harness<'static, ActforgeApp>, label: &str) -> egui::Rect
     harness.state().graph_views().act.canvas().transform() * harness.get_by_label(label).rect()
 }
 
+/// A primary click at a screen point.
+fn click_at(harness: &mut Harness<'static, ActforgeApp>, at: Pos2) {
+    harness.hover_at(at);
+    harness.run_steps(1);
+    for pressed in [true, false] {
+        harness.event(Event::PointerButton {
+            pos: at,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    harness.run_steps(2);
+}
+
 fn wheel(harness: &mut Harness<'static, ActforgeApp>, at: Pos2, lines: f32) {
     harness.hover_at(at);
     harness.run_steps(1);
@@ -62,4 +77,161 @@ fn the_wheel_zooms_about_the_pointer() {
     // The point under the pointer stays put.
     let moved = (after * (before.inverse() * node)) - node;
     assert!(moved.length() < 2.0, "moved by {moved:?}");
+}
+
+fn next_acts(harness: &Harness<'static, ActforgeApp>, id: &str) -> Vec<String> {
+    let project = harness.state().project().unwrap();
+    project.acts.get(id).unwrap().next_acts.iter().map(|link| link.act.as_str().to_owned()).collect()
+}
+
+/// Presses at `from`, moves in steps and lets go at `to` (screen points).
+fn drag(harness: &mut Harness<'static, ActforgeApp>, from: Pos2, to: Pos2) {
+    harness.hover_at(from);
+    harness.run_steps(1);
+    harness.drag_at(from);
+    harness.run_steps(1);
+    for step in 1..=4 {
+        harness.hover_at(from + (to - from) * (step as f32 / 4.0));
+        harness.run_steps(1);
+    }
+    harness.drop_at(to);
+    harness.run_steps(3);
+}
+
+#[test]
+fn a_wire_dropped_anywhere_on_an_act_links_it_and_undo_removes_it() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let undo_before = harness.state().history().undo_len();
+    let pin = on_screen(&harness, "next link from Comb the Beach · comb_the_beach").center();
+    // Not on a pin: low on the target's body.
+    let body = on_screen(&harness, "Bonfire · bonfire_burns");
+    drag(&mut harness, pin, Pos2::new(body.center().x, body.bottom() - 4.0));
+    assert!(next_acts(&harness, "comb_the_beach").contains(&"bonfire_burns".to_owned()));
+    assert_eq!(harness.state().history().undo_len(), undo_before + 1);
+    // Dropped on the empty canvas: nothing is linked, and the graph says so.
+    let pin = on_screen(&harness, "next link from Comb the Beach · comb_the_beach").center();
+    drag(&mut harness, pin, pin + Vec2::new(0.0, 140.0));
+    assert_eq!(harness.state().history().undo_len(), undo_before + 1);
+    harness.get_by_label_contains("drop the wire on a node");
+    harness.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    harness.run_steps(3);
+    assert!(!next_acts(&harness, "comb_the_beach").contains(&"bonfire_burns".to_owned()));
+}
+
+#[test]
+fn a_refused_link_says_why_at_the_drop() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let undo_before = harness.state().history().undo_len();
+    // Watch the Sea already leads to Something in the Surf.
+    let pin = on_screen(&harness, "next link from Watch the Sea · watch_the_sea").center();
+    let target = on_screen(&harness, "Something in the Surf · letter_from_the_sea").center();
+    drag(&mut harness, pin, target);
+    assert_eq!(harness.state().history().undo_len(), undo_before);
+    harness.get_by_label_contains("already has the next link");
+}
+
+#[test]
+fn a_clicked_link_is_deleted_with_the_delete_key_in_one_step() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let undo_before = harness.state().history().undo_len();
+    let before = next_acts(&harness, "watch_the_sea");
+    let label = on_screen(
+        &harness,
+        "next link: Watch the Sea · watch_the_sea → Something in the Surf · letter_from_the_sea (30%)",
+    );
+    click_at(&mut harness, label.center());
+    assert_eq!(harness.state().graph_views().act.canvas().selected_edges().len(), 1);
+    harness.key_press(egui::Key::Delete);
+    harness.run_steps(3);
+    let after = next_acts(&harness, "watch_the_sea");
+    assert_eq!(after.len() + 1, before.len(), "{before:?} → {after:?}");
+    assert!(!after.contains(&"letter_from_the_sea".to_owned()));
+    assert_eq!(harness.state().history().undo_len(), undo_before + 1);
+}
+
+#[test]
+fn every_link_of_the_bundled_graphs_is_drawn() {
+    for pack in ["lighthouse", "act-demo"] {
+        let harness = act_graph(&content(pack));
+        let project = harness.state().project().unwrap();
+        let links: usize = project.acts.iter().map(|act| actforge_editor::views::act_links::act_edges(act).len()).sum();
+        let drawn = harness.state().graph_views().act.canvas().drawn_edges();
+        assert_eq!(drawn.len(), links, "{pack}: {drawn:?}");
+        // Each wire can be found by what it is.
+        for (key, _) in drawn {
+            assert!(!key.is_empty());
+        }
+        // At the opening fit no text is smaller than 11 points.
+        let smallest = harness.state().graph_views().act.canvas().smallest_text().unwrap();
+        assert!(smallest >= 10.99, "{pack}: text drawn at {smallest} points");
+    }
+}
+
+#[test]
+fn moved_acts_stay_where_they_were_put_when_links_change() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let node = on_screen(&harness, "Tend the Lamp · tend_the_lamp");
+    drag(&mut harness, node.center(), node.center() + Vec2::new(30.0, 60.0));
+    let placed = harness.state().graph_views().act.positions();
+    let pin = on_screen(&harness, "next link from Comb the Beach · comb_the_beach").center();
+    let body = on_screen(&harness, "A Quiet Night · quiet_night").center();
+    drag(&mut harness, pin, body);
+    assert!(next_acts(&harness, "comb_the_beach").contains(&"quiet_night".to_owned()));
+    assert_eq!(harness.state().graph_views().act.positions(), placed);
+    harness.key_press_modifiers(Modifiers::COMMAND, egui::Key::Z);
+    harness.run_steps(3);
+    assert_eq!(harness.state().graph_views().act.positions(), placed);
+}
+
+#[test]
+fn a_box_selects_acts_that_delete_together_and_paste_back() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let a = on_screen(&harness, "Watch the Sea · watch_the_sea");
+    let b = on_screen(&harness, "Something in the Surf · letter_from_the_sea");
+    let area = a.union(b).expand(6.0);
+    drag(&mut harness, area.left_top(), area.right_bottom());
+    let selected = harness.state().graph_views().act.canvas().selected_nodes().clone();
+    assert_eq!(selected.len(), 2, "{selected:?}");
+    harness.key_press_modifiers(Modifiers::COMMAND, egui::Key::C);
+    harness.run_steps(2);
+    let undo_before = harness.state().history().undo_len();
+    harness.key_press(egui::Key::Delete);
+    harness.run_steps(3);
+    if let Some(anyway) = harness.query_by_label("Delete anyway") {
+        anyway.click();
+        harness.run_steps(3);
+    }
+    let project = harness.state().project().unwrap();
+    assert!(project.acts.get("watch_the_sea").is_none() && project.acts.get("letter_from_the_sea").is_none());
+    assert!(!next_acts(&harness, "tend_the_lamp").contains(&"watch_the_sea".to_owned()));
+    assert_eq!(harness.state().history().undo_len(), undo_before + 1);
+    // Pasted back: copies under new ids, the link between them kept.
+    harness.hover_at(a.center());
+    harness.key_press_modifiers(Modifiers::COMMAND, egui::Key::V);
+    harness.run_steps(3);
+    let project = harness.state().project().unwrap();
+    let copy = project.acts.get("watch_the_sea_copy").expect("pasted");
+    let targets: Vec<&str> = copy.next_acts.iter().map(|link| link.act.as_str()).collect();
+    assert_eq!(targets, ["letter_from_the_sea_copy", "quiet_night"]);
+}
+
+#[test]
+fn f_frames_the_selection_and_home_fits_the_graph() {
+    let mut harness = act_graph(&content("act-demo"));
+    let fitted = harness.state().graph_views().act.canvas().transform();
+    let node = on_screen(&harness, "Walk Home · walk_home");
+    click_at(&mut harness, node.center());
+    assert_eq!(harness.state().selection().map(|key| key.id.as_str()), Some("walk_home"));
+    harness.key_press(egui::Key::F);
+    harness.run_steps(2);
+    let framed = harness.state().graph_views().act.canvas().transform();
+    assert!(framed.scaling > fitted.scaling, "{fitted:?} → {framed:?}");
+    harness.key_press(egui::Key::Home);
+    harness.run_steps(2);
+    assert_eq!(harness.state().graph_views().act.canvas().transform(), fitted);
 }

@@ -32,7 +32,7 @@ const LAYOUT_KIND: &str = "acts";
 /// An act node's width (graph units).
 const NODE_WIDTH: f32 = 210.0;
 /// The spacing of the automatic layout: a node and room for wires and their labels.
-const SPACING: Spacing = Spacing { layer: 270.0, row: 120.0, component_gap: 60.0 };
+const SPACING: Spacing = Spacing { layer: 270.0, row: 110.0, component_gap: 90.0 };
 
 /// An act as the graph shows it (rebuilt from the document; never saved).
 #[derive(Clone, Debug)]

@@ -23,7 +23,7 @@ pub const DETAIL_SCALE: f32 = 0.85;
 pub const MIN_SCALE: f32 = 0.25;
 /// The zoom at and above which a node keeps its size and shows as many lines as fit at a
 /// readable size; below it, it shrinks to a title chip.
-pub const COMPACT_SCALE: f32 = 0.45;
+pub const COMPACT_SCALE: f32 = 0.38;
 /// The largest zoom.
 pub const MAX_SCALE: f32 = 2.0;
 /// The smallest text drawn, in screen points.
@@ -258,6 +258,8 @@ pub struct GraphCanvas {
     link_hint: Option<(bool, String)>,
     /// The view rectangle of the last frame.
     view: Rect,
+    /// Whether keys go to the canvas (the last press was in it).
+    active: bool,
 }
 
 impl GraphCanvas {
@@ -278,6 +280,7 @@ impl GraphCanvas {
             drawn_edges: Vec::new(),
             link_hint: None,
             view: Rect::NOTHING,
+            active: false,
         }
     }
 
@@ -362,11 +365,21 @@ impl GraphCanvas {
         );
         let background = graph_ui.response().on_hover_cursor(CursorIcon::Default);
         let background = background.on_hover_cursor(CursorIcon::Default);
-        let focused = ui.memory(|memory| memory.has_focus(background.id));
-        let space_down = focused && ui.input(|input| input.key_down(Key::Space));
-        if background.clicked() || background.drag_started() || background.secondary_clicked() {
-            background.request_focus();
+        // The canvas takes keys after a press inside it, until a press elsewhere, while no
+        // text field has the keyboard (egui's focus does not stay on a canvas).
+        if let Some(press) =
+            ui.input(|input| input.pointer.any_pressed().then(|| input.pointer.interact_pos()).flatten())
+        {
+            self.active = view.contains(press)
+                && matches!(ui.ctx().layer_id_at(press), Some(id) if id == ui.layer_id() || id == layer);
         }
+        let focused = self.active && ui.memory(|memory| memory.focused().is_none());
+        if focused {
+            let pass = ui.ctx().cumulative_pass_nr();
+            ui.ctx().data_mut(|data| data.insert_temp(egui::Id::new(KEYS_ID), pass));
+        }
+        let space_down = focused && ui.input(|input| input.key_down(Key::Space));
+        if background.clicked() || background.drag_started() || background.secondary_clicked() {}
 
         // Pan (middle drag, space + drag) and zoom (wheel, pinch) about the pointer.
         let pan = background.dragged_by(egui::PointerButton::Middle)
@@ -462,12 +475,15 @@ impl GraphCanvas {
 
         // Pins (detailed only): a drag from one starts a link.
         let mut pin_started: Option<(String, usize)> = None;
-        if detailed {
+        {
+            // Zoomed out, a node keeps one handle: its first pin, on its right edge.
+            let radius = PIN_RADIUS / scale.min(1.0);
             for node in &scene.nodes {
                 let Some(&rect) = rects.get(&node.id) else { continue };
-                for (pin_index, pin) in node.pins.iter().enumerate() {
-                    let centre = pin_centre(rect, pin_index);
-                    let hit = Rect::from_center_size(centre, Vec2::splat(PIN_RADIUS * 3.0));
+                let shown = if detailed { node.pins.len() } else { node.pins.len().min(1) };
+                for (pin_index, pin) in node.pins.iter().enumerate().take(shown) {
+                    let centre = if detailed { pin_centre(rect, pin_index) } else { rect.right_center() };
+                    let hit = Rect::from_center_size(centre, Vec2::splat(radius * 3.0));
                     let response =
                         graph_ui.interact(hit, self.id.with(("pin", &node.id, pin_index)), Sense::click_and_drag());
                     response.widget_info(|| {
@@ -479,7 +495,12 @@ impl GraphCanvas {
                     });
                     let response = response.on_hover_cursor(CursorIcon::Crosshair);
                     let fill = if response.hovered() { Color32::WHITE } else { pin.colour };
-                    painter.circle(centre, PIN_RADIUS, fill, Stroke::new(1.5, Color32::from_black_alpha(160)));
+                    painter.circle(
+                        centre,
+                        radius,
+                        fill,
+                        Stroke::new(1.5 / scale.min(1.0), Color32::from_black_alpha(160)),
+                    );
                     if response.drag_started() {
                         pin_started = Some((node.id.clone(), pin_index));
                     }
@@ -487,7 +508,6 @@ impl GraphCanvas {
             }
         }
         if let Some((from, pin)) = pin_started {
-            background.request_focus();
             let at = pointer.unwrap_or_default();
             self.gesture = Some(Gesture::Link { from, pin, at });
         }
@@ -545,13 +565,20 @@ impl GraphCanvas {
         let mut clicked_edge: Option<usize> = None;
         for (index, edge) in scene.edges.iter().enumerate() {
             let Some(Some(points)) = wire_points.get(index) else { continue };
-            let middle = points[points.len() / 2];
+            let Some(&middle) = points.get(points.len() / 2) else { continue };
             let id = self.id.with(("edge", &edge.key));
             let label_rect = edge.label.as_ref().map(|label| {
                 let size = (MIN_TEXT_POINTS + 1.0) / scale.min(1.0);
                 note_text(size);
                 let galley = painter.layout_no_wrap(label.clone(), FontId::proportional(size), edge.colour);
-                let rect = Rect::from_center_size(middle, galley.size() + Vec2::new(8.0, 4.0) / scale.min(1.0));
+                let size = galley.size() + Vec2::new(8.0, 4.0) / scale.min(1.0);
+                // The label goes at the first point along the wire where it covers no node.
+                let rect = [12, 8, 16, 5, 19, 3, 21]
+                    .iter()
+                    .filter_map(|&at| points.get(at))
+                    .map(|&at| Rect::from_center_size(at, size))
+                    .find(|rect| !rects.values().any(|node| node.intersects(*rect)))
+                    .unwrap_or_else(|| Rect::from_center_size(middle, size));
                 painter.rect_filled(rect, 4.0, ui.visuals().panel_fill.gamma_multiply(0.92));
                 painter.rect_stroke(rect, 4.0, Stroke::new(1.0, edge.colour), StrokeKind::Inside);
                 painter.galley(rect.center() - galley.size() / 2.0, galley, edge.colour);
@@ -593,7 +620,6 @@ impl GraphCanvas {
             let Some(node) = scene.nodes.get(*index) else { continue };
             if response.clicked() && clicked_edge.is_none() {
                 node_clicked = true;
-                background.request_focus();
                 self.selected_edges.clear();
                 self.selected_comment = None;
                 if modifiers.shift || modifiers.command {
@@ -609,7 +635,6 @@ impl GraphCanvas {
                 events.push(CanvasEvent::Open(node.id.clone()));
             }
             if response.drag_started_by(egui::PointerButton::Primary) && !space_down {
-                background.request_focus();
                 if !self.selected_nodes.contains(&node.id) {
                     self.selected_nodes = BTreeSet::from([node.id.clone()]);
                     self.selected_edges.clear();
@@ -640,7 +665,6 @@ impl GraphCanvas {
         if let Some(index) = clicked_edge
             && let Some(edge) = scene.edges.get(index)
         {
-            background.request_focus();
             if !(modifiers.shift || modifiers.command) {
                 self.selected_nodes.clear();
                 self.selected_edges.clear();
@@ -673,7 +697,9 @@ impl GraphCanvas {
                     .find(|node| node.id == from)
                     .and_then(|node| node.pins.get(pin))
                     .map_or(Color32::WHITE, |pin| pin.colour);
-                if let Some(start) = rects.get(&from).map(|rect| pin_centre(*rect, pin)) {
+                let start =
+                    rects.get(&from).map(|rect| if detailed { pin_centre(*rect, pin) } else { rect.right_center() });
+                if let Some(start) = start {
                     let points = wire_curve(start, at);
                     paint_wire(&painter, &points, Stroke::new(3.0 / scale.max(0.5), colour), WireDash::Solid, scale);
                 }
@@ -787,10 +813,12 @@ impl GraphCanvas {
         }
 
         // Keys, while the canvas has the focus.
-        if ui.memory(|memory| memory.has_focus(background.id)) && self.editing_comment.is_none() {
+        if focused && self.editing_comment.is_none() {
             self.keys_ui(ui, scene, comments, &rects, pointer.unwrap_or(graph_view.center()), &mut events);
         }
 
+        // The background answers the pointer over the whole view next frame.
+        graph_ui.expand_to_include_rect(graph_view);
         self.minimap_ui(ui, &rects, view);
         self.rects = rects;
         self.smallest_text = smallest.is_finite().then_some(smallest);
@@ -1132,6 +1160,24 @@ impl GraphCanvas {
     }
 }
 
+/// Where a canvas notes the pass in which it had the keys.
+const KEYS_ID: &str = "graph_canvas_has_keys";
+
+/// Whether a graph canvas had the keys in the last pass (the app's shortcuts then leave it the
+/// keys it uses).
+pub fn has_keys(ctx: &egui::Context) -> bool {
+    let pass = ctx.cumulative_pass_nr();
+    ctx.data(|data| data.get_temp::<u64>(egui::Id::new(KEYS_ID))).is_some_and(|at| at + 1 >= pass)
+}
+
+/// Whether the canvas uses this shortcut (Delete, F, Home, select all, copy, paste, Escape).
+pub fn is_canvas_key(shortcut: egui::KeyboardShortcut) -> bool {
+    let plain = shortcut.modifiers.is_none();
+    let command = shortcut.modifiers == Modifiers::COMMAND;
+    (plain && matches!(shortcut.logical_key, Key::Delete | Key::Backspace | Key::F | Key::Home | Key::Escape))
+        || (command && matches!(shortcut.logical_key, Key::A | Key::C | Key::V))
+}
+
 /// The centre of a node's output pin `index` (graph units).
 fn pin_centre(rect: Rect, index: usize) -> Pos2 {
     Pos2::new(rect.right(), rect.top() + HEADER_HEIGHT + (index as f32 + 0.5) * ROW_HEIGHT)
@@ -1218,13 +1264,22 @@ fn paint_node(
             job.wrap = egui::text::TextWrapping::truncate_at_width(room.max(10.0));
             painter.layout_job(job)
         };
-        let galley = one_line(format!("{icon} {short}"), size, text_colour);
         let left = rect.left() + 8.0 / scale.min(1.0);
         if scale < COMPACT_SCALE {
+            let galley = one_line(format!("{icon} {short}"), size, text_colour);
             painter.galley(Pos2::new(left, rect.center().y - galley.size().y / 2.0), galley, text_colour);
             return;
         }
-        // Compact: the title, then as many lines as fit, all at a readable size on screen.
+        // Compact: the title (on two lines if need be), then as many lines as fit, all at a
+        // readable size on screen.
+        let mut job = egui::text::LayoutJob::simple(
+            format!("{icon} {short}"),
+            FontId::proportional(size),
+            text_colour,
+            room.max(10.0),
+        );
+        job.wrap.max_rows = 2;
+        let galley = painter.layout_job(job);
         let gap = 3.0 / scale;
         let mut top = rect.top() + gap;
         top += galley.size().y + gap;
