@@ -210,6 +210,11 @@ impl ActGraphView {
         &self.canvas
     }
 
+    /// Centres the act `id` at a zoom that shows its details, next frame.
+    pub fn centre_on(&mut self, id: &str) {
+        self.canvas.centre_on(id);
+    }
+
     /// The last message (refusals, save problems).
     pub fn message(&self) -> Option<&str> {
         self.message.as_deref()
@@ -601,7 +606,7 @@ impl ActGraphView {
                 }
                 CanvasEvent::Delete { nodes, edges } => self.delete(project, nodes, edges, actions),
                 CanvasEvent::Copy(ids) => self.copy(ui, project, &ids),
-                CanvasEvent::Paste(text, at) => self.paste(project, text, at, actions, log),
+                CanvasEvent::Paste(text, at) => self.paste(project, text.as_deref(), at, actions, log),
                 CanvasEvent::NewNode(at) => self.new_act(project, at, actions),
                 CanvasEvent::CommentsChanged => {
                     self.store.comments.insert(LAYOUT_KIND.to_owned(), comments.clone());
@@ -640,13 +645,11 @@ impl ActGraphView {
     /// Deletes the selected links and acts as one step; acts other items still use wait for
     /// the designer's yes, with those items listed.
     fn delete(&mut self, project: &Project, acts: Vec<String>, edges: Vec<String>, actions: &mut Vec<InspectorAction>) {
-        let doomed: BTreeSet<&str> = acts.iter().map(String::as_str).collect();
         let mut users: BTreeSet<ItemKey> = BTreeSet::new();
         for id in &acts {
             for (user, _) in where_used(project, &ItemKey::new(Kind::Act, id.clone())) {
                 // Links from acts are removed with the act; those users need no warning.
-                let unlinked_act = user.kind == Kind::Act;
-                if !unlinked_act && !(user.kind == Kind::Act && doomed.contains(user.id.as_str())) {
+                if user.kind != Kind::Act {
                     users.insert(user);
                 }
             }
@@ -696,12 +699,12 @@ impl ActGraphView {
             return;
         }
         let label = match (pending.acts.len(), pending.edges.len()) {
-            (0, 1) => self.edge_of.get(&pending.edges[0]).map_or_else(
+            (0, 1) => pending.edges.first().and_then(|key| self.edge_of.get(key)).map_or_else(
                 || "Delete a link".to_owned(),
                 |(from, edge)| format!("Unlink {from} → {} ({})", edge.to, edge.kind.label()),
             ),
             (0, n) => format!("Delete {n} links"),
-            (1, 0) => format!("Delete act {} and its links", pending.acts[0]),
+            (1, 0) => format!("Delete act {} and its links", pending.acts.join("")),
             (a, e) => format!("Delete {a} acts and {e} links"),
         };
         actions.push(InspectorAction::Edit { op: Op::Batch(ops), label, gesture: None });
@@ -767,15 +770,13 @@ impl ActGraphView {
     fn paste(
         &mut self,
         project: &Project,
-        text: Option<String>,
+        text: Option<&str>,
         at: Pos2,
         actions: &mut Vec<InspectorAction>,
         log: &mut Vec<String>,
     ) {
         let parsed = |text: &str| ron::from_str::<(Vec<Act>, Vec<(f32, f32)>)>(text).ok();
-        let Some((acts, positions)) =
-            text.as_deref().and_then(parsed).or_else(|| self.copied.as_deref().and_then(parsed))
-        else {
+        let Some((acts, positions)) = text.and_then(parsed).or_else(|| self.copied.as_deref().and_then(parsed)) else {
             self.message = Some("Nothing to paste: copy acts first (Ctrl+C in this graph)".to_owned());
             return;
         };
@@ -784,7 +785,7 @@ impl ActGraphView {
         for act in &acts {
             let base = format!("{}_copy", act.id);
             let id = std::iter::once(base.clone())
-                .chain((2..).map(|n| format!("{base}_{n}")))
+                .chain((2..=u32::MAX).map(|n| format!("{base}_{n}")))
                 .find(|id| !taken.contains(id))
                 .unwrap_or(base);
             taken.insert(id.clone());

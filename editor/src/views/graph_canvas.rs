@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use egui::emath::TSTransform;
+use egui::emath::{GuiRounding as _, TSTransform};
 use egui::{
     Align2, Color32, CornerRadius, CursorIcon, FontId, Key, Modifiers, Pos2, Rect, Sense, Shape, Stroke, StrokeKind,
     UiBuilder, Vec2,
@@ -338,6 +338,7 @@ impl GraphCanvas {
     /// Draws the canvas in the rest of `ui`; `can_link(from, pin, to)` says what a link drag
     /// would do (Ok: its words; Err: why not), `body` draws a node's own widgets in the room it
     /// asked for. Returns what the designer asked for.
+    #[allow(clippy::too_many_lines)] // one frame: view, layer, nodes, pins, wires, labels, gestures, in paint order
     pub fn show(
         &mut self,
         ui: &mut egui::Ui,
@@ -359,7 +360,7 @@ impl GraphCanvas {
         let mut graph_ui = ui.new_child(
             UiBuilder::new()
                 .layer_id(layer)
-                .max_rect(self.transform.inverse() * view)
+                .max_rect((self.transform.inverse() * view).round_ui())
                 .sense(Sense::click_and_drag())
                 .id_salt("graph_background"),
         );
@@ -379,7 +380,6 @@ impl GraphCanvas {
             ui.ctx().data_mut(|data| data.insert_temp(egui::Id::new(KEYS_ID), pass));
         }
         let space_down = focused && ui.input(|input| input.key_down(Key::Space));
-        if background.clicked() || background.drag_started() || background.secondary_clicked() {}
 
         // Pan (middle drag, space + drag) and zoom (wheel, pinch) about the pointer.
         let pan = background.dragged_by(egui::PointerButton::Middle)
@@ -392,8 +392,8 @@ impl GraphCanvas {
             && (ui.ctx().layer_id_at(pointer) == Some(layer) || ui.ctx().layer_id_at(pointer) == Some(ui.layer_id()))
         {
             let (scroll, zoom) = ui.input(|input| (input.smooth_scroll_delta, input.zoom_delta()));
-            let factor = zoom * (scroll.y / 300.0).exp();
-            if factor != 1.0 {
+            let factor = zoom * (scroll.y / 400.0).exp();
+            if (factor - 1.0).abs() > f32::EPSILON {
                 self.zoom_about(pointer, factor);
             }
         }
@@ -710,7 +710,7 @@ impl GraphCanvas {
                 if released {
                     match (target, verdict) {
                         (Some(node), Some(Ok(_))) => {
-                            events.push(CanvasEvent::Connect { from, pin, to: node.id.clone() })
+                            events.push(CanvasEvent::Connect { from, pin, to: node.id.clone() });
                         }
                         (_, Some(Err(why))) => events.push(CanvasEvent::Refused(why)),
                         _ => events.push(CanvasEvent::Refused(
@@ -818,7 +818,7 @@ impl GraphCanvas {
         }
 
         // The background answers the pointer over the whole view next frame.
-        graph_ui.expand_to_include_rect(graph_view);
+        graph_ui.expand_to_include_rect(graph_view.round_ui());
         self.minimap_ui(ui, &rects, view);
         self.rects = rects;
         self.smallest_text = smallest.is_finite().then_some(smallest);
@@ -995,7 +995,7 @@ impl GraphCanvas {
             let heading_height = LANE_HEADER.max(heading_size + 10.0);
             let area = if collapsed {
                 let first =
-                    members.iter().map(|node| node.pos).fold(Pos2::new(f32::INFINITY, f32::INFINITY), |a, b| a.min(b));
+                    members.iter().map(|node| node.pos).fold(Pos2::new(f32::INFINITY, f32::INFINITY), Pos2::min);
                 let rect = Rect::from_min_size(
                     first - Vec2::new(LANE_PADDING, LANE_PADDING + heading_height) + Vec2::new(0.0, collapsed_row),
                     Vec2::new(280.0_f32.max(heading_size * 16.0), heading_height),
@@ -1200,7 +1200,7 @@ fn paint_grid(painter: &egui::Painter, area: Rect, scale: f32, colour: Color32) 
     painter.extend(shapes);
 }
 
-#[allow(clippy::too_many_arguments)] // one node's drawing, from the frame's parts
+#[allow(clippy::too_many_arguments, clippy::too_many_lines)] // one node's drawing at each zoom level, from the frame's parts
 fn paint_node(
     ui: &mut egui::Ui,
     painter: &egui::Painter,
@@ -1340,7 +1340,7 @@ fn paint_node(
 
 /// A wire's curve from `start` (leaving right) to `end` (entering left), as points.
 fn wire_curve(start: Pos2, end: Pos2) -> Vec<Pos2> {
-    let reach = ((end.x - start.x).abs() * 0.5).max(60.0).min(240.0);
+    let reach = ((end.x - start.x).abs() * 0.5).clamp(60.0, 240.0);
     let back = end.x < start.x + 20.0;
     let lift = if back { ((end.y - start.y).abs() * 0.25).max(80.0) } else { 0.0 };
     let c1 = start + Vec2::new(reach, if back { -lift.copysign(start.y - end.y + 0.1) } else { 0.0 });
