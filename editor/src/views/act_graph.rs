@@ -43,8 +43,8 @@ pub struct ActNode {
 }
 
 impl ActNode {
-    fn new(act: &Act) -> Self {
-        let edges = act_edges(act);
+    fn new(project: &Project, act: &Act) -> Self {
+        let edges = act_edges(project, act);
         let mut outputs = vec![LinkKind::Next, LinkKind::Alt, LinkKind::Spawned];
         for edge in &edges {
             if !outputs.contains(&edge.kind) {
@@ -195,7 +195,7 @@ impl ActGraphView {
                 continue;
             }
             if let Some(act) = project.acts.get(id) {
-                for edge in act_edges(act) {
+                for edge in act_edges(project, act) {
                     if let Some(target) = project.acts.get(&edge.to) {
                         queue.push(target.id.as_str());
                     }
@@ -207,7 +207,7 @@ impl ActGraphView {
 
     fn rebuild(&mut self, project: &Project) {
         let acts = self.shown_acts(project);
-        let nodes: Vec<ActNode> = acts.iter().copied().map(ActNode::new).collect();
+        let nodes: Vec<ActNode> = acts.iter().map(|act| ActNode::new(project, act)).collect();
         let ids: Vec<&str> = nodes.iter().map(|node| node.id.as_str()).collect();
         let edges: Vec<(&str, &str)> =
             nodes.iter().flat_map(|node| node.edges.iter().map(|edge| (node.id.as_str(), edge.to.as_str()))).collect();
