@@ -67,7 +67,7 @@ fn graph_of(project: &Project) -> (Vec<String>, Vec<(String, String)>) {
     let edges = project
         .acts
         .iter()
-        .flat_map(|act| act_edges(act).into_iter().map(|edge| (act.id.as_str().to_owned(), edge.to)))
+        .flat_map(|act| act_edges(project, act).into_iter().map(|edge| (act.id.as_str().to_owned(), edge.to)))
         .collect();
     (ids, edges)
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use actforge_editor::app::{ActforgeApp, default_project_path};
 use actforge_editor::commands::UiCommand;
+use actforge_editor::views::graph_canvas::WireDash;
 use egui::{Event, Modifiers, MouseWheelUnit, Pos2, TouchPhase, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -157,7 +158,8 @@ fn every_link_of_the_bundled_graphs_is_drawn() {
     for pack in ["lighthouse", "act-demo"] {
         let harness = act_graph(&content(pack));
         let project = harness.state().project().unwrap();
-        let links: usize = project.acts.iter().map(|act| actforge_editor::views::act_links::act_edges(act).len()).sum();
+        let links: usize =
+            project.acts.iter().map(|act| actforge_editor::views::act_links::act_edges(project, act).len()).sum();
         let drawn = harness.state().graph_views().act.canvas().drawn_edges();
         assert_eq!(drawn.len(), links, "{pack}: {drawn:?}");
         // Each wire can be found by what it is.
@@ -193,8 +195,8 @@ fn a_box_selects_acts_that_delete_together_and_paste_back() {
     let mut harness = act_graph(dir.path());
     let a = on_screen(&harness, "Watch the Sea · watch_the_sea");
     let b = on_screen(&harness, "Something in the Surf · letter_from_the_sea");
-    let area = a.union(b).expand(6.0);
-    drag(&mut harness, area.left_top(), area.right_bottom());
+    // From beside the first to the middle of the second: a box selects what it touches.
+    drag(&mut harness, a.left_top() - Vec2::splat(6.0), b.center());
     let selected = harness.state().graph_views().act.canvas().selected_nodes().clone();
     assert_eq!(selected.len(), 2, "{selected:?}");
     harness.key_press_modifiers(Modifiers::COMMAND, egui::Key::C);
@@ -234,4 +236,27 @@ fn f_frames_the_selection_and_home_fits_the_graph() {
     harness.key_press(egui::Key::Home);
     harness.run_steps(2);
     assert_eq!(harness.state().graph_views().act.canvas().transform(), fitted);
+}
+
+#[test]
+fn a_link_that_lives_in_a_rule_is_drawn_dashed_and_cut_in_its_rule() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let about = "spawn token link: Comb the Beach · comb_the_beach → Bonfire · bonfire_burns (via rule summon_help)";
+    let key = {
+        let canvas = harness.state().graph_views().act.canvas();
+        let (key, _) =
+            canvas.drawn_edges().iter().find(|(key, _)| key.starts_with("comb_the_beach|spawn token|")).unwrap();
+        assert_eq!(canvas.drawn_dash(key), Some(WireDash::Dashed));
+        key.clone()
+    };
+    assert!(!key.is_empty());
+    let label = on_screen(&harness, about);
+    click_at(&mut harness, label.center());
+    harness.key_press(egui::Key::Delete);
+    harness.run_steps(3);
+    let project = harness.state().project().unwrap();
+    let rule = project.rules.get("summon_help").unwrap();
+    assert!(rule.effects.table_modifiers.is_empty(), "{:?}", rule.effects.table_modifiers);
+    assert!(harness.state().graph_views().act.canvas().drawn_edges().iter().all(|(k, _)| *k != key));
 }

@@ -12,12 +12,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use actforge_runtime::model::{Act, ActLink, Id};
+use actforge_runtime::model::{Act, ActLink, Id, Rule};
 use actforge_runtime::{Kind, Project};
 use egui::{Color32, Pos2, Rect, RichText, Vec2};
 use egui_phosphor::regular as icon;
 
-use super::act_links::{ActEdge, LinkKind, act_edges, fresh_act_id, link_op, without_link};
+use super::act_links::{
+    ActEdge, LinkKind, act_edges, fresh_act_id, link_op, remove_modifier_links, without_direct_edge, without_link,
+};
 use super::graph_canvas::{
     CanvasEdge, CanvasEvent, CanvasLane, CanvasNode, CanvasPin, CanvasScene, GraphCanvas, WireDash,
 };
@@ -50,8 +52,8 @@ pub struct ActNode {
 }
 
 impl ActNode {
-    fn new(act: &Act) -> Self {
-        let edges = act_edges(act);
+    fn new(project: &Project, act: &Act) -> Self {
+        let edges = act_edges(project, act);
         let mut outputs = vec![LinkKind::Next, LinkKind::Alt, LinkKind::Spawned];
         for edge in &edges {
             if !outputs.contains(&edge.kind) {
@@ -269,7 +271,7 @@ impl ActGraphView {
                 continue;
             }
             if let Some(act) = project.acts.get(id) {
-                for edge in act_edges(act) {
+                for edge in act_edges(project, act) {
                     if let Some(target) = project.acts.get(&edge.to) {
                         queue.push(target.id.as_str());
                     }
@@ -280,7 +282,7 @@ impl ActGraphView {
     }
 
     fn rebuild(&mut self, project: &Project) {
-        self.nodes = self.shown_acts(project).into_iter().map(ActNode::new).collect();
+        self.nodes = self.shown_acts(project).into_iter().map(|act| ActNode::new(project, act)).collect();
         self.edge_of.clear();
         for node in &self.nodes {
             for (n, edge) in node.edges.iter().enumerate() {
@@ -518,15 +520,23 @@ impl ActGraphView {
                 let node = self.nodes.iter().find(|node| node.id == *from)?;
                 let pin = node.outputs.iter().position(|kind| *kind == edge.kind)?;
                 let to_title = title_of.get(edge.to.as_str())?;
-                let gate = edge.gate.as_ref().map(|gate| format!(" ({gate})")).unwrap_or_default();
+                let words = edge.label();
+                let gate = if words.is_empty() { String::new() } else { format!(" ({words})") };
                 Some(CanvasEdge {
                     key: key.clone(),
                     from: from.clone(),
                     pin,
                     to: edge.to.clone(),
                     colour: edge.kind.colour(),
-                    dash: if matches!(edge.kind, LinkKind::Spawned) { WireDash::Dotted } else { WireDash::Solid },
-                    label: edge.gate.clone(),
+                    // Links that live in rules are dashed; spawns dotted; the rest solid.
+                    dash: if !edge.is_direct() {
+                        WireDash::Dashed
+                    } else if matches!(edge.kind, LinkKind::Spawned | LinkKind::SpawnToken) {
+                        WireDash::Dotted
+                    } else {
+                        WireDash::Solid
+                    },
+                    label: (!words.is_empty()).then_some(words),
                     about: format!("{} link: {} → {to_title}{gate}", edge.kind.label(), node.header_text()),
                 })
             })
@@ -667,10 +677,18 @@ impl ActGraphView {
         let current = |changed: &BTreeMap<String, Act>, id: &str| {
             changed.get(id).cloned().or_else(|| project.acts.get(id).cloned())
         };
+        // Links that live in rules are cut in the rule that holds them.
+        let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
         for key in &pending.edges {
             let Some((from, edge)) = self.edge_of.get(key) else { continue };
-            if let Some(act) = current(&changed, from)
-                && let Some(without) = without_link(&act, edge.kind, Some(&edge.to))
+            if let Some(rule_id) = edge.via.last() {
+                let Some(mut rule) = rules.get(rule_id).cloned().or_else(|| project.rules.get(rule_id).cloned()) else {
+                    continue;
+                };
+                remove_modifier_links(&mut rule.effects, |kind, to| kind == edge.kind && to == edge.to);
+                rules.insert(rule_id.clone(), rule);
+            } else if let Some(act) = current(&changed, from)
+                && let Some(without) = without_direct_edge(&act, edge)
             {
                 changed.insert(from.clone(), without);
             }
@@ -695,6 +713,12 @@ impl ActGraphView {
             .map(|id| Op::remove(ItemKey::new(Kind::Act, *id)))
             .collect();
         ops.extend(changed.into_values().map(|act| Op::put(Arc::new(act) as SharedItem)));
+        ops.extend(
+            rules
+                .into_iter()
+                .filter(|(id, rule)| project.rules.get(id) != Some(rule))
+                .map(|(_, rule)| Op::put(Arc::new(rule) as SharedItem)),
+        );
         if ops.is_empty() {
             return;
         }
@@ -856,7 +880,9 @@ fn link_check(project: &Project, from: &str, kind: LinkKind, to: &str) -> Result
             "{to} has no token: a spawned act starts in a new token of its own token type (set {to}'s token first)"
         ));
     }
-    if project.acts.get(from).is_some_and(|act| act_edges(act).iter().any(|edge| edge.kind == kind && edge.to == to)) {
+    if project.acts.get(from).is_some_and(|act| {
+        act_edges(project, act).iter().any(|edge| edge.is_direct() && edge.kind == kind && edge.to == to)
+    }) {
         return Err(format!("{from} already has the {} link to {to}", kind.label()));
     }
     Ok(format!("Link {} → {to}", kind.label()))

@@ -254,6 +254,8 @@ pub struct GraphCanvas {
     smallest_text: Option<f32>,
     /// Edges drawn last frame, with their key.
     drawn_edges: Vec<(String, [Pos2; 2])>,
+    /// How each edge drawn last frame was stroked, by key.
+    drawn_dashes: BTreeMap<String, WireDash>,
     /// The words shown at the cursor while a link drag is over a node.
     link_hint: Option<(bool, String)>,
     /// The view rectangle of the last frame.
@@ -278,6 +280,7 @@ impl GraphCanvas {
             rects: BTreeMap::new(),
             smallest_text: None,
             drawn_edges: Vec::new(),
+            drawn_dashes: BTreeMap::new(),
             link_hint: None,
             view: Rect::NOTHING,
             active: false,
@@ -307,6 +310,11 @@ impl GraphCanvas {
     /// The edges drawn last frame (keys), each with its two ends (graph units).
     pub fn drawn_edges(&self) -> &[(String, [Pos2; 2])] {
         &self.drawn_edges
+    }
+
+    /// How the edge `key` was stroked last frame (none: not drawn).
+    pub fn drawn_dash(&self, key: &str) -> Option<WireDash> {
+        self.drawn_dashes.get(key).copied()
     }
 
     /// The smallest text drawn last frame, in screen points.
@@ -518,6 +526,7 @@ impl GraphCanvas {
         let mut best = 7.0 / scale;
         let mut wire_points: Vec<Option<Vec<Pos2>>> = Vec::with_capacity(scene.edges.len());
         self.drawn_edges.clear();
+        self.drawn_dashes.clear();
         for (index, edge) in scene.edges.iter().enumerate() {
             let (Some(from), Some(to)) = (anchor(&edge.from), anchor(&edge.to)) else {
                 wire_points.push(None);
@@ -530,6 +539,7 @@ impl GraphCanvas {
             };
             let end = Pos2::new(to.left(), to.top() + HEADER_HEIGHT.min(to.height()) / 2.0);
             self.drawn_edges.push((edge.key.clone(), [start, end]));
+            self.drawn_dashes.insert(edge.key.clone(), edge.dash);
             let points = wire_curve(start, end);
             let bounds = Rect::from_points(&points).expand(4.0);
             if !bounds.intersects(graph_view) {
