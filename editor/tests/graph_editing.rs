@@ -34,10 +34,9 @@ fn act_graph(path: &Path) -> Harness<'static, ActforgeApp> {
     harness
 }
 
-/// Where the widget labelled `label` in the act graph is on screen (widgets in the graph report
-/// their rectangles in graph units).
+/// Where the widget labelled `label` is on screen.
 fn on_screen(harness: &Harness<'static, ActforgeApp>, label: &str) -> egui::Rect {
-    harness.state().graph_views().act.canvas().transform() * harness.get_by_label(label).rect()
+    harness.get_by_label(label).rect()
 }
 
 /// A primary click at a screen point.
@@ -259,4 +258,30 @@ fn a_link_that_lives_in_a_rule_is_drawn_dashed_and_cut_in_its_rule() {
     let rule = project.rules.get("summon_help").unwrap();
     assert!(rule.effects.table_modifiers.is_empty(), "{:?}", rule.effects.table_modifiers);
     assert!(harness.state().graph_views().act.canvas().drawn_edges().iter().all(|(k, _)| *k != key));
+}
+
+#[test]
+fn a_comment_placed_on_the_canvas_is_written_in_and_stored_beside_the_project() {
+    let dir = copy_of(&content("lighthouse"));
+    let mut harness = act_graph(dir.path());
+    let tend = on_screen(&harness, "Tend the Lamp · tend_the_lamp");
+    let empty = Pos2::new(tend.center().x, tend.top() - 60.0);
+    harness.hover_at(empty);
+    harness.run_steps(1);
+    for pressed in [true, false] {
+        harness.event(Event::PointerButton {
+            pos: empty,
+            button: egui::PointerButton::Secondary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+    }
+    harness.run_steps(2);
+    harness.get_by_label("Add a comment here").click();
+    harness.run_steps(3);
+    // The new frame takes the keyboard at once.
+    harness.event(Event::Text("Night shift".to_owned()));
+    harness.run_steps(3);
+    let stored = std::fs::read_to_string(dir.path().join(".actforge/graph_layout.ron")).unwrap();
+    assert!(stored.contains("Night shift"), "{stored}");
 }

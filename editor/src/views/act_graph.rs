@@ -560,7 +560,7 @@ impl ActGraphView {
         } else {
             Vec::new()
         };
-        CanvasScene { nodes, edges, lanes }
+        CanvasScene { nodes, edges, lanes, noun: "act" }
     }
 
     fn graph_ui(

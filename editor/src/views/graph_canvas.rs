@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use egui::emath::{GuiRounding as _, TSTransform};
+use egui::emath::TSTransform;
 use egui::{
     Align2, Color32, CornerRadius, CursorIcon, FontId, Key, Modifiers, Pos2, Rect, Sense, Shape, Stroke, StrokeKind,
     UiBuilder, Vec2,
@@ -170,6 +170,8 @@ pub struct CanvasScene {
     pub edges: Vec<CanvasEdge>,
     /// The lanes (none: no lanes drawn).
     pub lanes: Vec<CanvasLane>,
+    /// What a node is called in menus ("act", "node").
+    pub noun: &'static str,
 }
 
 /// What the designer asked for on the canvas this frame.
@@ -262,6 +264,10 @@ pub struct GraphCanvas {
     view: Rect,
     /// Whether keys go to the canvas (the last press was in it).
     active: bool,
+    /// Where the context menu was opened (graph units): what it adds goes there.
+    menu_at: Pos2,
+    /// The comment just opened for writing takes the keyboard next frame.
+    focus_comment: bool,
 }
 
 impl GraphCanvas {
@@ -284,6 +290,8 @@ impl GraphCanvas {
             link_hint: None,
             view: Rect::NOTHING,
             active: false,
+            menu_at: Pos2::ZERO,
+            focus_comment: false,
         }
     }
 
@@ -357,30 +365,20 @@ impl GraphCanvas {
     ) -> Vec<CanvasEvent> {
         let mut events = Vec::new();
         let view = super::visible_view(ui);
-        ui.allocate_exact_size(view.size(), Sense::hover());
+        // Drawn in the tab's own layer in screen space (text laid out at its size on screen
+        // stays crisp; widgets report where they are); only the views' own widgets in node
+        // bodies live in a layer that scales with the zoom.
+        let (_, background) = ui.allocate_exact_size(view.size(), Sense::click_and_drag());
+        let background = background.on_hover_cursor(CursorIcon::Default);
         self.view = view;
         self.apply_request(scene, view);
-
-        // The graph's own layer, drawn with the view's transform above the tab; its background
-        // takes the clicks and drags no node takes (positions and deltas in graph units).
         let layer = egui::LayerId::new(ui.layer_id().order, self.id.with("layer"));
-        ui.ctx().set_sublayer(ui.layer_id(), layer);
-        let mut graph_ui = ui.new_child(
-            UiBuilder::new()
-                .layer_id(layer)
-                .max_rect((self.transform.inverse() * view).round_ui())
-                .sense(Sense::click_and_drag())
-                .id_salt("graph_background"),
-        );
-        let background = graph_ui.response().on_hover_cursor(CursorIcon::Default);
-        let background = background.on_hover_cursor(CursorIcon::Default);
         // The canvas takes keys after a press inside it, until a press elsewhere, while no
         // text field has the keyboard (egui's focus does not stay on a canvas).
         if let Some(press) =
             ui.input(|input| input.pointer.any_pressed().then(|| input.pointer.interact_pos()).flatten())
         {
-            self.active = view.contains(press)
-                && matches!(ui.ctx().layer_id_at(press), Some(id) if id == ui.layer_id() || id == layer);
+            self.active = view.contains(press) && ui.ctx().layer_id_at(press) == Some(ui.layer_id());
         }
         let focused = self.active && ui.memory(|memory| memory.focused().is_none());
         if focused {
@@ -393,11 +391,11 @@ impl GraphCanvas {
         let pan = background.dragged_by(egui::PointerButton::Middle)
             || (space_down && background.dragged_by(egui::PointerButton::Primary));
         if pan {
-            self.transform.translation += background.drag_delta() * self.transform.scaling;
+            self.transform.translation += background.drag_delta();
         }
         let pointer_in_view = ui.input(|input| input.pointer.hover_pos()).filter(|p| view.contains(*p));
         if let Some(pointer) = pointer_in_view
-            && (ui.ctx().layer_id_at(pointer) == Some(layer) || ui.ctx().layer_id_at(pointer) == Some(ui.layer_id()))
+            && ui.ctx().layer_id_at(pointer) == Some(ui.layer_id())
         {
             let (scroll, zoom) = ui.input(|input| (input.smooth_scroll_delta, input.zoom_delta()));
             let factor = zoom * (scroll.y / 400.0).exp();
@@ -407,12 +405,13 @@ impl GraphCanvas {
         }
         let scale = self.transform.scaling;
         let detailed = scale >= DETAIL_SCALE;
+        ui.ctx().set_sublayer(ui.layer_id(), layer);
         ui.ctx().set_transform_layer(layer, self.transform);
         let graph_view = self.transform.inverse() * view;
-        graph_ui.set_clip_rect(graph_view);
-        let painter = graph_ui.painter().clone();
+        let painter = GraphPainter { painter: ui.painter().with_clip_rect(view), to_screen: self.transform };
         painter.rect_filled(graph_view, 0.0, ui.visuals().extreme_bg_color);
         paint_grid(&painter, graph_view, scale, ui.visuals().faint_bg_color);
+        let place = GraphUi { to_screen: self.transform, layer, clip: view };
         let mut smallest = f32::INFINITY;
         let mut note_text = |size_graph: f32| smallest = smallest.min(size_graph * scale);
 
@@ -451,14 +450,14 @@ impl GraphCanvas {
         }
 
         // Comments, then lanes, behind everything.
-        self.comments_ui(&mut graph_ui, &painter, comments, &rects, scale, &mut events, &mut note_text);
-        let lane_anchor = self.lanes_ui(&mut graph_ui, &painter, scene, &rects, scale, &mut note_text);
+        self.comments_ui(ui, &place, &painter, comments, &rects, scale, &mut events, &mut note_text);
+        let lane_anchor = self.lanes_ui(ui, &place, &painter, scene, &rects, scale, &mut note_text);
 
         // Nodes.
         let mut node_responses: Vec<(usize, egui::Response)> = Vec::new();
         for (index, node) in scene.nodes.iter().enumerate() {
             let Some(&rect) = rects.get(&node.id) else { continue };
-            let response = graph_ui.interact(rect, self.id.with(("node", &node.id)), Sense::click_and_drag());
+            let response = place.interact(ui, rect, self.id.with(("node", &node.id)), Sense::click_and_drag());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, &node.title));
             if !rect.intersects(graph_view) {
                 continue;
@@ -466,7 +465,7 @@ impl GraphCanvas {
             let selected = self.selected_nodes.contains(&node.id);
             let hovered_target =
                 matches!(self.gesture, Some(Gesture::Link { .. })) && pointer.is_some_and(|p| rect.contains(p));
-            paint_node(&mut graph_ui, &painter, node, rect, scale, selected, hovered_target, &mut note_text);
+            paint_node(ui, &place, &painter, node, rect, scale, selected, hovered_target, &mut note_text);
             if detailed && node.body_height > 0.0 {
                 let rows = node.lines.len().max(node.pins.len()) as f32;
                 let top = rect.top() + HEADER_HEIGHT + rows * ROW_HEIGHT;
@@ -474,7 +473,7 @@ impl GraphCanvas {
                     Pos2::new(rect.left() + 8.0, top),
                     Vec2::new(rect.width() - 16.0, node.body_height),
                 );
-                let mut child = graph_ui.new_child(UiBuilder::new().max_rect(body_rect).id_salt(("body", &node.id)));
+                let mut child = place.child(ui, body_rect, ("body", &node.id));
                 body(&mut child, node);
                 note_text(LINE_SIZE);
             }
@@ -493,7 +492,7 @@ impl GraphCanvas {
                     let centre = if detailed { pin_centre(rect, pin_index) } else { rect.right_center() };
                     let hit = Rect::from_center_size(centre, Vec2::splat(radius * 3.0));
                     let response =
-                        graph_ui.interact(hit, self.id.with(("pin", &node.id, pin_index)), Sense::click_and_drag());
+                        place.interact(ui, hit, self.id.with(("pin", &node.id, pin_index)), Sense::click_and_drag());
                     response.widget_info(|| {
                         egui::WidgetInfo::labeled(
                             egui::WidgetType::Button,
@@ -581,7 +580,7 @@ impl GraphCanvas {
                 let size = (MIN_TEXT_POINTS + 1.0) / scale.min(1.0);
                 note_text(size);
                 let galley = painter.layout_no_wrap(label.clone(), FontId::proportional(size), edge.colour);
-                let size = galley.size() + Vec2::new(8.0, 4.0) / scale.min(1.0);
+                let size = painter.size(&galley) + Vec2::new(8.0, 4.0) / scale.min(1.0);
                 // The label goes at the first point along the wire where it covers no node.
                 let rect = [12, 8, 16, 5, 19, 3, 21]
                     .iter()
@@ -591,11 +590,11 @@ impl GraphCanvas {
                     .unwrap_or_else(|| Rect::from_center_size(middle, size));
                 painter.rect_filled(rect, 4.0, ui.visuals().panel_fill.gamma_multiply(0.92));
                 painter.rect_stroke(rect, 4.0, Stroke::new(1.0, edge.colour), StrokeKind::Inside);
-                painter.galley(rect.center() - galley.size() / 2.0, galley, edge.colour);
+                painter.galley(rect.center() - painter.size(&galley) / 2.0, galley, edge.colour);
                 rect
             });
             let hit = label_rect.unwrap_or_else(|| Rect::from_center_size(middle, Vec2::splat(12.0 / scale)));
-            let response = graph_ui.interact(hit, id, Sense::click());
+            let response = place.interact(ui, hit, id, Sense::click());
             response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, &edge.about));
             if response.clicked() {
                 clicked_edge = Some(index);
@@ -655,7 +654,7 @@ impl GraphCanvas {
             if response.dragged_by(egui::PointerButton::Primary)
                 && let Some(Gesture::Move(delta)) = &mut self.gesture
             {
-                *delta += response.drag_delta();
+                *delta += response.drag_delta() / scale;
             }
             response.context_menu(|ui| {
                 if ui.button("Select in inspector").clicked() {
@@ -791,19 +790,23 @@ impl GraphCanvas {
             self.selected_comment = None;
             self.editing_comment = None;
         }
+        if background.secondary_clicked()
+            && let Some(at) = background.interact_pointer_pos()
+        {
+            self.menu_at = self.transform.inverse() * at;
+        }
+        let at = self.menu_at;
         background.context_menu(|ui| {
-            let at = ui
-                .ctx()
-                .input(|input| input.pointer.press_origin())
-                .map_or(graph_view.center(), |p| self.transform.inverse() * p);
-            if ui.button("New here").clicked() {
+            if ui.button(format!("New {} here", scene.noun)).clicked() {
                 events.push(CanvasEvent::NewNode(at));
                 ui.close();
             }
             if ui.button("Add a comment here").clicked() {
-                let mut comment = Comment { text: "Comment".to_owned(), ..Comment::default() };
+                let mut comment = Comment::default();
                 comment.set_rect(Rect::from_min_size(at, Vec2::new(320.0, 180.0)));
                 comments.push(comment);
+                self.editing_comment = Some(comments.len() - 1);
+                self.focus_comment = true;
                 events.push(CanvasEvent::CommentsChanged);
                 ui.close();
             }
@@ -827,8 +830,6 @@ impl GraphCanvas {
             self.keys_ui(ui, scene, comments, &rects, pointer.unwrap_or(graph_view.center()), &mut events);
         }
 
-        // The background answers the pointer over the whole view next frame.
-        graph_ui.expand_to_include_rect(graph_view.round_ui());
         self.minimap_ui(ui, &rects, view);
         self.rects = rects;
         self.smallest_text = smallest.is_finite().then_some(smallest);
@@ -880,7 +881,8 @@ impl GraphCanvas {
     fn comments_ui(
         &mut self,
         ui: &mut egui::Ui,
-        painter: &egui::Painter,
+        place: &GraphUi,
+        painter: &GraphPainter,
         comments: &mut [Comment],
         rects: &BTreeMap<String, Rect>,
         scale: f32,
@@ -912,17 +914,23 @@ impl GraphCanvas {
             note_text(heading_size);
             let heading_height = heading_size + 10.0;
             let heading = Rect::from_min_size(rect.min, Vec2::new(rect.width(), heading_height));
-            let first_line = comment.text.lines().next().unwrap_or_default().to_owned();
+            let first_line = match comment.text.lines().next() {
+                Some(line) if !line.trim().is_empty() => line.to_owned(),
+                _ => "Comment".to_owned(),
+            };
             if self.editing_comment == Some(index) {
                 let edit_rect = Rect::from_min_size(rect.min + Vec2::new(6.0, 4.0), rect.size() - Vec2::new(12.0, 8.0));
-                let mut child = ui.new_child(UiBuilder::new().max_rect(edit_rect));
+                let mut child = place.screen_child(ui, edit_rect, ("comment_text", index));
                 let edit = child.add(
                     egui::TextEdit::multiline(&mut comment.text)
-                        .desired_width(edit_rect.width())
+                        .desired_width(edit_rect.width() * scale)
                         .desired_rows(3)
                         .hint_text("Comment"),
                 );
                 edit.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::TextEdit, true, "Comment text"));
+                if std::mem::take(&mut self.focus_comment) {
+                    edit.request_focus();
+                }
                 if edit.changed() {
                     events.push(CanvasEvent::CommentsChanged);
                 }
@@ -939,23 +947,24 @@ impl GraphCanvas {
                 tint,
             );
             let rest: Vec<&str> = comment.text.lines().skip(1).collect();
-            if !rest.is_empty() && scale >= DETAIL_SCALE {
-                note_text(LINE_SIZE);
+            if !rest.is_empty() {
+                let size = LINE_SIZE.max(MIN_TEXT_POINTS / scale);
+                note_text(size);
                 let galley = painter.layout(
                     rest.join("\n"),
-                    FontId::proportional(LINE_SIZE),
+                    FontId::proportional(size),
                     ui.visuals().text_color(),
                     rect.width() - 16.0,
                 );
                 painter.galley(heading.left_bottom() + Vec2::new(8.0, 2.0), galley, Color32::PLACEHOLDER);
             }
-            let response = ui.interact(heading, self.id.with(("comment", index)), Sense::click_and_drag());
+            let response = place.interact(ui, heading, self.id.with(("comment", index)), Sense::click_and_drag());
             response.widget_info(|| {
                 egui::WidgetInfo::labeled(egui::WidgetType::Button, true, format!("Comment {first_line}"))
             });
-            let grip =
-                Rect::from_center_size(rect.right_bottom() - Vec2::splat(8.0), Vec2::splat(16.0 / scale.min(1.0)));
-            let resize = ui.interact(grip, self.id.with(("comment_grip", index)), Sense::drag());
+            let unit = 1.0 / scale.min(1.0);
+            let grip = Rect::from_center_size(rect.right_bottom() - Vec2::splat(8.0 * unit), Vec2::splat(14.0 * unit));
+            let resize = place.interact(ui, grip, self.id.with(("comment_grip", index)), Sense::drag());
             let resize = resize.on_hover_cursor(CursorIcon::ResizeNwSe);
             painter.line_segment([grip.left_bottom(), grip.right_top()], Stroke::new(1.5 / scale, tint));
             if response.clicked() {
@@ -965,6 +974,7 @@ impl GraphCanvas {
             }
             if response.double_clicked() {
                 self.editing_comment = Some(index);
+                self.focus_comment = true;
             }
             if response.drag_started() {
                 let inside = rects.iter().filter(|(_, r)| rect.contains_rect(**r)).map(|(id, _)| id.clone()).collect();
@@ -976,7 +986,7 @@ impl GraphCanvas {
             if (response.dragged() || resize.dragged())
                 && let Some(Gesture::Comment { delta, .. }) = &mut self.gesture
             {
-                *delta += if response.dragged() { response.drag_delta() } else { resize.drag_delta() };
+                *delta += if response.dragged() { response.drag_delta() } else { resize.drag_delta() } / scale;
             }
         }
     }
@@ -986,7 +996,8 @@ impl GraphCanvas {
     fn lanes_ui(
         &mut self,
         ui: &mut egui::Ui,
-        painter: &egui::Painter,
+        place: &GraphUi,
+        painter: &GraphPainter,
         scene: &CanvasScene,
         rects: &BTreeMap<String, Rect>,
         scale: f32,
@@ -1038,8 +1049,10 @@ impl GraphCanvas {
                 format!("{arrow} {}", lane.label)
             };
             let galley = painter.layout_no_wrap(words, FontId::proportional(heading_size), lane.colour);
-            let area =
-                Rect::from_min_size(area.min, Vec2::new(area.width().max(galley.size().x + 24.0), area.height()));
+            let area = Rect::from_min_size(
+                area.min,
+                Vec2::new(area.width().max(painter.size(&galley).x + 24.0), area.height()),
+            );
             let heading = Rect::from_min_size(area.min, Vec2::new(area.width(), heading_height));
             painter.rect(
                 area,
@@ -1048,8 +1061,8 @@ impl GraphCanvas {
                 Stroke::new(1.0 / scale.min(1.0), lane.colour.gamma_multiply(0.5)),
                 StrokeKind::Inside,
             );
-            painter.galley(heading.left_center() + Vec2::new(8.0, -galley.size().y / 2.0), galley, lane.colour);
-            let response = ui.interact(heading, self.id.with(("lane", &lane.key)), Sense::click());
+            painter.galley(heading.left_center() + Vec2::new(8.0, -painter.size(&galley).y / 2.0), galley, lane.colour);
+            let response = place.interact(ui, heading, self.id.with(("lane", &lane.key)), Sense::click());
             let name =
                 if collapsed { format!("Expand lane {}", lane.label) } else { format!("Collapse lane {}", lane.label) };
             response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Button, true, &name));
@@ -1170,6 +1183,112 @@ impl GraphCanvas {
     }
 }
 
+/// A painter taking graph units: shapes are moved and scaled to the screen; text is laid out
+/// at its size on screen (so it stays crisp) and placed where its graph position lands.
+struct GraphPainter {
+    painter: egui::Painter,
+    to_screen: TSTransform,
+}
+
+impl GraphPainter {
+    fn add(&self, shape: impl Into<Shape>) {
+        let mut shape = shape.into();
+        shape.transform(self.to_screen);
+        self.painter.add(shape);
+    }
+
+    fn extend(&self, shapes: impl IntoIterator<Item = Shape>) {
+        let to_screen = self.to_screen;
+        self.painter.extend(shapes.into_iter().map(|mut shape| {
+            shape.transform(to_screen);
+            shape
+        }));
+    }
+
+    fn rect_filled(&self, rect: Rect, radius: impl Into<CornerRadius>, fill: Color32) {
+        self.add(Shape::rect_filled(rect, radius, fill));
+    }
+
+    fn rect(&self, rect: Rect, radius: impl Into<CornerRadius>, fill: Color32, stroke: Stroke, kind: StrokeKind) {
+        self.add(egui::epaint::RectShape::new(rect, radius, fill, stroke, kind));
+    }
+
+    fn rect_stroke(&self, rect: Rect, radius: impl Into<CornerRadius>, stroke: Stroke, kind: StrokeKind) {
+        self.add(Shape::rect_stroke(rect, radius, stroke, kind));
+    }
+
+    fn circle(&self, centre: Pos2, radius: f32, fill: Color32, stroke: Stroke) {
+        self.add(Shape::circle_filled(centre, radius, fill));
+        self.add(Shape::circle_stroke(centre, radius, stroke));
+    }
+
+    fn line_segment(&self, points: [Pos2; 2], stroke: Stroke) {
+        self.add(Shape::line_segment(points, stroke));
+    }
+
+    /// Lays out a job whose sizes are in graph units.
+    fn layout_job(&self, mut job: egui::text::LayoutJob) -> std::sync::Arc<egui::Galley> {
+        let scale = self.to_screen.scaling;
+        for section in &mut job.sections {
+            section.format.font_id.size *= scale;
+        }
+        job.wrap.max_width *= scale;
+        self.painter.layout_job(job)
+    }
+
+    fn layout_no_wrap(&self, text: String, font: FontId, colour: Color32) -> std::sync::Arc<egui::Galley> {
+        self.layout_job(egui::text::LayoutJob::simple_singleline(text, font, colour))
+    }
+
+    fn layout(&self, text: String, font: FontId, colour: Color32, wrap_width: f32) -> std::sync::Arc<egui::Galley> {
+        self.layout_job(egui::text::LayoutJob::simple(text, font, colour, wrap_width))
+    }
+
+    /// A galley's size in graph units.
+    fn size(&self, galley: &egui::Galley) -> Vec2 {
+        galley.size() / self.to_screen.scaling
+    }
+
+    fn galley(&self, at: Pos2, galley: std::sync::Arc<egui::Galley>, fallback: Color32) {
+        self.painter.galley((self.to_screen * at).round(), galley, fallback);
+    }
+
+    fn text(&self, at: Pos2, align: Align2, text: impl ToString, font: FontId, colour: Color32) {
+        let galley = self.layout_no_wrap(text.to_string(), font, colour);
+        let rect = align.anchor_size(self.to_screen * at, galley.size());
+        self.painter.galley(rect.min.round(), galley, colour);
+    }
+}
+
+/// Widgets placed in graph units: the canvas's own in the tab's layer, at their place on screen;
+/// the views' body widgets in a layer that scales with the zoom.
+struct GraphUi {
+    to_screen: TSTransform,
+    layer: egui::LayerId,
+    clip: Rect,
+}
+
+impl GraphUi {
+    fn interact(&self, ui: &egui::Ui, rect: Rect, id: egui::Id, sense: Sense) -> egui::Response {
+        let on_screen = self.to_screen * rect;
+        ui.interact(on_screen.intersect(self.clip), id, sense)
+    }
+
+    /// A child ui for widgets at `rect` (graph units), drawn at their size on screen.
+    fn screen_child(&self, ui: &mut egui::Ui, rect: Rect, salt: impl std::hash::Hash + std::fmt::Debug) -> egui::Ui {
+        let mut child = ui.new_child(UiBuilder::new().max_rect(self.to_screen * rect).id_salt(salt));
+        child.set_clip_rect(self.clip);
+        child
+    }
+
+    /// A child ui for widgets at `rect` (graph units), scaled with the zoom.
+    fn child(&self, ui: &mut egui::Ui, rect: Rect, salt: impl std::hash::Hash + std::fmt::Debug) -> egui::Ui {
+        let mut child = ui.new_child(UiBuilder::new().layer_id(self.layer).max_rect(rect).id_salt(salt));
+        child.set_clip_rect(self.to_screen.inverse() * self.clip);
+        child
+    }
+}
+
 /// Where a canvas notes the pass in which it had the keys.
 const KEYS_ID: &str = "graph_canvas_has_keys";
 
@@ -1194,7 +1313,7 @@ fn pin_centre(rect: Rect, index: usize) -> Pos2 {
 }
 
 /// A faint dot grid, thinned out when zoomed out.
-fn paint_grid(painter: &egui::Painter, area: Rect, scale: f32, colour: Color32) {
+fn paint_grid(painter: &GraphPainter, area: Rect, scale: f32, colour: Color32) {
     let step = if scale >= 0.5 { 40.0 } else { 160.0 };
     let x0 = (area.left() / step).floor() * step;
     let y0 = (area.top() / step).floor() * step;
@@ -1213,7 +1332,8 @@ fn paint_grid(painter: &egui::Painter, area: Rect, scale: f32, colour: Color32) 
 #[allow(clippy::too_many_arguments, clippy::too_many_lines)] // one node's drawing at each zoom level, from the frame's parts
 fn paint_node(
     ui: &mut egui::Ui,
-    painter: &egui::Painter,
+    place: &GraphUi,
+    painter: &GraphPainter,
     node: &CanvasNode,
     rect: Rect,
     scale: f32,
@@ -1256,7 +1376,8 @@ fn paint_node(
             FontId::proportional(size),
             *colour,
         );
-        let response = ui.interact(
+        let response = place.interact(
+            ui,
             Rect::from_min_size(rect.left_top() - Vec2::new(0.0, size + 6.0), Vec2::new(rect.width(), size + 4.0)),
             egui::Id::new(("node_mark", &node.id)),
             Sense::hover(),
@@ -1277,7 +1398,7 @@ fn paint_node(
         let left = rect.left() + 8.0 / scale.min(1.0);
         if scale < COMPACT_SCALE {
             let galley = one_line(format!("{icon} {short}"), size, text_colour);
-            painter.galley(Pos2::new(left, rect.center().y - galley.size().y / 2.0), galley, text_colour);
+            painter.galley(Pos2::new(left, rect.center().y - painter.size(&galley).y / 2.0), galley, text_colour);
             return;
         }
         // Compact: the title (on two lines if need be), then as many lines as fit, all at a
@@ -1292,7 +1413,7 @@ fn paint_node(
         let galley = painter.layout_job(job);
         let gap = 3.0 / scale;
         let mut top = rect.top() + gap;
-        top += galley.size().y + gap;
+        top += painter.size(&galley).y + gap;
         painter.galley(Pos2::new(left, rect.top() + gap), galley, text_colour);
         let line_size = MIN_TEXT_POINTS / scale;
         for (line, colour) in &node.lines {
@@ -1301,7 +1422,7 @@ fn paint_node(
             }
             note_text(line_size);
             let galley = one_line(line.clone(), line_size, *colour);
-            let height = galley.size().y;
+            let height = painter.size(&galley).y;
             painter.galley(Pos2::new(left, top), galley, *colour);
             top += height + gap * 0.5;
         }
@@ -1320,11 +1441,17 @@ fn paint_node(
         egui::text::LayoutJob::simple_singleline(node.title.clone(), FontId::proportional(TITLE_SIZE), text_colour);
     job.wrap = egui::text::TextWrapping::truncate_at_width(rect.width() - 42.0);
     let galley = painter.layout_job(job);
-    painter.galley(Pos2::new(header.left() + 32.0, header.center().y - galley.size().y / 2.0), galley, text_colour);
+    painter.galley(
+        Pos2::new(header.left() + 32.0, header.center().y - painter.size(&galley).y / 2.0),
+        galley,
+        text_colour,
+    );
     let pin_room = node
         .pins
         .iter()
-        .map(|pin| painter.layout_no_wrap(pin.label.clone(), FontId::proportional(LINE_SIZE), pin.colour).size().x)
+        .map(|pin| {
+            painter.size(&painter.layout_no_wrap(pin.label.clone(), FontId::proportional(LINE_SIZE), pin.colour)).x
+        })
         .fold(0.0, f32::max);
     for (row, (line, colour)) in node.lines.iter().enumerate() {
         note_text(LINE_SIZE);
@@ -1333,7 +1460,11 @@ fn paint_node(
         let room = rect.width() - 20.0 - if row < node.pins.len() { pin_room + 14.0 } else { 0.0 };
         job.wrap = egui::text::TextWrapping::truncate_at_width(room.max(20.0));
         let galley = painter.layout_job(job);
-        painter.galley(Pos2::new(rect.left() + 12.0, top + (ROW_HEIGHT - galley.size().y) / 2.0), galley, *colour);
+        painter.galley(
+            Pos2::new(rect.left() + 12.0, top + (ROW_HEIGHT - painter.size(&galley).y) / 2.0),
+            galley,
+            *colour,
+        );
     }
     for (row, pin) in node.pins.iter().enumerate() {
         note_text(LINE_SIZE);
@@ -1364,7 +1495,7 @@ fn wire_curve(start: Pos2, end: Pos2) -> Vec<Pos2> {
     (0..=24).map(|step| bezier.sample(step as f32 / 24.0)).collect()
 }
 
-fn paint_wire(painter: &egui::Painter, points: &[Pos2], stroke: Stroke, dash: WireDash, scale: f32) {
+fn paint_wire(painter: &GraphPainter, points: &[Pos2], stroke: Stroke, dash: WireDash, scale: f32) {
     let unit = 1.0 / scale.min(1.0);
     match dash {
         WireDash::Solid => {
@@ -1379,7 +1510,7 @@ fn paint_wire(painter: &egui::Painter, points: &[Pos2], stroke: Stroke, dash: Wi
     }
 }
 
-fn paint_arrow(painter: &egui::Painter, points: &[Pos2], colour: Color32, scale: f32) {
+fn paint_arrow(painter: &GraphPainter, points: &[Pos2], colour: Color32, scale: f32) {
     let (Some(&tip), Some(&before)) = (points.last(), points.get(points.len().saturating_sub(3))) else { return };
     let direction = (tip - before).normalized();
     if !direction.is_finite() {
