@@ -386,6 +386,8 @@ impl ActGraphView {
         }
         self.follow_selection(input.selection);
         self.toolbar_ui(ui, input.project, actions);
+        // The toolbar may have asked for a new layout or filter: the graph drawn below shows it.
+        self.rebuild_if_needed(input.project, input.revision, input.folder);
         legend_ui(ui);
         if let Some(message) = &self.message {
             ui.label(RichText::new(message).color(ui.visuals().warn_fg_color));
