@@ -285,3 +285,31 @@ fn a_comment_placed_on_the_canvas_is_written_in_and_stored_beside_the_project() 
     let stored = std::fs::read_to_string(dir.path().join(".actforge/graph_layout.ron")).unwrap();
     assert!(stored.contains("Night shift"), "{stored}");
 }
+
+#[test]
+fn f11_maximises_the_pane_under_the_pointer_after_a_click_in_the_graph() {
+    let mut harness = act_graph(&content("lighthouse"));
+    let node = on_screen(&harness, "Tend the Lamp · tend_the_lamp");
+    click_at(&mut harness, node.center());
+    // The pointer then rests over the graph: F11 maximises its pane, not the one with focus.
+    harness.key_press(egui::Key::F11);
+    harness.run_steps(3);
+    assert!(harness.state().is_maximised());
+    assert!(harness.query_by_label_contains("No problems found").is_none(), "the diagnostics are put aside");
+    harness.get_by_label("Tend the Lamp · tend_the_lamp");
+}
+
+#[test]
+fn a_folded_lane_hides_its_acts_and_keeps_their_wires() {
+    let mut harness = act_graph(&content("lighthouse"));
+    let links = harness.state().graph_views().act.canvas().drawn_edges().len();
+    harness.get_by_label("Collapse lane Lamp Room · lamp_room").click();
+    harness.run_steps(3);
+    assert!(harness.query_by_label("Tend the Lamp · tend_the_lamp").is_none());
+    assert!(harness.state().graph_views().act.canvas().is_collapsed("lamp_room"));
+    // The wires of the folded acts now leave from the lane's heading.
+    assert_eq!(harness.state().graph_views().act.canvas().drawn_edges().len(), links);
+    harness.get_by_label("Expand lane Lamp Room · lamp_room").click();
+    harness.run_steps(3);
+    harness.get_by_label("Tend the Lamp · tend_the_lamp");
+}
