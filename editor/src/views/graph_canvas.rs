@@ -268,6 +268,8 @@ pub struct GraphCanvas {
     menu_at: Pos2,
     /// The comment just opened for writing takes the keyboard next frame.
     focus_comment: bool,
+    /// The lanes' headings this frame (wire labels keep off them).
+    lane_headings: Vec<Rect>,
 }
 
 impl GraphCanvas {
@@ -292,6 +294,7 @@ impl GraphCanvas {
             active: false,
             menu_at: Pos2::ZERO,
             focus_comment: false,
+            lane_headings: Vec::new(),
         }
     }
 
@@ -581,13 +584,27 @@ impl GraphCanvas {
                 note_text(size);
                 let galley = painter.layout_no_wrap(label.clone(), FontId::proportional(size), edge.colour);
                 let size = painter.size(&galley) + Vec2::new(8.0, 4.0) / scale.min(1.0);
-                // The label goes at the first point along the wire where it covers no node.
+                // The label goes at the point along the wire where it covers the least: a node
+                // weighs more than a lane's heading; the middle wins ties.
+                let covered = |rect: &Rect| -> f32 {
+                    let area = |other: &Rect| other.intersect(*rect).area().max(0.0);
+                    let nodes: f32 = rects.values().filter(|node| node.intersects(*rect)).map(area).sum();
+                    let headings: f32 =
+                        self.lane_headings.iter().filter(|heading| heading.intersects(*rect)).map(area).sum();
+                    nodes * 10.0 + headings
+                };
                 let rect = [12, 8, 16, 5, 19, 3, 21]
                     .iter()
                     .filter_map(|&at| points.get(at))
                     .map(|&at| Rect::from_center_size(at, size))
-                    .find(|rect| !rects.values().any(|node| node.intersects(*rect)))
-                    .unwrap_or_else(|| Rect::from_center_size(middle, size));
+                    .fold(None, |best: Option<(f32, Rect)>, rect| {
+                        let cost = covered(&rect);
+                        match best {
+                            Some((best_cost, _)) if best_cost <= cost => best,
+                            _ => Some((cost, rect)),
+                        }
+                    })
+                    .map_or_else(|| Rect::from_center_size(middle, size), |(_, rect)| rect);
                 painter.rect_filled(rect, 4.0, ui.visuals().panel_fill.gamma_multiply(0.92));
                 painter.rect_stroke(rect, 4.0, Stroke::new(1.0, edge.colour), StrokeKind::Inside);
                 painter.galley(rect.center() - painter.size(&galley) / 2.0, galley, edge.colour);
@@ -615,7 +632,7 @@ impl GraphCanvas {
             .gap(12.0)
             .show(|ui| {
                 ui.label(&edge.about);
-                ui.label(egui::RichText::new("Click to select · Delete removes it").weak().small());
+                ui.label(egui::RichText::new("Click to select · Delete removes it").weak());
             });
             if background.clicked() || node_responses.iter().any(|(_, response)| response.clicked()) {
                 clicked_edge = Some(index);
@@ -1004,6 +1021,7 @@ impl GraphCanvas {
         note_text: &mut dyn FnMut(f32),
     ) -> BTreeMap<String, Rect> {
         let mut anchors = BTreeMap::new();
+        self.lane_headings.clear();
         let heading_size = TITLE_SIZE.max((MIN_TEXT_POINTS + 1.0) / scale);
         let mut collapsed_row = 0.0;
         for lane in &scene.lanes {
@@ -1054,6 +1072,7 @@ impl GraphCanvas {
                 Vec2::new(area.width().max(painter.size(&galley).x + 24.0), area.height()),
             );
             let heading = Rect::from_min_size(area.min, Vec2::new(area.width(), heading_height));
+            self.lane_headings.push(heading);
             painter.rect(
                 area,
                 8.0,
