@@ -489,7 +489,6 @@ mod tests {
                 assert_ne!(a.label(), b.label());
             }
         }
-        assert_ne!(LinkKind::SpawnToken.wire_style(), LinkKind::Spawned.wire_style());
     }
 
     #[test]

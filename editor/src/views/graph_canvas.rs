@@ -1010,6 +1010,7 @@ impl GraphCanvas {
 
     /// Draws the lanes behind their nodes, with a heading that collapses them; returns where
     /// the nodes of a collapsed lane are drawn instead (its heading chip), by node id.
+    #[allow(clippy::too_many_arguments)] // the parts of one frame, passed apart to keep borrows short
     fn lanes_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -1272,8 +1273,8 @@ impl GraphPainter {
         self.painter.galley((self.to_screen * at).round(), galley, fallback);
     }
 
-    fn text(&self, at: Pos2, align: Align2, text: impl ToString, font: FontId, colour: Color32) {
-        let galley = self.layout_no_wrap(text.to_string(), font, colour);
+    fn text(&self, at: Pos2, align: Align2, text: &str, font: FontId, colour: Color32) {
+        let galley = self.layout_no_wrap(text.to_owned(), font, colour);
         let rect = align.anchor_size(self.to_screen * at, galley.size());
         self.painter.galley(rect.min.round(), galley, colour);
     }
