@@ -318,7 +318,14 @@ impl TabViewer for DockTabs<'_> {
                 if *tab == Tab::ActGraph {
                     self.graphs.act_ui(ui, &open.document, self.selection.as_ref(), self.path, &mut actions, &mut log);
                 } else {
-                    self.graphs.node_map_ui(ui, &open.document, self.selection.as_ref(), &mut actions, &mut log);
+                    self.graphs.node_map_ui(
+                        ui,
+                        &open.document,
+                        self.selection.as_ref(),
+                        self.path,
+                        &mut actions,
+                        &mut log,
+                    );
                 }
                 self.requests.extend(actions.into_iter().map(Request::Inspector));
                 self.requests.extend(log.into_iter().map(Request::Log));

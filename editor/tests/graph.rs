@@ -8,6 +8,7 @@ use actforge_editor::app::{ActforgeApp, default_project_path};
 use actforge_editor::commands::UiCommand;
 use actforge_editor::views::GraphHighlight;
 use actforge_editor::views::act_links::LinkKind;
+use actforge_editor::views::graph_canvas::DETAIL_SCALE;
 use actforge_editor::views::graph_layout::{Spacing, layered_layout};
 use actforge_runtime::model::ActLink;
 use egui_kittest::Harness;
@@ -93,6 +94,24 @@ fn a_node_map_connection_that_would_close_a_cycle_is_refused() {
 fn an_unlock_condition_is_edited_in_place_with_live_errors() {
     let dir = copy_of(&default_project_path());
     let mut harness = harness_at(dir.path(), UiCommand::NodeMap);
+    // The unlock fields are in the nodes' bodies, drawn when zoomed in close: wheel in on the
+    // harbour (the map opens fitted, its nodes showing their titles and lines).
+    for _ in 0..10 {
+        let view = harness.state().graph_views().node_map.graph_to_screen();
+        if view.scaling >= DETAIL_SCALE {
+            break;
+        }
+        let harbour = view * harness.state().graph_views().node_map.drawn_nodes()["harbour"];
+        harness.hover_at(harbour.center());
+        harness.run_steps(1);
+        harness.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: egui::Vec2::new(0.0, 1.0),
+            phase: egui::TouchPhase::Move,
+            modifiers: egui::Modifiers::NONE,
+        });
+        harness.run_steps(4);
+    }
     harness.get_by_label("harbour → tide_caves").focus();
     harness.run_steps(1);
     harness.get_by_label("harbour → tide_caves").type_text(" + no_such_name");

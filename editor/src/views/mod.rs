@@ -1,11 +1,12 @@
-//! Graph views on egui-snarl: the act-chain graph ([`act_graph`]) and the node-map editor
-//! ([`node_map`]), with the automatic layered [`layout`] they share.
+//! Graph views on the shared [`graph_canvas`]: the act-chain graph ([`act_graph`]) and the
+//! node-map editor ([`node_map`]), with the automatic layered [`graph_layout`] the act graph uses.
 //!
-//! Neither view keeps a `Snarl` as data: each rebuilds its snarl from the document when the
-//! revision (or its filter) changes, maps the snarl's reused `NodeId` slots to typed ids on
-//! every rebuild, and turns the snarl's edits (connect, disconnect, create, delete, move) into
-//! [`crate::document::Op`]s. Positions the designer gives acts are editor data beside the
-//! project ([`LayoutStore`], `.actforge/graph_layout.ron`), never part of the runtime bundle.
+//! Neither view keeps graph data of its own: each rebuilds its scene from the document when the
+//! revision (or its filter or map) changes and turns the canvas's events (connect, delete,
+//! move, copy, paste) into [`crate::document::Op`]s. Positions the designer gives acts and the
+//! comment frames of both views are editor data beside the project ([`LayoutStore`],
+//! `.actforge/graph_layout.ron`), never part of the runtime bundle; node-map nodes keep their
+//! positions in the map itself.
 
 pub mod act_graph;
 pub mod act_links;
@@ -59,16 +60,23 @@ impl GraphViews {
         self.act.ui(ui, &input, actions, log);
     }
 
-    /// Draws the node-map tab.
+    /// Draws the node-map tab (`folder`: the project folder, or a bundle's path).
     pub fn node_map_ui(
         &mut self,
         ui: &mut egui::Ui,
         document: &crate::document::Document,
         selection: Option<&crate::document::ItemKey>,
+        folder: &Path,
         actions: &mut Vec<crate::panels::inspector::InspectorAction>,
         log: &mut Vec<String>,
     ) {
-        self.node_map.ui(ui, document.project(), document.revision(), selection, actions, log);
+        let input = node_map::NodeMapInput {
+            project: document.project(),
+            revision: document.revision(),
+            selection,
+            folder: folder.is_dir().then_some(folder),
+        };
+        self.node_map.ui(ui, &input, actions, log);
     }
 }
 
@@ -116,16 +124,6 @@ fn paint_highlight_path(
             );
         }
     }
-}
-
-/// A graph node's frame while the preview runs it: a thick outline and a glow.
-fn highlighted_frame(default: egui::Frame) -> egui::Frame {
-    default.stroke(egui::Stroke::new(3.0, HIGHLIGHT_COLOUR)).shadow(egui::Shadow {
-        offset: [0, 0],
-        blur: 18,
-        spread: 4,
-        color: HIGHLIGHT_COLOUR.gamma_multiply(0.6),
-    })
 }
 
 /// Designer-placed positions of graph nodes, by item kind and id, kept beside the project in
@@ -197,19 +195,6 @@ pub fn fit_transform(content: Rect, view: Rect, min_scale: f32) -> TSTransform {
 /// available rectangle past the tab's edge, and a fit to that would put nodes out of sight.
 pub fn visible_view(ui: &egui::Ui) -> Rect {
     ui.available_rect_before_wrap().intersect(ui.clip_rect())
-}
-
-/// Whether a fit just made should be made again next frame: a node not drawn yet was fitted at
-/// a guessed size. Once only (`refitted` keeps count), as a node snarl does not draw, being
-/// off screen, never gets a size.
-pub fn fit_again<T>(
-    refitted: &mut bool,
-    snarl: &egui_snarl::Snarl<T>,
-    rects: &BTreeMap<egui_snarl::NodeId, Rect>,
-) -> bool {
-    let first_try = !std::mem::take(refitted);
-    *refitted = first_try && snarl.node_ids().any(|(id, _)| !rects.contains_key(&id));
-    *refitted
 }
 
 /// The transform that centres `point` (graph units) in `view` at `scale`.

@@ -1,32 +1,51 @@
 //! The node-map editor: the nodes of one node map (DAG sandbox maps, `spec/era-synthesis.md` §6)
-//! by kind, icon and colour, with their properties and affixes; each path an output row of its
-//! start node with its unlock condition edited in place (compiled as typed: errors show at
-//! once). A connection that would close a cycle is refused with the cycle named. Node positions
-//! are the map's own `x`/`y` (document data), so moving a node is an undoable op.
+//! on the shared [`GraphCanvas`], by kind (icon, colour), with their label, properties and
+//! affixes; each path a wire (dashed when it is locked), labelled with its unlock condition and
+//! cost, and edited in place in its start node's body (the condition compiled as typed: errors
+//! show under the field). Dragging from a node's pin and dropping anywhere on another node adds
+//! a path; one that would close a cycle is refused with the cycle named. Delete, copy and paste
+//! work on nodes and paths; the designer's comment frames (regions) live beside the project.
+//!
+//! Node positions are the map's own `x`/`y` (document data), so moving nodes is an undoable op.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use actforge_runtime::formula::{FormulaSet, ProjectNames};
 use actforge_runtime::model::{EdgeStyle, Expr, Id, MapEdge, MapNode, NodeKind, NodeMap};
 use actforge_runtime::{Kind, Project};
 use egui::emath::TSTransform;
-use egui::{Color32, Pos2, Rect, RichText, Stroke, Vec2};
+use egui::{Color32, FontId, Pos2, Rect, RichText, Vec2};
 use egui_phosphor::regular as icon;
-use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget, WireStyle};
-use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
+use serde::{Deserialize, Serialize};
 
-use super::{
-    GraphHighlight, HIGHLIGHT_COLOUR, fit_again, fit_transform, highlighted_frame, name_colour, paint_highlight_path,
-    visible_view,
+use super::graph_canvas::{
+    CanvasEdge, CanvasEvent, CanvasNode, CanvasPin, CanvasScene, Comment, GraphCanvas, WireDash,
 };
+use super::{GraphHighlight, HIGHLIGHT_COLOUR, LayoutStore, name_colour, paint_highlight_path};
 use crate::document::{ItemKey, Op, SharedItem};
 use crate::panels::inspector::InspectorAction;
-use crate::style::{kind_colour, kind_text_colour};
+use crate::style::readable_text_colour;
 
 /// Graph units per map unit (map positions are small; nodes need room: at the campaign view's
-/// usual 180-unit column spacing a node with an unlock field and a property fits with a gap).
-const MAP_TO_GRAPH: f32 = 1.8;
+/// usual 180-unit column spacing a node and a wire label fit side by side, and the bundled
+/// map fitted into its tab at 1280×800 still shows its nodes' lines, not only their titles).
+pub const MAP_TO_GRAPH: f32 = 1.7;
+/// A node's width (graph units): room for a path's name, its style button and its unlock field,
+/// with a gap for the wire labels before the next column.
+const NODE_WIDTH: f32 = 200.0;
+/// A path row in a node's body: its name with the style button, then its unlock field.
+const PATH_ROW_HEIGHT: f32 = 50.0;
+/// The text size of a path's name and of the messages under its unlock field.
+const ROW_TEXT_SIZE: f32 = 12.0;
+/// The comments of a map are stored under this prefix and the map's id.
+const COMMENTS_PREFIX: &str = "node_map/";
+/// The colour of an open path.
+const OPEN_COLOUR: Color32 = Color32::from_rgb(0x8f, 0xb8, 0xde);
+/// The colour of a locked path (it has an unlock condition or is drawn dashed).
+const LOCKED_COLOUR: Color32 = Color32::from_rgb(0xe0, 0xa8, 0x5a);
 
 /// The icon of a node kind.
 pub fn node_kind_icon(kind: &NodeKind) -> &'static str {
@@ -150,13 +169,19 @@ pub fn delete_node(map: &NodeMap, id: &str) -> NodeMap {
     changed
 }
 
-/// A path as the node's output row shows it.
+/// Whether a path is locked: it has an unlock condition, or the designer drew it dashed.
+pub fn is_locked(edge: &MapEdge) -> bool {
+    edge.unlock.as_ref().is_some_and(|unlock| !unlock.text().trim().is_empty()) || edge.style == EdgeStyle::Dashed
+}
+
+/// A path as its start node's body shows it.
 #[derive(Clone, Debug)]
 struct EdgeRow {
     to: String,
     style: EdgeStyle,
     unlock: String,
-    cost: String,
+    /// Why the unlock condition does not compile (none: it does, or there is none).
+    error: Option<String>,
 }
 
 /// A map node as the graph shows it (rebuilt from the document; never saved).
@@ -167,23 +192,24 @@ pub struct MapNodeView {
     label: String,
     kind: NodeKind,
     start: bool,
+    at: Pos2,
     properties: Vec<(String, String)>,
     affixes: Vec<String>,
-    /// The paths leaving the node, one output pin each (the last pin starts a new path).
+    rules: usize,
+    /// The paths leaving the node, each a row of its body.
     edges: Vec<EdgeRow>,
 }
 
 impl MapNodeView {
-    fn new(map: &NodeMap, node: &MapNode) -> Self {
+    fn new(map: &NodeMap, node: &MapNode, compile: &mut dyn FnMut(&str) -> Option<String>) -> Self {
         let edges = map
             .edges
             .iter()
             .filter(|edge| edge.from == node.id)
-            .map(|edge| EdgeRow {
-                to: edge.to.as_str().to_owned(),
-                style: edge.style,
-                unlock: edge.unlock.as_ref().map(|expr| expr.text().to_owned()).unwrap_or_default(),
-                cost: edge.cost.text().to_owned(),
+            .map(|edge| {
+                let unlock = edge.unlock.as_ref().map(|expr| expr.text().to_owned()).unwrap_or_default();
+                let error = if unlock.trim().is_empty() { None } else { compile(&unlock) };
+                EdgeRow { to: edge.to.as_str().to_owned(), style: edge.style, unlock, error }
             })
             .collect();
         Self {
@@ -191,13 +217,15 @@ impl MapNodeView {
             label: node.label.clone(),
             kind: node.kind.clone(),
             start: map.start.as_ref() == Some(&node.id),
+            at: Pos2::new(node.x * MAP_TO_GRAPH, node.y * MAP_TO_GRAPH),
             properties: node.properties.iter().map(|(name, expr)| (name.clone(), expr.text().to_owned())).collect(),
             affixes: node.affixes.clone(),
+            rules: node.rules.len(),
             edges,
         }
     }
 
-    /// The widget label of the node's header button.
+    /// The node's title (what tests and screen readers find).
     pub fn header_text(&self) -> String {
         if self.label.is_empty() || self.label == self.id {
             format!("Node {}", self.id)
@@ -205,27 +233,125 @@ impl MapNodeView {
             format!("{} · {}", self.label, self.id)
         }
     }
+
+    fn lines(&self, visuals: &egui::Visuals) -> Vec<(String, Color32)> {
+        let mut kind = kind_name(&self.kind);
+        if self.start {
+            let _ = write!(kind, "  {} start", icon::FLAG);
+        }
+        if self.rules > 0 {
+            let _ = write!(kind, "  {} {}", icon::GEAR, self.rules);
+        }
+        // Lines stay readable when zoomed out to the compact nodes: no weak colours.
+        let mut lines = vec![(kind, readable_text_colour(node_kind_colour(&self.kind), visuals))];
+        for (name, value) in &self.properties {
+            lines.push((format!("{name} = {value}"), visuals.text_color()));
+        }
+        if !self.affixes.is_empty() {
+            lines.push((format!("{} {}", icon::TAG, self.affixes.join(", ")), visuals.text_color()));
+        }
+        lines
+    }
+
+    /// The room the body needs: a row per path, and its error's lines under it.
+    fn body_height(&self, ui: &egui::Ui) -> f32 {
+        let width = NODE_WIDTH - 16.0;
+        self.edges
+            .iter()
+            .map(|row| {
+                let error = row.error.as_ref().map_or(0.0, |error| {
+                    let galley = ui.ctx().fonts_mut(|fonts| {
+                        fonts.layout(error.clone(), FontId::proportional(ROW_TEXT_SIZE), Color32::PLACEHOLDER, width)
+                    });
+                    galley.size().y + 4.0
+                });
+                PATH_ROW_HEIGHT + error
+            })
+            .sum()
+    }
+}
+
+/// What copy puts on the clipboard: nodes and the paths among them (named fields, so a copy
+/// of acts never reads as one of nodes).
+#[derive(Debug, Serialize, Deserialize)]
+struct CopiedNodes {
+    map_nodes: Vec<MapNode>,
+    map_paths: Vec<MapEdge>,
 }
 
 /// The node-map editor's state between frames.
-#[derive(Default)]
 pub struct NodeMapView {
+    canvas: GraphCanvas,
     /// The map shown (none: the selected or first one).
     map_id: Option<String>,
-    snarl: Snarl<MapNodeView>,
+    /// The nodes of the shown map, rebuilt when the revision or the map moves.
+    nodes: Vec<MapNodeView>,
+    /// Edge keys to their ends.
+    edge_of: BTreeMap<String, (String, String)>,
     built: Option<(u64, String)>,
-    placed: BTreeMap<NodeId, Pos2>,
     /// Names and named formulas, to compile unlock conditions as they are typed.
     formulas: Option<(u64, FormulaSet, ProjectNames)>,
     highlight: GraphHighlight,
     drawn_highlight: BTreeSet<String>,
-    rects: BTreeMap<NodeId, Rect>,
-    fit: bool,
-    /// The fit asked for is a second try, made once the nodes have their drawn sizes.
-    refitted: bool,
-    to_global: TSTransform,
+    /// What the canvas was given last frame.
+    scene: CanvasScene,
     requested: Vec<(String, String)>,
     message: Option<String>,
+    /// The app selection last seen, to follow it when it moves elsewhere.
+    seen_selection: Option<ItemKey>,
+    /// The pointer went down on the canvas and is not up yet (see `keys_ui`).
+    pressed_on_canvas: bool,
+    /// Where a box selection on the backdrop started (screen points).
+    box_from: Option<Pos2>,
+    /// Where the backdrop's menu was opened (graph units).
+    menu_at: Option<Pos2>,
+    /// Nodes copied with Ctrl+C (also on the system clipboard as RON).
+    copied: Option<String>,
+    /// The editor's layout file (this view owns only its maps' comments in it).
+    store: LayoutStore,
+    store_folder: Option<PathBuf>,
+    /// The project folder the layout was last read for (`store_folder` is none when it did not read).
+    store_read_from: Option<PathBuf>,
+    store_dirty: bool,
+}
+
+impl Default for NodeMapView {
+    fn default() -> Self {
+        Self {
+            canvas: GraphCanvas::new("node_map"),
+            map_id: None,
+            nodes: Vec::new(),
+            edge_of: BTreeMap::new(),
+            built: None,
+            formulas: None,
+            highlight: GraphHighlight::default(),
+            drawn_highlight: BTreeSet::new(),
+            scene: CanvasScene::default(),
+            requested: Vec::new(),
+            message: None,
+            seen_selection: None,
+            pressed_on_canvas: false,
+            box_from: None,
+            menu_at: None,
+            copied: None,
+            store: LayoutStore::default(),
+            store_folder: None,
+            store_read_from: None,
+            store_dirty: false,
+        }
+    }
+}
+
+/// What the node map reads while drawing.
+pub struct NodeMapInput<'a> {
+    /// The project (read-only).
+    pub project: &'a Project,
+    /// The document revision (the nodes are rebuilt when it moves).
+    pub revision: u64,
+    /// The app's selection (a node map there is the one shown).
+    pub selection: Option<&'a ItemKey>,
+    /// The project folder (comments live there); none for bundles.
+    pub folder: Option<&'a Path>,
 }
 
 impl NodeMapView {
@@ -256,28 +382,35 @@ impl NodeMapView {
 
     /// Where each node of the shown map was drawn last frame (graph space), by node id.
     pub fn drawn_nodes(&self) -> BTreeMap<String, Rect> {
-        self.snarl
-            .nodes_ids_data()
-            .filter_map(|(id, node)| Some((node.value.id.clone(), *self.rects.get(&id)?)))
-            .collect()
+        self.canvas.drawn_nodes().clone()
     }
 
     /// From graph space to the screen, as last drawn.
     pub fn graph_to_screen(&self) -> TSTransform {
-        self.to_global
+        self.canvas.transform()
+    }
+
+    /// The canvas (its transform, drawn nodes and wires, selection).
+    pub fn canvas(&self) -> &GraphCanvas {
+        &self.canvas
+    }
+
+    /// What the canvas was given to draw last frame: the nodes and the paths with their strokes.
+    pub fn scene(&self) -> &CanvasScene {
+        &self.scene
     }
 
     /// Draws the picker and the map; edits become `actions`, refusals also go to `log`.
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        project: &Project,
-        revision: u64,
-        selection: Option<&ItemKey>,
+        input: &NodeMapInput<'_>,
         actions: &mut Vec<InspectorAction>,
         log: &mut Vec<String>,
     ) {
-        if let Some(key) = selection.filter(|key| key.kind == Kind::NodeMap)
+        let project = input.project;
+        self.read_store_if_needed(input.folder);
+        if let Some(key) = input.selection.filter(|key| key.kind == Kind::NodeMap)
             && project.node_maps.get(&key.id).is_some()
         {
             self.map_id = Some(key.id.clone());
@@ -285,22 +418,25 @@ impl NodeMapView {
         if self.map_id.as_ref().is_none_or(|id| project.node_maps.get(id).is_none()) {
             self.map_id = project.node_maps.iter().next().map(|map| map.id.as_str().to_owned());
         }
-        self.toolbar_ui(ui, project, actions);
-        let Some(map) = self.map_id.as_ref().and_then(|id| project.node_maps.get(id)) else {
+        self.follow_selection(input.selection);
+        let map = self.map_id.as_ref().and_then(|id| project.node_maps.get(id));
+        self.toolbar_ui(ui, project, map, actions);
+        let Some(map) = map else {
             ui.label("This project has no node map yet.");
             return;
         };
-        if self.formulas.as_ref().is_none_or(|(at, _, _)| *at != revision) {
+        if self.formulas.as_ref().is_none_or(|(at, _, _)| *at != input.revision) {
             let names = ProjectNames::new(project);
             let named: Vec<(String, String)> =
                 project.formulas.iter().map(|f| (f.id.as_str().to_owned(), f.expr.text().to_owned())).collect();
             let (set, _) = FormulaSet::build(&named, &names);
-            self.formulas = Some((revision, set, names));
+            self.formulas = Some((input.revision, set, names));
         }
-        let key = (revision, map.id.as_str().to_owned());
+        let key = (input.revision, map.id.as_str().to_owned());
         if self.built.as_ref() != Some(&key) {
             if self.built.as_ref().is_none_or(|(_, id)| *id != key.1) {
-                self.fit = true;
+                self.canvas.fit();
+                self.canvas.select_only([]);
             }
             self.rebuild(map);
             self.built = Some(key);
@@ -312,11 +448,52 @@ impl NodeMapView {
             ui.label(RichText::new(message).color(ui.visuals().warn_fg_color));
         }
         self.graph_ui(ui, map, actions, log);
-        self.store_moves(ui, map, actions);
+        self.save_store(log);
     }
 
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, project: &Project, actions: &mut Vec<InspectorAction>) {
-        ui.horizontal(|ui| {
+    /// Reads the layout file when the project folder changed.
+    fn read_store_if_needed(&mut self, folder: Option<&Path>) {
+        if self.store_read_from.as_deref() == folder {
+            return;
+        }
+        self.store_read_from = folder.map(Path::to_path_buf);
+        match folder.map(LayoutStore::load).transpose() {
+            Ok(store) => {
+                self.store = store.unwrap_or_default();
+                self.store_folder = folder.map(Path::to_path_buf);
+            }
+            Err(error) => {
+                // The designer's comments may still be in that file: never write over it.
+                self.store = LayoutStore::default();
+                self.store_folder = None;
+                self.message =
+                    Some(format!("The stored graph layout does not read ({error}); comments are not stored"));
+            }
+        }
+        self.built = None;
+    }
+
+    /// Clears the canvas's selection when the app's moves to another item: nodes have no item
+    /// of their own, so only their map's selection keeps them selected.
+    fn follow_selection(&mut self, selection: Option<&ItemKey>) {
+        if self.seen_selection.as_ref() == selection {
+            return;
+        }
+        self.seen_selection = selection.cloned();
+        let this_map = selection.is_some_and(|key| key.kind == Kind::NodeMap && Some(&key.id) == self.map_id.as_ref());
+        if !this_map {
+            self.canvas.select_only([]);
+        }
+    }
+
+    fn toolbar_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        project: &Project,
+        map: Option<&NodeMap>,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Node map");
             let mut chosen = self.map_id.clone();
             egui::ComboBox::from_id_salt("node_map_picker")
@@ -329,15 +506,34 @@ impl NodeMapView {
             if chosen != self.map_id
                 && let Some(id) = chosen
             {
-                actions.push(InspectorAction::Select(ItemKey::new(Kind::NodeMap, id.clone())));
+                let key = ItemKey::new(Kind::NodeMap, id.clone());
+                self.seen_selection = Some(key.clone());
+                actions.push(InspectorAction::Select(key));
                 self.map_id = Some(id);
             }
-            if ui.button(format!("{} Zoom to fit", icon::FRAME_CORNERS)).clicked() {
-                self.fit = true;
+            let Some(map) = map else { return };
+            if ui
+                .button(format!("{} New node", icon::PLUS))
+                .on_hover_text("Add a node (right-click the map to place one)")
+                .clicked()
+            {
+                let right = self.nodes.iter().map(|node| node.at.x).fold(0.0, f32::max);
+                let top = self.nodes.iter().map(|node| node.at.y).fold(f32::INFINITY, f32::min);
+                let at = Pos2::new(right + NODE_WIDTH + 100.0, if top.is_finite() { top } else { 0.0 });
+                self.new_node(map, at, actions);
             }
+            if ui.button(format!("{} Fit", icon::FRAME_CORNERS)).on_hover_text("Show the whole map (Home)").clicked() {
+                self.canvas.fit();
+            }
+            self.selected_node_ui(ui, map, actions);
+        });
+        ui.horizontal(|ui| {
+            ui.label(RichText::new("Paths:").weak());
+            ui.label(RichText::new("solid: open").color(OPEN_COLOUR));
+            ui.label(RichText::new(format!("dashed {}: locked", icon::LOCK)).color(LOCKED_COLOUR));
             ui.add(
                 egui::Label::new(
-                    RichText::new("Drag from a node's last pin to another node to add a path; right-click for more.")
+                    RichText::new("· drag a pin onto a node: new path · zoom in to edit unlocks · right-click: new node or comment")
                         .weak(),
                 )
                 .truncate(),
@@ -345,27 +541,123 @@ impl NodeMapView {
         });
     }
 
-    fn rebuild(&mut self, map: &NodeMap) {
-        let mut snarl = Snarl::new();
-        let mut node_of: BTreeMap<&str, NodeId> = BTreeMap::new();
-        self.placed.clear();
-        for node in &map.nodes {
-            let at = Pos2::new(node.x * MAP_TO_GRAPH, node.y * MAP_TO_GRAPH);
-            let id = snarl.insert_node(at, MapNodeView::new(map, node));
-            node_of.insert(node.id.as_str(), id);
-            self.placed.insert(id, at);
+    /// The selected node's own edits (the canvas's node menu has no room for them): start
+    /// here and its kind.
+    fn selected_node_ui(&mut self, ui: &mut egui::Ui, map: &NodeMap, actions: &mut Vec<InspectorAction>) {
+        let selected = self.canvas.selected_nodes();
+        let (Some(id), 1) = (selected.first().cloned(), selected.len()) else { return };
+        let Some(node) = map.nodes.iter().find(|node| node.id.as_str() == id) else { return };
+        ui.separator();
+        ui.label(RichText::new(format!("{} {id}", node_kind_icon(&node.kind))).color(node_kind_colour(&node.kind)));
+        let is_start = map.start.as_ref().is_some_and(|start| start.as_str() == id);
+        if ui
+            .add_enabled(!is_start, egui::Button::new(format!("{} Start here", icon::FLAG)))
+            .on_hover_text("The player starts on this node")
+            .clicked()
+        {
+            let mut changed = map.clone();
+            changed.start = Some(Id::new(&id));
+            push_map(actions, changed, format!("Start {} at {id}", map.id));
         }
-        for node in &map.nodes {
-            let Some(&from) = node_of.get(node.id.as_str()) else { continue };
-            let targets = map.edges.iter().filter(|edge| edge.from == node.id);
-            for (output, edge) in targets.enumerate() {
-                if let Some(&to) = node_of.get(edge.to.as_str()) {
-                    snarl.connect(OutPinId { node: from, output }, InPinId { node: to, input: 0 });
+        let mut kind = node.kind.clone();
+        let label = ui.label("Kind");
+        egui::ComboBox::from_id_salt("node_map_kind")
+            .selected_text(format!("{} {}", node_kind_icon(&kind), kind_name(&kind)))
+            .show_ui(ui, |ui| {
+                for choice in
+                    [NodeKind::Normal, NodeKind::Home, NodeKind::Anecdote, NodeKind::Forge, NodeKind::Safehouse]
+                {
+                    let text = format!("{} {}", node_kind_icon(&choice), kind_name(&choice));
+                    ui.selectable_value(&mut kind, choice, text);
                 }
+            })
+            .response
+            .labelled_by(label.id);
+        if kind != node.kind {
+            let mut changed = map.clone();
+            for target in changed.nodes.iter_mut().filter(|n| n.id.as_str() == id) {
+                target.kind = kind.clone();
             }
+            push_map(actions, changed, format!("Make {id} a {} node", kind_name(&kind)));
         }
-        self.snarl = snarl;
-        self.rects.clear();
+    }
+
+    fn rebuild(&mut self, map: &NodeMap) {
+        let mut compile = |text: &str| -> Option<String> {
+            let (_, formulas, names) = self.formulas.as_mut()?;
+            formulas.compile(text, &*names).err().map(|error| error.message)
+        };
+        self.nodes = map.nodes.iter().map(|node| MapNodeView::new(map, node, &mut compile)).collect();
+        self.edge_of = map
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(n, edge)| (edge_key(n, edge), (edge.from.as_str().to_owned(), edge.to.as_str().to_owned())))
+            .collect();
+    }
+
+    fn build_scene(&self, ui: &egui::Ui, map: &NodeMap) -> CanvasScene {
+        let visuals = ui.visuals();
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|node| CanvasNode {
+                id: node.id.clone(),
+                pos: node.at,
+                width: NODE_WIDTH,
+                icon: (node_kind_icon(&node.kind).to_owned(), node_kind_colour(&node.kind)),
+                title: node.header_text(),
+                short_title: if node.label.is_empty() { node.id.clone() } else { node.label.clone() },
+                lines: node.lines(visuals),
+                pins: vec![CanvasPin { label: "path".to_owned(), colour: OPEN_COLOUR }],
+                body_height: node.body_height(ui),
+                lane: None,
+                mark: self
+                    .highlight
+                    .nodes
+                    .contains(&node.id)
+                    .then(|| (HIGHLIGHT_COLOUR, format!("Current: {}", node.id))),
+            })
+            .collect();
+        let edges = map
+            .edges
+            .iter()
+            .enumerate()
+            .map(|(n, edge)| {
+                let locked = is_locked(edge);
+                let unlock = edge.unlock.as_ref().map(|expr| expr.text().trim()).filter(|text| !text.is_empty());
+                let cost = (!edge.cost.is_zero()).then(|| format!("cost {}", edge.cost.text()));
+                let mut label: Vec<String> = Vec::new();
+                if let Some(unlock) = unlock {
+                    label.push(format!("{} {unlock}", icon::LOCK));
+                } else if locked {
+                    label.push(icon::LOCK.to_owned());
+                }
+                label.extend(cost.clone());
+                let mut about = format!("Path {} → {}", edge.from, edge.to);
+                match unlock {
+                    Some(unlock) => {
+                        let _ = write!(about, ", unlocked when {unlock}");
+                    }
+                    None if locked => about.push_str(", drawn locked"),
+                    None => {}
+                }
+                if let Some(cost) = cost {
+                    let _ = write!(about, ", {cost}");
+                }
+                CanvasEdge {
+                    key: edge_key(n, edge),
+                    from: edge.from.as_str().to_owned(),
+                    pin: 0,
+                    to: edge.to.as_str().to_owned(),
+                    colour: if locked { LOCKED_COLOUR } else { OPEN_COLOUR },
+                    dash: if locked { WireDash::Dashed } else { WireDash::Solid },
+                    label: (!label.is_empty()).then(|| label.join(" · ")),
+                    about,
+                }
+            })
+            .collect();
+        CanvasScene { nodes, edges, lanes: Vec::new() }
     }
 
     fn graph_ui(
@@ -375,88 +667,428 @@ impl NodeMapView {
         actions: &mut Vec<InspectorAction>,
         log: &mut Vec<String>,
     ) {
-        let view = visible_view(ui);
-        let fitting = std::mem::take(&mut self.fit);
-        if fitting && fit_again(&mut self.refitted, &self.snarl, &self.rects) {
-            self.fit = true;
-            ui.ctx().request_repaint();
-        }
-        let transform = if fitting {
-            let rect_of = |id: NodeId, pos: Pos2| {
-                self.rects.get(&id).copied().unwrap_or_else(|| Rect::from_min_size(pos, Vec2::new(180.0, 120.0)))
+        self.scene = self.build_scene(ui, map);
+        let view = super::visible_view(ui);
+        let comments_key = format!("{COMMENTS_PREFIX}{}", map.id);
+        let mut comments = self.store.comments.get(&comments_key).cloned().unwrap_or_default();
+        let can_link = |from: &str, _pin: usize, to: &str| -> Result<String, String> {
+            connect_nodes(map, from, to).map(|_| format!("Add the path {from} → {to}"))
+        };
+        // Under the canvas, where the canvas's own background does not take the pointer.
+        let backdrop = ui.interact(view, ui.id().with("node_map_backdrop"), egui::Sense::click_and_drag());
+        backdrop.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Node map background"));
+        let mut changed: Option<(NodeMap, String, Option<u64>)> = None;
+        let mut ended_gesture = false;
+        let events = {
+            let Self { canvas, nodes, scene, .. } = self;
+            let mut body = |ui: &mut egui::Ui, node: &CanvasNode| {
+                let Some(view) = nodes.iter().find(|view| view.id == node.id) else { return };
+                for row in &view.edges {
+                    if let Some(edit) = path_row_ui(ui, map, &view.id, row) {
+                        match edit {
+                            RowEdit::Changed(map, label, gesture) => changed = Some((*map, label, gesture)),
+                            RowEdit::EndGesture => ended_gesture = true,
+                        }
+                    }
+                }
             };
-            self.snarl
-                .nodes_pos_ids()
-                .map(|(id, pos, _)| rect_of(id, pos))
-                .reduce(egui::Rect::union)
-                .map(|content| fit_transform(content, view, 0.1))
-        } else {
-            None
+            canvas.show(ui, scene, &mut comments, &can_link, &mut body)
         };
-        let Some((_, formulas, names)) = self.formulas.as_mut() else { return };
-        let mut viewer = MapViewer {
-            map,
-            formulas,
-            names,
-            highlight: &self.highlight,
-            actions,
-            log,
-            message: &mut self.message,
-            rects: &mut self.rects,
-            drawn_highlight: BTreeSet::new(),
-            transform,
-            to_global: self.to_global,
-            changed: None,
-        };
-        SnarlWidget::new().id_salt(("node_map", map.id.as_str())).style(graph_style()).show(
-            &mut self.snarl,
-            &mut viewer,
-            ui,
-        );
-        let MapViewer { drawn_highlight, to_global, changed, .. } = viewer;
-        self.drawn_highlight = drawn_highlight;
-        self.to_global = to_global;
-        if let Some((changed, label, gesture)) = changed {
-            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(changed) as SharedItem), label, gesture });
+        if let Some((map, label, gesture)) = changed {
+            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(map) as SharedItem), label, gesture });
         }
-        self.paint_path(ui, view);
-    }
-
-    fn paint_path(&self, ui: &egui::Ui, view: Rect) {
-        if self.highlight.path.len() < 2 {
-            return;
+        if ended_gesture {
+            actions.push(InspectorAction::EndGesture);
         }
-        let rect_by_node: BTreeMap<&str, Rect> = self
-            .snarl
-            .nodes_ids_data()
-            .filter_map(|(id, node)| Some((node.value.id.as_str(), *self.rects.get(&id)?)))
+        self.drawn_highlight = self
+            .scene
+            .nodes
+            .iter()
+            .filter(|node| node.mark.is_some() && self.canvas.drawn_nodes().contains_key(&node.id))
+            .map(|node| node.id.clone())
             .collect();
-        paint_highlight_path(ui, view, "node_map_path", &self.highlight.path, &rect_by_node, self.to_global);
+        for event in events {
+            self.handle(ui, map, event, &comments_key, &comments, actions, log);
+        }
+        self.backdrop_ui(ui, &backdrop, view, map, actions);
+        self.keys_ui(ui, &backdrop, view, map, actions, log);
+        if self.highlight.path.len() >= 2 {
+            let rects: BTreeMap<&str, Rect> =
+                self.canvas.drawn_nodes().iter().map(|(id, rect)| (id.as_str(), *rect)).collect();
+            paint_highlight_path(
+                ui,
+                ui.clip_rect(),
+                "node_map_path",
+                &self.highlight.path,
+                &rects,
+                self.canvas.transform(),
+            );
+        }
     }
 
-    /// Moved nodes become one op (the map's new positions) when the drag ends.
-    fn store_moves(&mut self, ui: &egui::Ui, map: &NodeMap, actions: &mut Vec<InspectorAction>) {
-        if ui.input(|input| input.pointer.any_down()) {
-            return;
+    /// What the canvas's background does with the pointer: a click there deselects, a drag
+    /// selects the nodes in its box, a right click offers a new node or a comment there. The
+    /// canvas's own background is sized to what its `Ui` allocated, which is nothing, so it never
+    /// takes the pointer; the view's backdrop under the canvas does instead.
+    fn backdrop_ui(
+        &mut self,
+        ui: &egui::Ui,
+        backdrop: &egui::Response,
+        view: Rect,
+        map: &NodeMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
+        let to_graph = self.canvas.transform().inverse();
+        if backdrop.clicked() {
+            self.canvas.select_only([]);
         }
-        let mut changed = map.clone();
-        let mut moved = Vec::new();
-        for (id, pos, node) in self.snarl.nodes_pos_ids() {
-            if self.placed.get(&id).is_some_and(|placed| *placed != pos)
-                && let Some(target) = changed.nodes.iter_mut().find(|n| n.id.as_str() == node.id)
-            {
-                let round = |v: f32| (v / MAP_TO_GRAPH * 10.0).round() / 10.0;
-                target.x = round(pos.x);
-                target.y = round(pos.y);
-                moved.push(node.id.clone());
-                self.placed.insert(id, pos);
+        if backdrop.drag_started_by(egui::PointerButton::Primary) {
+            self.box_from = ui.input(|input| input.pointer.press_origin());
+        }
+        if let Some(from) = self.box_from {
+            let to = ui.input(|input| input.pointer.latest_pos()).unwrap_or(from);
+            let area = Rect::from_two_pos(from, to);
+            let painter = ui
+                .ctx()
+                .layer_painter(egui::LayerId::new(egui::Order::Foreground, ui.id().with("node_map_box")))
+                .with_clip_rect(view);
+            let colour = ui.visuals().selection.stroke.color;
+            painter.rect(
+                area,
+                0.0,
+                ui.visuals().selection.bg_fill.gamma_multiply(0.15),
+                egui::Stroke::new(1.0, colour),
+                egui::StrokeKind::Inside,
+            );
+            if !backdrop.dragged() {
+                let in_graph = to_graph * area;
+                let caught: Vec<String> = self
+                    .canvas
+                    .drawn_nodes()
+                    .iter()
+                    .filter(|(_, rect)| in_graph.intersects(**rect))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                if !caught.is_empty() {
+                    let key = ItemKey::new(Kind::NodeMap, map.id.as_str());
+                    self.seen_selection = Some(key.clone());
+                    actions.push(InspectorAction::Select(key));
+                }
+                self.canvas.select_only(caught);
+                self.box_from = None;
             }
         }
-        if !moved.is_empty() {
-            let label = format!("Move {} in {}", moved.join(", "), map.id);
-            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(changed) as SharedItem), label, gesture: None });
+        if backdrop.secondary_clicked() {
+            self.menu_at = backdrop.interact_pointer_pos().map(|p| to_graph * p);
+        }
+        let at = self.menu_at.unwrap_or(to_graph * view.center());
+        backdrop.context_menu(|ui| {
+            if ui.button(format!("{} New node here", icon::PLUS)).clicked() {
+                self.new_node(map, at, actions);
+                ui.close();
+            }
+            if ui.button("Add a comment here").clicked() {
+                let round = |v: f32| (v * 10.0).round() / 10.0;
+                let comment = Comment { rect: (round(at.x), round(at.y), 320.0, 180.0), text: "Comment".to_owned() };
+                let key = format!("{COMMENTS_PREFIX}{}", map.id);
+                self.store.comments.entry(key).or_default().push(comment);
+                self.store_dirty = true;
+                ui.close();
+            }
+        });
+    }
+
+    /// The canvas's keys (Delete, copy, paste, frame, select all) after a click on a node, a
+    /// pin, a wire label or the backdrop. The canvas asks for the keyboard then, but its
+    /// background loses it again the same frame (egui gives it up on a click that lands on a
+    /// widget above it), and the app would then take Delete as "delete the selected item" (the
+    /// whole map). So the view's backdrop keeps the keyboard for those clicks and does what the
+    /// canvas's keys do.
+    fn keys_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        keys: &egui::Response,
+        view: Rect,
+        map: &NodeMap,
+        actions: &mut Vec<InspectorAction>,
+        log: &mut Vec<String>,
+    ) {
+        let tab_layer = ui.layer_id();
+        let (pressed_at, released) = ui.input(|input| {
+            (input.pointer.any_pressed().then(|| input.pointer.interact_pos()).flatten(), input.pointer.any_released())
+        });
+        if let Some(at) = pressed_at {
+            // A press on a popup or a window over the canvas is not the canvas's.
+            let on_canvas =
+                view.contains(at) && ui.ctx().layer_id_at(at).is_some_and(|layer| layer.order == tab_layer.order);
+            self.pressed_on_canvas = on_canvas;
+        }
+        if (pressed_at.is_some() || released)
+            && self.pressed_on_canvas
+            && ui.memory(|memory| memory.focused().is_none())
+        {
+            keys.request_focus();
+        }
+        if released {
+            self.pressed_on_canvas = false;
+        }
+        if !keys.has_focus() {
+            return;
+        }
+        let command = egui::Modifiers::COMMAND;
+        let none = egui::Modifiers::NONE;
+        let (delete, copy, paste, home, frame, all) = ui.input_mut(|input| {
+            let delete = input.consume_key(none, egui::Key::Delete) || input.consume_key(none, egui::Key::Backspace);
+            let copy = input.events.iter().any(|event| matches!(event, egui::Event::Copy))
+                || input.consume_key(command, egui::Key::C);
+            let paste = input.events.iter().find_map(|event| match event {
+                egui::Event::Paste(text) => Some(Some(text.clone())),
+                _ => None,
+            });
+            let paste = paste.or_else(|| input.consume_key(command, egui::Key::V).then_some(None));
+            let home = input.consume_key(none, egui::Key::Home);
+            let frame = input.consume_key(none, egui::Key::F);
+            let all = input.consume_key(command, egui::Key::A);
+            (delete, copy, paste, home, frame, all)
+        });
+        let nodes: Vec<String> = self.canvas.selected_nodes().iter().cloned().collect();
+        if delete {
+            let edges: Vec<String> = self.canvas.selected_edges().iter().cloned().collect();
+            self.delete(map, &nodes, &edges, actions);
+        }
+        if copy && !nodes.is_empty() {
+            self.copy(ui, map, &nodes);
+        }
+        if let Some(text) = paste {
+            let pointer = ui.input(|input| input.pointer.hover_pos()).filter(|p| view.contains(*p));
+            let at = self.canvas.transform().inverse() * pointer.unwrap_or(view.center());
+            self.paste(map, text.as_deref(), at, actions, log);
+        }
+        if home || (frame && nodes.len() != 1) {
+            self.canvas.fit();
+        } else if frame && let Some(id) = nodes.first() {
+            self.canvas.centre_on(id);
+        }
+        if all {
+            self.canvas.select_only(map.nodes.iter().map(|node| node.id.as_str().to_owned()));
         }
     }
+
+    /// Turns one thing the designer asked for on the canvas into ops.
+    #[allow(clippy::too_many_arguments)] // one event, with the frame's parts it needs
+    fn handle(
+        &mut self,
+        ui: &egui::Ui,
+        map: &NodeMap,
+        event: CanvasEvent,
+        comments_key: &str,
+        comments: &[Comment],
+        actions: &mut Vec<InspectorAction>,
+        log: &mut Vec<String>,
+    ) {
+        match event {
+            CanvasEvent::Select(_) | CanvasEvent::Open(_) => {
+                // A node is part of its map: the inspector shows the map.
+                let key = ItemKey::new(Kind::NodeMap, map.id.as_str());
+                self.seen_selection = Some(key.clone());
+                actions.push(InspectorAction::Select(key));
+            }
+            CanvasEvent::Move(ids, delta) => move_nodes(map, &ids, delta, actions),
+            CanvasEvent::Connect { from, to, .. } => {
+                connect_or_refuse(map, &from, &to, actions, &mut self.message, log);
+            }
+            CanvasEvent::Refused(why) => {
+                log.push(format!("Node map {}: {why}", map.id));
+                self.message = Some(why);
+            }
+            CanvasEvent::Delete { nodes, edges } => self.delete(map, &nodes, &edges, actions),
+            CanvasEvent::Copy(ids) => self.copy(ui, map, &ids),
+            CanvasEvent::Paste(text, at) => self.paste(map, text.as_deref(), at, actions, log),
+            CanvasEvent::NewNode(at) => self.new_node(map, at, actions),
+            CanvasEvent::CommentsChanged => {
+                self.store.comments.insert(comments_key.to_owned(), comments.to_vec());
+                self.store_dirty = true;
+            }
+        }
+    }
+
+    /// Adds a node at `at` (graph units) and selects it.
+    fn new_node(&mut self, map: &NodeMap, at: Pos2, actions: &mut Vec<InspectorAction>) {
+        let mut changed = map.clone();
+        let taken: BTreeSet<&str> = map.nodes.iter().map(|node| node.id.as_str()).collect();
+        let id = fresh_id("node", |id| taken.contains(id));
+        let round = |v: f32| (v / MAP_TO_GRAPH).round();
+        changed.nodes.push(MapNode { id: Id::new(&id), x: round(at.x), y: round(at.y), ..MapNode::default() });
+        push_map(actions, changed, format!("New node {id} in {}", map.id));
+        self.canvas.select_only([id]);
+    }
+
+    /// Deletes the selected paths and nodes (with their paths) as one op.
+    fn delete(&mut self, map: &NodeMap, nodes: &[String], edges: &[String], actions: &mut Vec<InspectorAction>) {
+        let mut changed = map.clone();
+        let mut paths = Vec::new();
+        for key in edges {
+            let Some((from, to)) = self.edge_of.get(key) else { continue };
+            if let Some(without) = disconnect_nodes(&changed, from, to) {
+                changed = without;
+                paths.push(format!("{from} → {to}"));
+            }
+        }
+        for id in nodes {
+            changed = delete_node(&changed, id);
+        }
+        if changed == *map {
+            return;
+        }
+        let label = match (nodes, paths.as_slice()) {
+            ([], [path]) => format!("Remove the path {path} in {}", map.id),
+            ([], paths) => format!("Remove {} paths in {}", paths.len(), map.id),
+            ([node], []) => format!("Delete node {node} in {}", map.id),
+            (nodes, paths) => format!("Delete {} nodes and {} paths in {}", nodes.len(), paths.len(), map.id),
+        };
+        push_map(actions, changed, label);
+        self.canvas.select_only([]);
+    }
+
+    /// Copies nodes and the paths among them as RON (the system clipboard and the view's own).
+    fn copy(&mut self, ui: &egui::Ui, map: &NodeMap, ids: &[String]) {
+        let chosen: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+        let copied = CopiedNodes {
+            map_nodes: map.nodes.iter().filter(|node| chosen.contains(node.id.as_str())).cloned().collect(),
+            map_paths: map
+                .edges
+                .iter()
+                .filter(|edge| chosen.contains(edge.from.as_str()) && chosen.contains(edge.to.as_str()))
+                .cloned()
+                .collect(),
+        };
+        match ron::ser::to_string(&copied) {
+            Ok(text) => {
+                ui.ctx().copy_text(text.clone());
+                self.message = Some(format!("Copied {} node(s)", copied.map_nodes.len()));
+                self.copied = Some(text);
+            }
+            Err(error) => self.message = Some(format!("Could not copy: {error}")),
+        }
+    }
+
+    /// Pastes copied nodes at `at` (graph units) under fresh ids, with the paths among them,
+    /// as one op.
+    fn paste(
+        &mut self,
+        map: &NodeMap,
+        text: Option<&str>,
+        at: Pos2,
+        actions: &mut Vec<InspectorAction>,
+        log: &mut Vec<String>,
+    ) {
+        let parsed = |text: &str| ron::from_str::<CopiedNodes>(text).ok();
+        let Some(copied) = text.and_then(parsed).or_else(|| self.copied.as_deref().and_then(parsed)) else {
+            self.message = Some("Nothing to paste: copy nodes first (Ctrl+C in this map)".to_owned());
+            return;
+        };
+        if copied.map_nodes.is_empty() {
+            return;
+        }
+        let mut taken: BTreeSet<String> = map.nodes.iter().map(|node| node.id.as_str().to_owned()).collect();
+        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        for node in &copied.map_nodes {
+            let id = fresh_id(&format!("{}_copy", node.id), |id| taken.contains(id));
+            taken.insert(id.clone());
+            renamed.insert(node.id.as_str().to_owned(), id);
+        }
+        let origin = copied
+            .map_nodes
+            .iter()
+            .fold(Pos2::new(f32::INFINITY, f32::INFINITY), |a, node| Pos2::new(a.x.min(node.x), a.y.min(node.y)));
+        let round = |v: f32| (v * 10.0).round() / 10.0;
+        let mut changed = map.clone();
+        for node in &copied.map_nodes {
+            let Some(id) = renamed.get(node.id.as_str()) else { continue };
+            let mut copy = node.clone();
+            copy.id = Id::new(id);
+            copy.x = round(at.x / MAP_TO_GRAPH + node.x - origin.x);
+            copy.y = round(at.y / MAP_TO_GRAPH + node.y - origin.y);
+            changed.nodes.push(copy);
+        }
+        for edge in &copied.map_paths {
+            if let (Some(from), Some(to)) = (renamed.get(edge.from.as_str()), renamed.get(edge.to.as_str())) {
+                let mut copy = edge.clone();
+                copy.from = Id::new(from);
+                copy.to = Id::new(to);
+                changed.edges.push(copy);
+            }
+        }
+        let count = renamed.len();
+        push_map(actions, changed, format!("Paste {count} node(s) in {}", map.id));
+        log.push(format!("Node map {}: pasted {count} node(s)", map.id));
+        self.canvas.select_only(renamed.into_values());
+    }
+
+    /// Writes this view's comments into the layout file: read again first, so what the act
+    /// graph stored since is kept.
+    fn save_store(&mut self, log: &mut Vec<String>) {
+        if !std::mem::take(&mut self.store_dirty) {
+            return;
+        }
+        let Some(folder) = &self.store_folder else { return };
+        let mut on_disk = match LayoutStore::load(folder) {
+            Ok(store) => store,
+            Err(error) => {
+                log.push(format!("Could not store the node map comments: {error}"));
+                return;
+            }
+        };
+        on_disk.comments.retain(|key, _| !key.starts_with(COMMENTS_PREFIX));
+        on_disk.comments.extend(
+            self.store
+                .comments
+                .iter()
+                .filter(|(key, comments)| key.starts_with(COMMENTS_PREFIX) && !comments.is_empty())
+                .map(|(key, comments)| (key.clone(), comments.clone())),
+        );
+        match on_disk.save(folder) {
+            Ok(()) => self.store = on_disk,
+            Err(error) => log.push(format!(
+                "Could not store the node map comments in {}: {error}",
+                LayoutStore::file(folder).display()
+            )),
+        }
+    }
+}
+
+/// Moves nodes by `delta` (graph units) as one op on the map's positions.
+fn move_nodes(map: &NodeMap, ids: &[String], delta: Vec2, actions: &mut Vec<InspectorAction>) {
+    let mut changed = map.clone();
+    let round = |v: f32| (v * 10.0).round() / 10.0;
+    let mut moved = Vec::new();
+    for node in changed.nodes.iter_mut().filter(|node| ids.iter().any(|id| id == node.id.as_str())) {
+        node.x = round(node.x + delta.x / MAP_TO_GRAPH);
+        node.y = round(node.y + delta.y / MAP_TO_GRAPH);
+        moved.push(node.id.as_str().to_owned());
+    }
+    if changed != *map {
+        push_map(actions, changed, format!("Move {} in {}", moved.join(", "), map.id));
+    }
+}
+
+/// `base`, or `base_2`, `base_3`… : the first that is not `taken`.
+fn fresh_id(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    // Bounded, so a predicate that takes every id cannot spin it forever.
+    (1..=100_000_u32)
+        .map(|n| if n == 1 { base.to_owned() } else { format!("{base}_{n}") })
+        .find(|id| !taken(id))
+        .unwrap_or_else(|| base.to_owned())
+}
+
+/// A path's key among the canvas's edges: its place in the map's list and its ends.
+fn edge_key(index: usize, edge: &MapEdge) -> String {
+    format!("{index}|{}|{}", edge.from, edge.to)
+}
+
+/// Pushes the op putting the changed map.
+fn push_map(actions: &mut Vec<InspectorAction>, changed: NodeMap, label: String) {
+    actions.push(InspectorAction::Edit { op: Op::put(Arc::new(changed) as SharedItem), label, gesture: None });
 }
 
 /// Pushes the op adding a path, or refuses it with a message (shown and logged).
@@ -471,8 +1103,7 @@ fn connect_or_refuse(
     match connect_nodes(map, from, to) {
         Ok(changed) => {
             *message = None;
-            let label = format!("Add the path {from} → {to} in {}", map.id);
-            actions.push(InspectorAction::Edit { op: Op::put(Arc::new(changed) as SharedItem), label, gesture: None });
+            push_map(actions, changed, format!("Add the path {from} → {to} in {}", map.id));
         }
         Err(why) => {
             log.push(format!("Node map {}: {why}", map.id));
@@ -481,283 +1112,72 @@ fn connect_or_refuse(
     }
 }
 
-/// Draws map nodes and turns the snarl's edits into ops.
-struct MapViewer<'a> {
-    map: &'a NodeMap,
-    formulas: &'a mut FormulaSet,
-    names: &'a ProjectNames,
-    highlight: &'a GraphHighlight,
-    actions: &'a mut Vec<InspectorAction>,
-    log: &'a mut Vec<String>,
-    message: &'a mut Option<String>,
-    rects: &'a mut BTreeMap<NodeId, Rect>,
-    drawn_highlight: BTreeSet<String>,
-    transform: Option<TSTransform>,
-    to_global: TSTransform,
-    /// The map changed by a widget in a node (one per frame), its undo label and gesture.
-    changed: Option<(NodeMap, String, Option<u64>)>,
+/// What a path's row in a node's body changed.
+enum RowEdit {
+    /// The map with the edit, its undo label and the gesture it belongs to.
+    Changed(Box<NodeMap>, String, Option<u64>),
+    /// The unlock field lost the focus: the typing gesture ended.
+    EndGesture,
 }
 
-impl MapViewer<'_> {
-    fn ends(snarl: &Snarl<MapNodeView>, from: &OutPin, to: &InPin) -> Option<(String, String)> {
-        Some((snarl.get_node(from.id.node)?.id.clone(), snarl.get_node(to.id.node)?.id.clone()))
-    }
-
-    /// The unlock condition field of one path, with its error as typed.
-    fn unlock_ui(&mut self, ui: &mut egui::Ui, from: &str, row: &EdgeRow) {
-        let mut text = row.unlock.clone();
-        let field_id = egui::Id::new(("unlock", self.map.id.as_str(), from, row.to.as_str()));
-        let label = ui.label(RichText::new(format!("{from} → {}", row.to)).small());
-        let response = ui
-            .add(
-                egui::TextEdit::singleline(&mut text)
-                    .id(field_id)
-                    .hint_text("unlock (always)")
-                    .code_editor()
-                    .desired_width(130.0),
-            )
-            .labelled_by(label.id);
-        if response.changed() {
-            let mut changed = self.map.clone();
-            for edge in changed.edges.iter_mut().filter(|e| e.from.as_str() == from && e.to.as_str() == row.to) {
-                edge.unlock = (!text.trim().is_empty()).then(|| Expr::new(text.clone()));
-            }
-            let label = format!("Edit the unlock of {from} → {} in {}", row.to, self.map.id);
-            self.changed = Some((changed, label, Some(field_id.value())));
-        }
-        if response.lost_focus() {
-            self.actions.push(InspectorAction::EndGesture);
-        }
-        if !text.trim().is_empty()
-            && let Err(error) = self.formulas.compile(&text, self.names)
-        {
-            ui.label(RichText::new(error.message).small().color(ui.visuals().error_fg_color));
-        }
-    }
-}
-
-impl SnarlViewer<MapNodeView> for MapViewer<'_> {
-    fn title(&mut self, node: &MapNodeView) -> String {
-        node.header_text()
-    }
-
-    fn node_frame(
-        &mut self,
-        default: egui::Frame,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        snarl: &Snarl<MapNodeView>,
-    ) -> egui::Frame {
-        let Some(data) = snarl.get_node(node) else { return default };
-        if self.highlight.nodes.contains(&data.id) {
-            self.drawn_highlight.insert(data.id.clone());
-            return highlighted_frame(default);
-        }
-        default.stroke(Stroke::new(1.5, node_kind_colour(&data.kind).gamma_multiply(0.8)))
-    }
-
-    fn show_header(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<MapNodeView>,
-    ) {
-        let Some(data) = snarl.get_node(node) else { return };
-        ui.horizontal(|ui| {
-            let colour = node_kind_colour(&data.kind);
-            ui.label(RichText::new(node_kind_icon(&data.kind)).color(colour)).on_hover_text(kind_name(&data.kind));
-            if data.start {
-                ui.label(RichText::new(icon::FLAG).color(kind_text_colour(Kind::NodeMap, ui.visuals())))
-                    .on_hover_text("Start node");
-            }
-            if ui.add(egui::Button::new(RichText::new(data.header_text()).strong()).frame(false)).clicked() {
-                self.actions.push(InspectorAction::Select(ItemKey::new(Kind::NodeMap, self.map.id.as_str())));
-            }
-            if self.highlight.nodes.contains(&data.id) {
-                ui.label(RichText::new(format!("Current: {}", data.id)).color(HIGHLIGHT_COLOUR));
-            }
-        });
-    }
-
-    fn inputs(&mut self, _node: &MapNodeView) -> usize {
-        1
-    }
-
-    fn show_input(
-        &mut self,
-        _pin: &InPin,
-        ui: &mut egui::Ui,
-        _snarl: &mut Snarl<MapNodeView>,
-    ) -> impl SnarlPin + 'static {
-        ui.label(RichText::new("in").weak().small());
-        PinInfo::circle().with_fill(kind_colour(Kind::NodeMap))
-    }
-
-    fn outputs(&mut self, node: &MapNodeView) -> usize {
-        node.edges.len() + 1
-    }
-
-    fn show_output(
-        &mut self,
-        pin: &OutPin,
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<MapNodeView>,
-    ) -> impl SnarlPin + 'static {
-        let Some(data) = snarl.get_node(pin.id.node).cloned() else { return PinInfo::circle() };
-        let Some(row) = data.edges.get(pin.id.output) else {
-            ui.add(egui::Label::new(RichText::new("new path").weak().small()).extend());
-            return PinInfo::circle().with_fill(Color32::GRAY);
-        };
-        // Right-aligned, hugging the pin: snarl lays outputs out right to left, and a
-        // left-aligned column there would stretch the node to all the width it is offered.
-        ui.with_layout(egui::Layout::top_down(egui::Align::Max), |ui| {
-            self.unlock_ui(ui, &data.id, row);
+/// One path in its start node's body: its name and style, its unlock condition edited in place
+/// and the condition's error (compiled when the document changed) under it.
+fn path_row_ui(ui: &mut egui::Ui, map: &NodeMap, from: &str, row: &EdgeRow) -> Option<RowEdit> {
+    let mut edit = None;
+    let dashed = row.style == EdgeStyle::Dashed;
+    let label = ui
+        .horizontal(|ui| {
+            let label = ui.label(RichText::new(format!("{from} → {}", row.to)).size(ROW_TEXT_SIZE));
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let dashed = row.style == EdgeStyle::Dashed;
                 let text = if dashed { "dashed" } else { "solid" };
-                if ui.small_button(text).on_hover_text("Switch between a solid and a dashed (locked) path").clicked() {
-                    let mut changed = self.map.clone();
-                    for edge in
-                        changed.edges.iter_mut().filter(|e| e.from.as_str() == data.id && e.to.as_str() == row.to)
+                let toggle = ui.small_button(text).on_hover_text("Switch between a solid and a dashed (locked) path");
+                // Every path has this button: its name says which path it restyles.
+                toggle.widget_info(|| {
+                    egui::WidgetInfo::labeled(
+                        egui::WidgetType::Button,
+                        true,
+                        format!("Style of {from} → {}: {text}", row.to),
+                    )
+                });
+                if toggle.clicked() {
+                    let mut changed = map.clone();
+                    for edge in changed.edges.iter_mut().filter(|e| e.from.as_str() == from && e.to.as_str() == row.to)
                     {
                         edge.style = if dashed { EdgeStyle::Solid } else { EdgeStyle::Dashed };
                     }
-                    self.changed =
-                        Some((changed, format!("Restyle {} → {} in {}", data.id, row.to, self.map.id), None));
-                }
-                if row.cost != "0" && !row.cost.is_empty() {
-                    ui.label(RichText::new(format!("cost {}", row.cost)).small());
+                    let label = format!("Restyle {from} → {} in {}", row.to, map.id);
+                    edit = Some(RowEdit::Changed(Box::new(changed), label, None));
                 }
             });
-        });
-        match row.style {
-            EdgeStyle::Solid => {
-                PinInfo::circle().with_fill(kind_colour(Kind::NodeMap)).with_wire_style(WireStyle::Bezier5)
-            }
-            EdgeStyle::Dashed => PinInfo::square().with_fill(Color32::from_gray(120)).with_wire_style(WireStyle::Line),
+            label
+        })
+        .inner;
+    let mut text = row.unlock.clone();
+    let field_id = egui::Id::new(("unlock", map.id.as_str(), from, row.to.as_str()));
+    let response = ui
+        .add(
+            egui::TextEdit::singleline(&mut text)
+                .id(field_id)
+                .hint_text("unlock (always)")
+                .code_editor()
+                .desired_width(ui.available_width()),
+        )
+        .labelled_by(label.id);
+    if response.changed() {
+        let mut changed = map.clone();
+        for edge in changed.edges.iter_mut().filter(|e| e.from.as_str() == from && e.to.as_str() == row.to) {
+            edge.unlock = (!text.trim().is_empty()).then(|| Expr::new(text.clone()));
         }
+        let label = format!("Edit the unlock of {from} → {} in {}", row.to, map.id);
+        edit = Some(RowEdit::Changed(Box::new(changed), label, Some(field_id.value())));
+    } else if response.lost_focus() {
+        edit = Some(RowEdit::EndGesture);
     }
-
-    fn has_body(&mut self, node: &MapNodeView) -> bool {
-        !(node.properties.is_empty() && node.affixes.is_empty())
+    if let Some(error) = &row.error {
+        ui.label(RichText::new(error).size(ROW_TEXT_SIZE).color(ui.visuals().error_fg_color));
     }
-
-    fn show_body(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<MapNodeView>,
-    ) {
-        let Some(data) = snarl.get_node(node) else { return };
-        ui.vertical(|ui| {
-            for (name, value) in &data.properties {
-                ui.label(RichText::new(format!("{name} = {value}")).small().monospace());
-            }
-            if !data.affixes.is_empty() {
-                ui.label(RichText::new(data.affixes.join(", ")).small().italics());
-            }
-        });
-    }
-
-    fn final_node_rect(&mut self, node: NodeId, rect: Rect, _ui: &mut egui::Ui, _snarl: &mut Snarl<MapNodeView>) {
-        self.rects.insert(node, rect);
-    }
-
-    fn connect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<MapNodeView>) {
-        if let Some((from, to)) = Self::ends(snarl, from, to) {
-            connect_or_refuse(self.map, &from, &to, self.actions, self.message, self.log);
-        }
-    }
-
-    fn disconnect(&mut self, from: &OutPin, to: &InPin, snarl: &mut Snarl<MapNodeView>) {
-        if let Some((from, to)) = Self::ends(snarl, from, to)
-            && let Some(changed) = disconnect_nodes(self.map, &from, &to)
-        {
-            self.changed = Some((changed, format!("Remove the path {from} → {to} in {}", self.map.id), None));
-        }
-    }
-
-    fn drop_outputs(&mut self, pin: &OutPin, snarl: &mut Snarl<MapNodeView>) {
-        let Some(data) = snarl.get_node(pin.id.node) else { return };
-        if let Some(row) = data.edges.get(pin.id.output)
-            && let Some(changed) = disconnect_nodes(self.map, &data.id, &row.to)
-        {
-            self.changed =
-                Some((changed, format!("Remove the path {} → {} in {}", data.id, row.to, self.map.id), None));
-        }
-    }
-
-    fn drop_inputs(&mut self, _pin: &InPin, _snarl: &mut Snarl<MapNodeView>) {}
-
-    fn has_graph_menu(&mut self, _pos: Pos2, _snarl: &mut Snarl<MapNodeView>) -> bool {
-        true
-    }
-
-    fn show_graph_menu(&mut self, pos: Pos2, ui: &mut egui::Ui, _snarl: &mut Snarl<MapNodeView>) {
-        if ui.button(format!("{} New node here", icon::PLUS)).clicked() {
-            let mut changed = self.map.clone();
-            let mut id = "node".to_owned();
-            let mut n = 2;
-            while changed.nodes.iter().any(|node| node.id.as_str() == id) {
-                id = format!("node_{n}");
-                n += 1;
-            }
-            let round = |v: f32| (v / MAP_TO_GRAPH).round();
-            changed.nodes.push(MapNode { id: Id::new(&id), x: round(pos.x), y: round(pos.y), ..MapNode::default() });
-            self.changed = Some((changed, format!("New node {id} in {}", self.map.id), None));
-            ui.close();
-        }
-    }
-
-    fn has_node_menu(&mut self, _node: &MapNodeView) -> bool {
-        true
-    }
-
-    fn show_node_menu(
-        &mut self,
-        node: NodeId,
-        _inputs: &[InPin],
-        _outputs: &[OutPin],
-        ui: &mut egui::Ui,
-        snarl: &mut Snarl<MapNodeView>,
-    ) {
-        let Some(data) = snarl.get_node(node) else { return };
-        let id = data.id.clone();
-        if ui.button(format!("{} Start here", icon::FLAG)).clicked() {
-            let mut changed = self.map.clone();
-            changed.start = Some(Id::new(&id));
-            self.changed = Some((changed, format!("Start {} at {id}", self.map.id), None));
-            ui.close();
-        }
-        ui.menu_button("Kind", |ui| {
-            for kind in [NodeKind::Normal, NodeKind::Home, NodeKind::Anecdote, NodeKind::Forge, NodeKind::Safehouse] {
-                if ui.button(format!("{} {}", node_kind_icon(&kind), kind_name(&kind))).clicked() {
-                    let mut changed = self.map.clone();
-                    for target in changed.nodes.iter_mut().filter(|n| n.id.as_str() == id) {
-                        target.kind = kind.clone();
-                    }
-                    self.changed = Some((changed, format!("Make {id} a {} node", kind_name(&kind)), None));
-                    ui.close();
-                }
-            }
-        });
-        if ui.button(format!("{} Delete node and its paths", icon::TRASH)).clicked() {
-            self.changed = Some((delete_node(self.map, &id), format!("Delete node {id} in {}", self.map.id), None));
-            ui.close();
-        }
-    }
-
-    fn current_transform(&mut self, to_global: &mut TSTransform, _snarl: &mut Snarl<MapNodeView>) {
-        if let Some(transform) = self.transform.take() {
-            *to_global = transform;
-        }
-        self.to_global = *to_global;
-    }
+    ui.add_space(4.0);
+    edit
 }
 
 #[cfg(test)]
@@ -787,13 +1207,14 @@ mod tests {
         assert_eq!(changed.nodes.len(), 2);
         assert!(changed.edges.is_empty());
     }
-}
 
-fn graph_style() -> SnarlStyle {
-    SnarlStyle {
-        collapsible: Some(false),
-        wire_width: Some(2.0),
-        crisp_magnified_text: Some(false),
-        ..SnarlStyle::new()
+    #[test]
+    fn a_path_is_locked_by_its_condition_or_its_style() {
+        let mut map = map();
+        assert!(!is_locked(&map.edges[0]));
+        map.edges[0].unlock = Some(Expr::new("storm < 3".to_owned()));
+        assert!(is_locked(&map.edges[0]));
+        map.edges[1].style = EdgeStyle::Dashed;
+        assert!(is_locked(&map.edges[1]));
     }
 }
