@@ -36,6 +36,12 @@ pub const MAP_TO_GRAPH: f32 = 1.7;
 /// A node's width (graph units): room for a path's name, its style button and its unlock field,
 /// with a gap for the wire labels before the next column.
 const NODE_WIDTH: f32 = 200.0;
+/// The widest a node grows to show its whole title (graph units): the next column still
+/// starts after a gap at the campaign view's usual spacing.
+const NODE_MAX_WIDTH: f32 = 250.0;
+/// The canvas's title size and the room around a title (icon, margins), to size nodes to it.
+const TITLE_SIZE: f32 = 15.0;
+const TITLE_MARGINS: f32 = 46.0;
 /// A path row in a node's body: its name with the style button, then its unlock field.
 const PATH_ROW_HEIGHT: f32 = 50.0;
 /// The text size of a path's name and of the messages under its unlock field.
@@ -253,9 +259,17 @@ impl MapNodeView {
         lines
     }
 
+    /// The node's width: its whole title, within bounds.
+    fn width(&self, ui: &egui::Ui) -> f32 {
+        let title = ui.ctx().fonts_mut(|fonts| {
+            fonts.layout_no_wrap(self.header_text(), FontId::proportional(TITLE_SIZE), Color32::PLACEHOLDER).size().x
+        });
+        (title + TITLE_MARGINS).clamp(NODE_WIDTH, NODE_MAX_WIDTH)
+    }
+
     /// The room the body needs: a row per path, and its error's lines under it.
-    fn body_height(&self, ui: &egui::Ui) -> f32 {
-        let width = NODE_WIDTH - 16.0;
+    fn body_height(&self, ui: &egui::Ui, width: f32) -> f32 {
+        let width = width - 16.0;
         self.edges
             .iter()
             .map(|row| {
@@ -601,22 +615,25 @@ impl NodeMapView {
         let nodes = self
             .nodes
             .iter()
-            .map(|node| CanvasNode {
-                id: node.id.clone(),
-                pos: node.at,
-                width: NODE_WIDTH,
-                icon: (node_kind_icon(&node.kind).to_owned(), node_kind_colour(&node.kind)),
-                title: node.header_text(),
-                short_title: if node.label.is_empty() { node.id.clone() } else { node.label.clone() },
-                lines: node.lines(visuals),
-                pins: vec![CanvasPin { label: "path".to_owned(), colour: OPEN_COLOUR }],
-                body_height: node.body_height(ui),
-                lane: None,
-                mark: self
-                    .highlight
-                    .nodes
-                    .contains(&node.id)
-                    .then(|| (HIGHLIGHT_COLOUR, format!("Current: {}", node.id))),
+            .map(|node| {
+                let width = node.width(ui);
+                CanvasNode {
+                    id: node.id.clone(),
+                    pos: node.at,
+                    width,
+                    icon: (node_kind_icon(&node.kind).to_owned(), node_kind_colour(&node.kind)),
+                    title: node.header_text(),
+                    short_title: if node.label.is_empty() { node.id.clone() } else { node.label.clone() },
+                    lines: node.lines(visuals),
+                    pins: vec![CanvasPin { label: "path".to_owned(), colour: OPEN_COLOUR }],
+                    body_height: node.body_height(ui, width),
+                    lane: None,
+                    mark: self
+                        .highlight
+                        .nodes
+                        .contains(&node.id)
+                        .then(|| (HIGHLIGHT_COLOUR, format!("Current: {}", node.id))),
+                }
             })
             .collect();
         let edges = map
