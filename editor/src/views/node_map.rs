@@ -313,12 +313,6 @@ pub struct NodeMapView {
     message: Option<String>,
     /// The app selection last seen, to follow it when it moves elsewhere.
     seen_selection: Option<ItemKey>,
-    /// The pointer went down on the canvas and is not up yet (see `keys_ui`).
-    pressed_on_canvas: bool,
-    /// Where a box selection on the backdrop started (screen points).
-    box_from: Option<Pos2>,
-    /// Where the backdrop's menu was opened (graph units).
-    menu_at: Option<Pos2>,
     /// Nodes copied with Ctrl+C (also on the system clipboard as RON).
     copied: Option<String>,
     /// The editor's layout file (this view owns only its maps' comments in it).
@@ -344,9 +338,6 @@ impl Default for NodeMapView {
             requested: Vec::new(),
             message: None,
             seen_selection: None,
-            pressed_on_canvas: false,
-            box_from: None,
-            menu_at: None,
             copied: None,
             store: LayoutStore::default(),
             store_folder: None,
@@ -674,7 +665,7 @@ impl NodeMapView {
                 }
             })
             .collect();
-        CanvasScene { nodes, edges, lanes: Vec::new() }
+        CanvasScene { nodes, edges, lanes: Vec::new(), noun: "node" }
     }
 
     fn graph_ui(
@@ -685,15 +676,11 @@ impl NodeMapView {
         log: &mut Vec<String>,
     ) {
         self.scene = self.build_scene(ui, map);
-        let view = super::visible_view(ui);
         let comments_key = format!("{COMMENTS_PREFIX}{}", map.id);
         let mut comments = self.store.comments.get(&comments_key).cloned().unwrap_or_default();
         let can_link = |from: &str, _pin: usize, to: &str| -> Result<String, String> {
             connect_nodes(map, from, to).map(|_| format!("Add the path {from} → {to}"))
         };
-        // Under the canvas, where the canvas's own background does not take the pointer.
-        let backdrop = ui.interact(view, ui.id().with("node_map_backdrop"), egui::Sense::click_and_drag());
-        backdrop.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Node map background"));
         let mut changed: Option<(NodeMap, String, Option<u64>)> = None;
         let mut ended_gesture = false;
         let events = {
@@ -727,8 +714,6 @@ impl NodeMapView {
         for event in events {
             self.handle(ui, map, event, &comments_key, &comments, actions, log);
         }
-        self.backdrop_ui(ui, &backdrop, view, map, actions);
-        self.keys_ui(ui, &backdrop, view, map, actions, log);
         if self.highlight.path.len() >= 2 {
             let rects: BTreeMap<&str, Rect> =
                 self.canvas.drawn_nodes().iter().map(|(id, rect)| (id.as_str(), *rect)).collect();
@@ -740,154 +725,6 @@ impl NodeMapView {
                 &rects,
                 self.canvas.transform(),
             );
-        }
-    }
-
-    /// What the canvas's background does with the pointer: a click there deselects, a drag
-    /// selects the nodes in its box, a right click offers a new node or a comment there. The
-    /// canvas's own background is sized to what its `Ui` allocated, which is nothing, so it never
-    /// takes the pointer; the view's backdrop under the canvas does instead.
-    fn backdrop_ui(
-        &mut self,
-        ui: &egui::Ui,
-        backdrop: &egui::Response,
-        view: Rect,
-        map: &NodeMap,
-        actions: &mut Vec<InspectorAction>,
-    ) {
-        let to_graph = self.canvas.transform().inverse();
-        if backdrop.clicked() {
-            self.canvas.select_only([]);
-        }
-        if backdrop.drag_started_by(egui::PointerButton::Primary) {
-            self.box_from = ui.input(|input| input.pointer.press_origin());
-        }
-        if let Some(from) = self.box_from {
-            let to = ui.input(|input| input.pointer.latest_pos()).unwrap_or(from);
-            let area = Rect::from_two_pos(from, to);
-            let painter = ui
-                .ctx()
-                .layer_painter(egui::LayerId::new(egui::Order::Foreground, ui.id().with("node_map_box")))
-                .with_clip_rect(view);
-            let colour = ui.visuals().selection.stroke.color;
-            painter.rect(
-                area,
-                0.0,
-                ui.visuals().selection.bg_fill.gamma_multiply(0.15),
-                egui::Stroke::new(1.0, colour),
-                egui::StrokeKind::Inside,
-            );
-            if !backdrop.dragged() {
-                let in_graph = to_graph * area;
-                let caught: Vec<String> = self
-                    .canvas
-                    .drawn_nodes()
-                    .iter()
-                    .filter(|(_, rect)| in_graph.intersects(**rect))
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                if !caught.is_empty() {
-                    let key = ItemKey::new(Kind::NodeMap, map.id.as_str());
-                    self.seen_selection = Some(key.clone());
-                    actions.push(InspectorAction::Select(key));
-                }
-                self.canvas.select_only(caught);
-                self.box_from = None;
-            }
-        }
-        if backdrop.secondary_clicked() {
-            self.menu_at = backdrop.interact_pointer_pos().map(|p| to_graph * p);
-        }
-        let at = self.menu_at.unwrap_or(to_graph * view.center());
-        backdrop.context_menu(|ui| {
-            if ui.button(format!("{} New node here", icon::PLUS)).clicked() {
-                self.new_node(map, at, actions);
-                ui.close();
-            }
-            if ui.button("Add a comment here").clicked() {
-                let round = |v: f32| (v * 10.0).round() / 10.0;
-                let comment = Comment { rect: (round(at.x), round(at.y), 320.0, 180.0), text: "Comment".to_owned() };
-                let key = format!("{COMMENTS_PREFIX}{}", map.id);
-                self.store.comments.entry(key).or_default().push(comment);
-                self.store_dirty = true;
-                ui.close();
-            }
-        });
-    }
-
-    /// The canvas's keys (Delete, copy, paste, frame, select all) after a click on a node, a
-    /// pin, a wire label or the backdrop. The canvas asks for the keyboard then, but its
-    /// background loses it again the same frame (egui gives it up on a click that lands on a
-    /// widget above it), and the app would then take Delete as "delete the selected item" (the
-    /// whole map). So the view's backdrop keeps the keyboard for those clicks and does what the
-    /// canvas's keys do.
-    fn keys_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        keys: &egui::Response,
-        view: Rect,
-        map: &NodeMap,
-        actions: &mut Vec<InspectorAction>,
-        log: &mut Vec<String>,
-    ) {
-        let tab_layer = ui.layer_id();
-        let (pressed_at, released) = ui.input(|input| {
-            (input.pointer.any_pressed().then(|| input.pointer.interact_pos()).flatten(), input.pointer.any_released())
-        });
-        if let Some(at) = pressed_at {
-            // A press on a popup or a window over the canvas is not the canvas's.
-            let on_canvas =
-                view.contains(at) && ui.ctx().layer_id_at(at).is_some_and(|layer| layer.order == tab_layer.order);
-            self.pressed_on_canvas = on_canvas;
-        }
-        if (pressed_at.is_some() || released)
-            && self.pressed_on_canvas
-            && ui.memory(|memory| memory.focused().is_none())
-        {
-            keys.request_focus();
-        }
-        if released {
-            self.pressed_on_canvas = false;
-        }
-        if !keys.has_focus() {
-            return;
-        }
-        let command = egui::Modifiers::COMMAND;
-        let none = egui::Modifiers::NONE;
-        let (delete, copy, paste, home, frame, all) = ui.input_mut(|input| {
-            let delete = input.consume_key(none, egui::Key::Delete) || input.consume_key(none, egui::Key::Backspace);
-            let copy = input.events.iter().any(|event| matches!(event, egui::Event::Copy))
-                || input.consume_key(command, egui::Key::C);
-            let paste = input.events.iter().find_map(|event| match event {
-                egui::Event::Paste(text) => Some(Some(text.clone())),
-                _ => None,
-            });
-            let paste = paste.or_else(|| input.consume_key(command, egui::Key::V).then_some(None));
-            let home = input.consume_key(none, egui::Key::Home);
-            let frame = input.consume_key(none, egui::Key::F);
-            let all = input.consume_key(command, egui::Key::A);
-            (delete, copy, paste, home, frame, all)
-        });
-        let nodes: Vec<String> = self.canvas.selected_nodes().iter().cloned().collect();
-        if delete {
-            let edges: Vec<String> = self.canvas.selected_edges().iter().cloned().collect();
-            self.delete(map, &nodes, &edges, actions);
-        }
-        if copy && !nodes.is_empty() {
-            self.copy(ui, map, &nodes);
-        }
-        if let Some(text) = paste {
-            let pointer = ui.input(|input| input.pointer.hover_pos()).filter(|p| view.contains(*p));
-            let at = self.canvas.transform().inverse() * pointer.unwrap_or(view.center());
-            self.paste(map, text.as_deref(), at, actions, log);
-        }
-        if home || (frame && nodes.len() != 1) {
-            self.canvas.fit();
-        } else if frame && let Some(id) = nodes.first() {
-            self.canvas.centre_on(id);
-        }
-        if all {
-            self.canvas.select_only(map.nodes.iter().map(|node| node.id.as_str().to_owned()));
         }
     }
 
