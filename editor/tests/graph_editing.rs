@@ -263,6 +263,14 @@ fn a_link_that_lives_in_a_rule_is_drawn_dashed_and_cut_in_its_rule() {
 #[test]
 fn a_comment_placed_on_the_canvas_is_written_in_and_stored_beside_the_project() {
     let dir = copy_of(&content("lighthouse"));
+    // A comment on the node map, stored before: the act graph keeps it when it stores its own.
+    let layout = dir.path().join(".actforge").join("graph_layout.ron");
+    std::fs::create_dir_all(layout.parent().unwrap()).unwrap();
+    std::fs::write(
+        &layout,
+        "(comments: {\"node_map/coast_route\": [(rect: (0.0, 0.0, 200.0, 90.0), text: \"Harbour\")]})\n",
+    )
+    .unwrap();
     let mut harness = act_graph(dir.path());
     let tend = on_screen(&harness, "Tend the Lamp · tend_the_lamp");
     let empty = Pos2::new(tend.center().x, tend.top() - 60.0);
@@ -283,7 +291,7 @@ fn a_comment_placed_on_the_canvas_is_written_in_and_stored_beside_the_project() 
     harness.event(Event::Text("Night shift".to_owned()));
     harness.run_steps(3);
     let stored = std::fs::read_to_string(dir.path().join(".actforge/graph_layout.ron")).unwrap();
-    assert!(stored.contains("Night shift"), "{stored}");
+    assert!(stored.contains("Night shift") && stored.contains("Harbour"), "{stored}");
 }
 
 #[test]

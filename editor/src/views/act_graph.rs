@@ -860,16 +860,36 @@ impl ActGraphView {
         self.canvas.select_only(renamed.into_values());
     }
 
-    /// Writes the layout file once no drag is under way.
+    /// Writes the act graph's places and comments into the layout file: read again first and
+    /// only its own entries replaced, so what the node map stored since is kept.
     fn save_store(&mut self, log: &mut Vec<String>) {
-        if !self.store_dirty {
+        if !std::mem::take(&mut self.store_dirty) {
             return;
         }
-        self.store_dirty = false;
-        if let Some(folder) = &self.store_folder
-            && let Err(error) = self.store.save(folder)
-        {
-            log.push(format!("Could not store the graph layout in {}: {error}", LayoutStore::file(folder).display()));
+        let Some(folder) = &self.store_folder else { return };
+        let mut on_disk = match LayoutStore::load(folder) {
+            Ok(store) => store,
+            Err(error) => {
+                log.push(format!("Could not store the act graph layout: {error}"));
+                return;
+            }
+        };
+        match self.store.positions.get(LAYOUT_KIND) {
+            Some(places) => on_disk.positions.insert(LAYOUT_KIND.to_owned(), places.clone()),
+            None => on_disk.positions.remove(LAYOUT_KIND),
+        };
+        match self.store.comments.get(LAYOUT_KIND).filter(|comments| !comments.is_empty()) {
+            Some(comments) => on_disk.comments.insert(LAYOUT_KIND.to_owned(), comments.clone()),
+            None => on_disk.comments.remove(LAYOUT_KIND),
+        };
+        match on_disk.save(folder) {
+            Ok(()) => self.store = on_disk,
+            Err(error) => {
+                log.push(format!(
+                    "Could not store the graph layout in {}: {error}",
+                    LayoutStore::file(folder).display()
+                ));
+            }
         }
     }
 }
