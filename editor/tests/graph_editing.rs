@@ -321,3 +321,45 @@ fn a_folded_lane_hides_its_acts_and_keeps_their_wires() {
     harness.run_steps(3);
     harness.get_by_label("Tend the Lamp · tend_the_lamp");
 }
+
+#[test]
+fn a_middle_drag_or_space_drag_pans_the_graph() {
+    let mut harness = act_graph(&content("lighthouse"));
+    let before = harness.state().graph_views().act.canvas().transform();
+    let tend = on_screen(&harness, "Tend the Lamp · tend_the_lamp");
+    let from = Pos2::new(tend.center().x, tend.top() - 40.0);
+    let to = from + Vec2::new(80.0, 30.0);
+    harness.hover_at(from);
+    harness.run_steps(1);
+    harness.event(Event::PointerButton {
+        pos: from,
+        button: egui::PointerButton::Middle,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    });
+    harness.run_steps(1);
+    for step in 1..=4 {
+        harness.hover_at(from + (to - from) * (step as f32 / 4.0));
+        harness.run_steps(1);
+    }
+    harness.event(Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Middle,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    });
+    harness.run_steps(2);
+    let panned = harness.state().graph_views().act.canvas().transform();
+    assert_eq!(panned.scaling, before.scaling);
+    let moved = panned.translation - before.translation;
+    assert!((moved - (to - from)).length() < 12.0, "moved by {moved:?}");
+    // Space held with a left drag pans too, and selects nothing.
+    click_at(&mut harness, from);
+    harness.key_down(egui::Key::Space);
+    drag(&mut harness, to, from);
+    harness.key_up(egui::Key::Space);
+    harness.run_steps(2);
+    let back = harness.state().graph_views().act.canvas().transform();
+    assert!((back.translation - before.translation).length() < 20.0, "{before:?} → {back:?}");
+    assert!(harness.state().graph_views().act.canvas().selected_nodes().is_empty());
+}
