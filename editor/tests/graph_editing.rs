@@ -350,7 +350,7 @@ fn a_middle_drag_or_space_drag_pans_the_graph() {
     });
     harness.run_steps(2);
     let panned = harness.state().graph_views().act.canvas().transform();
-    assert_eq!(panned.scaling, before.scaling);
+    assert!((panned.scaling - before.scaling).abs() < 1e-6, "a pan keeps the zoom");
     let moved = panned.translation - before.translation;
     assert!((moved - (to - from)).length() < 12.0, "moved by {moved:?}");
     // Space held with a left drag pans too, and selects nothing.
