@@ -1,9 +1,10 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | synthesis | sim | schema`.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | test | synthesis | sim | schema`.
 //!
 //! Every headless command lives here; the crate depends on the runtime only, so a headless
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
 
 pub mod sim;
+pub mod test;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -95,11 +96,26 @@ pub enum Command {
         #[arg(allow_hyphen_values = true)]
         formula: String,
     },
+    /// Run the project's own playtests (`tests/*.play` in the project folder) in parallel, each
+    /// from the start with the project's seed; one line per test (a failure with its first
+    /// failing `file:line: why`), then `N passed, M failed`; exits 1 when one fails.
+    ///
+    /// Example: actforge test content/lighthouse --filter lamp
+    Test {
+        /// Project folder.
+        project: PathBuf,
+        /// Run only the tests whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Play a project: run a playtest script's inputs (player actions, waits, expectations),
     /// let time pass, then print each query's value over the final state and the table; exits 1
     /// when a line fails or an input is not possible at that point.
     ///
-    /// Example: actforge play content/lighthouse --script tests/playtests/lighthouse_lamp.play --query table.card.ember
+    /// Example: actforge play content/lighthouse --script content/lighthouse/tests/lighthouse_lamp.play --query table.card.ember
     Play {
         /// Project folder or bundle file.
         project: PathBuf,
@@ -280,6 +296,9 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
+        Command::Test { project, filter, json } => {
+            crate::test::test(&crate::test::TestArgs { project, filter, json }, out, err)
+        }
         Command::Synthesis { project, synthesis, a, b, sets, json } => {
             synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
         }
@@ -755,13 +774,17 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
     }
 }
 
-fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Exit> {
+pub(crate) fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Exit> {
     writeln!(err, "error: {error}")?;
     Ok(Exit::Failure)
 }
 
 /// Prints diagnostics (warnings and notes only if `warnings`); returns whether any is an error.
-fn print_diagnostics(diagnostics: &[Diagnostic], warnings: bool, err: &mut dyn Write) -> std::io::Result<bool> {
+pub(crate) fn print_diagnostics(
+    diagnostics: &[Diagnostic],
+    warnings: bool,
+    err: &mut dyn Write,
+) -> std::io::Result<bool> {
     for diagnostic in diagnostics {
         if warnings || diagnostic.is_error() {
             writeln!(err, "{diagnostic}")?;

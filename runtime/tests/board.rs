@@ -356,7 +356,7 @@ fn random_games_end_and_replay_to_the_same_state() {
 
 #[test]
 fn the_knucklebones_playtest_passes() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/knucklebones.play")).unwrap();
+    let script = std::fs::read_to_string(workspace().join("content/knucklebones/tests/knucklebones.play")).unwrap();
     let mut hashes = Vec::new();
     for _ in 0..2 {
         let mut session = Session::new(knucklebones(), 7).unwrap();

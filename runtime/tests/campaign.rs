@@ -217,7 +217,7 @@ fn eras_rotate_in_their_cycle() {
 
 #[test]
 fn the_golden_playtest_passes_and_ends_with_a_grade() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/era_synthesis.play")).unwrap();
+    let script = std::fs::read_to_string(workspace().join("content/era-synthesis/tests/era_synthesis.play")).unwrap();
     let mut hashes = Vec::new();
     for _ in 0..2 {
         let mut session = session();

@@ -129,7 +129,7 @@ fn slot(session: &mut Session, card: &str, token: &str) -> Vec<Event> {
 
 #[test]
 fn the_lighthouse_playtest_passes_and_replays_identically() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/lighthouse_lamp.play")).unwrap();
+    let script = std::fs::read_to_string(workspace().join("content/lighthouse/tests/lighthouse_lamp.play")).unwrap();
     let mut hashes = Vec::new();
     for _ in 0..2 {
         let mut session = Session::new(lighthouse(), 7).unwrap();

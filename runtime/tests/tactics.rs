@@ -263,7 +263,7 @@ fn impossible_script_lines_say_why_and_what_is_possible() {
 
 #[test]
 fn the_scripted_skirmish_ends_exactly_as_written() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/srpg_skirmish.play")).unwrap();
+    let script = std::fs::read_to_string(workspace().join("content/srpg-skirmish/tests/srpg_skirmish.play")).unwrap();
     let mut hashes = Vec::new();
     for _ in 0..2 {
         let mut session = Session::new(skirmish(), 3).unwrap();
@@ -277,7 +277,8 @@ fn the_scripted_skirmish_ends_exactly_as_written() {
 
 #[test]
 fn the_skirmish_knight_bashes_the_raider_away_and_turns_north() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/srpg_skirmish_bash.play")).unwrap();
+    let script =
+        std::fs::read_to_string(workspace().join("content/srpg-skirmish/tests/srpg_skirmish_bash.play")).unwrap();
     let mut session = Session::new(skirmish(), 3).unwrap();
     let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(report.expectations, 8);

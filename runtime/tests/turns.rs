@@ -306,7 +306,7 @@ fn random_play_never_panics_and_replays_to_the_same_hash() {
 
 #[test]
 fn the_issues_sim_golden_playtest_passes() {
-    let script = std::fs::read_to_string(workspace().join("tests/playtests/issues_sim.play")).unwrap();
+    let script = std::fs::read_to_string(workspace().join("content/issues-sim/tests/issues_sim.play")).unwrap();
     let project = issues_sim();
     let seed = project.manifest.settings.seed;
     let mut session = Session::new(project, seed).unwrap();

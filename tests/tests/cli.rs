@@ -246,7 +246,7 @@ fn check_reports_formula_errors_at_their_character() {
 #[test]
 fn play_runs_a_playtest_and_reports_the_failing_line() {
     let demo = content("lighthouse");
-    let script = actforge_tests::repo_root().join("tests/playtests/lighthouse_lamp.play");
+    let script = actforge_tests::repo_root().join("content/lighthouse/tests/lighthouse_lamp.play");
     let (outcome, out, err) = actforge(&["play", path(&demo), path(&script)]);
     assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("completed tend_the_lamp"), "{out}");
@@ -280,7 +280,7 @@ fn out_contains_line(out: &str, text: &str) -> bool {
 #[test]
 fn play_lets_time_pass_and_answers_queries() {
     let demo = content("lighthouse");
-    let script = actforge_tests::repo_root().join("tests/playtests/lighthouse_lamp.play");
+    let script = actforge_tests::repo_root().join("content/lighthouse/tests/lighthouse_lamp.play");
     let (outcome, out, err) = actforge(&[
         "play",
         path(&demo),
@@ -386,7 +386,7 @@ fn synth_prints_the_probability_table_of_two_inputs() {
 #[test]
 fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     let pack = content("knucklebones");
-    let script = actforge_tests::repo_root().join("tests/playtests/knucklebones.play");
+    let script = actforge_tests::repo_root().join("content/knucklebones/tests/knucklebones.play");
     let (outcome, out, err) = actforge(&[
         "play",
         path(&pack),
@@ -429,7 +429,7 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
     assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     let (outcome, out, err) = actforge(&["fmt", path(&skirmish), "--check"]);
     assert_eq!(outcome, Exit::Success, "{out}\n{err}");
-    let script = actforge_tests::repo_root().join("tests/playtests/srpg_skirmish.play");
+    let script = actforge_tests::repo_root().join("content/srpg-skirmish/tests/srpg_skirmish.play");
     let (outcome, out, err) = actforge(&[
         "play",
         path(&skirmish),
@@ -462,7 +462,7 @@ fn play_runs_the_issues_sim_golden_playtest_and_reads_stats() {
     let (outcome, out, err) = actforge(&["check", path(&project)]);
     assert_eq!(outcome, Exit::Success, "{out}{err}");
     assert!(err.contains(": 0 errors, 0 warnings;"), "{err}");
-    let script = actforge_tests::repo_root().join("tests/playtests/issues_sim.play");
+    let script = actforge_tests::repo_root().join("content/issues-sim/tests/issues_sim.play");
     let (outcome, out, err) = actforge(&[
         "play",
         path(&project),
@@ -578,4 +578,55 @@ fn schema_prints_the_bundle_schema_or_writes_it_atomically() {
     let (outcome, _, err) = actforge(&["schema", "--output", path(&blocked)]);
     assert_eq!(outcome, Exit::Failure);
     assert!(err.starts_with(&format!("error: {}:", blocked.display())), "{err}");
+}
+
+#[test]
+fn test_runs_every_pack_s_own_playtests() {
+    for pack in ["act-demo", "era-synthesis", "issues-sim", "knucklebones", "lighthouse", "srpg-skirmish"] {
+        let (outcome, out, err) = actforge(&["test", path(&content(pack))]);
+        assert_eq!(outcome, Exit::Success, "{pack}: {out}{err}");
+        assert!(out.contains(" passed, 0 failed") && !out.starts_with("0 passed"), "{pack}: {out}");
+    }
+    let (_, out, _) = actforge(&["test", path(&content("srpg-skirmish"))]);
+    assert!(
+        out.contains("ok     srpg_skirmish (") && out.contains("ok     srpg_skirmish_bash (8 expectations)"),
+        "{out}"
+    );
+    assert!(out.ends_with("2 passed, 0 failed\n"), "{out}");
+}
+
+#[test]
+fn test_names_the_first_failing_line_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&content("lighthouse"), dir.path()).unwrap();
+    fs::write(
+        dir.path().join("tests").join("wrong_count.play"),
+        "# the lamp is idle, then a wrong count\nexpect status lamp_room idle\nexpect table.card.ember == 3\n",
+    )
+    .unwrap();
+    let (outcome, out, _) = actforge(&["test", path(dir.path())]);
+    assert_eq!(outcome, Exit::Failure, "{out}");
+    assert!(out.contains("ok     lighthouse_lamp (7 expectations)"), "{out}");
+    assert!(out.contains("FAILED wrong_count"), "{out}");
+    assert!(
+        out.contains("tests/wrong_count.play:3: `table.card.ember == 3` does not hold; table.card.ember = 0"),
+        "{out}"
+    );
+    assert!(out.ends_with("1 passed, 1 failed\n"), "{out}");
+    // A filter runs only the tests it names; JSON says the same.
+    let (outcome, out, _) = actforge(&["test", path(dir.path()), "--filter", "lamp"]);
+    assert_eq!(outcome, Exit::Success, "{out}");
+    assert!(out.ends_with("1 passed, 0 failed\n") && !out.contains("wrong_count"), "{out}");
+    let (_, out, _) = actforge(&["test", path(dir.path()), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["failed"], 1);
+    let failed = json["tests"].as_array().unwrap().iter().find(|test| test["name"] == "wrong_count").unwrap();
+    assert_eq!(failed["line"], 3);
+    assert_eq!(failed["passed"], false);
+    // A bundle carries no tests: the command says where they live.
+    let bundle = dir.path().join("bundle.ron");
+    actforge(&["export", path(dir.path()), "-o", path(&bundle)]);
+    let (outcome, _, err) = actforge(&["test", path(&bundle)]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(err.contains("tests live in a project folder's tests/"), "{err}");
 }

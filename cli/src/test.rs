@@ -1,0 +1,180 @@
+//! `actforge test`: a project's own playtests (`tests/*.play` in the project folder), each run
+//! from the project's start with its seed, in parallel; one line per test, its first failing
+//! line as `file:line: why`, then the totals.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use actforge_runtime::Project;
+use actforge_runtime::diagnostic::has_errors;
+use actforge_runtime::engine::Session;
+use actforge_runtime::project::open_project;
+
+use crate::{Exit, fail, print_diagnostics};
+
+/// The folder of a project's playtests.
+pub const TESTS_FOLDER: &str = "tests";
+
+/// How one playtest went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestOutcome {
+    /// The test's name: its file name without `.play`.
+    pub name: String,
+    /// The script file.
+    pub file: PathBuf,
+    /// How many `expect` lines held.
+    pub expectations: usize,
+    /// The first line that failed (1-based) and why; none when the test passed.
+    pub failure: Option<(usize, String)>,
+}
+
+impl TestOutcome {
+    /// Whether every line held.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// The playtest files of the project folder `folder`, by name; none when it has no `tests/`.
+pub fn project_tests(folder: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let dir = folder.join(TESTS_FOLDER);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "play"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The name of a test file: its file name without `.play`.
+pub fn test_name(file: &Path) -> String {
+    file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
+}
+
+/// Runs one playtest on a fresh session of `project` with `seed`.
+pub fn run_test(project: &Project, seed: u64, file: &Path) -> TestOutcome {
+    let name = test_name(file);
+    let outcome =
+        |expectations, failure| TestOutcome { name: name.clone(), file: file.to_owned(), expectations, failure };
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(error) => return outcome(0, Some((0, format!("cannot read the script: {error}")))),
+    };
+    let mut session = match Session::new(project.clone(), seed) {
+        Ok(session) => session,
+        Err(error) => return outcome(0, Some((0, format!("the project cannot be played: {error}")))),
+    };
+    match session.run_script(&text) {
+        Ok(report) => outcome(report.expectations, None),
+        Err(error) => outcome(0, Some((error.line, error.message))),
+    }
+}
+
+/// Runs `files` on `threads` threads (at least one); the outcomes come back in `files`' order.
+pub fn run_tests(project: &Project, seed: u64, files: &[PathBuf], threads: usize) -> Vec<TestOutcome> {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<TestOutcome>>> = Mutex::new(vec![None; files.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, files.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(at) else { break };
+                    let outcome = run_test(project, seed, file);
+                    let mut outcomes = outcomes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if let Some(slot) = outcomes.get_mut(at) {
+                        *slot = Some(outcome);
+                    }
+                }
+            });
+        }
+    });
+    outcomes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().flatten().collect()
+}
+
+/// The arguments of `actforge test`.
+pub struct TestArgs {
+    /// The project folder.
+    pub project: PathBuf,
+    /// Run only tests whose name contains this text.
+    pub filter: Option<String>,
+    /// Print JSON instead of lines.
+    pub json: bool,
+}
+
+/// `actforge test`.
+pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
+    if !args.project.is_dir() {
+        writeln!(
+            err,
+            "error: {}: tests live in a project folder's {TESTS_FOLDER}/ (a bundle carries none)",
+            args.project.display()
+        )?;
+        return Ok(Exit::Failure);
+    }
+    let loaded = match open_project(&args.project) {
+        Ok(loaded) => loaded,
+        Err(error) => return fail(&error, err),
+    };
+    if has_errors(&loaded.diagnostics) {
+        print_diagnostics(&loaded.diagnostics, false, err)?;
+        writeln!(err, "error: the project cannot be played until these errors are fixed")?;
+        return Ok(Exit::Failure);
+    }
+    let mut files = match project_tests(&args.project) {
+        Ok(files) => files,
+        Err(error) => {
+            writeln!(err, "error: {}: {error}", args.project.join(TESTS_FOLDER).display())?;
+            return Ok(Exit::Failure);
+        }
+    };
+    if let Some(filter) = &args.filter {
+        files.retain(|file| test_name(file).contains(filter.as_str()));
+    }
+    let seed = loaded.project.manifest.settings.seed;
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let outcomes = run_tests(&loaded.project, seed, &files, threads);
+    let failed = outcomes.iter().filter(|outcome| !outcome.passed()).count();
+    let shown = |file: &Path| file.strip_prefix(&args.project).unwrap_or(file).display().to_string();
+    if args.json {
+        let json = serde_json::json!({
+            "project": args.project.display().to_string(),
+            "seed": seed,
+            "passed": outcomes.len() - failed,
+            "failed": failed,
+            "tests": outcomes.iter().map(|outcome| serde_json::json!({
+                "name": outcome.name,
+                "file": shown(&outcome.file),
+                "passed": outcome.passed(),
+                "expectations": outcome.expectations,
+                "line": outcome.failure.as_ref().map(|(line, _)| *line),
+                "message": outcome.failure.as_ref().map(|(_, message)| message.clone()),
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{json:#}")?;
+    } else {
+        for outcome in &outcomes {
+            match &outcome.failure {
+                None => writeln!(out, "ok     {} ({} expectations)", outcome.name, outcome.expectations)?,
+                Some((line, message)) => {
+                    writeln!(out, "FAILED {}", outcome.name)?;
+                    writeln!(out, "       {}:{line}: {message}", shown(&outcome.file))?;
+                }
+            }
+        }
+        if outcomes.is_empty() {
+            let which = args.filter.as_ref().map(|filter| format!(" matching `{filter}`")).unwrap_or_default();
+            writeln!(out, "no tests{which} in {}", args.project.join(TESTS_FOLDER).display())?;
+        }
+        writeln!(out, "{} passed, {failed} failed", outcomes.len() - failed)?;
+    }
+    Ok(if failed == 0 { Exit::Success } else { Exit::Failure })
+}
