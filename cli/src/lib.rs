@@ -19,8 +19,8 @@ use actforge_runtime::import::{CultistlikeOptions, copy_files, import_cultistlik
 use actforge_runtime::model::SCHEMA_VERSION;
 use actforge_runtime::number::show_value;
 use actforge_runtime::project::{
-    self, BundleFormat, Loaded, ProjectError, create_project, export_bundle, import_bundle, load_folder, open_project,
-    save_folder, save_new_folder,
+    self, BundleFormat, Loaded, ProjectError, create_project, import_bundle, load_folder, open_project, save_folder,
+    save_new_folder,
 };
 use actforge_runtime::synthesis::probability_table;
 use actforge_runtime::validate::validate;
@@ -64,6 +64,9 @@ pub enum Command {
         /// Write the bundle even when validation finds errors.
         #[arg(long)]
         force: bool,
+        /// Carry the project's playtests (`tests/*.play`) in the bundle.
+        #[arg(long)]
+        with_tests: bool,
     },
     /// Bring other content into a project folder.
     #[command(subcommand)]
@@ -263,7 +266,9 @@ impl Exit {
 pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     match command {
         Command::Check { project, errors_only } => check(&project, !errors_only, out, err),
-        Command::Export { project, output, format, force } => export(&project, &output, format.into(), force, out, err),
+        Command::Export { project, output, format, force, with_tests } => {
+            export(&project, &output, format.into(), ExportOptions { force, with_tests }, out, err)
+        }
         Command::Import(ImportCommand::Bundle { file, output }) => match import_bundle(&file, &output) {
             Ok((loaded, report)) => {
                 let problems = print_diagnostics(&loaded.diagnostics, true, err)?;
@@ -831,14 +836,24 @@ fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) 
     Ok(if failed { Exit::Failure } else { Exit::Success })
 }
 
+/// What `actforge export` does besides writing the items.
+#[derive(Clone, Copy)]
+struct ExportOptions {
+    /// Write even when validation finds errors.
+    force: bool,
+    /// Carry the project's playtests.
+    with_tests: bool,
+}
+
 fn export(
     path: &Path,
     output: &Path,
     format: BundleFormat,
-    force: bool,
+    options: ExportOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Exit> {
+    let ExportOptions { force, with_tests } = options;
     let (loaded, diagnostics) = match load_and_validate(path) {
         Ok(result) => result,
         Err(error) => return fail(&error, err),
@@ -848,10 +863,22 @@ fn export(
         writeln!(err, "error: not exported because of the errors above (use --force to export anyway)")?;
         return Ok(Exit::Failure);
     }
-    if let Err(error) = export_bundle(&loaded.project, output, format) {
+    let tests = if with_tests && path.is_dir() {
+        match crate::test::folder_tests(path) {
+            Ok(tests) => tests,
+            Err(error) => {
+                writeln!(err, "error: {}: {error}", path.join(crate::test::TESTS_FOLDER).display())?;
+                return Ok(Exit::Failure);
+            }
+        }
+    } else {
+        BTreeMap::new()
+    };
+    if let Err(error) = project::export_bundle_with_tests(&loaded.project, &tests, output, format) {
         return fail(&error, err);
     }
-    writeln!(out, "exported {} items to {}", loaded.project.item_count(), output.display())?;
+    let carried = if tests.is_empty() { String::new() } else { format!(" with {} playtest(s)", tests.len()) };
+    writeln!(out, "exported {} items{carried} to {}", loaded.project.item_count(), output.display())?;
     Ok(Exit::Success)
 }
 

@@ -1,7 +1,8 @@
-//! `actforge test`: a project's own playtests (`tests/*.play` in the project folder), each run
-//! from the project's start with its seed, in parallel; one line per test, its first failing
-//! line as `file:line: why`, then the totals.
+//! `actforge test`: a project's own playtests (`tests/*.play` in the project folder, or those
+//! a bundle exported `--with-tests` carries), each run from the project's start with its seed,
+//! in parallel; one line per test, its first failing line as `file:line: why`, then the totals.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use actforge_runtime::Project;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::Session;
-use actforge_runtime::project::open_project;
+use actforge_runtime::project::{bundle_tests, open_project};
 
 use crate::{Exit, fail, print_diagnostics};
 
@@ -59,36 +60,71 @@ pub fn test_name(file: &Path) -> String {
     file.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned())
 }
 
+/// A playtest to run: its name, the file it is shown as, and its text (or why it has none).
+#[derive(Clone, Debug)]
+pub struct TestScript {
+    /// The test's name.
+    pub name: String,
+    /// Where it comes from, as failures name it.
+    pub file: PathBuf,
+    /// The script, or why it could not be read.
+    pub text: Result<String, String>,
+}
+
+impl TestScript {
+    /// The test in the file `file`.
+    pub fn from_file(file: &Path) -> Self {
+        let text = std::fs::read_to_string(file).map_err(|error| format!("cannot read the script: {error}"));
+        Self { name: test_name(file), file: file.to_owned(), text }
+    }
+}
+
+/// The playtests of `tests` (name → script) as carried by a bundle: each shown as
+/// `tests/NAME.play`.
+pub fn scripts_of(tests: &BTreeMap<String, String>) -> Vec<TestScript> {
+    tests
+        .iter()
+        .map(|(name, text)| TestScript {
+            name: name.clone(),
+            file: Path::new(TESTS_FOLDER).join(format!("{name}.play")),
+            text: Ok(text.clone()),
+        })
+        .collect()
+}
+
 /// Runs one playtest on a fresh session of `project` with `seed`.
-pub fn run_test(project: &Project, seed: u64, file: &Path) -> TestOutcome {
-    let name = test_name(file);
-    let outcome =
-        |expectations, failure| TestOutcome { name: name.clone(), file: file.to_owned(), expectations, failure };
-    let text = match std::fs::read_to_string(file) {
+pub fn run_test(project: &Project, seed: u64, script: &TestScript) -> TestOutcome {
+    let outcome = |expectations, failure| TestOutcome {
+        name: script.name.clone(),
+        file: script.file.clone(),
+        expectations,
+        failure,
+    };
+    let text = match &script.text {
         Ok(text) => text,
-        Err(error) => return outcome(0, Some((0, format!("cannot read the script: {error}")))),
+        Err(why) => return outcome(0, Some((0, why.clone()))),
     };
     let mut session = match Session::new(project.clone(), seed) {
         Ok(session) => session,
         Err(error) => return outcome(0, Some((0, format!("the project cannot be played: {error}")))),
     };
-    match session.run_script(&text) {
+    match session.run_script(text) {
         Ok(report) => outcome(report.expectations, None),
         Err(error) => outcome(0, Some((error.line, error.message))),
     }
 }
 
-/// Runs `files` on `threads` threads (at least one); the outcomes come back in `files`' order.
-pub fn run_tests(project: &Project, seed: u64, files: &[PathBuf], threads: usize) -> Vec<TestOutcome> {
+/// Runs `scripts` on `threads` threads (at least one); the outcomes come back in `scripts`' order.
+pub fn run_tests(project: &Project, seed: u64, scripts: &[TestScript], threads: usize) -> Vec<TestOutcome> {
     let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<TestOutcome>>> = Mutex::new(vec![None; files.len()]);
+    let outcomes: Mutex<Vec<Option<TestOutcome>>> = Mutex::new(vec![None; scripts.len()]);
     std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, files.len().max(1)) {
+        for _ in 0..threads.clamp(1, scripts.len().max(1)) {
             scope.spawn(|| {
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(file) = files.get(at) else { break };
-                    let outcome = run_test(project, seed, file);
+                    let Some(script) = scripts.get(at) else { break };
+                    let outcome = run_test(project, seed, script);
                     let mut outcomes = outcomes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     if let Some(slot) = outcomes.get_mut(at) {
                         *slot = Some(outcome);
@@ -100,9 +136,14 @@ pub fn run_tests(project: &Project, seed: u64, files: &[PathBuf], threads: usize
     outcomes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).into_iter().flatten().collect()
 }
 
+/// The playtests of a project folder (`tests/*.play`) as name → script text, for a bundle.
+pub fn folder_tests(folder: &Path) -> std::io::Result<BTreeMap<String, String>> {
+    project_tests(folder)?.into_iter().map(|file| Ok((test_name(&file), std::fs::read_to_string(&file)?))).collect()
+}
+
 /// The arguments of `actforge test`.
 pub struct TestArgs {
-    /// The project folder.
+    /// The project folder (or a bundle exported with its tests).
     pub project: PathBuf,
     /// Run only tests whose name contains this text.
     pub filter: Option<String>,
@@ -112,14 +153,6 @@ pub struct TestArgs {
 
 /// `actforge test`.
 pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
-    if !args.project.is_dir() {
-        writeln!(
-            err,
-            "error: {}: tests live in a project folder's {TESTS_FOLDER}/ (a bundle carries none)",
-            args.project.display()
-        )?;
-        return Ok(Exit::Failure);
-    }
     let loaded = match open_project(&args.project) {
         Ok(loaded) => loaded,
         Err(error) => return fail(&error, err),
@@ -129,19 +162,27 @@ pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         writeln!(err, "error: the project cannot be played until these errors are fixed")?;
         return Ok(Exit::Failure);
     }
-    let mut files = match project_tests(&args.project) {
-        Ok(files) => files,
-        Err(error) => {
-            writeln!(err, "error: {}: {error}", args.project.join(TESTS_FOLDER).display())?;
+    // A folder's `tests/`, or what a bundle exported with its tests carries.
+    let found = if args.project.is_dir() {
+        project_tests(&args.project)
+            .map(|files| files.iter().map(|file| TestScript::from_file(file)).collect::<Vec<_>>())
+            .map_err(|error| format!("{}: {error}", args.project.join(TESTS_FOLDER).display()))
+    } else {
+        bundle_tests(&args.project).map(|tests| scripts_of(&tests)).map_err(|error| error.to_string())
+    };
+    let mut scripts = match found {
+        Ok(scripts) => scripts,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
             return Ok(Exit::Failure);
         }
     };
     if let Some(filter) = &args.filter {
-        files.retain(|file| test_name(file).contains(filter.as_str()));
+        scripts.retain(|script| script.name.contains(filter.as_str()));
     }
     let seed = loaded.project.manifest.settings.seed;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let outcomes = run_tests(&loaded.project, seed, &files, threads);
+    let outcomes = run_tests(&loaded.project, seed, &scripts, threads);
     let failed = outcomes.iter().filter(|outcome| !outcome.passed()).count();
     let shown = |file: &Path| file.strip_prefix(&args.project).unwrap_or(file).display().to_string();
     if args.json {
@@ -172,7 +213,12 @@ pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         }
         if outcomes.is_empty() {
             let which = args.filter.as_ref().map(|filter| format!(" matching `{filter}`")).unwrap_or_default();
-            writeln!(out, "no tests{which} in {}", args.project.join(TESTS_FOLDER).display())?;
+            let place = if args.project.is_dir() {
+                args.project.join(TESTS_FOLDER).display().to_string()
+            } else {
+                format!("{} (export a bundle --with-tests to carry them)", args.project.display())
+            };
+            writeln!(out, "no tests{which} in {place}")?;
         }
         writeln!(out, "{} passed, {failed} failed", outcomes.len() - failed)?;
     }

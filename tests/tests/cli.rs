@@ -623,10 +623,23 @@ fn test_names_the_first_failing_line_and_fails() {
     let failed = json["tests"].as_array().unwrap().iter().find(|test| test["name"] == "wrong_count").unwrap();
     assert_eq!(failed["line"], 3);
     assert_eq!(failed["passed"], false);
-    // A bundle carries no tests: the command says where they live.
-    let bundle = dir.path().join("bundle.ron");
-    actforge(&["export", path(dir.path()), "-o", path(&bundle)]);
-    let (outcome, _, err) = actforge(&["test", path(&bundle)]);
+    // A bundle carries its tests only when asked; they run from it, and come back on import.
+    let plain = dir.path().join("plain.ron");
+    actforge(&["export", path(dir.path()), "-o", path(&plain), "--force"]);
+    let (outcome, out, _) = actforge(&["test", path(&plain)]);
+    assert_eq!(outcome, Exit::Success);
+    assert!(out.contains("export a bundle --with-tests") && out.ends_with("0 passed, 0 failed\n"), "{out}");
+    let bundle = dir.path().join("bundle.json");
+    let (_, out, _) =
+        actforge(&["export", path(dir.path()), "-o", path(&bundle), "--format", "json", "--with-tests", "--force"]);
+    assert!(out.contains("with 2 playtest(s)"), "{out}");
+    let (outcome, out, _) = actforge(&["test", path(&bundle)]);
     assert_eq!(outcome, Exit::Failure);
-    assert!(err.contains("tests live in a project folder's tests/"), "{err}");
+    assert!(out.contains("tests/wrong_count.play:3:") && out.ends_with("1 passed, 1 failed\n"), "{out}");
+    let restored = dir.path().join("restored");
+    actforge(&["import", "bundle", path(&bundle), "-o", path(&restored)]);
+    assert_eq!(
+        fs::read_to_string(restored.join("tests").join("lighthouse_lamp.play")).unwrap(),
+        fs::read_to_string(content("lighthouse").join("tests").join("lighthouse_lamp.play")).unwrap()
+    );
 }

@@ -306,6 +306,10 @@ macro_rules! kinds {
                 #[serde(skip_serializing_if = "Vec::is_empty")]
                 pub $field: Vec<$ty>,
             )*
+            /// The project's playtests by name (`tests/NAME.play` in a folder), only when exported
+            /// with them (`actforge export --with-tests`).
+            #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+            pub tests: BTreeMap<String, String>,
         }
 
         impl Bundle {
@@ -316,6 +320,7 @@ macro_rules! kinds {
                     schema_version: project.manifest.schema_version,
                     project: project.manifest.clone(),
                     $( $field: project.$field.iter().cloned().collect(), )*
+                    tests: BTreeMap::new(),
                 }
             }
 

@@ -1,6 +1,6 @@
 //! Single-file bundles (RON, or JSON on request) for other runtimes.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,11 +31,21 @@ pub enum BundleFormat {
 
 /// The bundle text of `project`.
 pub fn bundle_text(project: &Project, format: BundleFormat) -> Result<String, ProjectError> {
+    bundle_text_with_tests(project, &BTreeMap::new(), format)
+}
+
+/// The bundle text of `project` carrying the playtests `tests` (name → script text).
+pub fn bundle_text_with_tests(
+    project: &Project,
+    tests: &BTreeMap<String, String>,
+    format: BundleFormat,
+) -> Result<String, ProjectError> {
     let serialise = |message: String| ProjectError::Serialise { what: "the bundle".to_owned(), message };
     match format {
-        BundleFormat::Ron => ron_bundle_text(project).map_err(|error| serialise(error.to_string())),
+        BundleFormat::Ron => ron_bundle_text(project, tests).map_err(|error| serialise(error.to_string())),
         BundleFormat::Json => {
-            let bundle = Bundle::from_project(project);
+            let mut bundle = Bundle::from_project(project);
+            bundle.tests = tests.clone();
             let mut text = serde_json::to_string_pretty(&bundle).map_err(|error| serialise(error.to_string()))?;
             text.push('\n');
             Ok(text)
@@ -45,7 +55,7 @@ pub fn bundle_text(project: &Project, format: BundleFormat) -> Result<String, Pr
 
 /// The RON bundle: the header, then each kind's list with one item per element, every item
 /// laid out like a project file (items are laid out in parallel).
-fn ron_bundle_text(project: &Project) -> Result<String, ron::Error> {
+fn ron_bundle_text(project: &Project, tests: &BTreeMap<String, String>) -> Result<String, ron::Error> {
     struct Lists {
         parts: Vec<(Kind, Result<Vec<String>, ron::Error>)>,
     }
@@ -84,14 +94,47 @@ fn ron_bundle_text(project: &Project) -> Result<String, ron::Error> {
         }
         text.push_str("    ],\n");
     }
+    if !tests.is_empty() {
+        text.push_str("    tests: ");
+        text.push_str(&value_at(tests, 1, 11)?);
+        text.push_str(",\n");
+    }
     text.push_str(")\n");
     Ok(text)
 }
 
 /// Writes the bundle of `project` to `path`, atomically.
 pub fn export_bundle(project: &Project, path: &Path, format: BundleFormat) -> Result<(), ProjectError> {
-    let text = bundle_text(project, format)?;
+    export_bundle_with_tests(project, &BTreeMap::new(), path, format)
+}
+
+/// Writes the bundle of `project` with the playtests `tests` (name → script) to `path`.
+pub fn export_bundle_with_tests(
+    project: &Project,
+    tests: &BTreeMap<String, String>,
+    path: &Path,
+    format: BundleFormat,
+) -> Result<(), ProjectError> {
+    let text = bundle_text_with_tests(project, tests, format)?;
     write_atomic(path, text.as_bytes()).map_err(|error| ProjectError::io(path, error))
+}
+
+/// The playtests a bundle carries (name → script text); none when it was exported without.
+pub fn bundle_tests(path: &Path) -> Result<BTreeMap<String, String>, ProjectError> {
+    /// Only the `tests` field; the rest of the bundle is skipped.
+    #[derive(Deserialize)]
+    struct TestsProbe {
+        #[serde(default)]
+        tests: BTreeMap<String, String>,
+    }
+    let text = fs::read_to_string(path).map_err(|error| ProjectError::io(path, error))?;
+    let unreadable = |message: String| ProjectError::Unreadable(Box::new(Diagnostic::error(message).in_file(path)));
+    let probe: TestsProbe = if looks_like_json(&text) {
+        serde_json::from_str(&text).map_err(|error| unreadable(format!("this bundle is not valid JSON: {error}")))?
+    } else {
+        ron::from_str(&text).map_err(|error| unreadable(format!("this bundle is not valid RON: {error}")))?
+    };
+    Ok(probe.tests)
 }
 
 /// Just enough of a bundle to check that it is one, and its version.
@@ -179,6 +222,7 @@ fn parse_ron_parts(text: &str, fields: &[TopField]) -> Option<Bundle> {
             "format" => bundle.format = ron::from_str(value).ok()?,
             "schema_version" => bundle.schema_version = ron::from_str(value).ok()?,
             "project" => bundle.project = ron::from_str(value).ok()?,
+            "tests" => bundle.tests = ron::from_str(value).ok()?,
             list => {
                 Kind::from_folder(list)?;
                 lists.insert(list, field.elements.as_deref()?);
@@ -248,6 +292,18 @@ pub fn import_bundle(bundle_path: &Path, out_dir: &Path) -> Result<(Loaded, Save
         return Err(ProjectError::NotEmpty { path: out_dir.to_owned() });
     }
     let loaded = load_bundle(bundle_path)?;
-    let report = save_new_folder(&loaded.project, out_dir)?;
+    let mut report = save_new_folder(&loaded.project, out_dir)?;
+    // The playtests it carries go back to `tests/`.
+    for (name, script) in bundle_tests(bundle_path)? {
+        if name.is_empty() || name.contains(['/', '\\', '.']) {
+            continue; // not a plain file name: never written outside `tests/`
+        }
+        let file = out_dir.join("tests").join(format!("{name}.play"));
+        if let Some(folder) = file.parent() {
+            fs::create_dir_all(folder).map_err(|error| ProjectError::io(folder, error))?;
+        }
+        write_atomic(&file, script.as_bytes()).map_err(|error| ProjectError::io(&file, error))?;
+        report.written.push(file);
+    }
     Ok((loaded, report))
 }

@@ -17,7 +17,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use atomic::write_atomic;
-pub use bundle::{BundleFormat, bundle_text, export_bundle, import_bundle, load_bundle, parse_bundle};
+pub use bundle::{
+    BundleFormat, bundle_tests, bundle_text, bundle_text_with_tests, export_bundle, export_bundle_with_tests,
+    import_bundle, load_bundle, parse_bundle,
+};
 pub use folder::{
     SaveReport, create_project, item_text, load_folder, manifest_text, render_files, save_folder, save_new_folder,
 };
