@@ -426,3 +426,20 @@ fn a_timer_that_would_end_past_the_last_tick_is_a_warning_not_a_wrap_or_a_hang()
     assert_eq!(session.state().tick, u64::MAX);
     assert_eq!(session.advance(u64::MAX), Vec::new());
 }
+
+#[test]
+fn a_trace_stamps_each_event_with_the_tick_it_happened_at() {
+    // One wait of 150 ticks: the lamp (100 ticks) completes on the way, the watch (50) at its end.
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    let report = session.run_script("slot lamp_oil lamp_room\nstart lamp_room\nwait 15s").unwrap();
+    let completed: Vec<(u64, &str)> = report
+        .events
+        .iter()
+        .filter_map(|timed| match &timed.event {
+            Event::ActCompleted { act, .. } => Some((timed.tick, act.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(completed[..2], [(100, "tend_the_lamp"), (150, "watch_the_sea")], "{completed:?}");
+    assert!(report.events.windows(2).all(|pair| pair[0].tick <= pair[1].tick), "ticks never go back");
+}

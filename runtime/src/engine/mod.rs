@@ -737,4 +737,31 @@ impl Session {
         }
         events
     }
+
+    /// As [`Self::advance`], each event with the tick it happened at: a table timer or decay
+    /// that expires on the way carries its own tick; the rest, the tick the wait ends at.
+    pub fn advance_timed(&mut self, ticks: u64) -> Vec<script::TimedEvent> {
+        let mut events = Vec::new();
+        let mut marks = Vec::new();
+        for system in System::TIME_ORDER {
+            if system == System::Table {
+                self.advance_table_marked(ticks, &mut events, Some(&mut marks));
+            } else {
+                self.pass_time_in(system, ticks, &mut events);
+            }
+        }
+        let end = self.state.tick;
+        let mut marks = marks.into_iter().peekable();
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(at, event)| {
+                while marks.peek().is_some_and(|(count, _)| *count <= at) {
+                    marks.next();
+                }
+                let tick = marks.peek().map_or(end, |(_, tick)| *tick);
+                script::TimedEvent { tick, event }
+            })
+            .collect()
+    }
 }

@@ -39,10 +39,11 @@ pub(crate) enum Line {
     Done(String),
 }
 
-/// An event and the tick at the end of the step that produced it.
+/// An event and the tick it happened at (for a choice: the tick it was made at; during a
+/// wait: the tick the timer or decay expired at).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TimedEvent {
-    /// Game time after the step.
+    /// Game time when it happened.
     pub tick: u64,
     /// What happened.
     pub event: Event,
@@ -103,14 +104,14 @@ impl Session {
                         .map_err(|_| format!("`{amount}` is not a number of seconds"))?,
                     None => amount.parse::<u64>().map_err(|_| format!("`{amount}` is not a number of ticks"))?,
                 };
-                let events = self.advance(ticks);
+                let events = self.advance_timed(ticks);
                 let mut note = String::new();
-                for event in &events {
-                    if let Event::ActCompleted { act, .. } = event {
+                for timed in &events {
+                    if let Event::ActCompleted { act, .. } = &timed.event {
                         let _ = write!(note, "  completed {act};");
                     }
                 }
-                self.record(events, report);
+                report.events.extend(events);
                 Ok(note)
             }
             "expect" => {

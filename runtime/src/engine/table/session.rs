@@ -96,6 +96,17 @@ impl Session {
     /// Lets `ticks` of game time pass at the table, processing every timer and decay that
     /// expires.
     pub(crate) fn advance_table(&mut self, ticks: u64, events: &mut Vec<Event>) {
+        self.advance_table_marked(ticks, events, None);
+    }
+
+    /// As [`Self::advance_table`]; with `marks`, notes after each expiry how many events there
+    /// are and at which tick they happened (so a trace can stamp each event with its own tick).
+    pub(crate) fn advance_table_marked(
+        &mut self,
+        ticks: u64,
+        events: &mut Vec<Event>,
+        mut marks: Option<&mut Vec<(usize, u64)>>,
+    ) {
         let content = Arc::clone(&self.content);
         let target = self.state.tick.saturating_add(ticks);
         let mut counted = events.len();
@@ -131,6 +142,9 @@ impl Session {
             let evaluations = engine.evaluations;
             self.counters.add(steps, events.get(counted..).unwrap_or_default(), evaluations);
             counted = events.len();
+            if let Some(marks) = marks.as_deref_mut() {
+                marks.push((events.len(), at));
+            }
         }
         if self.state.outcome.is_none() {
             let rest = target.saturating_sub(self.state.tick);
