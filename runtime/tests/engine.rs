@@ -443,3 +443,30 @@ fn a_trace_stamps_each_event_with_the_tick_it_happened_at() {
     assert_eq!(completed[..2], [(100, "tend_the_lamp"), (150, "watch_the_sea")], "{completed:?}");
     assert!(report.events.windows(2).all(|pair| pair[0].tick <= pair[1].tick), "ticks never go back");
 }
+
+#[test]
+fn set_up_lines_refuse_what_cannot_be_with_a_reason() {
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    for (line, why) in [
+        ("create card no_such_card", "there is no card `no_such_card`"),
+        ("create card lamp_oil fuel=99999999999999999999", "is not a count of 0 or more"),
+        ("create card lamp_oil fuel=-1", "is not a count of 0 or more"),
+        ("create card lamp_oil salinity=2", "there is no aspect `salinity`"),
+        ("create card lamp_oil in nowhere", "no token `nowhere` on the table"),
+        ("create token kraken", "there is no token `kraken`"),
+        ("set aspect ember fuel 2", "no `ember` card is in play"),
+        ("set aspect lamp_oil", "usage: set aspect CARD ASPECT N"),
+        ("expect event ActCompleted act=tend_the_lamp", "no ActCompleted event like that happened"),
+        ("expect possible start lamp_room", "is not possible now: that window is not ready to start"),
+        ("expect timer lamp_room 5", "time left in lamp_room is \"none\""),
+    ] {
+        let error = session.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    // Nothing the refused lines named was made.
+    assert_eq!(session.query("anywhere.card.lamp_oil").unwrap(), 1.0);
+    // What is made counts: a card with its own aspect joins the table's counts.
+    let fuel = session.query("table.aspect.fuel").unwrap();
+    session.run_script("create card gull_feather fuel=3").unwrap();
+    assert_eq!(session.query("table.aspect.fuel").unwrap(), fuel + 3.0);
+}

@@ -612,7 +612,7 @@ fn test_names_the_first_failing_line_and_fails() {
         out.contains("tests/wrong_count.play:3: `table.card.ember == 3` does not hold; table.card.ember = 0"),
         "{out}"
     );
-    assert!(out.ends_with("1 passed, 1 failed\n"), "{out}");
+    assert!(out.ends_with("2 passed, 1 failed\n"), "{out}");
     // A filter runs only the tests it names; JSON says the same.
     let (outcome, out, _) = actforge(&["test", path(dir.path()), "--filter", "lamp"]);
     assert_eq!(outcome, Exit::Success, "{out}");
@@ -632,10 +632,10 @@ fn test_names_the_first_failing_line_and_fails() {
     let bundle = dir.path().join("bundle.json");
     let (_, out, _) =
         actforge(&["export", path(dir.path()), "-o", path(&bundle), "--format", "json", "--with-tests", "--force"]);
-    assert!(out.contains("with 2 playtest(s)"), "{out}");
+    assert!(out.contains("with 3 playtest(s)"), "{out}");
     let (outcome, out, _) = actforge(&["test", path(&bundle)]);
     assert_eq!(outcome, Exit::Failure);
-    assert!(out.contains("tests/wrong_count.play:3:") && out.ends_with("1 passed, 1 failed\n"), "{out}");
+    assert!(out.contains("tests/wrong_count.play:3:") && out.ends_with("2 passed, 1 failed\n"), "{out}");
     let restored = dir.path().join("restored");
     actforge(&["import", "bundle", path(&bundle), "-o", path(&restored)]);
     assert_eq!(

@@ -39,6 +39,36 @@ pub(crate) enum Line {
     Done(String),
 }
 
+/// `expect event NAME [FIELD=VALUE]...`: an event of that name with those fields happened so
+/// far in the script (`expect event ActCompleted act=tend_the_lamp`).
+fn expect_event(report: &ScriptReport, args: &str) -> Result<String, String> {
+    let mut words = args.split_whitespace();
+    let name = words.next().ok_or("usage: expect event NAME [FIELD=VALUE]...")?;
+    let mut wanted = Vec::new();
+    for word in words {
+        let (field, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not FIELD=VALUE"))?;
+        wanted.push((format!("{field}: {value:?}"), format!("{field}: {value}")));
+    }
+    let found = report.events.iter().any(|timed| {
+        let text = format!("{:?}", timed.event);
+        let named = text.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '(']));
+        named
+            && wanted.iter().all(|(quoted, plain)| {
+                text.contains(quoted.as_str())
+                    || text.contains(&format!("{plain},"))
+                    || text.contains(&format!("{plain} }}"))
+            })
+    });
+    if found {
+        return Ok(String::new());
+    }
+    let seen: Vec<String> = report.events.iter().rev().take(5).map(|timed| format!("{:?}", timed.event)).collect();
+    if seen.is_empty() {
+        return Err(format!("no {name} event like that happened (no event has happened yet)"));
+    }
+    Err(format!("no {name} event like that happened (the last ones: {})", seen.join("; ")))
+}
+
 /// An event and the tick it happened at (for a choice: the tick it was made at; during a
 /// wait: the tick the timer or decay expired at).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -116,10 +146,13 @@ impl Session {
             }
             "expect" => {
                 report.expectations = report.expectations.saturating_add(1);
-                self.expect(rest)
+                match rest.strip_prefix("event ") {
+                    Some(args) => expect_event(report, args.trim()),
+                    None => self.expect(rest),
+                }
             }
             other => Err(format!(
-                "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, move, use, face, \
+                "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, create, set, move, use, face, \
                  play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
             )),
         }
@@ -157,7 +190,15 @@ impl Session {
     fn expect(&self, rest: &str) -> Result<String, String> {
         let (what, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let args = args.trim();
-        if what == "refused" {
+        if what == "possible" {
+            let mut trial = self.clone();
+            return match trial.script_line(args, &mut ScriptReport::default()) {
+                Ok(_) => Ok(String::new()),
+                Err(why) => Err(format!("`{args}` is not possible now: {why}")),
+            };
+        }
+        let refused = args.strip_prefix("possible ").filter(|_| what == "not").map(str::trim);
+        if let Some(args) = refused.or((what == "refused").then_some(args)) {
             let mut trial = self.clone();
             return match trial.script_line(args, &mut ScriptReport::default()) {
                 Ok(_) => Err(format!("`{args}` was possible")),

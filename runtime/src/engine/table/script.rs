@@ -52,6 +52,8 @@ impl Session {
             "close" => self.token_arg(words.next()).map(|token| Choice::Close { token }),
             "flip" => self.flip_line(rest),
             "collect" => self.token_arg(words.next()).map(|token| Choice::Collect { token }),
+            "create" => return Some(self.create_line(rest, report).map(Line::Done)),
+            "set" if rest.starts_with("aspect") => return Some(self.set_aspect_line(rest).map(Line::Done)),
             "run" => {
                 let Some(act) = words.next() else { return Some(Err("usage: run ACT".to_owned())) };
                 return Some(self.force_act(act).map(|events| {
@@ -62,6 +64,107 @@ impl Session {
             _ => return None,
         };
         Some(choice.map(Line::Choose))
+    }
+
+    /// Set-up: `create card CARD [in TOKEN] [ASPECT=N]...` puts a new card on the table (or
+    /// inside a window, where its decay pauses) with those aspect counts; `create token TOKEN`
+    /// opens a new idle window. Neither is a player's move: they set a scene up.
+    fn create_line(&mut self, rest: &str, report: &mut ScriptReport) -> Result<String, String> {
+        let mut words = rest.split_whitespace();
+        let usage = "usage: create card CARD [in TOKEN] [ASPECT=N]... or create token TOKEN";
+        let what = words.next().ok_or(usage)?;
+        let name = words.next().ok_or(usage)?;
+        let content = std::sync::Arc::clone(&self.content);
+        match what {
+            "token" => {
+                if content.project.tokens.get(name).is_none() {
+                    return Err(format!("there is no token `{name}`"));
+                }
+                if let Some(extra) = words.next() {
+                    return Err(format!("`{extra}`: {usage}"));
+                }
+                let mut events = Vec::new();
+                let mut engine = super::step::Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+                let pending = super::PendingToken { token: crate::model::Id::new(name), auto_run: None, memory: None };
+                engine.state.pending_tokens.push(pending);
+                engine.create_pending_tokens();
+                engine.end_step();
+                self.record(events, report);
+                Ok(String::new())
+            }
+            "card" => {
+                let card = content.project.cards.get(name).ok_or_else(|| format!("there is no card `{name}`"))?;
+                let mut place = Place::Table;
+                let mut counts: Vec<(crate::model::AspectId, i64)> = Vec::new();
+                while let Some(word) = words.next() {
+                    if word == "in" {
+                        let token = self.token_arg(words.next())?;
+                        place = Place::Consumed(token);
+                    } else if let Some((aspect, count)) = word.split_once('=') {
+                        if content.project.aspects.get(aspect).is_none() {
+                            return Err(format!("there is no aspect `{aspect}`"));
+                        }
+                        let count: i64 = count
+                            .parse()
+                            .ok()
+                            .filter(|count| *count >= 0)
+                            .ok_or_else(|| format!("`{count}` is not a count of 0 or more (in `{word}`)"))?;
+                        counts.push((content.canonical_aspect(&crate::model::Id::new(aspect)).clone(), count));
+                    } else {
+                        return Err(format!("`{word}`: {usage}"));
+                    }
+                }
+                let mut events = Vec::new();
+                let mut engine = super::step::Engine::new(&content, &mut self.state, &mut self.rng, &mut events);
+                let key = engine
+                    .create_card(&card.id, place)
+                    .ok_or_else(|| format!("`{name}` is unique and already in play"))?;
+                if let Some(instance) = engine.state.cards.get_mut(&key) {
+                    for (aspect, count) in &counts {
+                        let delta = count.saturating_sub(instance.aspects.get(aspect));
+                        instance.aspects.adjust(aspect, delta);
+                    }
+                }
+                engine.end_step();
+                self.record(events, report);
+                Ok(String::new())
+            }
+            other => Err(format!("`{other}`: {usage}")),
+        }
+    }
+
+    /// Set-up: `set aspect CARD ASPECT N` gives the first card of type CARD (table first) N of
+    /// the aspect, its own count beside the type's.
+    fn set_aspect_line(&mut self, rest: &str) -> Result<String, String> {
+        let usage = "usage: set aspect CARD ASPECT N";
+        let mut words = rest.split_whitespace().skip(1);
+        let (Some(card_type), Some(aspect), Some(count), None) =
+            (words.next(), words.next(), words.next(), words.next())
+        else {
+            return Err(usage.to_owned());
+        };
+        if self.content.project.aspects.get(aspect).is_none() {
+            return Err(format!("there is no aspect `{aspect}`"));
+        }
+        let count: i64 = count
+            .parse()
+            .ok()
+            .filter(|count| *count >= 0)
+            .ok_or_else(|| format!("`{count}` is not a count of 0 or more"))?;
+        let aspect = self.content.canonical_aspect(&crate::model::Id::new(aspect)).clone();
+        let key = self
+            .state
+            .cards
+            .iter()
+            .filter(|(_, card)| card.card.as_str() == card_type)
+            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
+            .map(|(key, _)| *key)
+            .ok_or_else(|| format!("no `{card_type}` card is in play"))?;
+        if let Some(card) = self.state.cards.get_mut(&key) {
+            let delta = count.saturating_sub(card.aspects.get(&aspect));
+            card.aspects.adjust(&aspect, delta);
+        }
+        Ok(String::new())
     }
 
     /// `slot CARD TOKEN [PLACE]`.
@@ -138,8 +241,48 @@ impl Session {
 
     /// The table's expectations: `title`, `text`, `end`, `status`, `act`, `alt`, `slots`, `lane`.
     pub(crate) fn expect_table(&self, what: &str, args: &str) -> Option<Result<String, String>> {
+        if matches!(what, "timer" | "holds") {
+            return Some(self.expect_inside(what, args));
+        }
         matches!(what, "title" | "text" | "end" | "status" | "act" | "alt" | "slots" | "lane")
             .then(|| self.expect_window(what, args))
+    }
+
+    /// `expect timer TOKEN TICKS|none` and `expect holds TOKEN CARD[*N]...`.
+    fn expect_inside(&self, what: &str, args: &str) -> Result<String, String> {
+        let compare = |name: &str, actual: String, expected: String| {
+            if actual == expected {
+                Ok(String::new())
+            } else {
+                Err(format!("{name} is {actual:?}, expected {expected:?}"))
+            }
+        };
+        match what {
+            "timer" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect timer TOKEN TICKS|none")?;
+                let want = words.next().ok_or("give the ticks left (or none)")?;
+                let window = self.window_arg(token)?;
+                let left = window.timer_end.map(|end| end.saturating_sub(self.state.tick));
+                compare(
+                    &format!("time left in {token}"),
+                    left.map_or_else(|| "none".to_owned(), |left| left.to_string()),
+                    want.to_owned(),
+                )
+            }
+            "holds" => {
+                let mut words = args.split_whitespace();
+                let token = words.next().ok_or("usage: expect holds TOKEN CARD[*N]...")?;
+                let key = self.token_arg(Some(token))?;
+                let inside = self.state.cards.iter().filter(|(_, card)| match card.place {
+                    Place::Slot(at, _) | Place::Consumed(at) | Place::Lane(at) => at == key,
+                    Place::Table | Place::InCard(_) => false,
+                });
+                let held = stacks(inside.map(|(_, card)| card.card.as_str()));
+                compare(&format!("what {token} holds"), held, words.collect::<Vec<_>>().join(" "))
+            }
+            _ => Err(format!("`{what}` is not an expectation about what a window holds")),
+        }
     }
 
     /// An expectation about a window (`expect_table`'s words).
