@@ -30,6 +30,7 @@ impl ActforgeApp {
             | UiCommand::QuickOpen
             | UiCommand::FindInProject
             | UiCommand::Simulate
+            | UiCommand::RunTests
             | UiCommand::FormulaWorkbench
             | UiCommand::ActGraph
             | UiCommand::NodeMap
@@ -102,6 +103,7 @@ impl ActforgeApp {
             }
             UiCommand::MaximisePane => self.toggle_maximised(),
             UiCommand::Simulate => self.simulate(),
+            UiCommand::RunTests => self.run_tests(),
             UiCommand::NewProject => self.ask_path(DialogPurpose::NewProject),
             UiCommand::OpenProject => self.ask_path(DialogPurpose::OpenProject),
             UiCommand::SaveAs => self.ask_path(DialogPurpose::SaveAs),
@@ -203,6 +205,18 @@ impl ActforgeApp {
         }
         self.preview.game.play_from(line.clone());
         self.log.push(format!("Preview: play from `{line}`"));
+    }
+
+    /// Shows the Tests panel and runs the project's playtests on the content as edited.
+    fn run_tests(&mut self) {
+        self.show_tab(Tab::Tests);
+        if let Workspace::Open(open) = &self.workspace
+            && self.path.is_dir()
+            && !self.tests.is_running()
+        {
+            self.tests.run_all(open.document.project(), &self.path);
+            self.log.push("Tests started".to_owned());
+        }
     }
 
     /// Shows the Simulate panel and starts a run of the current content.

@@ -125,6 +125,8 @@ pub struct ActforgeApp {
     pub(crate) conflicts: Vec<Conflict>,
     /// The Simulate panel (its settings and last results).
     pub(crate) sim: SimPanel,
+    /// The Tests panel.
+    pub(crate) tests: crate::panels::tests::TestsPanel,
     /// The Formula tab.
     pub(crate) formula: FormulaWorkbench,
     /// The Preview tab: the runtime playing the document.
@@ -182,6 +184,7 @@ impl ActforgeApp {
             watch: None,
             conflicts: Vec::new(),
             sim: SimPanel::default(),
+            tests: crate::panels::tests::TestsPanel::default(),
             formula: FormulaWorkbench::default(),
             preview: PreviewPanel::default(),
             dialogs: FileDialogs::default(),

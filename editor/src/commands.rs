@@ -54,6 +54,8 @@ pub enum UiCommand {
     MaximisePane,
     /// Show the Simulate panel and run a simulation of the current content.
     Simulate,
+    /// Show the Tests panel and run the project's playtests on the current content.
+    RunTests,
     /// Show the formula workbench (the selected named formula, or a scratch formula).
     FormulaWorkbench,
     /// Show the preview and start or stop its clock.
@@ -125,6 +127,7 @@ impl UiCommand {
         UiCommand::ResetLayout,
         UiCommand::MaximisePane,
         UiCommand::Simulate,
+        UiCommand::RunTests,
         UiCommand::FormulaWorkbench,
         UiCommand::PlayPause,
         UiCommand::StepPreview,
@@ -163,6 +166,7 @@ impl UiCommand {
             UiCommand::ResetLayout => "Reset layout",
             UiCommand::MaximisePane => "Maximise or restore the pane",
             UiCommand::Simulate => "Simulate",
+            UiCommand::RunTests => "Run tests",
             UiCommand::FormulaWorkbench => "Formula workbench",
             UiCommand::PlayPause => "Play or pause the preview",
             UiCommand::StepPreview => "Step the preview",
@@ -211,6 +215,7 @@ impl UiCommand {
                 "Let the pane you are working in fill the window; again to put the other panes back"
             }
             UiCommand::Simulate => "Play the project many times with seeded random players and chart the results",
+            UiCommand::RunTests => "Run the project's playtests (tests/*.play) on the content as it is now",
             UiCommand::FormulaWorkbench => "Edit a formula with highlighting, sample inputs and its live value",
             UiCommand::PlayPause => "Show the preview and run or stop its game clock",
             UiCommand::StepPreview => "Move the preview's clock to the next timer or decay",
@@ -242,6 +247,7 @@ impl UiCommand {
             UiCommand::Rename => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F2)),
             UiCommand::Delete => Some(KeyboardShortcut::new(Modifiers::NONE, Key::Delete)),
             UiCommand::Simulate => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F6)),
+            UiCommand::RunTests => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F7)),
             UiCommand::FormulaWorkbench => Some(command_shift(Key::E)),
             UiCommand::PlayPause => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F5)),
             UiCommand::StepPreview => Some(KeyboardShortcut::new(Modifiers::NONE, Key::F10)),
@@ -298,6 +304,7 @@ impl UiCommand {
             UiCommand::ResetLayout => icon::LAYOUT,
             UiCommand::MaximisePane => icon::ARROWS_OUT,
             UiCommand::Simulate => icon::CHART_BAR,
+            UiCommand::RunTests => icon::CHECK_SQUARE,
             UiCommand::FormulaWorkbench => icon::FUNCTION,
             UiCommand::PlayPause => icon::PLAY_PAUSE,
             UiCommand::StepPreview => icon::SKIP_FORWARD,

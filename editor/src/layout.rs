@@ -35,6 +35,8 @@ pub enum Tab {
     Log,
     /// Monte Carlo runs of the content, charted.
     Simulate,
+    /// The project's own playtests, run with pass or fail.
+    Tests,
     /// The formula workbench.
     Formula,
     /// The embedded runtime playing the edited content.
@@ -60,6 +62,7 @@ impl Tab {
         Tab::Diagnostics,
         Tab::Log,
         Tab::Simulate,
+        Tab::Tests,
         Tab::Formula,
         Tab::Preview,
         Tab::ActGraph,
@@ -78,6 +81,7 @@ impl Tab {
             Tab::Diagnostics => "Diagnostics",
             Tab::Log => "Log",
             Tab::Simulate => "Simulate",
+            Tab::Tests => "Tests",
             Tab::Formula => "Formula",
             Tab::Preview => "Preview",
             Tab::ActGraph => "Act chains",
@@ -103,7 +107,7 @@ pub fn default_layout() -> DockState<Tab> {
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
-    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate]);
+    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate, Tab::Tests]);
     dock
 }
 
@@ -121,6 +125,7 @@ impl ActforgeApp {
             log,
             requests,
             sim,
+            tests,
             formula,
             preview,
             graphs,
@@ -139,6 +144,7 @@ impl ActforgeApp {
             log,
             requests,
             sim,
+            tests,
             formula,
             preview,
             graphs,
@@ -242,6 +248,7 @@ struct DockTabs<'a> {
     log: &'a [String],
     requests: &'a mut Requests,
     sim: &'a mut SimPanel,
+    tests: &'a mut crate::panels::tests::TestsPanel,
     formula: &'a mut FormulaWorkbench,
     preview: &'a mut PreviewPanel,
     graphs: &'a mut GraphViews,
@@ -302,6 +309,10 @@ impl TabViewer for DockTabs<'_> {
                 let mut actions = Vec::new();
                 self.table.ui(ui, &open.document, self.selection.as_ref(), &mut actions);
                 self.requests.extend(actions.into_iter().map(Request::Inspector));
+            }
+            Tab::Tests => {
+                let folder = self.path.is_dir().then_some(self.path);
+                self.tests.ui(ui, self.workspace.project(), folder);
             }
             Tab::Simulate => {
                 let project = self.workspace.project();

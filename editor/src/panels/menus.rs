@@ -107,6 +107,7 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::FindInProject);
                 ui.separator();
                 self.menu_item(ui, UiCommand::Simulate);
+                self.menu_item(ui, UiCommand::RunTests);
                 self.menu_item(ui, UiCommand::FormulaWorkbench);
                 self.menu_item(ui, UiCommand::ActGraph);
                 self.menu_item(ui, UiCommand::NodeMap);

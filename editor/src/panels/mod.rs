@@ -12,3 +12,4 @@ pub mod menus;
 pub mod project_settings;
 pub mod search;
 pub mod simulate;
+pub mod tests;
