@@ -358,7 +358,10 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
             }
         },
     };
-    let seed = args.seed.unwrap_or(loaded.project.manifest.settings.seed);
+    let seed = args
+        .seed
+        .or_else(|| actforge_runtime::engine::script::script_seed(&text))
+        .unwrap_or(loaded.project.manifest.settings.seed);
     let mut session = match Session::new(loaded.project, seed) {
         Ok(session) => session,
         Err(error) => {

@@ -104,6 +104,8 @@ pub fn run_test(project: &Project, seed: u64, script: &TestScript) -> TestOutcom
         Ok(text) => text,
         Err(why) => return outcome(0, Some((0, why.clone()))),
     };
+    // A script may ask for its own seed on its first line (`seed N`).
+    let seed = actforge_runtime::engine::script::script_seed(text).unwrap_or(seed);
     let mut session = match Session::new(project.clone(), seed) {
         Ok(session) => session,
         Err(error) => return outcome(0, Some((0, format!("the project cannot be played: {error}")))),

@@ -278,3 +278,46 @@ fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     assert_eq!(log.len(), 1, "{log:?}");
     assert!(log[0].contains("destiny_die") && log[0].contains("even"), "{log:?}");
 }
+
+#[test]
+fn save_as_playtest_writes_a_test_of_the_project_with_the_ticked_checks_that_then_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&act_demo(), dir.path()).unwrap();
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    // Play: the basket into the hedgerow's satchel slot.
+    let from = harness.get_by_label("Wicker Basket").rect().center();
+    harness.drag_at(from);
+    harness.run_steps(1);
+    let to = harness.get_by_label("Satchel slot").rect().center();
+    harness.hover_at(to);
+    harness.run_steps(1);
+    harness.drop_at(to);
+    harness.run_steps(3);
+    harness.get_by_label_contains("Save as playtest").click();
+    harness.run_steps(3);
+    // The checks of what holds now are offered ticked; one is unticked.
+    harness.get_by_label("expect status hedgerow ready").click();
+    harness.run_steps(1);
+    let name = harness.get_by_label("Test name");
+    name.focus();
+    name.type_text("_basket");
+    harness.run_steps(2);
+    harness.get_by_label("Save test").click();
+    harness.run_steps(3);
+    let file = dir.path().join("tests").join("preview_1_basket.play");
+    let script = std::fs::read_to_string(&file).unwrap();
+    assert!(script.contains("slot basket hedgerow"), "{script}");
+    assert!(!script.contains("expect status hedgerow ready"), "{script}");
+    assert!(script.contains("expect status "), "{script}");
+    harness.get_by_label_contains("Saved tests/preview_1_basket.play");
+    // The project's tests now include it, and it passes.
+    let project = harness.state().project().unwrap().clone();
+    let seed = project.manifest.settings.seed;
+    let outcome = actforge_cli::test::run_test(&project, seed, &actforge_cli::test::TestScript::from_file(&file));
+    assert!(outcome.passed(), "{outcome:?}\n{script}");
+}

@@ -5,8 +5,7 @@
 mod session;
 mod views;
 
-use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, channel};
+use std::path::Path;
 
 use actforge_runtime::Project;
 use egui::{Color32, RichText};
@@ -27,8 +26,8 @@ pub struct PreviewPanel {
     synthesis: views::SynthesisPick,
     /// The time of the last frame that ran the clock.
     last_time: Option<f64>,
-    /// A "Save as playtest…" dialog waiting for the designer.
-    save_dialog: Option<(Receiver<Option<PathBuf>>, String)>,
+    /// The "Save as playtest…" window: the test's name and the expectations to add.
+    save_form: Option<SaveForm>,
     /// What the last save did.
     saved: Option<String>,
     /// The tactics map's camera and view.
@@ -57,7 +56,7 @@ impl PreviewPanel {
         };
         self.game.sync(document.project(), document.revision());
         self.run_clock(ui);
-        self.take_save_answer();
+        self.save_form_ui(ui, document.project());
         self.controls_ui(ui, document.project());
         self.log_ui(ui);
         self.messages_ui(ui);
@@ -153,7 +152,9 @@ impl PreviewPanel {
                     self.game.played() > 0,
                     egui::Button::new(format!("{} Save as playtest…", icon::FLOPPY_DISK)),
                 )
-                .on_hover_text("Save the inputs as a script `actforge play` runs")
+                .on_hover_text(
+                    "Save the inputs, and checks of what is on the table now, as a test in the project's tests/",
+                )
                 .clicked()
             {
                 self.ask_save(project);
@@ -244,32 +245,161 @@ impl PreviewPanel {
         }
     }
 
-    /// Asks where to save the inputs as a playtest (a file dialog on a worker thread).
+    /// Opens the "Save as playtest…" window with a fresh name and the checks the state offers.
     fn ask_save(&mut self, project: &Project) {
-        let script = self.game.playtest_script(&project.manifest.name);
-        let (sender, receiver) = channel();
-        std::thread::spawn(move || {
-            let dialog = rfd::AsyncFileDialog::new()
-                .set_title("Save the preview's inputs as a playtest")
-                .add_filter("Playtest script", &["play"])
-                .set_file_name("preview.play");
-            let picked = pollster::block_on(dialog.save_file()).map(|handle| handle.path().to_path_buf());
-            let _ = sender.send(picked);
-        });
-        self.save_dialog = Some((receiver, script));
+        let taken = |name: &str| {
+            self.map_view
+                .project_folder
+                .as_ref()
+                .is_some_and(|folder| folder.join("tests").join(format!("{name}.play")).exists())
+        };
+        let name = (1..=999).map(|n| format!("preview_{n}")).find(|name| !taken(name)).unwrap_or_default();
+        let checks = self.game.session().map(|session| offered_checks(session, project)).unwrap_or_default();
+        self.save_form =
+            Some(SaveForm { name, checks: checks.into_iter().map(|check| (check, true)).collect(), error: None });
     }
 
-    fn take_save_answer(&mut self) {
-        let Some((receiver, _)) = &self.save_dialog else { return };
-        let Ok(answer) = receiver.try_recv() else { return };
-        let Some((_, script)) = self.save_dialog.take() else { return };
-        if let Some(path) = answer {
-            self.saved = Some(match save_playtest(&path, &script) {
-                Ok(()) => format!("Saved the inputs to {}", path.display()),
-                Err(error) => format!("Could not save {}: {error}", path.display()),
+    /// The "Save as playtest…" window: a name, the expectations to tick, Save and Cancel.
+    fn save_form_ui(&mut self, ui: &egui::Ui, project: &Project) {
+        let Some(form) = &mut self.save_form else { return };
+        let mut answer = None;
+        let centre = ui.ctx().content_rect().center();
+        egui::Window::new("Save as playtest")
+            .collapsible(false)
+            .resizable(true)
+            .pivot(egui::Align2::CENTER_CENTER)
+            .default_pos(centre)
+            .show(ui.ctx(), |ui| {
+                ui.horizontal(|ui| {
+                    let label = ui.label("Test name");
+                    ui.text_edit_singleline(&mut form.name).labelled_by(label.id);
+                });
+                ui.label(
+                    RichText::new(
+                        "Saved as tests/NAME.play in the project: the inputs so far, then the checks ticked below. \
+                     The Tests panel (F7) and `actforge test` run it.",
+                    )
+                    .weak(),
+                );
+                ui.label(
+                    RichText::new(format!("It plays with seed {} (its first line says so).", self.game.seed())).weak(),
+                );
+                ui.label(RichText::new("Check what holds now:").strong());
+                egui::ScrollArea::vertical().max_height(220.0).show(ui, |ui| {
+                    for (check, ticked) in &mut form.checks {
+                        ui.checkbox(ticked, check.as_str());
+                    }
+                });
+                if let Some(error) = &form.error {
+                    ui.label(RichText::new(error).color(ui.visuals().error_fg_color));
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("Save test").clicked() {
+                        answer = Some(true);
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(false);
+                    }
+                });
             });
+        match answer {
+            Some(false) => self.save_form = None,
+            Some(true) => {
+                let folder = self.map_view.project_folder.clone().filter(|folder| folder.is_dir());
+                let result = match folder {
+                    None => Err("a bundle has no tests/ folder: open the project folder to save tests".to_owned()),
+                    Some(folder) => self.save_test(&folder, project),
+                };
+                match result {
+                    Ok(saved) => {
+                        self.saved = Some(saved);
+                        self.save_form = None;
+                    }
+                    Err(error) => {
+                        if let Some(form) = &mut self.save_form {
+                            form.error = Some(error);
+                        }
+                    }
+                }
+            }
+            None => {}
         }
     }
+
+    /// Writes the form's test into `folder/tests/`; what it did, or why not.
+    fn save_test(&self, folder: &Path, project: &Project) -> Result<String, String> {
+        let Some(form) = &self.save_form else { return Err("nothing to save".to_owned()) };
+        let name = form.name.trim();
+        let slug = !name.is_empty()
+            && name.len() <= 64
+            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+        if !slug {
+            return Err(format!("`{name}` is not a test name: use lowercase letters, digits, _ and -"));
+        }
+        let file = folder.join("tests").join(format!("{name}.play"));
+        if file.exists() {
+            return Err(format!("tests/{name}.play exists already: choose another name"));
+        }
+        let mut script = self.game.playtest_script(&project.manifest.name);
+        let checks: Vec<&str> =
+            form.checks.iter().filter(|(_, ticked)| *ticked).map(|(check, _)| check.as_str()).collect();
+        if !checks.is_empty() {
+            script.push_str("# What held when it was saved:\n");
+            for check in &checks {
+                script.push_str(check);
+                script.push('\n');
+            }
+        }
+        std::fs::create_dir_all(folder.join("tests")).map_err(|error| error.to_string())?;
+        save_playtest(&file, &script).map_err(|error| format!("could not save {}: {error}", file.display()))?;
+        Ok(format!("Saved tests/{name}.play with {} check(s); F7 runs the project's tests", checks.len()))
+    }
+}
+
+/// A "Save as playtest…" window's state.
+struct SaveForm {
+    /// The test's name (its file name without `.play`).
+    name: String,
+    /// Expectations of the state now, each ticked or not.
+    checks: Vec<(String, bool)>,
+    /// Why the last Save did not save.
+    error: Option<String>,
+}
+
+/// The expectations the state offers: each window's status, the count of each card type on
+/// the table, and each stat that has a value.
+fn offered_checks(session: &actforge_runtime::engine::Session, project: &Project) -> Vec<String> {
+    let mut checks = Vec::new();
+    let state = session.state();
+    let mut seen: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for window in state.windows.values() {
+        let nth = seen.entry(window.token.as_str()).or_insert(0);
+        *nth += 1;
+        let name = if *nth > 1 { format!("{}#{nth}", window.token) } else { window.token.to_string() };
+        let status = match window.status {
+            actforge_runtime::engine::Status::Idle => "idle",
+            actforge_runtime::engine::Status::Ready(_) => "ready",
+            actforge_runtime::engine::Status::Running => "running",
+            actforge_runtime::engine::Status::Finished => "finished",
+        };
+        checks.push(format!("expect status {name} {status}"));
+    }
+    for card in &project.cards {
+        let formula = format!("table.card.{}", card.id);
+        if let Ok(count) = session.query(&formula)
+            && count > 0.0
+        {
+            checks.push(format!("expect {formula} == {count}"));
+        }
+    }
+    for stat in &project.stats {
+        if let Ok(value) = session.query(stat.id.as_str())
+            && value.is_finite()
+        {
+            checks.push(format!("expect {} == {value}", stat.id));
+        }
+    }
+    checks
 }
 
 /// Writes a playtest script atomically (a temporary file beside it, then a rename).

@@ -299,10 +299,12 @@ impl PreviewGame {
 
     /// The inputs played so far as a playtest script `actforge play` runs.
     pub fn playtest_script(&self, project_name: &str) -> String {
-        let mut script = format!("# Recorded in the Actforge preview: {project_name}, seed {}.\n", self.seed);
-        script.push_str("# Run with: actforge play <project> --script <this file> --seed ");
-        script.push_str(&self.seed.to_string());
-        script.push('\n');
+        let mut script = format!(
+            "# Recorded in the Actforge preview: {project_name}.\n\
+             # Run with: actforge play <project> <this file> (the seed line sets the seed)\n\
+             seed {}\n",
+            self.seed
+        );
         if let Some(start) = &self.start {
             script.push_str(start);
             script.push('\n');

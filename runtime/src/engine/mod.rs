@@ -637,6 +637,8 @@ pub struct Session {
     listing: ListingCache,
     /// What happened while the session started (not part of the state).
     started: Arc<[Event]>,
+    /// The seed it started from.
+    seed: u64,
 }
 
 impl Session {
@@ -645,12 +647,18 @@ impl Session {
         Ok(Self::from_content(Arc::new(Content::compile(project)?), seed))
     }
 
+    /// The seed the session started from.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     /// Starts a session on already compiled content: the entry tokens and cards on the table.
     pub fn from_content(content: Arc<Content>, seed: u64) -> Self {
         let mut session = Self {
             content,
             state: TableState::default(),
             rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
             counters: Counters::default(),
             board: None,
             tactics: None,

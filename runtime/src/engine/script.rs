@@ -39,6 +39,15 @@ pub(crate) enum Line {
     Done(String),
 }
 
+/// The seed a playtest asks for on its first line (`seed N`), if it does.
+pub fn script_seed(script: &str) -> Option<u64> {
+    let first = script
+        .lines()
+        .map(|raw| raw.split_once(" #").map_or(raw, |(code, _)| code).trim())
+        .find(|line| !line.is_empty() && !line.starts_with('#'))?;
+    first.strip_prefix("seed ")?.trim().parse().ok()
+}
+
 /// `expect event NAME [FIELD=VALUE]...`: an event of that name with those fields happened so
 /// far in the script (`expect event ActCompleted act=tend_the_lamp`).
 fn expect_event(report: &ScriptReport, args: &str) -> Result<String, String> {
@@ -144,6 +153,22 @@ impl Session {
                 report.events.extend(events);
                 Ok(note)
             }
+            "seed" => {
+                // Read before the session starts (`script_seed`); here it only checks that the
+                // session did start from it.
+                let wanted: u64 = rest.parse().map_err(|_| format!("`{rest}` is not a seed (a whole number)"))?;
+                if !report.log.is_empty() {
+                    return Err("`seed` must be the script's first line".to_owned());
+                }
+                if wanted != self.seed {
+                    return Err(format!(
+                        "this playtest plays with seed {wanted} but the game started from seed {}: run it with \
+                         --seed {wanted} (`actforge test` and `actforge play` read the seed line)",
+                        self.seed
+                    ));
+                }
+                Ok(String::new())
+            }
             "expect" => {
                 report.expectations = report.expectations.saturating_add(1);
                 match rest.strip_prefix("event ") {
@@ -152,7 +177,7 @@ impl Session {
                 }
             }
             other => Err(format!(
-                "unknown command `{other}` (slot, unslot, start, collect, close, flip, wait, run, create, set, move, use, face, \
+                "unknown command `{other}` (seed, slot, unslot, start, collect, close, flip, wait, run, create, set, move, use, face, \
                  play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
             )),
         }
