@@ -470,3 +470,17 @@ fn set_up_lines_refuse_what_cannot_be_with_a_reason() {
     session.run_script("create card gull_feather fuel=3").unwrap();
     assert_eq!(session.query("table.aspect.fuel").unwrap(), fuel + 3.0);
 }
+
+#[test]
+fn a_seed_line_names_the_seed_and_refuses_another() {
+    use actforge_runtime::engine::script::script_seed;
+    assert_eq!(script_seed("# recorded\n\nseed 3 # the preview's\nwait 1"), Some(3));
+    assert_eq!(script_seed("wait 1\nseed 3"), None, "only the first line sets it");
+    let mut session = Session::new(lighthouse(), 3).unwrap();
+    session.run_script("seed 3\nexpect status lamp_room idle").unwrap();
+    let mut other = Session::new(lighthouse(), 5).unwrap();
+    let error = other.run_script("seed 3").unwrap_err();
+    assert!(error.message.contains("plays with seed 3 but the game started from seed 5"), "{}", error.message);
+    let error = Session::new(lighthouse(), 3).unwrap().run_script("wait 1\nseed 3").unwrap_err();
+    assert!(error.message.contains("must be the script's first line"), "{}", error.message);
+}
