@@ -321,3 +321,38 @@ fn save_as_playtest_writes_a_test_of_the_project_with_the_ticked_checks_that_the
     let outcome = actforge_cli::test::run_test(&project, seed, &actforge_cli::test::TestScript::from_file(&file));
     assert!(outcome.passed(), "{outcome:?}\n{script}");
 }
+
+#[test]
+fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&act_demo(), dir.path()).unwrap();
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    let coins = |harness: &Harness<'static, ActforgeApp>| {
+        harness.state().preview().game.session().unwrap().query("table.card.coin").unwrap()
+    };
+    let before = coins(&harness);
+    harness.get_by_label("card").click();
+    harness.run_steps(2);
+    harness.get_by_label("Coin · coin").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Add card").click();
+    harness.run_steps(3);
+    assert_eq!(coins(&harness), before + 1.0);
+    assert_eq!(harness.state().preview().game.log().last().map(String::as_str), Some("create card coin"));
+    // Edit the content: the coin's label, in the inspector. The game replays its inputs.
+    harness.get_by_label_contains("Cards (").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Coin · coin").click();
+    harness.run_steps(3);
+    let label = harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "Label");
+    label.focus();
+    label.type_text(" (silver)");
+    harness.run_steps(4);
+    assert!(harness.state().project().unwrap().cards.get("coin").unwrap().label.ends_with("(silver)"));
+    assert_eq!(coins(&harness), before + 1.0, "the added coin is still on the table after the edit");
+}
