@@ -333,7 +333,7 @@ fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
     harness.state_mut().request(UiCommand::RestartPreview);
     harness.run_steps(4);
     let coins = |harness: &Harness<'static, ActforgeApp>| {
-        harness.state().preview().game.session().unwrap().query("table.card.coin").unwrap()
+        harness.state().preview().game.session().unwrap().query("table.card.coin").unwrap() as i64
     };
     let before = coins(&harness);
     harness.get_by_label("card").click();
@@ -342,7 +342,7 @@ fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
     harness.run_steps(2);
     harness.get_by_label_contains("Add card").click();
     harness.run_steps(3);
-    assert_eq!(coins(&harness), before + 1.0);
+    assert_eq!(coins(&harness), before + 1);
     assert_eq!(harness.state().preview().game.log().last().map(String::as_str), Some("create card coin"));
     // Edit the content: the coin's label, in the inspector. The game replays its inputs.
     harness.get_by_label_contains("Cards (").click();
@@ -354,5 +354,5 @@ fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
     label.type_text(" (silver)");
     harness.run_steps(4);
     assert!(harness.state().project().unwrap().cards.get("coin").unwrap().label.ends_with("(silver)"));
-    assert_eq!(coins(&harness), before + 1.0, "the added coin is still on the table after the edit");
+    assert_eq!(coins(&harness), before + 1, "the added coin is still on the table after the edit");
 }
