@@ -137,6 +137,10 @@ pub enum Command {
         /// A formula over the final state to print, e.g. `table.card.kitten` (repeatable).
         #[arg(long = "query", value_name = "EXPR", allow_hyphen_values = true)]
         queries: Vec<String>,
+        /// After the script, say why an act cannot start now (its failing requirement, with
+        /// the values), e.g. `--explain tend_the_lamp` (repeatable).
+        #[arg(long = "explain", value_name = "ACT")]
+        explain: Vec<String>,
         /// Also print every event with its tick.
         #[arg(long)]
         trace: bool,
@@ -296,9 +300,9 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
         Command::Schema { output } => schema(output.as_deref(), out, err),
-        Command::Play { project, script_path, script, seed, until_ticks, queries, trace, json } => {
+        Command::Play { project, script_path, script, seed, until_ticks, queries, explain, trace, json } => {
             let script = script.or(script_path);
-            play(&PlayArgs { project, script, seed, until_ticks, queries, trace, json }, out, err)
+            play(&PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json }, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
         Command::Test { project, filter, json } => {
@@ -339,6 +343,7 @@ struct PlayArgs {
     seed: Option<u64>,
     until_ticks: Option<u64>,
     queries: Vec<String>,
+    explain: Vec<String>,
     trace: bool,
     json: bool,
 }
@@ -403,6 +408,18 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
             match value {
                 Ok(value) => writeln!(out, "{formula} = {}", show_value(*value, None))?,
                 Err(message) => writeln!(err, "error: query {formula}:\n{message}")?,
+            }
+        }
+        for act in &args.explain {
+            match session.explain_act(act) {
+                Ok(why) if why.is_empty() => writeln!(out, "{act} can start now")?,
+                Ok(why) => {
+                    writeln!(out, "why {act} cannot start now:")?;
+                    for line in why {
+                        writeln!(out, "  {line}")?;
+                    }
+                }
+                Err(message) => writeln!(err, "error: --explain {act}: {message}")?,
             }
         }
         if failed.is_none() && args.script.is_some() {

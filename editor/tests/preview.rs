@@ -356,3 +356,17 @@ fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
     assert!(harness.state().project().unwrap().cards.get("coin").unwrap().label.ends_with("(silver)"));
     assert_eq!(coins(&harness), before + 1, "the added coin is still on the table after the edit");
 }
+
+#[test]
+fn an_idle_window_says_why_no_act_starts_with_the_missing_card_s_values() {
+    let mut harness = playing("lighthouse");
+    let headers: Vec<egui::Rect> =
+        harness.query_all_by_label_contains("Why does no act start?").map(|node| node.rect()).collect();
+    assert!(!headers.is_empty());
+    harness.get_all_by_label_contains("Why does no act start?").next().unwrap().click();
+    harness.run_steps(3);
+    // The Lamp Room waits on fuel: Tend the Lamp needs a card with fuel in its slot.
+    harness.get_by_label_contains("Tend the Lamp (tend_the_lamp)");
+    harness.get_by_label_contains("• needs fuel ≥ 1 in the window: 0");
+    harness.get_by_label_contains("• its first slot is empty");
+}

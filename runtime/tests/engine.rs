@@ -484,3 +484,22 @@ fn a_seed_line_names_the_seed_and_refuses_another() {
     let error = Session::new(lighthouse(), 3).unwrap().run_script("wait 1\nseed 3").unwrap_err();
     assert!(error.message.contains("must be the script's first line"), "{}", error.message);
 }
+
+#[test]
+fn why_not_names_the_failing_test_with_its_values_and_changes_nothing() {
+    let session = Session::new(lighthouse(), 7).unwrap();
+    let hash = session.state_hash();
+    assert_eq!(session.explain_act("tend_the_lamp").unwrap(), ["needs fuel ≥ 1 in the window: 0"]);
+    assert!(session.explain_act("watch_the_sea").unwrap()[0].contains("names no token"));
+    assert!(session.explain_act("no_such_act").is_err());
+    let lamp_room = session.find_token("lamp_room").unwrap();
+    let reasons = session.explain_window(lamp_room);
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(reasons[0].0, "Tend the Lamp (tend_the_lamp)");
+    assert!(reasons[0].1.iter().any(|line| line.contains("first slot is empty")));
+    assert_eq!(session.state_hash(), hash, "explaining changes nothing");
+    // Oil in the slot: the act can start, so there is nothing to explain.
+    let mut ready = session.clone();
+    ready.run_script("slot lamp_oil lamp_room").unwrap();
+    assert!(ready.explain_act("tend_the_lamp").unwrap().is_empty());
+}

@@ -643,3 +643,12 @@ fn test_names_the_first_failing_line_and_fails() {
         fs::read_to_string(content("lighthouse").join("tests").join("lighthouse_lamp.play")).unwrap()
     );
 }
+
+#[test]
+fn play_explains_why_an_act_cannot_start() {
+    let (outcome, out, err) =
+        actforge(&["play", path(&content("lighthouse")), "--explain", "tend_the_lamp", "--explain", "nothing_here"]);
+    assert_eq!(outcome, Exit::Success, "{err}");
+    assert!(out.contains("why tend_the_lamp cannot start now:\n  needs fuel ≥ 1 in the window: 0"), "{out}");
+    assert!(err.contains("--explain nothing_here: there is no act `nothing_here`"), "{err}");
+}

@@ -238,6 +238,9 @@ fn window_ui(
                     ui.label(&window.text);
                 }
                 slots_ui(ui, session, choices, token, window, dragged, chosen);
+                if window.status == Status::Idle {
+                    why_not_ui(ui, session, token);
+                }
                 if !window.lane.is_empty() {
                     ui.label(RichText::new("Results").weak());
                     let lane: Vec<(CardKey, &CardInstance)> = window
@@ -253,6 +256,25 @@ fn window_ui(
             });
         },
     );
+}
+
+/// "Why does no act start?": each act the player could start in the idle window, with the
+/// requirement it lacks and the values (worked out only while the section is open).
+fn why_not_ui(ui: &mut egui::Ui, session: &Session, token: TokenKey) {
+    egui::CollapsingHeader::new(RichText::new(format!("{} Why does no act start?", icon::QUESTION)).weak())
+        .id_salt(("why_not", token.0))
+        .show(ui, |ui| {
+            let reasons = session.explain_window(token);
+            if reasons.is_empty() {
+                ui.label(RichText::new("No act of this token is waiting on anything.").weak());
+            }
+            for (act, why) in reasons {
+                ui.label(RichText::new(act).strong());
+                for line in why {
+                    ui.label(RichText::new(format!("• {line}")).color(Color32::from_rgb(0xf2, 0xb3, 0x3d)));
+                }
+            }
+        });
 }
 
 fn status_word(status: &Status) -> &'static str {

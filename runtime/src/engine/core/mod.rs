@@ -11,9 +11,11 @@
 //! over the host, so each system gets its own monomorphised copy and nothing is dynamic in the
 //! table's hot path.
 
+mod explain;
 mod host;
 mod rules;
 
+pub(crate) use explain::explain;
 pub(crate) use host::{Depth, Nested, RulesHost};
 pub(crate) use rules::{decide, evaluate, evaluate_rule, execute, run_rule, run_rules, test_holds};
 

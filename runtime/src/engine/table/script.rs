@@ -398,3 +398,71 @@ pub(crate) fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
         .collect();
     words.join(" ")
 }
+
+impl Session {
+    /// Why the idle window of token `key` offers no act: for each act the player may start
+    /// there, its label and what its entry requirements lack, with the values (worked out on a
+    /// copy of the game: nothing changes). Empty when the window is gone, ready or busy.
+    pub fn explain_window(&self, key: TokenKey) -> Vec<(String, Vec<String>)> {
+        let Some(window) = self.state.window(key) else { return Vec::new() };
+        if window.status != Status::Idle {
+            return Vec::new();
+        }
+        let content = std::sync::Arc::clone(&self.content);
+        let initial = content.initial_acts.get(&window.token).map_or(&[][..], Vec::as_slice);
+        let empty = window.slotted(0).is_none();
+        let mut reasons = Vec::new();
+        for act_id in initial {
+            let Some(act) = content.act(act_id.as_str()) else { continue };
+            let mut why = Vec::new();
+            if empty {
+                why.push("its first slot is empty: an act starts from a card in it".to_owned());
+            }
+            let mut copy = self.clone();
+            let mut events = Vec::new();
+            let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
+            let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
+            crate::engine::core::explain(&mut engine, &act.requirements, false, &mut ctx, &mut why);
+            if !why.is_empty() {
+                let name =
+                    if act.label.is_empty() { act.id.to_string() } else { format!("{} ({})", act.label, act.id) };
+                reasons.push((name, why));
+            }
+        }
+        reasons
+    }
+
+    /// Why `act` cannot start now, in words: in the first idle or ready window of its token
+    /// (none when a window offers it).
+    pub fn explain_act(&self, act: &str) -> Result<Vec<String>, String> {
+        let content = std::sync::Arc::clone(&self.content);
+        let definition = content.act(act).ok_or_else(|| format!("there is no act `{act}`"))?;
+        let Some(token) = &definition.token else {
+            return Ok(vec![format!("{act} names no token: it can only follow another act")]);
+        };
+        let open = |window: &super::Window| matches!(window.status, Status::Idle | Status::Ready(_));
+        if self
+            .state
+            .windows
+            .values()
+            .any(|window| window.token == *token && window.status == Status::Ready(definition.id.clone()))
+        {
+            return Ok(Vec::new());
+        }
+        let idle =
+            self.state.windows.iter().find(|(_, window)| window.token == *token && open(window)).map(|(key, _)| *key);
+        let Some(key) = idle else {
+            return Ok(vec![format!("no window of token {token} is idle (they are all busy)")]);
+        };
+        let mut why = Vec::new();
+        if !definition.initial {
+            why.push(format!("{act} is not initial: the player cannot start it, only a chain can reach it"));
+        }
+        let mut copy = self.clone();
+        let mut events = Vec::new();
+        let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
+        let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
+        crate::engine::core::explain(&mut engine, &definition.requirements, false, &mut ctx, &mut why);
+        Ok(why)
+    }
+}
