@@ -198,3 +198,10 @@ fn a_node_map_opens_zoomed_to_fit_its_tab_at_the_default_window_size() {
         assert!(on_screen.left() > tab_left && on_screen.right() < tab_right, "{id} is drawn at {on_screen:?}");
     }
 }
+
+// The graph editors' pointer-and-key flows, in this test binary (one link of the GUI stack
+// for all of them keeps CI short).
+#[path = "graph/act_graph_editing.rs"]
+mod act_graph_editing;
+#[path = "graph/node_map_editing.rs"]
+mod node_map_editing;

@@ -563,3 +563,7 @@ fn an_empty_scratch_formula_invites_typing_instead_of_showing_an_error() {
     harness.get_by_label_contains("^");
     assert!(harness.query_by_label_contains("Type a formula to see its value").is_none());
 }
+
+// The Tests panel's flow, in this test binary (one link of the GUI stack).
+#[path = "ui/tests_panel.rs"]
+mod tests_panel;
