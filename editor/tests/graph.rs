@@ -25,6 +25,24 @@ fn copy_of(from: &Path) -> tempfile::TempDir {
     dir
 }
 
+/// Where the widget labelled `label` is on screen (the canvas draws in screen space).
+fn on_screen(harness: &Harness<'static, ActforgeApp>, label: &str) -> egui::Rect {
+    harness.get_by_label(label).rect()
+}
+
+/// `lines` lines of the mouse wheel over `at` (screen points).
+fn wheel(harness: &mut Harness<'static, ActforgeApp>, at: egui::Pos2, lines: f32) {
+    harness.hover_at(at);
+    harness.run_steps(1);
+    harness.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::Vec2::new(0.0, lines),
+        phase: egui::TouchPhase::Move,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.run_steps(6);
+}
+
 fn harness_at(path: &Path, command: UiCommand) -> Harness<'static, ActforgeApp> {
     harness_sized(path, command, [1600.0, 1000.0])
 }

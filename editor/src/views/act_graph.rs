@@ -867,29 +867,9 @@ impl ActGraphView {
             return;
         }
         let Some(folder) = &self.store_folder else { return };
-        let mut on_disk = match LayoutStore::load(folder) {
-            Ok(store) => store,
-            Err(error) => {
-                log.push(format!("Could not store the act graph layout: {error}"));
-                return;
-            }
-        };
-        match self.store.positions.get(LAYOUT_KIND) {
-            Some(places) => on_disk.positions.insert(LAYOUT_KIND.to_owned(), places.clone()),
-            None => on_disk.positions.remove(LAYOUT_KIND),
-        };
-        match self.store.comments.get(LAYOUT_KIND).filter(|comments| !comments.is_empty()) {
-            Some(comments) => on_disk.comments.insert(LAYOUT_KIND.to_owned(), comments.clone()),
-            None => on_disk.comments.remove(LAYOUT_KIND),
-        };
-        match on_disk.save(folder) {
-            Ok(()) => self.store = on_disk,
-            Err(error) => {
-                log.push(format!(
-                    "Could not store the graph layout in {}: {error}",
-                    LayoutStore::file(folder).display()
-                ));
-            }
+        match self.store.save_own(folder, |key| key == LAYOUT_KIND) {
+            Ok(stored) => self.store = stored,
+            Err(error) => log.push(format!("Could not store the act graph layout: {error}")),
         }
     }
 }

@@ -260,8 +260,6 @@ pub struct GraphCanvas {
     drawn_dashes: BTreeMap<String, WireDash>,
     /// The words shown at the cursor while a link drag is over a node.
     link_hint: Option<(bool, String)>,
-    /// The view rectangle of the last frame.
-    view: Rect,
     /// Whether keys go to the canvas (the last press was in it).
     active: bool,
     /// Where the context menu was opened (graph units): what it adds goes there.
@@ -290,7 +288,6 @@ impl GraphCanvas {
             drawn_edges: Vec::new(),
             drawn_dashes: BTreeMap::new(),
             link_hint: None,
-            view: Rect::NOTHING,
             active: false,
             menu_at: Pos2::ZERO,
             focus_comment: false,
@@ -373,7 +370,6 @@ impl GraphCanvas {
         // bodies live in a layer that scales with the zoom.
         let (_, background) = ui.allocate_exact_size(view.size(), Sense::click_and_drag());
         let background = background.on_hover_cursor(CursorIcon::Default);
-        self.view = view;
         self.apply_request(scene, view);
         let layer = egui::LayerId::new(ui.layer_id().order, self.id.with("layer"));
         // The canvas takes keys after a press inside it, until a press elsewhere, while no
@@ -844,7 +840,7 @@ impl GraphCanvas {
 
         // Keys, while the canvas has the focus.
         if focused && self.editing_comment.is_none() {
-            self.keys_ui(ui, scene, comments, &rects, pointer.unwrap_or(graph_view.center()), &mut events);
+            self.keys_ui(ui, comments, &rects, pointer.unwrap_or(graph_view.center()), &mut events);
         }
 
         self.minimap_ui(ui, &rects, view);
@@ -1101,7 +1097,6 @@ impl GraphCanvas {
     fn keys_ui(
         &mut self,
         ui: &mut egui::Ui,
-        scene: &CanvasScene,
         comments: &mut Vec<Comment>,
         rects: &BTreeMap<String, Rect>,
         pointer: Pos2,
@@ -1158,7 +1153,6 @@ impl GraphCanvas {
         if paste.is_some() || paste_key {
             events.push(CanvasEvent::Paste(paste, pointer));
         }
-        let _ = scene;
     }
 
     /// A small map of the whole graph in the view's corner, when the graph does not fit; a

@@ -164,6 +164,27 @@ impl LayoutStore {
         write_atomic(&file, format!("{text}\n").as_bytes()).map_err(|error| error.to_string())
     }
 
+    /// Stores this layout's entries that `owns` names (position kinds and comment keys) into
+    /// the folder's file, read again first so what another view stored since is kept; returns
+    /// the layout as now stored. A view owns its entries: the act graph `acts`, each node map
+    /// `node_map/ID`.
+    pub fn save_own(&self, folder: &Path, owns: impl Fn(&str) -> bool) -> Result<Self, String> {
+        let mut merged = Self::load(folder)?;
+        merged.positions.retain(|key, _| !owns(key));
+        merged.positions.extend(
+            self.positions.iter().filter(|(key, _)| owns(key)).map(|(key, places)| (key.clone(), places.clone())),
+        );
+        merged.comments.retain(|key, _| !owns(key));
+        merged.comments.extend(
+            self.comments
+                .iter()
+                .filter(|(key, comments)| owns(key) && !comments.is_empty())
+                .map(|(key, comments)| (key.clone(), comments.clone())),
+        );
+        merged.save(folder)?;
+        Ok(merged)
+    }
+
     /// The stored position of `id` of the kind folder `kind`.
     pub fn get(&self, kind: &str, id: &str) -> Option<Pos2> {
         self.positions.get(kind).and_then(|ids| ids.get(id)).map(|&(x, y)| Pos2::new(x, y))

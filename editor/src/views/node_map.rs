@@ -886,27 +886,9 @@ impl NodeMapView {
             return;
         }
         let Some(folder) = &self.store_folder else { return };
-        let mut on_disk = match LayoutStore::load(folder) {
-            Ok(store) => store,
-            Err(error) => {
-                log.push(format!("Could not store the node map comments: {error}"));
-                return;
-            }
-        };
-        on_disk.comments.retain(|key, _| !key.starts_with(COMMENTS_PREFIX));
-        on_disk.comments.extend(
-            self.store
-                .comments
-                .iter()
-                .filter(|(key, comments)| key.starts_with(COMMENTS_PREFIX) && !comments.is_empty())
-                .map(|(key, comments)| (key.clone(), comments.clone())),
-        );
-        match on_disk.save(folder) {
-            Ok(()) => self.store = on_disk,
-            Err(error) => log.push(format!(
-                "Could not store the node map comments in {}: {error}",
-                LayoutStore::file(folder).display()
-            )),
+        match self.store.save_own(folder, |key| key.starts_with(COMMENTS_PREFIX)) {
+            Ok(stored) => self.store = stored,
+            Err(error) => log.push(format!("Could not store the node map comments: {error}")),
         }
     }
 }

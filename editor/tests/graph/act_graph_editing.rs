@@ -3,24 +3,16 @@
 //! select, copy and paste), at the default 1280×800 window.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use actforge_editor::app::{ActforgeApp, default_project_path};
+use actforge_editor::app::ActforgeApp;
 use actforge_editor::commands::UiCommand;
 use actforge_editor::views::graph_canvas::WireDash;
-use egui::{Event, Modifiers, MouseWheelUnit, Pos2, TouchPhase, Vec2};
+use egui::{Event, Modifiers, Pos2, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-fn content(name: &str) -> PathBuf {
-    default_project_path().parent().unwrap().join(name)
-}
-
-fn copy_of(from: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    actforge_tests::copy_dir(from, dir.path()).unwrap();
-    dir
-}
+use super::{content, copy_of, on_screen, wheel};
 
 /// The editor on `path` at 1280×800, showing the Act chains tab.
 fn act_graph(path: &Path) -> Harness<'static, ActforgeApp> {
@@ -32,11 +24,6 @@ fn act_graph(path: &Path) -> Harness<'static, ActforgeApp> {
     harness.state_mut().request(UiCommand::ActGraph);
     harness.run_steps(4);
     harness
-}
-
-/// Where the widget labelled `label` is on screen.
-fn on_screen(harness: &Harness<'static, ActforgeApp>, label: &str) -> egui::Rect {
-    harness.get_by_label(label).rect()
 }
 
 /// A primary click at a screen point.
@@ -52,18 +39,6 @@ fn click_at(harness: &mut Harness<'static, ActforgeApp>, at: Pos2) {
         });
     }
     harness.run_steps(2);
-}
-
-fn wheel(harness: &mut Harness<'static, ActforgeApp>, at: Pos2, lines: f32) {
-    harness.hover_at(at);
-    harness.run_steps(1);
-    harness.event(Event::MouseWheel {
-        unit: MouseWheelUnit::Line,
-        delta: Vec2::new(0.0, lines),
-        phase: TouchPhase::Move,
-        modifiers: Modifiers::NONE,
-    });
-    harness.run_steps(6);
 }
 
 #[test]

@@ -10,15 +10,11 @@ use actforge_editor::commands::UiCommand;
 use actforge_editor::views::graph_canvas::{COMPACT_SCALE, DETAIL_SCALE, WireDash};
 use actforge_editor::views::node_map::MAP_TO_GRAPH;
 use actforge_runtime::model::NodeMap;
-use egui::{Event, Modifiers, MouseWheelUnit, Pos2, Rect, TouchPhase, Vec2};
+use egui::{Event, Modifiers, Pos2, Rect, Vec2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-fn copy_of(from: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    actforge_tests::copy_dir(from, dir.path()).unwrap();
-    dir
-}
+use super::{copy_of, on_screen, wheel};
 
 /// The editor on `path` at 1280×800, showing the Node map tab.
 fn node_map(path: &Path) -> Harness<'static, ActforgeApp> {
@@ -36,27 +32,10 @@ fn coast_route(harness: &Harness<'static, ActforgeApp>) -> NodeMap {
     harness.state().project().unwrap().node_maps.get("coast_route").unwrap().clone()
 }
 
-/// Where the widget labelled `label` is on screen (the canvas draws in screen space).
-fn on_screen(harness: &Harness<'static, ActforgeApp>, label: &str) -> Rect {
-    harness.get_by_label(label).rect()
-}
-
 /// Where the node `id` is on screen.
 fn node_on_screen(harness: &Harness<'static, ActforgeApp>, id: &str) -> Rect {
     let view = &harness.state().graph_views().node_map;
     view.graph_to_screen() * *view.drawn_nodes().get(id).unwrap()
-}
-
-fn wheel(harness: &mut Harness<'static, ActforgeApp>, at: Pos2, lines: f32) {
-    harness.hover_at(at);
-    harness.run_steps(1);
-    harness.event(Event::MouseWheel {
-        unit: MouseWheelUnit::Line,
-        delta: Vec2::new(0.0, lines),
-        phase: TouchPhase::Move,
-        modifiers: Modifiers::NONE,
-    });
-    harness.run_steps(6);
 }
 
 /// Zooms in about the point between two nodes until the map shows its pins and bodies.
