@@ -336,11 +336,11 @@ fn a_card_added_while_playing_is_an_input_that_survives_a_content_edit() {
         harness.state().preview().game.session().unwrap().query("table.card.coin").unwrap() as i64
     };
     let before = coins(&harness);
-    harness.get_by_label("card").click();
+    harness.get_by_value("Pick a card").click();
     harness.run_steps(2);
     harness.get_by_label("Coin · coin").click();
     harness.run_steps(2);
-    harness.get_by_label_contains("Add card").click();
+    harness.get_by_label_contains("Apply").click();
     harness.run_steps(3);
     assert_eq!(coins(&harness), before + 1);
     assert_eq!(harness.state().preview().game.log().last().map(String::as_str), Some("create card coin"));

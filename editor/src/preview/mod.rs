@@ -2,6 +2,7 @@
 //! step, speed, seed, restart), the input log with a scrubber, the view of each system the
 //! project uses, the synthesis table, and saving the inputs as a playtest script.
 
+mod edit;
 mod session;
 mod views;
 
@@ -32,10 +33,8 @@ pub struct PreviewPanel {
     saved: Option<String>,
     /// The tactics map's camera and view.
     map_view: crate::views::map::MapViewState,
-    /// The card the "Add card" picker shows.
-    add_card: Option<String>,
-    /// The token the "Add token" picker shows.
-    add_token: Option<String>,
+    /// The "Edit the state" row's pickers and fields.
+    state_edit: edit::StateEdit,
 }
 
 impl PreviewPanel {
@@ -62,7 +61,7 @@ impl PreviewPanel {
         self.run_clock(ui);
         self.save_form_ui(ui, document.project());
         self.controls_ui(ui, document.project());
-        self.state_edit_ui(ui, document.project());
+        self.state_edit_ui(ui);
         self.log_ui(ui);
         self.messages_ui(ui);
         ui.separator();
@@ -250,49 +249,15 @@ impl PreviewPanel {
         }
     }
 
-    /// Edits of the state while playing: add a card to the table, open a token's window. Each
-    /// is a set-up line in the input log (`create card …`), so a replay after a content edit
-    /// keeps it and "Save as playtest…" records it.
-    fn state_edit_ui(&mut self, ui: &mut egui::Ui, project: &Project) {
-        if project.cards.is_empty() || project.tokens.is_empty() || self.game.session().is_none() {
-            return;
+    /// "Edit the state": the row's set-up line goes to the game as an input; a refused one says
+    /// why at the row.
+    fn state_edit_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(session) = self.game.session() else { return };
+        if let Some(line) = self.state_edit.ui(ui, session) {
+            let applied = self.game.input(&line);
+            let why = (!applied).then(|| self.game.notice().unwrap_or("the edit was refused").to_owned());
+            self.state_edit.set_refused(why);
         }
-        ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(format!("{} Edit the state", icon::PENCIL_SIMPLE)).weak())
-                .on_hover_text("Set a scene up while playing: each edit is a line of the input log");
-            let label_of =
-                |id: &str| project.cards.get(id).map_or_else(|| id.to_owned(), |card| format!("{} · {id}", card.label));
-            let shown = self.add_card.as_deref().map_or_else(|| "Pick a card".to_owned(), label_of);
-            egui::ComboBox::from_label("card").selected_text(shown).show_ui(ui, |ui| {
-                for card in &project.cards {
-                    let id = card.id.as_str().to_owned();
-                    ui.selectable_value(&mut self.add_card, Some(id.clone()), label_of(&id));
-                }
-            });
-            let add = ui.add_enabled(self.add_card.is_some(), egui::Button::new(format!("{} Add card", icon::PLUS)));
-            if add.on_hover_text("Put a new card of that type on the table").clicked()
-                && let Some(id) = &self.add_card
-            {
-                self.game.input(&format!("create card {id}"));
-            }
-            if !project.tokens.is_empty() {
-                ui.separator();
-                let shown = self.add_token.clone().unwrap_or_else(|| "Pick a token".to_owned());
-                egui::ComboBox::from_label("token").selected_text(shown).show_ui(ui, |ui| {
-                    for token in &project.tokens {
-                        let id = token.id.as_str().to_owned();
-                        ui.selectable_value(&mut self.add_token, Some(id.clone()), id);
-                    }
-                });
-                let add =
-                    ui.add_enabled(self.add_token.is_some(), egui::Button::new(format!("{} Add token", icon::PLUS)));
-                if add.on_hover_text("Open another idle window of that token").clicked()
-                    && let Some(id) = &self.add_token
-                {
-                    self.game.input(&format!("create token {id}"));
-                }
-            }
-        });
     }
 
     /// Opens the "Save as playtest…" window with a fresh name and the checks the state offers.
