@@ -35,6 +35,9 @@ pub struct SimArgs {
     /// Moves after which a run stops as `unfinished`.
     #[arg(long, default_value_t = 2000)]
     pub max_moves: usize,
+    /// Engine steps (actions, expiries, act completions) after which a run stops as `cut`.
+    #[arg(long, default_value_t = actforge_runtime::sim::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
     /// Worker threads (default: one per core). The summary does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -91,7 +94,14 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             return Ok(Exit::Failure);
         }
     };
-    let options = SimOptions { runs: args.runs, seed, policy, max_moves: args.max_moves, threads: args.threads };
+    let options = SimOptions {
+        runs: args.runs,
+        seed,
+        policy,
+        max_moves: args.max_moves,
+        max_steps: args.max_steps,
+        threads: args.threads,
+    };
     let started = Instant::now();
     let progress = Progress::default();
     let result = std::thread::scope(|scope| {

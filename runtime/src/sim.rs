@@ -48,6 +48,10 @@ impl Policy {
     }
 }
 
+/// [`SimOptions::max_steps`] unless asked otherwise: far above what a game's run does (the
+/// bundled packs' longest random run takes a few thousand), far below an endless loop's.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000;
+
 /// What to simulate.
 #[derive(Clone, Debug)]
 pub struct SimOptions {
@@ -59,13 +63,18 @@ pub struct SimOptions {
     pub policy: Policy,
     /// Moves after which a run stops as `unfinished` (games such as act tables need not end).
     pub max_moves: usize,
+    /// Engine steps (player actions, expiries and act completions, as [`crate::engine::Counters`]
+    /// counts them) after which a run stops as `cut`: an instant-act loop does thousands of
+    /// completions a move, so moves alone do not bound a run. A count, never wall-clock time, so
+    /// the same seed cuts at the same place everywhere.
+    pub max_steps: u64,
     /// Worker threads (0: one per core).
     pub threads: usize,
 }
 
 impl Default for SimOptions {
     fn default() -> Self {
-        Self { runs: 1000, seed: 1, policy: Policy::Random, max_moves: 2000, threads: 0 }
+        Self { runs: 1000, seed: 1, policy: Policy::Random, max_moves: 2000, max_steps: DEFAULT_MAX_STEPS, threads: 0 }
     }
 }
 
@@ -216,7 +225,7 @@ pub struct Summary {
     /// The policy's name.
     pub policy: String,
     /// Runs per outcome: `won:SIDE`, `draw`, `ended:OUTCOME`, `stopped`, `won`/`lost` (campaigns),
-    /// `unfinished`.
+    /// `unfinished` (the move cap), `cut` (the step budget: an endless loop, not a finished game).
     pub outcomes: BTreeMap<String, usize>,
     /// Runs per campaign grade (campaigns that ended with one).
     pub grades: BTreeMap<String, usize>,
@@ -248,6 +257,8 @@ pub struct Summary {
 #[derive(Clone, Debug, Default)]
 struct RunRecord {
     outcome: String,
+    /// The run passed [`SimOptions::max_steps`].
+    cut: bool,
     grade: Option<String>,
     moves: usize,
     ticks: u64,
@@ -382,6 +393,11 @@ fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<
             Move::Stuck => break,
         }
         record.moves += 1;
+        let work = session.counters();
+        if work.steps.saturating_add(work.act_completions) > options.max_steps {
+            record.cut = true;
+            break;
+        }
     }
     if let Some(board) = session.board() {
         // Rolls do not name the die's card type: the dice left on the boards do.
@@ -394,7 +410,7 @@ fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<
         record.turns = campaign.day as usize;
         record.grade = campaign.result.as_ref().and_then(|result| result.grade.clone());
     }
-    record.outcome = outcome(&session);
+    record.outcome = if record.cut { "cut".to_owned() } else { outcome(&session) };
     record.ticks = session.state().tick;
     record.stats = final_stats(&session);
     Ok(record)

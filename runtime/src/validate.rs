@@ -9,10 +9,10 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::formula::lexer::is_keyword;
 use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
-    Act, ActLink, ActOp, Aspect, Board, Card, Checks, Deck, DeckModifier, Effects, Era, Expr, FieldPath, Formula,
-    FragmentCount, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp,
-    Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis, TableModifier, Test,
-    TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
+    Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, Effects, Era, Expr, FieldPath,
+    Formula, FragmentCount, FragmentRef, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS,
+    NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis,
+    TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
 
@@ -33,6 +33,7 @@ pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Ve
     }
     validator.manifest();
     project.visit_kinds(&mut validator);
+    validator.instant_cycles();
     validator.out
 }
 
@@ -99,6 +100,47 @@ impl Validator<'_> {
             diagnostic = diagnostic.for_item(kind, id);
         }
         self.out.push(self.sources.place(diagnostic, item, path));
+    }
+
+    /// Warns on each chain of acts that last 0 ticks and lead back to themselves (as next, alt
+    /// or spawned acts): it repeats without player input until the engine cuts it.
+    fn instant_cycles(&mut self) {
+        let project = self.project;
+        let mut successors: BTreeMap<&str, Vec<&str>> = project
+            .acts
+            .iter()
+            .filter(|act| act.duration_ticks.is_zero())
+            .map(|act| {
+                let links = act.next_acts.iter().chain(&act.alt_acts).chain(&act.spawned_acts);
+                let instant = links
+                    .map(|link| link.act.as_str())
+                    .filter(|next| project.acts.get(next).is_some_and(|next| next.duration_ticks.is_zero()))
+                    .collect();
+                (act.id.as_str(), instant)
+            })
+            .collect();
+        // One warning per cycle: each found cycle loses its closing link and the search goes on.
+        for _ in 0..100 {
+            let Some(cycle) = find_cycle(&successors) else { break };
+            let (Some(&first), Some(&last)) = (cycle.first(), cycle.get(cycle.len().saturating_sub(2))) else {
+                break;
+            };
+            if let Some(next) = successors.get_mut(last) {
+                next.retain(|act| *act != first);
+            }
+            self.push(
+                Some((Kind::Act, first)),
+                Severity::Warning,
+                &FieldPath::root().field("next_acts"),
+                format!(
+                    "instant cycle ({}): these acts last 0 ticks and lead back to each other, so they repeat without \
+                     player input until the engine cuts the step after {} completions; give one a duration or a \
+                     requirement that stops it",
+                    cycle.join(" → "),
+                    crate::engine::table::step::MAX_COMPLETIONS_PER_STEP
+                ),
+            );
+        }
     }
 
     fn manifest(&mut self) {
@@ -177,6 +219,9 @@ impl KindVisitor for Validator<'_> {
 fn check_counts(checks: &mut Checks<'_>, base: &FieldPath, list: &[FragmentCount], what: &str) {
     for (at, entry) in list.iter().enumerate() {
         checks.not_negative(base.clone().index(at).field("count"), &entry.count, what);
+        if matches!(entry.fragment, FragmentRef::Card(_)) {
+            checks.creatable(base.clone().index(at).field("count"), &entry.count);
+        }
     }
 }
 
@@ -212,7 +257,15 @@ fn check_effects(checks: &mut Checks<'_>, base: &FieldPath, effects: &Effects) {
     for (at, modifier) in effects.act_modifiers.iter().enumerate() {
         let path = base.clone().field("act_modifiers").index(at);
         if modifier.fragment.is_none() && modifier.op != ActOp::SetMemory {
-            checks.warning(path.field("fragment"), "this act modifier names no fragment, so it does nothing");
+            checks.warning(path.clone().field("fragment"), "this act modifier names no fragment, so it does nothing");
+        }
+        if modifier.op == ActOp::Adjust {
+            checks.creatable(path.field("level"), &modifier.level);
+        }
+    }
+    for (at, modifier) in effects.card_modifiers.iter().enumerate() {
+        if matches!(modifier.op, CardOp::Transform | CardOp::FragmentAdditive | CardOp::FragmentSet) {
+            checks.creatable(base.clone().field("card_modifiers").index(at).field("level"), &modifier.level);
         }
     }
     for (at, modifier) in effects.table_modifiers.iter().enumerate() {
@@ -910,6 +963,29 @@ mod tests {
             "{found:?}"
         );
         assert!(found.iter().any(|m| m.contains("must start with a lowercase letter")), "{found:?}");
+    }
+
+    #[test]
+    fn instant_act_cycles_are_warned_once_each() {
+        let mut project = Project::new("p");
+        let act = |id: &str, next: &str, ticks: i64| Act {
+            id: Id::new(id),
+            next_acts: vec![ActLink::to(next)],
+            duration_ticks: Expr::int(ticks),
+            ..Act::default()
+        };
+        // Issue 27.5: an instant act that is its own next act; a two-act instant loop; a loop
+        // with a timed act in it, which waits for the clock and is no instant cycle.
+        project.acts.insert(act("again", "again", 0));
+        project.acts.insert(act("ping", "pong", 0));
+        project.acts.insert(act("pong", "ping", 0));
+        project.acts.insert(act("tick", "tock", 0));
+        project.acts.insert(act("tock", "tick", 10));
+        let found = messages(&project);
+        let cycles: Vec<&String> = found.iter().filter(|m| m.contains("instant cycle")).collect();
+        assert_eq!(cycles.len(), 2, "{found:?}");
+        assert!(cycles.iter().any(|m| m.contains("(again → again)")), "{cycles:?}");
+        assert!(cycles.iter().any(|m| m.contains("(ping → pong → ping)")), "{cycles:?}");
     }
 
     #[test]

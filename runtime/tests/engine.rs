@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
-use actforge_runtime::engine::{Choice, Event, Session, Status};
+use actforge_runtime::engine::{Choice, Event, MAX_TICK, Session, Status};
 use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id,
     Project, Requirements, Slot, Test, Token,
@@ -407,9 +407,12 @@ fn closing_a_window_returns_its_cards_and_only_when_idle_or_ready() {
 #[test]
 fn a_timer_that_would_end_past_the_last_tick_is_a_warning_not_a_wrap_or_a_hang() {
     let mut session = Session::new(kitchen(), 1).unwrap();
+    // The clock stops at the last tick however long the wait (issue 27.4: near 2^64 it hung).
     session.advance(u64::MAX - 3);
-    assert_eq!(session.state().tick, u64::MAX - 3);
-    // `cook` lasts 10 ticks: its timer would end past u64::MAX.
+    assert_eq!(session.state().tick, MAX_TICK);
+    let refused = session.run_script("wait 5").unwrap_err();
+    assert!(refused.message.contains("would pass the last tick"), "{refused}");
+    // `cook` lasts 10 ticks: its timer would end past the last tick.
     let events = session.force_act("cook").unwrap();
     assert!(
         events.iter().any(|event| matches!(event, Event::Warning(text) if text.contains("past the last tick"))),
@@ -420,11 +423,18 @@ fn a_timer_that_would_end_past_the_last_tick_is_a_warning_not_a_wrap_or_a_hang()
     assert_eq!(window.status, Status::Running);
     assert_eq!(window.timer_end, None);
     assert_eq!(session.next_due(), None);
-    // The clock stops at the last tick; the act never completes and nothing loops.
+    // The act never completes and nothing loops.
     let events = session.advance(u64::MAX);
     assert!(!events.iter().any(|event| matches!(event, Event::ActCompleted { .. })), "{events:?}");
-    assert_eq!(session.state().tick, u64::MAX);
+    assert_eq!(session.state().tick, MAX_TICK);
     assert_eq!(session.advance(u64::MAX), Vec::new());
+    // A card that starts to decay just before the end neither decays early nor spins the clock.
+    let mut session = Session::new(kitchen(), 1).unwrap();
+    session.advance(MAX_TICK - 20);
+    session.run_script("create card milk").unwrap();
+    session.advance(u64::MAX);
+    assert_eq!(session.state().tick, MAX_TICK);
+    assert_eq!(session.query("anywhere.card.milk").unwrap(), 1.0, "its 45 ticks do not fit before the end");
 }
 
 #[test]
@@ -502,4 +512,47 @@ fn why_not_names_the_failing_test_with_its_values_and_changes_nothing() {
     let mut ready = session.clone();
     ready.run_script("slot lamp_oil lamp_room").unwrap();
     assert!(ready.explain_act("tend_the_lamp").unwrap().is_empty());
+}
+
+/// Issue 27.2: counts from content are bounded per step. An Adjust level of ten million (which
+/// tried to allocate 2.4 GB) creates the step's most and warns; a card type that holds two of
+/// itself stops nesting; `check` warns on the level.
+#[test]
+fn huge_card_counts_are_cut_per_step_with_a_warning_and_check_warns() {
+    let mut project = kitchen();
+    project.acts.get_mut("cook").unwrap().effects = Effects {
+        act_modifiers: vec![ActModifier {
+            fragment: Some(card_ref("toast")),
+            level: Expr::int(10_000_000),
+            ..ActModifier::default()
+        }],
+        ..Effects::default()
+    };
+    project.cards.insert(Card {
+        id: Id::new("nest"),
+        label: "Nest".into(),
+        fragments: vec![FragmentCount::new(card_ref("nest"), 2)],
+        ..Card::default()
+    });
+    let diagnostics =
+        actforge_runtime::validate::validate(&project, &actforge_runtime::project::Sources::memory(), None);
+    let warned: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+    assert!(
+        warned.iter().any(|m| m.contains("act_modifiers[0].level") && m.contains("10000000 cards are more than")),
+        "{warned:?}"
+    );
+    let mut session = Session::new(project, 1).unwrap();
+    session.force_act("cook").unwrap();
+    let events = session.advance(10);
+    assert!(
+        events.iter().any(|event| matches!(event, Event::Warning(text) if text.contains("no more cards are created"))),
+        "{:?}",
+        events.iter().filter(|event| matches!(event, Event::Warning(_))).collect::<Vec<_>>()
+    );
+    let toast = session.query("anywhere.card.toast").unwrap();
+    assert!((9_000.0..=10_000.0).contains(&toast), "{toast} toasts");
+    // The nest: each holds two more, 16 deep at most, and the step's budget cuts the rest.
+    let events = session.run_script("create card nest").unwrap().events;
+    let nests = session.state().cards.values().filter(|card| card.card.as_str() == "nest").count();
+    assert!(nests > 16 && nests <= 10_000, "{nests} nests; {} events", events.len());
 }

@@ -593,3 +593,28 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
     let names = Names::check(&AnyNames, &Lookup { scope: Scope::Auto, name: "x".into() });
     assert_eq!(names, NameCheck::Unchecked);
 }
+
+/// Issue 27.1: a flat chain of operators builds a tree as tall as the chain; the longest
+/// allowed chain parses, folds, prints and evaluates on a 2 MiB thread stack (what spawned
+/// threads get), and a longer one is an error that says why instead of a stack overflow.
+#[test]
+fn a_flat_chain_of_operators_is_bounded_and_never_overflows_the_stack() {
+    use actforge_runtime::formula::parser::MAX_OPERATORS;
+    let chain = |operators: usize, op: &str| format!("1{}", format!(" {op} 1").repeat(operators));
+    let longest = chain(MAX_OPERATORS, "+");
+    let worker = std::thread::Builder::new().stack_size(2 << 20);
+    let (value, printed) = worker
+        .spawn(move || {
+            let printed = canonical_text(&longest).unwrap();
+            (eval(&longest), printed)
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(value, (MAX_OPERATORS + 1) as f64);
+    assert_eq!(printed.matches('+').count(), MAX_OPERATORS);
+    for (operators, op) in [(MAX_OPERATORS + 1, "+"), (7_350, "+"), (100_000, "*"), (50_000, "and")] {
+        let (message, _) = error_of(&chain(operators, op));
+        assert!(message.contains("the formula is too long"), "{operators} × {op}: {message}");
+    }
+}

@@ -272,3 +272,36 @@ fn board_play_runs_the_probes_when_the_die_is_rolled() {
         side.vars[at] as f64
     });
 }
+
+/// Issue 27.3: a rule that names itself twice in `furthermore` would run 2^depth times; the
+/// step's budget of rule runs cuts it with a warning, in every system that runs rules.
+#[test]
+fn a_rule_that_fans_out_is_cut_by_the_step_s_budget_of_rule_runs() {
+    let mut project = Project::new("fan");
+    project.cards.insert(Card { id: Id::new(COIN), label: "Coin".into(), ..Card::default() });
+    project.stats.insert(Stat { id: Id::new("ran"), value: StatValue::Stored(Expr::int(0)), ..Stat::default() });
+    project.rules.insert(Rule {
+        id: Id::new("twice"),
+        effects: Effects {
+            stat_modifiers: vec![StatModifier { stat: Id::new("ran"), op: StatOp::Add, value: Expr::int(1) }],
+            furthermore: ids(&["twice", "twice"]),
+            ..Effects::default()
+        },
+        ..Rule::default()
+    });
+    project.turn_configs.insert(TurnConfig {
+        id: Id::new("turns"),
+        initial_hand: vec![Id::new(COIN)],
+        rules: ids(&["twice"]),
+        ..TurnConfig::default()
+    });
+    let mut session = Session::new(project, 7).unwrap();
+    let events = session.apply(&Choice::EndTurn).unwrap();
+    let cut = events.iter().any(|event| match event {
+        Event::Warning(text) | Event::TurnWarning(text) => text.contains("rules ran in one step"),
+        _ => false,
+    });
+    assert!(cut, "{events:?}");
+    let ran = session.query("ran").unwrap();
+    assert!(ran > 1_000.0 && ran <= 100_000.0, "ran {ran} times");
+}

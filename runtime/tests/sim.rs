@@ -23,7 +23,7 @@ fn compiled(project: Project) -> Arc<Content> {
 }
 
 fn run(content: &Arc<Content>, runs: usize, seed: u64, threads: usize, policy: Policy) -> Summary {
-    let options = SimOptions { runs, seed, policy, max_moves: 400, threads };
+    let options = SimOptions { runs, seed, policy, max_moves: 400, threads, ..SimOptions::default() };
     simulate(content, &options, &Progress::default()).unwrap()
 }
 
@@ -150,4 +150,33 @@ fn campaigns_report_grades_node_visits_and_unvisited_nodes() {
     let start = summary.node_runs.values().max().copied();
     assert_eq!(start, Some(40), "every run stands on the start node");
     assert!(summary.turns.min >= 1.0, "days are counted: {:?}", summary.turns);
+}
+
+/// Issue 27.5: an instant act that is its own next act loops without the player; a run is cut
+/// by the step budget and reported as `cut`, the same way on every run of the same seed.
+#[test]
+fn a_run_that_loops_without_the_player_is_cut_by_the_step_budget() {
+    let mut project = Project::new("spin");
+    project.slots.insert(actforge_runtime::model::Slot { id: Id::new("seat"), ..Default::default() });
+    project.cards.insert(Card { id: Id::new("pebble"), label: "Pebble".into(), ..Card::default() });
+    project.tokens.insert(actforge_runtime::model::Token {
+        id: Id::new("wheel"),
+        slot: Some(Id::new("seat")),
+        ..Default::default()
+    });
+    project.manifest.entry.tokens = vec![Id::new("wheel")];
+    project.manifest.entry.cards = vec![Id::new("pebble")];
+    project.acts.insert(Act {
+        id: Id::new("spin"),
+        token: Some(Id::new("wheel")),
+        initial: true,
+        next_acts: vec![actforge_runtime::model::ActLink::to("spin")],
+        ..Act::default()
+    });
+    let content = compiled(project);
+    let options =
+        SimOptions { runs: 4, seed: 3, max_moves: 2000, max_steps: 20_000, threads: 1, ..SimOptions::default() };
+    let summary = simulate(&content, &options, &Progress::default()).unwrap();
+    assert_eq!(summary.outcomes.get("cut"), Some(&4), "{:?}", summary.outcomes);
+    assert_eq!(summary, simulate(&content, &options, &Progress::default()).unwrap());
 }

@@ -90,6 +90,7 @@ impl SimPanel {
             },
             max_moves: self.max_moves,
             threads: 0,
+            ..SimOptions::default()
         };
         let progress = Arc::new(Progress::default());
         let (sender, result) = channel();

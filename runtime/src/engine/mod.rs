@@ -17,7 +17,7 @@ mod core;
 pub mod policy;
 pub mod script;
 mod system;
-mod table;
+pub(crate) mod table;
 pub mod tactics;
 pub mod turns;
 
@@ -43,6 +43,10 @@ pub use campaign::{CampaignResult, CampaignState};
 use system::System;
 use table::listing::ListingCache;
 pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
+
+/// The last tick of game time: 2^53, the largest whole number a formula's f64 holds exactly.
+/// Waits stop there (a script's `wait` past it is refused), so no tick sum can overflow.
+pub const MAX_TICK: u64 = 1 << 53;
 
 /// Something the player can do.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -737,8 +741,10 @@ impl Session {
         self.apply_in(system, choice, check)
     }
 
-    /// Lets `ticks` of game time pass, processing every timer and decay that expires.
+    /// Lets `ticks` of game time pass, processing every timer and decay that expires. The clock
+    /// stops at [`MAX_TICK`].
     pub fn advance(&mut self, ticks: u64) -> Vec<Event> {
+        let ticks = self.ticks_left().min(ticks);
         let mut events = Vec::new();
         for system in System::TIME_ORDER {
             self.pass_time_in(system, ticks, &mut events);
@@ -746,9 +752,15 @@ impl Session {
         events
     }
 
+    /// How many ticks may still pass before the clock reaches [`MAX_TICK`].
+    pub fn ticks_left(&self) -> u64 {
+        MAX_TICK.saturating_sub(self.state.tick)
+    }
+
     /// As [`Self::advance`], each event with the tick it happened at: a table timer or decay
     /// that expires on the way carries its own tick; the rest, the tick the wait ends at.
     pub fn advance_timed(&mut self, ticks: u64) -> Vec<script::TimedEvent> {
+        let ticks = self.ticks_left().min(ticks);
         let mut events = Vec::new();
         let mut marks = Vec::new();
         for system in System::TIME_ORDER {

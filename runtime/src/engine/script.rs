@@ -143,6 +143,13 @@ impl Session {
                         .map_err(|_| format!("`{amount}` is not a number of seconds"))?,
                     None => amount.parse::<u64>().map_err(|_| format!("`{amount}` is not a number of ticks"))?,
                 };
+                if ticks > self.ticks_left() {
+                    return Err(format!(
+                        "`wait {amount}` would pass the last tick of game time ({}; it is tick {} now)",
+                        super::MAX_TICK,
+                        self.state.tick
+                    ));
+                }
                 let events = self.advance_timed(ticks);
                 let mut note = String::new();
                 for timed in &events {

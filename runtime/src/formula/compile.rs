@@ -371,6 +371,9 @@ impl Compiler<'_> {
         ast.map(|ast| self.node(ast).map(Box::new)).transpose()
     }
 
+    /// A node of the tree. The arms that recurse along long chains (operators, `not`, `-`,
+    /// `if`) stay here and keep this frame small, since a chain of operators recurses once per
+    /// operator; the rest is in [`Self::other_node`], whose larger frame is paid once per use.
     fn node(&mut self, ast: &Ast) -> Compiling<Node> {
         let node = match &ast.kind {
             AstKind::Number(value) => Node::Const(*value),
@@ -380,6 +383,17 @@ impl Compiler<'_> {
             AstKind::Binary(op, operands) => {
                 let [left, right] = &**operands;
                 Node::Binary(*op, Box::new([self.node(left)?, self.node(right)?])).folded()
+            }
+            _ => self.other_node(ast)?,
+        };
+        Ok(node)
+    }
+
+    #[inline(never)]
+    fn other_node(&mut self, ast: &Ast) -> Compiling<Node> {
+        let node = match &ast.kind {
+            AstKind::Number(_) | AstKind::Bool(_) | AstKind::Neg(_) | AstKind::Not(_) | AstKind::Binary(..) => {
+                self.node(ast)?
             }
             AstKind::If(parts) => {
                 let [condition, then, otherwise] = &**parts;

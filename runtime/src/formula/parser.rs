@@ -13,6 +13,12 @@ use super::lexer::{BranchHead, Keyword, Lexer, Symbol, Token, TokenKind};
 /// How deeply a formula may nest before it is refused (keeps the parser's stack bounded).
 pub const MAX_DEPTH: usize = 64;
 
+/// How many binary operators one formula may have. A chain such as `1 + 1 + …` parses in a
+/// loop but builds a tree as tall as the chain is long, and every pass over the tree (folding,
+/// compiling, printing, tracing) recurses over that height: bounding the chain bounds their
+/// stacks (with [`MAX_DEPTH`], a tree is at most about this tall).
+pub const MAX_OPERATORS: usize = 1_000;
+
 /// Parses a whole formula.
 pub fn parse(text: &str) -> Result<Ast, FormulaError> {
     let mut parser = Parser {
@@ -22,6 +28,7 @@ pub fn parse(text: &str) -> Result<Ast, FormulaError> {
         previous: Span::default(),
         lex_error: None,
         depth: 0,
+        operators: 0,
     };
     parser.current = parser.lex();
     let parsed = parser.expr(0).and_then(|ast| {
@@ -91,6 +98,8 @@ struct Parser<'a> {
     /// The first token error: from there on the parser sees the end.
     lex_error: Option<FormulaError>,
     depth: usize,
+    /// Binary operators read so far (at most [`MAX_OPERATORS`]).
+    operators: usize,
 }
 
 type Parsed<T> = Result<T, FormulaError>;
@@ -194,6 +203,16 @@ impl<'a> Parser<'a> {
             let power = op.binding_power();
             if power <= min_power {
                 break;
+            }
+            self.operators += 1;
+            if self.operators > MAX_OPERATORS {
+                return Err(FormulaError::new(
+                    format!(
+                        "the formula is too long: it has more than {MAX_OPERATORS} operators; split it into \
+                         named formulas"
+                    ),
+                    self.peek().span,
+                ));
             }
             self.advance();
             let right = self.expr(if op.is_right_associative() { power - 1 } else { power })?;

@@ -8,6 +8,10 @@ use crate::formula::lexer::is_keyword;
 
 use super::{Expr, FieldPath, Project};
 
+/// Most cards one step of play creates (levels of Adjust, Transform, sub-cards…); beyond,
+/// creation stops with a warning, so a level of ten million costs what ten thousand do.
+pub const MAX_CARDS_CREATED_PER_STEP: usize = 10_000;
+
 /// Value checks of one item: what is wrong, at which field.
 pub trait ValueChecks {
     /// Reports bad values of this item into `checks`.
@@ -45,6 +49,18 @@ impl<'a> Checks<'a> {
     }
 
     /// A count or amount that must not be negative.
+    /// Warns when a constant count is past what one step of play creates.
+    pub fn creatable(&mut self, path: FieldPath, expr: &Expr) {
+        let most = MAX_CARDS_CREATED_PER_STEP;
+        if let Some(value) = expr.as_int().filter(|value| u64::try_from(*value).is_ok_and(|v| v > most as u64)) {
+            self.warning(
+                path,
+                format!("{value} cards are more than one step of play creates ({most}); only the first {most} appear"),
+            );
+        }
+    }
+
+    /// Reports a constant that is negative: `what` cannot be.
     pub fn not_negative(&mut self, path: FieldPath, expr: &Expr, what: &str) {
         if let Some(value) = expr.as_int().filter(|value| *value < 0) {
             self.error(path, format!("{what} cannot be negative (it is {value})"));

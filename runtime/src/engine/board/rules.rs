@@ -15,9 +15,15 @@ use crate::engine::core::{self, Depth, RulesHost};
 pub(super) struct BoardRules<'c, 'r> {
     pub(super) content: &'c Content,
     pub(super) run: &'r mut Run,
+    /// The rules run so far in this step (bounded).
+    pub(super) work: crate::engine::core::StepWork,
 }
 
 impl<'c> RulesHost<'c> for BoardRules<'c, '_> {
+    fn work(&mut self) -> &mut crate::engine::core::StepWork {
+        &mut self.work
+    }
+
     type Context = Depth;
 
     fn content(&self) -> &'c Content {

@@ -47,7 +47,11 @@ impl Run {
 
     /// Runs board rules through the rules core (FORMAT.md §11), in this run's context.
     pub(super) fn run_rules(&mut self, content: &Content, rules: &[RuleId]) {
-        core::run_rules(&mut BoardRules { content, run: self }, rules, &mut Depth(0));
+        core::run_rules(
+            &mut BoardRules { content, run: self, work: crate::engine::core::StepWork::default() },
+            rules,
+            &mut Depth(0),
+        );
     }
 
     /// The value of a formula of the content in this run: its program when board play built

@@ -13,6 +13,10 @@ use crate::engine::content::Content;
 use crate::engine::core::{self, Depth, RulesHost};
 
 impl<'a> RulesHost<'a> for Step<'a> {
+    fn work(&mut self) -> &mut crate::engine::core::StepWork {
+        &mut self.work
+    }
+
     type Context = Depth;
 
     fn content(&self) -> &'a Content {

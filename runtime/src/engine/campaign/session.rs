@@ -75,8 +75,15 @@ impl Session {
             Some(turns) => std::mem::take(&mut turns.stored),
             None => std::mem::take(&mut campaign.meters),
         };
-        let mut step =
-            Step { content: &content, map, state: campaign, stored: &mut stored, rng: &mut self.rng, events };
+        let mut step = Step {
+            content: &content,
+            map,
+            state: campaign,
+            stored: &mut stored,
+            rng: &mut self.rng,
+            events,
+            work: crate::engine::core::StepWork::default(),
+        };
         let result = body(&mut step);
         step.check_end();
         match self.turns.as_mut() {
@@ -111,6 +118,7 @@ impl Session {
             stored: &mut stored,
             rng: &mut rng,
             events: &mut events,
+            work: crate::engine::core::StepWork::default(),
         };
         Some(body(&mut step))
     }

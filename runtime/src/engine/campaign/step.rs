@@ -22,6 +22,8 @@ pub(super) struct Step<'a> {
     pub(super) stored: &'a mut BTreeMap<Id<Stat>, f64>,
     pub(super) rng: &'a mut Pcg64Mcg,
     pub(super) events: &'a mut Vec<Event>,
+    /// The rules run so far in this step (bounded).
+    pub(super) work: crate::engine::core::StepWork,
 }
 
 impl Step<'_> {
@@ -463,7 +465,15 @@ pub(super) fn start_meters(content: &Content, map: &NodeMap, state: &mut Campaig
     for stat in stats {
         let StatValue::Stored(expr) = &stat.value else { continue };
         let mut events = Vec::new();
-        let mut step = Step { content, map, state, stored: &mut stored, rng, events: &mut events };
+        let mut step = Step {
+            content,
+            map,
+            state,
+            stored: &mut stored,
+            rng,
+            events: &mut events,
+            work: crate::engine::core::StepWork::default(),
+        };
         let mut value = step.value(expr);
         if let Some(max) = &stat.max {
             value = value.min(step.value(max));

@@ -49,6 +49,9 @@ pub(crate) trait RulesHost<'c> {
     /// Reports something the content asked for that could not be carried out; play goes on.
     fn warn(&mut self, message: String);
 
+    /// The work this step has done (the host keeps one per step).
+    fn work(&mut self) -> &mut super::StepWork;
+
     /// One evaluation of requirements began (for the session's counters).
     fn evaluated(&mut self) {}
 

@@ -27,6 +27,19 @@ use super::content::Content;
 /// modifiers); deeper content is a cycle and fails with a warning instead of recursing forever.
 pub(crate) const MAX_RULE_DEPTH: usize = 32;
 
+/// Most rules one step may run. Depth alone does not bound the work: a rule that names itself
+/// twice in `furthermore` runs 2^depth times. Past this the step is cut with a warning.
+pub(crate) const MAX_RULE_RUNS_PER_STEP: u32 = 100_000;
+
+/// The work one step of a system has done, against [`MAX_RULE_RUNS_PER_STEP`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StepWork {
+    /// Rules run (evaluated) so far in the step.
+    rule_runs: u32,
+    /// The budget ran out: no further rule runs in this step.
+    cut: bool,
+}
+
 /// The warning when rules nest deeper than [`MAX_RULE_DEPTH`].
 pub(crate) const NESTED_TOO_DEEPLY: &str =
     "rules nest too deeply (a rule refers to itself through and/or/furthermore); it fails";

@@ -3,7 +3,7 @@
 use crate::model::{Effects, Requirements, Rule, RuleId, Test, TestOp};
 
 use super::host::{Nested, RulesHost};
-use super::{MAX_RULE_DEPTH, NESTED_TOO_DEEPLY, below, compare, truthy, unit, whole};
+use super::{MAX_RULE_DEPTH, MAX_RULE_RUNS_PER_STEP, NESTED_TOO_DEEPLY, below, compare, truthy, unit, whole};
 
 /// Evaluates requirements (`spec/cultistlike.md` §2.6 `evaluate`): past the depth limit it
 /// warns and fails; `invert` negates the rest; tests in order (a failing test fails the rule
@@ -109,7 +109,7 @@ pub(crate) fn decide<'c, H: RulesHost<'c>>(host: &mut H, op: TestOp, constant: i
 /// evaluates the rule and, when it passes, performs its effects. Returns whether it passed.
 pub(crate) fn run_rule<'c, H: RulesHost<'c>>(host: &mut H, id: &RuleId, ctx: &mut H::Context) -> bool {
     let Some(rule) = host.content().rule(id.as_str()) else { return false };
-    if host.stopped() {
+    if host.stopped() || !spend_rule_run(host) {
         return false;
     }
     let depth = ctx.depth();
@@ -122,6 +122,24 @@ pub(crate) fn run_rule<'c, H: RulesHost<'c>>(host: &mut H, id: &RuleId, ctx: &mu
     }
     ctx.set_depth(depth);
     passed
+}
+
+/// Counts one rule run against the step's budget; false (after one warning) once it is spent.
+fn spend_rule_run<'c, H: RulesHost<'c>>(host: &mut H) -> bool {
+    let work = host.work();
+    if work.cut {
+        return false;
+    }
+    work.rule_runs = work.rule_runs.saturating_add(1);
+    if work.rule_runs <= MAX_RULE_RUNS_PER_STEP {
+        return true;
+    }
+    work.cut = true;
+    host.warn(format!(
+        "more than {MAX_RULE_RUNS_PER_STEP} rules ran in one step (does a rule name itself more than once in \
+         furthermore?); the step's remaining rules are cut"
+    ));
+    false
 }
 
 /// Runs each rule of a list in turn, each in `ctx`.

@@ -11,7 +11,7 @@ pub(crate) mod listing;
 pub(crate) mod rules;
 pub(crate) mod script;
 mod session;
-mod step;
+pub(crate) mod step;
 pub mod text;
 
 pub(crate) use step::Engine;

@@ -355,6 +355,10 @@ impl<'a> Engine<'a> {
 /// The table lends the rules core its contexts: counts at table locations, the matched-cards
 /// list that card tests filter, and modifier queues performed when the context closes.
 impl<'a> RulesHost<'a> for Engine<'a> {
+    fn work(&mut self) -> &mut crate::engine::core::StepWork {
+        &mut self.work
+    }
+
     type Context = RuleContext;
 
     fn content(&self) -> &'a Content {

@@ -123,6 +123,12 @@ impl Session {
                 .filter(|(_, w)| w.timer_end.is_some_and(|end| end <= at))
                 .map(|(key, _)| *key)
                 .collect();
+            if due.is_empty()
+                && !engine.state.cards.values().any(|card| card.decay.as_ref().is_some_and(|d| d.remaining == 0))
+            {
+                // Nothing expired after all: stop rather than spin on the same tick.
+                break;
+            }
             for &token in &due {
                 engine.complete(token);
                 engine.end_step();

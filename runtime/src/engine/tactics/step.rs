@@ -457,7 +457,8 @@ impl TacticsState {
     pub(crate) fn advance(&mut self, content: &Content, rng: &mut Pcg64Mcg, ticks: u64) -> Vec<Event> {
         let mut events = Vec::new();
         if ticks > 0 {
-            self.schedule(content, rng, ticks.saturating_sub(1), &mut events);
+            // A battle where no unit gains CT would otherwise tick the whole wait one by one.
+            self.schedule(content, rng, ticks.saturating_sub(1).min(MAX_IDLE_TICKS), &mut events);
         }
         events
     }

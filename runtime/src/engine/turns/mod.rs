@@ -135,7 +135,15 @@ impl TurnsState {
                 state.rules.push(rule.clone());
             }
         }
-        let mut turns = Turns { content, state: &mut state, rng, events, deferred: None, messages: Vec::new() };
+        let mut turns = Turns {
+            content,
+            state: &mut state,
+            rng,
+            events,
+            deferred: None,
+            messages: Vec::new(),
+            work: crate::engine::core::StepWork::default(),
+        };
         for stat in declaration_order(content) {
             if let StatValue::Stored(expr) = &stat.value {
                 let value = turns.value(expr);

@@ -17,6 +17,10 @@ use crate::engine::core::{self, Depth, RulesHost};
 use crate::engine::{Event, Outcome};
 
 impl<'a> RulesHost<'a> for Turns<'a> {
+    fn work(&mut self) -> &mut crate::engine::core::StepWork {
+        &mut self.work
+    }
+
     type Context = Depth;
 
     fn content(&self) -> &'a Content {

@@ -95,6 +95,7 @@ impl Session {
             events: &mut events,
             deferred: None,
             messages: Vec::new(),
+            work: crate::engine::core::StepWork::default(),
         };
         if let Choice::PlayOption { card, option } = choice {
             let offered = content.card(card.as_str()).and_then(|card| card.options.get(*option));

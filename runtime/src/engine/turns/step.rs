@@ -26,6 +26,8 @@ pub(super) struct Turns<'a> {
     pub(super) deferred: Option<Vec<RuleModifier>>,
     /// Messages of this turn, reported at its end.
     pub(super) messages: Vec<Message>,
+    /// The rules run so far in this step (bounded).
+    pub(super) work: crate::engine::core::StepWork,
 }
 
 impl Turns<'_> {

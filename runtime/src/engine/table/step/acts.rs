@@ -200,7 +200,7 @@ impl Engine<'_> {
         let now = self.state.tick;
         // A timer that would end past the last tick never ends: the act runs until the content
         // moves it on (the clock never wraps).
-        let end = now.checked_add(duration);
+        let end = now.checked_add(duration).filter(|end| *end <= crate::engine::MAX_TICK);
         if end.is_none() {
             self.warn(format!(
                 "act `{act_id}` lasts {duration} ticks, which ends past the last tick (it starts at tick {now}); \

@@ -1,6 +1,6 @@
 //! Cards: creating, copying, moving, destroying and transforming them (§2.11).
 
-use super::{Engine, remove_first};
+use super::{Engine, MAX_CARD_NESTING, MAX_CARDS_CREATED_PER_STEP, MAX_CARDS_IN_PLAY, remove_first};
 
 use crate::engine::Event;
 use crate::engine::table::{CardInstance, CardKey, Decay, Fragment, Holder, Place};
@@ -9,6 +9,31 @@ use crate::model::{CardId, FragmentCount, FragmentRef};
 impl Engine<'_> {
     /// Creates a card of `card_type` at `place` (§2.11.1); none when it is unique and exists.
     pub fn create_card(&mut self, card_type: &CardId, place: Place) -> Option<CardKey> {
+        self.create_nested(card_type, place, 0)
+    }
+
+    /// Whether one more card may be created in this step; the first refusal warns.
+    fn may_create(&mut self) -> bool {
+        let in_play = self.state.cards.len();
+        if self.created < MAX_CARDS_CREATED_PER_STEP && in_play < MAX_CARDS_IN_PLAY {
+            return true;
+        }
+        if !self.creation_cut {
+            self.creation_cut = true;
+            self.warn(format!(
+                "no more cards are created in this step: {} were created in it and {in_play} are in play (at most \
+                 {MAX_CARDS_CREATED_PER_STEP} a step and {MAX_CARDS_IN_PLAY} in play)",
+                self.created
+            ));
+        }
+        false
+    }
+
+    /// [`Self::create_card`] for a card created inside `depth` others.
+    fn create_nested(&mut self, card_type: &CardId, place: Place, depth: usize) -> Option<CardKey> {
+        if !self.may_create() {
+            return None;
+        }
         let content = self.content;
         let Some(card) = content.card(card_type.as_str()) else {
             self.warn(format!("there is no card `{card_type}`"));
@@ -23,6 +48,7 @@ impl Engine<'_> {
             return None;
         };
         self.state.next_card = next;
+        self.created = self.created.saturating_add(1);
         // The content's own id: every instance of a type then shares one text, and comparing
         // types is a pointer comparison.
         let card_type = &card.id;
@@ -41,7 +67,7 @@ impl Engine<'_> {
             let count = count.as_int().unwrap_or(1).max(0);
             match fragment {
                 FragmentRef::Aspect(aspect) => instance.aspects.adjust(content.canonical_aspect(aspect), count),
-                FragmentRef::Card(sub) => sub_cards.extend(std::iter::repeat_n(sub.clone(), count as usize)),
+                FragmentRef::Card(sub) => sub_cards.push((sub.clone(), count)),
                 _ => {}
             }
         }
@@ -63,8 +89,15 @@ impl Engine<'_> {
         self.state.cards.insert(key, instance);
         self.attach(key, place);
         self.events.push(Event::CardCreated { card: key, card_type: card_type.clone() });
-        for sub in sub_cards {
-            if let Some(child) = self.create_card(&sub, Place::InCard(key)) {
+        if depth >= MAX_CARD_NESTING && !sub_cards.is_empty() {
+            self.warn(format!(
+                "cards of `{card_type}` nest more than {MAX_CARD_NESTING} deep; the inner ones are not created"
+            ));
+            sub_cards.clear();
+        }
+        for (sub, count) in sub_cards {
+            for _ in 0..count {
+                let Some(child) = self.create_nested(&sub, Place::InCard(key), depth.saturating_add(1)) else { break };
                 self.set_free(child, false);
             }
         }
@@ -73,6 +106,9 @@ impl Engine<'_> {
 
     /// A copy of a card (same type, local aspects and memory; §2.11.2) at `place`.
     pub(crate) fn duplicate(&mut self, key: CardKey, place: Place) -> Option<CardKey> {
+        if !self.may_create() {
+            return None;
+        }
         let original = self.state.card(key)?.clone();
         let copy = self.create_card(&original.card, place)?;
         let sub_cards = self.state.card(copy).map(|card| card.children.clone()).unwrap_or_default();

@@ -20,7 +20,16 @@ use crate::engine::table::{CardInstance, CardKey, Fragment, Holder, Place, Table
 use crate::model::{ActId, FragmentCount, FragmentRef, SlotId};
 
 /// Most act completions in one step: beyond, an instant-act loop is cut with a warning.
-const MAX_COMPLETIONS_PER_STEP: usize = 10_000;
+pub(crate) const MAX_COMPLETIONS_PER_STEP: usize = 10_000;
+
+pub(crate) use crate::model::MAX_CARDS_CREATED_PER_STEP;
+
+/// Most cards in play at once; beyond, nothing more is created (with a warning).
+pub(crate) const MAX_CARDS_IN_PLAY: usize = 100_000;
+
+/// How deeply cards may hold cards that were created inside them (a card type that holds
+/// itself would otherwise nest without end).
+const MAX_CARD_NESTING: usize = 16;
 
 /// Most passes of slot recomputation before giving up on a window (cards keep leaving).
 const MAX_SLOT_PASSES: usize = 16;
@@ -34,6 +43,12 @@ pub(crate) struct Engine<'a> {
     /// Windows whose running act completes at once, in order.
     pub instant: Vec<TokenKey>,
     completions: usize,
+    /// The rules run so far in this step (bounded).
+    pub work: crate::engine::core::StepWork,
+    /// Cards created so far in this step (at most [`MAX_CARDS_CREATED_PER_STEP`]).
+    created: usize,
+    /// Creation ran out of budget in this step (its warning is given once).
+    creation_cut: bool,
     /// Requirements evaluated (act entry tests, slot and text rules, rules), for [`crate::engine::Counters`].
     pub evaluations: u64,
     /// Lists [`Engine::slots_to_open`] fills, kept between its calls in a step (windows are
@@ -66,6 +81,9 @@ impl<'a> Engine<'a> {
             completions: 0,
             evaluations: 0,
             slot_lists: SlotLists::default(),
+            work: crate::engine::core::StepWork::default(),
+            created: 0,
+            creation_cut: false,
         }
     }
 
