@@ -457,6 +457,8 @@ impl ValueChecks for Stat {
         {
             checks.error(root.clone().field("min"), format!("min ({low}) is above max ({high})"));
         }
+        let (StatValue::Stored(value) | StatValue::Computed(value)) = &self.value;
+        checks.finite(root.clone().field("value"), value, "a stat's value");
         if matches!(self.value, StatValue::Computed(_)) && !self.thresholds.is_empty() {
             checks.warning(
                 root.field("thresholds"),
@@ -497,6 +499,7 @@ impl ValueChecks for Synthesis {
         if self.temperature.as_int().is_some_and(|t| t <= 0) {
             checks.error(root.clone().field("temperature"), "the temperature must be above 0");
         }
+        checks.finite(root.clone().field("temperature"), &self.temperature, "the temperature");
         checks.in_range(root.clone().field("success_chance"), &self.success_chance, 0, 100, "a chance in percent");
         if self.candidates.is_none() {
             checks.warning(root.field("candidates"), "no candidate deck: the synthesis can make nothing");
@@ -886,6 +889,11 @@ impl ValueChecks for Unit {
         for name in self.stats.keys().chain(self.limits.keys()) {
             checks.name(FieldPath::root().field("stats"), name, "stat");
         }
+        for (name, value) in &self.stats {
+            let mut path = FieldPath::root().field("stats");
+            path.push(crate::model::PathSegment::Key(name.clone()));
+            checks.finite(path, value, &format!("the stat `{name}`"));
+        }
         for name in self.limits.keys() {
             if !self.stats.contains_key(name) {
                 checks.warning(FieldPath::root().field("limits"), format!("`{name}` has limits but no stat formula"));
@@ -963,6 +971,31 @@ mod tests {
             "{found:?}"
         );
         assert!(found.iter().any(|m| m.contains("must start with a lowercase letter")), "{found:?}");
+    }
+
+    #[test]
+    fn constant_formulas_that_are_not_finite_are_errors_where_a_number_is_needed() {
+        let mut project = Project::new("p");
+        project.acts.insert(Act { id: Id::new("wait"), duration_ticks: Expr::new("0/0"), ..Act::default() });
+        project.syntheses.insert(Synthesis {
+            id: Id::new("forge"),
+            temperature: Expr::new("1/0"),
+            success_chance: Expr::new("50"),
+            ..Synthesis::default()
+        });
+        project.units.insert(Unit {
+            id: Id::new("scout"),
+            stats: [("speed".to_owned(), Expr::new("0/0 + 1"))].into(),
+            ..Unit::default()
+        });
+        let found = messages(&project);
+        for expected in [
+            "duration_ticks: a duration must be a finite number, but `0/0` is NaN",
+            "temperature: the temperature must be a finite number, but `1/0` is inf",
+            "stats[\"speed\"]: the stat `speed` must be a finite number",
+        ] {
+            assert!(found.iter().any(|m| m.contains(expected)), "{expected}: {found:?}");
+        }
     }
 
     #[test]

@@ -8,6 +8,17 @@ use crate::formula::lexer::is_keyword;
 
 use super::{Expr, FieldPath, Project};
 
+/// The value of a formula that needs nothing from play (`3`, `0/0`, `2^2000`); none when it
+/// reads the state or does not parse (the formula checks report those).
+fn constant(expr: &Expr) -> Option<f64> {
+    if let Some(value) = expr.as_int() {
+        return Some(value as f64);
+    }
+    let ast = crate::formula::parse(expr.text()).ok()?;
+    let compiled = crate::formula::FormulaSet::new().compile_ast(&ast, &crate::formula::AnyNames).ok()?;
+    compiled.constant()
+}
+
 /// Most cards one step of play creates (levels of Adjust, Transform, sub-cards…); beyond,
 /// creation stops with a warning, so a level of ten million costs what ten thousand do.
 pub const MAX_CARDS_CREATED_PER_STEP: usize = 10_000;
@@ -48,11 +59,10 @@ impl<'a> Checks<'a> {
         self.found.push((Severity::Warning, path, message.into()));
     }
 
-    /// A count or amount that must not be negative.
     /// Warns when a constant count is past what one step of play creates.
     pub fn creatable(&mut self, path: FieldPath, expr: &Expr) {
         let most = MAX_CARDS_CREATED_PER_STEP;
-        if let Some(value) = expr.as_int().filter(|value| u64::try_from(*value).is_ok_and(|v| v > most as u64)) {
+        if let Some(value) = constant(expr).filter(|value| *value > most as f64) {
             self.warning(
                 path,
                 format!("{value} cards are more than one step of play creates ({most}); only the first {most} appear"),
@@ -62,16 +72,34 @@ impl<'a> Checks<'a> {
 
     /// Reports a constant that is negative: `what` cannot be.
     pub fn not_negative(&mut self, path: FieldPath, expr: &Expr, what: &str) {
-        if let Some(value) = expr.as_int().filter(|value| *value < 0) {
-            self.error(path, format!("{what} cannot be negative (it is {value})"));
+        match constant(expr) {
+            Some(value) if !value.is_finite() => self.not_finite(path, expr, what, value),
+            Some(value) if value < 0.0 => self.error(path, format!("{what} cannot be negative (it is {value})")),
+            _ => {}
         }
     }
 
     /// A value that must lie in `low..=high` when it is a constant.
     pub fn in_range(&mut self, path: FieldPath, expr: &Expr, low: i64, high: i64, what: &str) {
-        if let Some(value) = expr.as_int().filter(|value| !(low..=high).contains(value)) {
-            self.error(path, format!("{what} must be between {low} and {high} (it is {value})"));
+        match constant(expr) {
+            Some(value) if !value.is_finite() => self.not_finite(path, expr, what, value),
+            Some(value) if !(low as f64..=high as f64).contains(&value) => {
+                self.error(path, format!("{what} must be between {low} and {high} (it is {value})"));
+            }
+            _ => {}
         }
+    }
+
+    /// A value that must be a finite number when it is a constant (`0/0` is NaN).
+    pub fn finite(&mut self, path: FieldPath, expr: &Expr, what: &str) {
+        if let Some(value) = constant(expr).filter(|value| !value.is_finite()) {
+            self.not_finite(path, expr, what, value);
+        }
+    }
+
+    fn not_finite(&mut self, path: FieldPath, expr: &Expr, what: &str, value: f64) {
+        let shown = crate::number::show_value(value, None);
+        self.error(path, format!("{what} must be a finite number, but `{}` is {shown}", expr.text()));
     }
 
     /// An art or image path that should exist inside the project folder.
