@@ -706,6 +706,17 @@ fn set_unit_keeps_a_stat_within_its_limits_and_the_battle_ends_when_its_leader_f
     assert_eq!(session.tactics().unwrap().winner(), Some("red"));
     let error = session.run_script("set unit raider hp 3").unwrap_err();
     assert!(error.message.contains("the battle has ended"), "{error}");
+    // The unit whose turn it is falls: its turn ends and the next one's begins.
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    session
+        .run_script(
+            "expect turn raider
+set unit raider hp 0
+expect unit raider defeated",
+        )
+        .unwrap();
+    let next = session.tactics().unwrap().active_unit().map(str::to_owned);
+    assert!(next.is_some() && next.as_deref() != Some("raider"), "{next:?}");
 }
 
 #[test]

@@ -148,6 +148,7 @@ impl Session {
         })
     }
 
+    /// Whether board play has a side of board `id`.
     fn has_board(&self, id: &str) -> bool {
         self.board.as_ref().is_some_and(|state| state.side(id).is_some())
     }

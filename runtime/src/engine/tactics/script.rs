@@ -3,7 +3,7 @@
 use crate::map::standing_spots;
 use crate::model::{Id, Skill};
 
-use super::{COMPASS, TacticsState, compass_name};
+use super::{COMPASS, MAX_IDLE_TICKS, TacticsState, compass_name};
 use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Session};
 use crate::number::{parse_finite, within_limits};
@@ -196,10 +196,12 @@ impl Session {
         let (min, max) = unit.limits.get(*stat).copied().unwrap_or_default();
         within_limits(&format!("{key}'s {stat}"), value, min, max)?;
         unit.stats.insert((*stat).to_owned(), value);
-        // A unit at 0 hp is out of the battle, however it got there; that may end the battle.
+        // A unit at 0 hp is out of the battle, however it got there; that may end the battle,
+        // or end its turn, and then the next unit's turn comes as after any step.
         let mut events = Vec::new();
         battle.check_defeats(&mut events);
         battle.check_end(&content, &mut rng, &mut events);
+        battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
         self.rng = rng;
         self.record(events, report);
         Ok(())
