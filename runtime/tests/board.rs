@@ -383,3 +383,68 @@ fn the_pack_is_canonical_and_validates_without_warnings() {
     let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn set_cell_takes_a_face_of_the_die_and_keeps_a_compact_column_without_gaps() {
+    let mut s = session(1);
+    run(&mut s, "set cell player_one 1 1 3\nsetup cell player_one 1 2 3\nset cell player_one 2 1 6");
+    run(
+        &mut s,
+        "expect column-score player_one 1 12\nexpect column-score player_one 2 6\nexpect column-score player_one 3 0",
+    );
+    assert_eq!(query(&s, "board.player_one.col1.score"), 12.0);
+    let hash = s.state_hash();
+    for (line, why) in [
+        ("set cell player_one 3 1 9", "player_one's die `die` has faces 1 to 6: it cannot show 9"),
+        ("set cell player_one 3 1 0", "it cannot show 0"),
+        ("set cell player_one 3 1 -2", "it cannot show -2"),
+        ("set cell player_one 3 1 99999999999999999999999", "is not a die value or empty"),
+        ("set cell player_one 3 1 six", "`six` is not a die value or empty"),
+        ("set cell player_one 3 2 4", "a die at 3,2 would float over the empty cell 3,1"),
+        ("set cell player_one 2 3 4", "a die at 2,3 would float over the empty cell 2,2"),
+        ("set cell player_one 1 1 empty", "emptying 1,1 would leave the die at 1,2 floating"),
+        ("set cell player_one 4 1 2", "player_one has no cell 4,1 (columns 1..=3, rows 1..=3)"),
+        ("set cell player_one 1 0 2", "player_one has no cell 1,0"),
+        ("set cell player_one x 1 2", "`x` is not a column number"),
+        ("set cell player_three 1 1 2", "no board `player_three` in play"),
+        ("set cell player_one 1 1", "usage: set cell BOARD C R VALUE|empty"),
+        ("setup die 7", "the die `die` has faces 1 to 6: it cannot show 7"),
+        ("expect column-score player_one 4 0", "player_one has no column `4` (columns 1..=3)"),
+        ("expect column-score player_one 1 13", "score of player_one's column 1 is 12, expected 13"),
+        ("expect column-score player_one 1", "usage: expect column-score BOARD COLUMN N"),
+    ] {
+        let error = s.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    assert_eq!(s.state_hash(), hash, "a refused set-up line changes nothing");
+    // The top die of a column may go; then the one below it.
+    run(&mut s, "set cell player_one 1 2 empty\nset cell player_one 1 1 empty\nexpect column-score player_one 1 0");
+}
+
+#[test]
+fn expect_choices_lists_the_board_turn_as_script_lines() {
+    let mut s = session(1);
+    run(&mut s, "expect choices include roll\nexpect choices include ability shield 2\nsetup die 4");
+    run(&mut s, "expect choices place player_one 3; place player_one 1; place player_one 2");
+    let error = s.run_script("expect choices roll").unwrap_err();
+    assert!(
+        error.message.contains("the choices are place player_one 1; place player_one 2; place player_one 3"),
+        "{error}"
+    );
+    assert!(error.message.contains("not offered: roll"), "{error}");
+}
+
+#[test]
+fn place_unit_is_not_a_board_line() {
+    let mut s = session(1);
+    let error = s.run_script("place unit knight 1 1").unwrap_err();
+    assert!(error.message.contains("this project sets up no battle"), "{error}");
+}
+
+#[test]
+fn the_knucklebones_set_up_playtest_passes() {
+    let script = std::fs::read_to_string(workspace().join("content/knucklebones/tests/setup_and_checks.play")).unwrap();
+    let mut s = Session::new(knucklebones(), 7).unwrap();
+    let report = s.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report.expectations >= 10, "{}", report.expectations);
+}

@@ -578,3 +578,45 @@ fn a_failed_most_probable_synthesis_gives_insight_and_a_second_revelation_roll()
     }
     assert!(seen_second_roll);
 }
+
+#[test]
+fn set_meter_stores_a_value_within_the_meters_limits_or_says_why_not() {
+    let mut session = session();
+    run(
+        &mut session,
+        "set meter balance 85\nexpect meter balance == 85\nset meter compute -3\nset meter enemy_core 1e300",
+    );
+    assert_eq!(query(&session, "balance"), 85.0);
+    assert_eq!(query(&session, "compute"), -3.0);
+    let hash = session.state_hash();
+    for (line, why) in [
+        ("set meter favour 1", "there is no meter `favour` (there are: "),
+        ("set meter balance high", "`high` is not a number"),
+        ("set meter balance NaN", "`NaN` is not a number (NaN)"),
+        ("set meter balance inf", "`inf` is not a finite number"),
+        ("set meter balance 1e400", "`1e400` is not a finite number"),
+        ("set meter balance 100.5", "100.5 is above the max of meter balance, 100"),
+        ("set meter compute -4", "-4 is below the min of meter compute, -3"),
+        ("set meter balance", "usage: set meter METER VALUE"),
+        ("set stat balance 1", "the project has no turn config"),
+        ("set unit knight hp 1", "this project sets up no battle"),
+        ("place unit knight 1 1", "this project sets up no battle"),
+        ("set cell player_one 1 1 6", "this project has no board play"),
+    ] {
+        let error = session.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    assert_eq!(session.state_hash(), hash, "a refused set-up line changes nothing");
+    // No threshold fires on a set-up line: deterrence crosses 25 without its rule running.
+    let report = session.run_script("set meter deterrence 30").unwrap();
+    assert!(report.events.is_empty(), "{:?}", report.events);
+}
+
+#[test]
+fn the_era_synthesis_set_up_playtest_passes() {
+    let script =
+        std::fs::read_to_string(workspace().join("content/era-synthesis/tests/setup_and_checks.play")).unwrap();
+    let mut session = session();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report.expectations >= 8, "{}", report.expectations);
+}

@@ -555,4 +555,47 @@ fn huge_card_counts_are_cut_per_step_with_a_warning_and_check_warns() {
     let events = session.run_script("create card nest").unwrap().events;
     let nests = session.state().cards.values().filter(|card| card.card.as_str() == "nest").count();
     assert!(nests > 16 && nests <= 10_000, "{nests} nests; {} events", events.len());
+
+#[test]
+fn expect_label_reads_what_a_card_shows_in_play() {
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    session.run_script("expect label lamp_oil \"Lamp Oil\"").unwrap();
+    let error = session.run_script("expect label lamp_oil \"Lamp oil\"").unwrap_err();
+    assert!(error.message.contains("the `lamp_oil` card shows \"Lamp Oil\", expected \"Lamp oil\""), "{error}");
+    let error = session.run_script("expect label ember \"Ember\"").unwrap_err();
+    assert!(error.message.contains("no `ember` card is in play"), "{error}");
+    let error = session.run_script("expect label lamp_oil Lamp Oil").unwrap_err();
+    assert!(error.message.contains("put the expected label in quotes"), "{error}");
+    let error = session.run_script("expect label lamp_oil").unwrap_err();
+    assert!(error.message.contains("usage: expect label CARD"), "{error}");
+    let key = session.state().table[0];
+    assert!(session.card_label(key).is_some());
+}
+
+#[test]
+fn expect_choices_names_the_table_choices_as_script_lines() {
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    session.run_script("expect choices include slot lamp_oil lamp_room 0").unwrap();
+    let error = session.run_script("expect choices include slot gull_feather lamp_room 0").unwrap_err();
+    assert!(error.message.contains("is not a choice now (the choices: "), "{error}");
+    assert!(error.message.contains("slot lamp_oil lamp_room 0"), "{error}");
+}
+
+#[test]
+fn set_up_lines_of_systems_a_project_lacks_say_so() {
+    let act_demo = load_folder(&workspace().join("content/act-demo")).unwrap().project;
+    let mut session = Session::new(act_demo, 11).unwrap();
+    let hash = session.state_hash();
+    for (line, why) in [
+        ("set stat fuel 1", "the project has no turn config"),
+        ("set meter fuel 1", "the project has no campaign"),
+        ("set unit knight hp 1", "this project sets up no battle"),
+        ("place unit knight 1 1", "this project sets up no battle"),
+        ("set cell b 1 1 2", "this project has no board play"),
+        ("set", "set aspect CARD ASPECT N"),
+    ] {
+        let error = session.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    assert_eq!(session.state_hash(), hash);
 }

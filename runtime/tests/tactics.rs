@@ -649,3 +649,81 @@ fn the_battles_set_up_warnings_are_kept_with_the_session() {
     assert!(warned("c has no `ct` or no `speed` stat"), "{:?}", session.start_events());
     assert!(!Session::new(field(), 1).unwrap().start_events().iter().any(|event| matches!(event, Event::Warning(_))));
 }
+
+#[test]
+fn set_up_lines_place_a_unit_and_set_its_stats_or_say_why_not() {
+    let mut project = field();
+    let map = project.tile_maps.iter().next().unwrap().id.clone();
+    let mut map = project.tile_maps.get(map.as_str()).unwrap().clone();
+    map.columns.iter_mut().filter(|column| (column.x, column.y) == (0, 5)).for_each(|column| column.tiles.clear());
+    project.tile_maps.insert(map);
+    let mut session = Session::new(project, 1).unwrap();
+    // Without Z, the top standing level of the cell; the block at (5, 5) stands at level 2.
+    session.run_script("place unit b 5 5\nexpect unit b at 5 5 2\nplace unit c 3 3 1\nexpect unit c at 3 3 1").unwrap();
+    session.run_script("set unit a atk 12.5\nexpect unit a atk 12.5\nset unit b hp 1e300").unwrap();
+    assert_eq!(session.tactics().unwrap().stat("a", "atk"), Some(12.5));
+    let hash = session.state_hash();
+    for (line, why) in [
+        ("place unit zed 1 1", "no unit `zed` in the battle (there are: a, b, c)"),
+        ("place unit a 6 0", "(6, 0) is off the map: field is 6 cells wide and 6 deep (x 0..5, y 0..5)"),
+        ("place unit a 70000 1", "`70000` is not a valid cell x"),
+        ("place unit a -1 1", "`-1` is not a valid cell x"),
+        ("place unit a 0 5", "no unit can stand on (0, 5): it has no tiles"),
+        ("place unit a 5 5 1", "no unit can stand at level 1 of (5, 5) (its standing levels: 2)"),
+        ("place unit a 3 3", "c stands at (3, 3, 1)"),
+        ("place unit a 1", "usage: place unit UNIT X Y [Z]"),
+        ("set unit a luck 3", "a has no stat `luck` (it has: "),
+        ("set unit a position.x 3", "use `place unit a X Y [Z]`"),
+        ("set unit a hp many", "`many` is not a number"),
+        ("set unit a hp NaN", "`NaN` is not a number (NaN)"),
+        ("set unit a hp inf", "`inf` is not a finite number"),
+        ("set unit a hp 1e999", "`1e999` is not a finite number"),
+        ("set unit a hp", "usage: set unit UNIT STAT VALUE"),
+    ] {
+        let error = session.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    assert_eq!(session.state_hash(), hash, "a refused set-up line changes nothing");
+    // A unit's own spot is free for it.
+    session.run_script("place unit a 1 1\nexpect unit a at 1 1 1").unwrap();
+    // hp 0 defeats the unit as a hit would; then it is out of the battle.
+    let report = session.run_script("set unit b hp 0\nexpect unit b defeated").unwrap();
+    assert!(report.events.iter().any(|timed| timed.event == Event::UnitDefeated { unit: "b".to_owned() }));
+    let error = session.run_script("place unit b 4 4").unwrap_err();
+    assert!(error.message.contains("the battle has ended") || error.message.contains("b is defeated"), "{error}");
+}
+
+#[test]
+fn set_unit_keeps_a_stat_within_its_limits_and_the_battle_ends_when_its_leader_falls() {
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    let error = session.run_script("set unit knight hp 40").unwrap_err();
+    assert!(error.message.contains("40 is above the max of knight's hp, 32"), "{error}");
+    let error = session.run_script("set unit knight hp -1").unwrap_err();
+    assert!(error.message.contains("-1 is below the min of knight's hp, 0"), "{error}");
+    let error = session.run_script("place unit knight 6 7").unwrap_err();
+    assert!(error.message.contains("raider stands at (6, 7"), "{error}");
+    session.run_script("place unit knight 6 6\nexpect unit knight at 6 6\nset unit knight hp 0").unwrap();
+    assert_eq!(session.tactics().unwrap().winner(), Some("red"));
+    let error = session.run_script("set unit raider hp 3").unwrap_err();
+    assert!(error.message.contains("the battle has ended"), "{error}");
+    // The unit whose turn it is falls: its turn ends and the next one's begins.
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    session
+        .run_script(
+            "expect turn raider
+set unit raider hp 0
+expect unit raider defeated",
+        )
+        .unwrap();
+    let next = session.tactics().unwrap().active_unit().map(str::to_owned);
+    assert!(next.is_some() && next.as_deref() != Some("raider"), "{next:?}");
+}
+
+#[test]
+fn the_skirmish_set_up_playtest_passes() {
+    let script =
+        std::fs::read_to_string(workspace().join("content/srpg-skirmish/tests/setup_and_checks.play")).unwrap();
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report.expectations >= 10, "{}", report.expectations);
+}

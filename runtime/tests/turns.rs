@@ -331,3 +331,70 @@ fn issues_sim_checks_clean_and_is_in_canonical_layout() {
         assert_eq!(std::fs::read_to_string(root.join(&relative)).unwrap(), text, "{relative:?} is not canonical");
     }
 }
+
+#[test]
+fn set_stat_stores_a_value_within_the_stats_limits_or_says_why_not() {
+    let mut session = Session::new(issues_sim(), 3).unwrap();
+    // The stat holds the exact value; it shows rounded to its decimals (none).
+    session.run_script("set stat treasury 12.5\nexpect stat treasury 13\nset stat tax_rate 1").unwrap();
+    assert_eq!(stat_value(&session, "treasury"), 12.5);
+    assert_eq!(stat_value(&session, "tax_rate"), 1.0);
+    // Huge but finite is a number; a stat without limits takes it.
+    session.run_script("set stat population 1e300").unwrap();
+    assert_eq!(stat_value(&session, "population"), 1e300);
+    let hash = session.state_hash();
+    for (line, why) in [
+        ("set stat gold 1", "there is no stat `gold` (there are: "),
+        ("set stat treasury lots", "`lots` is not a number"),
+        ("set stat treasury NaN", "`NaN` is not a number (NaN)"),
+        ("set stat treasury inf", "`inf` is not a finite number"),
+        ("set stat treasury -inf", "`-inf` is not a finite number"),
+        ("set stat treasury 1e999", "`1e999` is not a finite number"),
+        ("set stat happiness 101", "101 is above the max of stat happiness, 100"),
+        ("set stat tax_rate -0.5", "-0.5 is below the min of stat tax_rate, 0"),
+        ("set stat approval 3", "stat `approval` is computed by its formula"),
+        ("set stat treasury", "usage: set stat STAT VALUE"),
+        ("set stat treasury 1 2", "usage: set stat STAT VALUE"),
+        ("set meter treasury 1", "the project has no campaign"),
+        ("set wealth 1", "set aspect CARD ASPECT N, set stat STAT VALUE (turns)"),
+    ] {
+        let error = session.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {}", error.message);
+    }
+    assert_eq!(session.state_hash(), hash, "a refused set-up line changes nothing");
+}
+
+#[test]
+fn expect_choices_lists_the_offered_options_as_script_lines() {
+    let mut session = Session::new(issues_sim(), 3).unwrap();
+    session
+        .run_script(
+            "expect choices include play harbour_plan build_the_harbour\nset stat treasury 50\n\
+             expect choices end-turn ;play harbour_plan shelve_it; play budget_crisis raise_taxes; \
+             play budget_crisis cut_services; play factory_proposal approve_the_factory; play factory_proposal refuse",
+        )
+        .unwrap();
+    let error = session.run_script("expect choices include play harbour_plan build_the_harbour").unwrap_err();
+    assert!(error.message.contains("is not a choice now (the choices: "), "{error}");
+    let error = session.run_script("expect choices end-turn; play harbour_plan build_the_harbour").unwrap_err();
+    assert!(error.message.contains("not offered: play harbour_plan build_the_harbour"), "{error}");
+    assert!(error.message.contains("also offered: play budget_crisis cut_services"), "{error}");
+    let error = session.run_script("expect choices none").unwrap_err();
+    assert!(error.message.contains("also offered:"), "{error}");
+    let error = session.run_script("expect choices").unwrap_err();
+    assert!(error.message.contains("usage: expect choices"), "{error}");
+    // A card in the hand shows its label.
+    session.run_script("expect label harbour_plan \"The harbour plan\"").unwrap();
+    let error = session.run_script("expect label harbour_plan \"Harbour\"").unwrap_err();
+    assert!(error.message.contains("shows \"The harbour plan\", expected \"Harbour\""), "{error}");
+    let error = session.run_script("expect label festival \"Festival\"").unwrap_err();
+    assert!(error.message.contains("no `festival` card is in play"), "{error}");
+}
+
+#[test]
+fn the_issues_sim_set_up_playtest_passes() {
+    let script = std::fs::read_to_string(workspace().join("content/issues-sim/tests/setup_and_checks.play")).unwrap();
+    let mut session = Session::new(issues_sim(), 3).unwrap();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report.expectations >= 10, "{}", report.expectations);
+}

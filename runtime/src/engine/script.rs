@@ -48,6 +48,45 @@ pub fn script_seed(script: &str) -> Option<u64> {
     first.strip_prefix("seed ")?.trim().parse().ok()
 }
 
+/// `expect choices LINE; LINE; …` (exactly these choices now, in any order), `expect choices
+/// none` and `expect choices include LINE`: the choices written as the script lines that make
+/// them, as `possible now:` lists them.
+fn expect_choices(session: &Session, args: &str) -> Result<String, String> {
+    use std::collections::BTreeSet;
+    let offered: BTreeSet<String> = session.choices().iter().map(|choice| session.describe_choice(choice)).collect();
+    let normal = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let listed = |lines: &BTreeSet<String>| {
+        if lines.is_empty() { "none".to_owned() } else { lines.iter().cloned().collect::<Vec<_>>().join("; ") }
+    };
+    if let Some(line) = args.strip_prefix("include ").map(normal) {
+        return if offered.contains(&line) {
+            Ok(String::new())
+        } else {
+            Err(format!("`{line}` is not a choice now (the choices: {})", listed(&offered)))
+        };
+    }
+    if args.is_empty() {
+        return Err(
+            "usage: expect choices LINE; LINE; …, expect choices none or expect choices include LINE".to_owned()
+        );
+    }
+    let wanted: BTreeSet<String> =
+        if args == "none" { BTreeSet::new() } else { args.split(';').map(normal).filter(|l| !l.is_empty()).collect() };
+    if wanted == offered {
+        return Ok(String::new());
+    }
+    let missing: Vec<&str> = wanted.difference(&offered).map(String::as_str).collect();
+    let extra: Vec<&str> = offered.difference(&wanted).map(String::as_str).collect();
+    let mut why = format!("the choices are {}", listed(&offered));
+    if !missing.is_empty() {
+        let _ = write!(why, "; not offered: {}", missing.join("; "));
+    }
+    if !extra.is_empty() {
+        let _ = write!(why, "; also offered: {}", extra.join("; "));
+    }
+    Err(why)
+}
+
 /// `expect event NAME [FIELD=VALUE]...`: an event of that name with those fields happened so
 /// far in the script (`expect event ActCompleted act=tend_the_lamp`).
 fn expect_event(report: &ScriptReport, args: &str) -> Result<String, String> {
@@ -183,6 +222,10 @@ impl Session {
                     None => self.expect(rest),
                 }
             }
+            "set" => Err(format!(
+                "`set {rest}`: set aspect CARD ASPECT N, set stat STAT VALUE (turns), set meter METER VALUE \
+                 (campaign), set unit UNIT STAT VALUE (battle) or set cell BOARD C R VALUE|empty (boards)"
+            )),
             other => Err(format!(
                 "unknown command `{other}` (seed, slot, unslot, start, collect, close, flip, wait, run, create, set, move, use, face, \
                  play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
@@ -222,6 +265,9 @@ impl Session {
     fn expect(&self, rest: &str) -> Result<String, String> {
         let (what, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let args = args.trim();
+        if what == "choices" {
+            return expect_choices(self, args);
+        }
         if what == "possible" {
             let mut trial = self.clone();
             return match trial.script_line(args, &mut ScriptReport::default()) {

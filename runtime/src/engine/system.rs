@@ -168,7 +168,7 @@ impl Session {
         match system {
             System::Table => self.table_command(command, rest, report),
             System::Board => self.board_command(command, rest, report),
-            System::Tactics => self.tactics_command(command, rest),
+            System::Tactics => self.tactics_command(command, rest, report),
             System::Turns => self.turns_command(command, rest),
             System::Campaign => self.campaign_command(command, rest),
         }

@@ -42,9 +42,15 @@ impl Session {
         let words: Vec<&str> = rest.split_whitespace().collect();
         let result = match command {
             "roll" => self.active_board().and_then(|board| self.apply_line(&Choice::RollDie { board }, report)),
+            // `place unit …` is the battle's set-up line, unless a board is called `unit` and
+            // no battle runs.
+            "place" if words.first() == Some(&"unit") && (self.tactics.is_some() || !self.has_board("unit")) => {
+                return None;
+            }
             "place" => self.place_line(&words, report),
             "ability" => self.ability_line(&words).and_then(|choice| self.apply_line(&choice, report)),
             "setup" => self.setup_line(&words).map(|()| String::new()),
+            "set" if words.first() == Some(&"cell") => self.setup_line(&words).map(|()| String::new()),
             _ => return None,
         };
         Some(result)
@@ -142,37 +148,76 @@ impl Session {
         })
     }
 
-    /// Test setup outside the rules: `setup cell BOARD C R VALUE|empty`, `setup die VALUE`,
-    /// `setup turn BOARD`.
+    /// Whether board play has a side of board `id`.
+    fn has_board(&self, id: &str) -> bool {
+        self.board.as_ref().is_some_and(|state| state.side(id).is_some())
+    }
+
+    /// Test setup outside the rules: `setup cell BOARD C R VALUE|empty` (also written `set cell
+    /// …`), `setup die VALUE`, `setup turn BOARD`.
     fn setup_line(&mut self, words: &[&str]) -> Result<(), String> {
         let state = self.board.as_mut().ok_or("this project has no board play")?;
         match words {
             ["cell", board, column, row, value] => {
-                let (_, side) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
-                let card =
-                    state.setup.sides.get(state.side(board).map_or(0, |(at, _)| at)).map(|code| code.die.clone());
-                let (column, row): (u32, u32) =
-                    (column.parse().map_err(|_| "COLUMN is a number")?, row.parse().map_err(|_| "ROW is a number")?);
+                let (at, side) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
+                let code = state.setup.sides.get(at).ok_or_else(|| format!("no board `{board}` in play"))?;
+                let column: u32 = column.parse().map_err(|_| format!("`{column}` is not a column number"))?;
+                let row: u32 = row.parse().map_err(|_| format!("`{row}` is not a row number"))?;
                 if side.index(column, row).is_none() {
-                    return Err(format!("{board} has no cell {column},{row}"));
+                    return Err(format!(
+                        "{board} has no cell {column},{row} (columns 1..={}, rows 1..={})",
+                        side.columns, side.rows
+                    ));
                 }
                 let die = match *value {
                     "empty" => None,
-                    value => Some(Die {
-                        card: card.unwrap_or_default(),
-                        value: value.parse().map_err(|_| "VALUE is a number or empty")?,
-                    }),
+                    value => {
+                        let value: i64 = value.parse().map_err(|_| format!("`{value}` is not a die value or empty"))?;
+                        if !(1..=code.faces).contains(&value) {
+                            return Err(format!(
+                                "{board}'s die `{}` has faces 1 to {}: it cannot show {value}",
+                                code.die, code.faces
+                            ));
+                        }
+                        Some(Die { card: code.die.clone(), value })
+                    }
                 };
-                let at = state.side(board).map_or(0, |(at, _)| at);
+                // A compact board's columns fill from row 1 with no gaps (dice slide down into
+                // one), so a position with a gap cannot happen in play.
+                if code.compact {
+                    let filled = |r: u32| side.cell(column, r).is_some();
+                    if die.is_some()
+                        && let Some(gap) = (1..row).find(|r| !filled(*r))
+                    {
+                        return Err(format!(
+                            "{board} fills each column from row 1 and its dice slide down: a die at {column},{row} \
+                             would float over the empty cell {column},{gap}"
+                        ));
+                    }
+                    if die.is_none()
+                        && let Some(above) = (row.saturating_add(1)..=side.rows).find(|r| filled(*r))
+                    {
+                        return Err(format!(
+                            "{board} fills each column from row 1 and its dice slide down: emptying {column},{row} \
+                             would leave the die at {column},{above} floating"
+                        ));
+                    }
+                }
                 if let Some(side) = state.game.sides.get_mut(at) {
                     side.put(column, row, die);
                 }
                 Ok(())
             }
             ["die", value] => {
-                let value: i64 = value.parse().map_err(|_| "VALUE is a number")?;
-                let card = state.setup.sides.get(state.game.active).map(|code| code.die.clone()).unwrap_or_default();
-                state.game.die = Some(Die { card, value });
+                let value: i64 = value.parse().map_err(|_| format!("`{value}` is not a die value"))?;
+                let code = state.setup.sides.get(state.game.active).ok_or("no board is to play")?;
+                if !(1..=code.faces).contains(&value) {
+                    return Err(format!(
+                        "the die `{}` has faces 1 to {}: it cannot show {value}",
+                        code.die, code.faces
+                    ));
+                }
+                state.game.die = Some(Die { card: code.die.clone(), value });
                 Ok(())
             }
             ["turn", board] => {
@@ -182,7 +227,8 @@ impl Session {
                 state.game.card_played = false;
                 Ok(())
             }
-            _ => Err("usage: setup cell BOARD C R VALUE|empty, setup die VALUE, or setup turn BOARD".to_owned()),
+            _ => Err("usage: set cell BOARD C R VALUE|empty (or setup cell …), setup die VALUE, or setup turn BOARD"
+                .to_owned()),
         }
     }
 
@@ -226,7 +272,8 @@ impl Session {
         }
     }
 
-    /// The board expectations (`score`, `cell`, `winner`, `die`, `turn`, `hand`); `None` for others.
+    /// The board expectations (`score`, `column-score`, `cell`, `winner`, `die`, `turn`, `hand`);
+    /// `None` for others.
     pub(crate) fn board_expect(&self, what: &str, args: &str) -> Option<Result<String, String>> {
         let words: Vec<&str> = args.split_whitespace().collect();
         let check = |name: String, actual: String, expected: String| {
@@ -244,6 +291,16 @@ impl Session {
                 let score = self.board_query(&format!("board.{board}.score"))?;
                 check(format!("score of {board}"), format!("{score}"), (*expected).to_owned())
             }),
+            ("column-score", [board, column, expected]) => side(board).and_then(|side| {
+                let column = column
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|column| (1..=side.columns).contains(column))
+                    .ok_or_else(|| format!("{board} has no column `{column}` (columns 1..={})", side.columns))?;
+                let score = self.board_query(&format!("board.{board}.col{column}.score"))?;
+                check(format!("score of {board}'s column {column}"), format!("{score}"), (*expected).to_owned())
+            }),
+            ("column-score", _) => Err("usage: expect column-score BOARD COLUMN N".to_owned()),
             ("cell", [board, column, row, expected]) => side(board).and_then(|side| {
                 let (Ok(column), Ok(row)) = (column.parse::<u32>(), row.parse::<u32>()) else {
                     return Err("usage: expect cell BOARD C R VALUE|empty".to_owned());

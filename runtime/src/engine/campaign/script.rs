@@ -1,11 +1,11 @@
 //! The campaign's playtest lines and expectations (FORMAT.md §14).
 
-use crate::model::Id;
+use crate::model::{Id, StatValue};
 
 use super::Refusal;
 use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
-use crate::number::show_value;
+use crate::number::{parse_finite, show_value, within_limits};
 
 impl Session {
     /// Why a campaign choice is refused.
@@ -97,7 +97,8 @@ impl Session {
 
 impl Session {
     /// The campaign's playtest lines: `go NODE`, `end-phase`, `synthesize A B` (also written
-    /// `smelt A B`, its earlier name) and `jump NODE` ("play from here").
+    /// `smelt A B`, its earlier name), `jump NODE` ("play from here") and the set-up
+    /// `set meter METER VALUE`.
     pub(crate) fn campaign_command(&mut self, command: &str, rest: &str) -> Option<Result<Line, String>> {
         let mut words = rest.split_whitespace();
         let line = match command {
@@ -114,8 +115,47 @@ impl Session {
                 Some(node) => self.jump_to_node(node).map(|()| Line::Done(String::new())),
                 None => Err("usage: jump NODE".to_owned()),
             },
+            "set" if words.next() == Some("meter") => {
+                self.set_meter_line(words.collect::<Vec<_>>().as_slice()).map(|()| Line::Done(String::new()))
+            }
             _ => return None,
         };
         Some(line)
+    }
+}
+
+impl Session {
+    /// Set-up: `set meter METER VALUE` stores VALUE in a stored meter outside the rules (no
+    /// rule runs, no threshold fires, the end is not checked until the next step). Refused for
+    /// an unknown or computed meter, a value that is not a finite number, or one outside the
+    /// meter's `min`/`max` as they evaluate now.
+    fn set_meter_line(&mut self, words: &[&str]) -> Result<(), String> {
+        let [name, value] = words else { return Err("usage: set meter METER VALUE".to_owned()) };
+        if self.campaign.is_none() {
+            return Err("the project has no campaign (no node map in its entry; a turn config's stats are set with \
+                        `set stat`)"
+                .to_owned());
+        }
+        let content = std::sync::Arc::clone(&self.content);
+        let stat = content.project.stats.get(name).ok_or_else(|| {
+            let known: Vec<&str> = content.project.stats.iter().map(|stat| stat.id.as_str()).collect();
+            format!("there is no meter `{name}` (there are: {})", known.join(", "))
+        })?;
+        if !matches!(stat.value, StatValue::Stored(_)) {
+            return Err(format!("meter `{name}` is computed by its formula; set the meters it reads instead"));
+        }
+        let value = parse_finite(value)?;
+        let limits = self.campaign_look(|step| {
+            (stat.min.as_ref().map(|min| step.value(min)), stat.max.as_ref().map(|max| step.value(max)))
+        });
+        let (min, max) = limits.ok_or("the campaign's node map is missing")?;
+        within_limits(&format!("meter {name}"), value, min, max)?;
+        let stored = match (self.turns.as_mut(), self.campaign.as_mut()) {
+            (Some(turns), _) => &mut turns.stored,
+            (None, Some(campaign)) => &mut campaign.meters,
+            (None, None) => return Err("the project has no campaign".to_owned()),
+        };
+        stored.insert(stat.id.clone(), value);
+        Ok(())
     }
 }

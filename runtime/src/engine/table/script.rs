@@ -239,13 +239,73 @@ impl Session {
         }
     }
 
-    /// The table's expectations: `title`, `text`, `end`, `status`, `act`, `alt`, `slots`, `lane`.
+    /// The table's expectations: `title`, `text`, `end`, `status`, `act`, `alt`, `slots`, `lane`,
+    /// `timer`, `holds`, `label`.
     pub(crate) fn expect_table(&self, what: &str, args: &str) -> Option<Result<String, String>> {
         if matches!(what, "timer" | "holds") {
             return Some(self.expect_inside(what, args));
         }
+        if what == "label" {
+            return Some(self.expect_label(args));
+        }
         matches!(what, "title" | "text" | "end" | "status" | "act" | "alt" | "slots" | "lane")
             .then(|| self.expect_window(what, args))
+    }
+
+    /// The label a card shows in play: its type's label (its id when the label is empty), or
+    /// `face-down card` while it lies face down.
+    pub fn card_label(&self, key: CardKey) -> Option<String> {
+        let card = self.state.card(key)?;
+        if card.face_down {
+            return Some("face-down card".to_owned());
+        }
+        let label = self.content.project.cards.get(card.card.as_str()).map(|definition| definition.label.as_str());
+        Some(label.filter(|label| !label.is_empty()).unwrap_or(card.card.as_str()).to_owned())
+    }
+
+    /// `expect label CARD "TEXT"`: the first card of type CARD in play (table first, then the
+    /// hands of the other systems) shows this label (`\n` for a newline).
+    fn expect_label(&self, args: &str) -> Result<String, String> {
+        let usage = "usage: expect label CARD \"TEXT\"";
+        let (card_type, text) = args.split_once(char::is_whitespace).ok_or(usage)?;
+        let expected = text
+            .trim()
+            .strip_prefix('"')
+            .and_then(|text| text.strip_suffix('"'))
+            .ok_or("put the expected label in quotes")?
+            .replace("\\n", "\n");
+        let key = self
+            .state
+            .cards
+            .iter()
+            .filter(|(_, card)| card.card.as_str() == card_type)
+            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
+            .map(|(key, _)| *key);
+        let shown = match key {
+            Some(key) => self.card_label(key).unwrap_or_default(),
+            None if self.in_a_hand(card_type) => {
+                let label = self.content.project.cards.get(card_type).map(|card| card.label.as_str());
+                label.filter(|label| !label.is_empty()).unwrap_or(card_type).to_owned()
+            }
+            None => return Err(format!("no `{card_type}` card is in play")),
+        };
+        if shown == expected {
+            Ok(String::new())
+        } else {
+            Err(format!("the `{card_type}` card shows {shown:?}, expected {expected:?}"))
+        }
+    }
+
+    /// Whether a hand of another system (the turns', the campaign's, a board side's) holds a
+    /// card of this type.
+    fn in_a_hand(&self, card_type: &str) -> bool {
+        let turns = self.turns.as_ref().is_some_and(|turns| turns.hand.iter().any(|card| card.as_str() == card_type));
+        let campaign =
+            self.campaign.as_ref().is_some_and(|campaign| campaign.hand.iter().any(|card| card.as_str() == card_type));
+        let boards = self.board.as_ref().is_some_and(|board| {
+            board.game.sides.iter().any(|side| side.hand.iter().any(|card| card.as_str() == card_type))
+        });
+        turns || campaign || boards
     }
 
     /// `expect timer TOKEN TICKS|none` and `expect holds TOKEN CARD[*N]...`.

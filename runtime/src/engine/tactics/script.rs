@@ -3,9 +3,10 @@
 use crate::map::standing_spots;
 use crate::model::{Id, Skill};
 
-use super::{COMPASS, TacticsState, compass_name};
-use crate::engine::script::Line;
+use super::{COMPASS, MAX_IDLE_TICKS, TacticsState, compass_name};
+use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Session};
+use crate::number::{parse_finite, within_limits};
 
 /// A number in a script line.
 fn number<T: std::str::FromStr>(word: Option<&str>, what: &str) -> Result<T, String> {
@@ -140,11 +141,117 @@ impl Session {
 }
 
 impl Session {
-    /// The battle's playtest lines: `move`, `use`, `face` and `wait UNIT` make a choice.
-    pub(crate) fn tactics_command(&self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+    /// The battle's playtest lines: `move`, `use`, `face` and `wait UNIT` make a choice; the
+    /// set-up lines `set unit UNIT STAT VALUE` and `place unit UNIT X Y [Z]` change the battle
+    /// outside the rules.
+    pub(crate) fn tactics_command(
+        &mut self,
+        command: &str,
+        rest: &str,
+        report: &mut ScriptReport,
+    ) -> Option<Result<Line, String>> {
+        let mut words = rest.split_whitespace();
+        if matches!(command, "set" | "place") && words.next() == Some("unit") {
+            let words: Vec<&str> = words.collect();
+            let done = if command == "set" { self.set_unit_line(&words, report) } else { self.place_unit_line(&words) };
+            return Some(done.map(|()| Line::Done(String::new())));
+        }
         let ours = matches!(command, "move" | "use" | "face")
             || (command == "wait" && rest.starts_with(|c: char| !c.is_ascii_digit()));
         ours.then(|| self.tactics_line(command, rest).map(Line::Choose))
+    }
+
+    /// The battle for a set-up line, with the unit it names (standing: a defeated unit is out
+    /// of the battle).
+    fn set_up_unit<'s>(&'s mut self, name: &str) -> Result<(&'s mut TacticsState, String), String> {
+        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        if battle.winner.is_some() {
+            return Err("the battle has ended".to_owned());
+        }
+        let key = Self::unit_arg(battle, Some(name))?.to_owned();
+        if battle.units.get(&key).is_some_and(|unit| unit.defeated) {
+            return Err(format!("{key} is defeated (out of the battle)"));
+        }
+        Ok((battle, key))
+    }
+
+    /// Set-up: `set unit UNIT STAT VALUE` stores VALUE in one of the unit's stats (its base
+    /// value; statuses still change what it reads as). Refused for an unknown unit or stat, a
+    /// value that is not a finite number or one outside the stat's limits; an `hp` of 0 or
+    /// less defeats the unit as a hit would.
+    fn set_unit_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<(), String> {
+        let [name, stat, value] = words else { return Err("usage: set unit UNIT STAT VALUE".to_owned()) };
+        let value = parse_finite(value)?;
+        let content = std::sync::Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        let (battle, key) = self.set_up_unit(name)?;
+        let unit = battle.units.get_mut(&key).ok_or("no such unit")?;
+        if !unit.stats.contains_key(*stat) {
+            if stat.starts_with("position.") {
+                return Err(format!("`{stat}` is where the unit stands: use `place unit {key} X Y [Z]`"));
+            }
+            let known: Vec<&str> = unit.stats.keys().map(String::as_str).collect();
+            return Err(format!("{key} has no stat `{stat}` (it has: {})", known.join(", ")));
+        }
+        let (min, max) = unit.limits.get(*stat).copied().unwrap_or_default();
+        within_limits(&format!("{key}'s {stat}"), value, min, max)?;
+        unit.stats.insert((*stat).to_owned(), value);
+        // A unit at 0 hp is out of the battle, however it got there; that may end the battle,
+        // or end its turn, and then the next unit's turn comes as after any step.
+        let mut events = Vec::new();
+        battle.check_defeats(&mut events);
+        battle.check_end(&content, &mut rng, &mut events);
+        battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
+        self.rng = rng;
+        self.record(events, report);
+        Ok(())
+    }
+
+    /// Set-up: `place unit UNIT X Y [Z]` puts the unit on a standing spot of the battle's map
+    /// (without Z, the top one of the cell), facing as it did; its rider goes with it and, if
+    /// it rode, it gets off. Refused off the map, where no unit can stand, and where another
+    /// unit stands.
+    fn place_unit_line(&mut self, words: &[&str]) -> Result<(), String> {
+        let usage = "usage: place unit UNIT X Y [Z]";
+        let (name, x, y, z) = match words {
+            [name, x, y] => (*name, *x, *y, None),
+            [name, x, y, z] => (*name, *x, *y, Some(*z)),
+            _ => return Err(usage.to_owned()),
+        };
+        let (battle, key) = self.set_up_unit(name)?;
+        let x: u16 = number(Some(x), "cell x")?;
+        let y: u16 = number(Some(y), "cell y")?;
+        let grid = battle.grid();
+        if !grid.contains(i32::from(x), i32::from(y)) {
+            return Err(format!(
+                "({x}, {y}) is off the map: {} is {} cells wide and {} deep (x 0..{}, y 0..{})",
+                battle.map(),
+                grid.width(),
+                grid.depth(),
+                grid.width().saturating_sub(1),
+                grid.depth().saturating_sub(1)
+            ));
+        }
+        let spots = standing_spots(grid, x, y);
+        let levels: Vec<String> = spots.iter().map(|spot| spot.level.to_string()).collect();
+        let spot = match z {
+            None => spots.last().copied().ok_or_else(|| format!("no unit can stand on ({x}, {y}): it has no tiles"))?,
+            Some(z) => {
+                let z: u16 = number(Some(z), "level")?;
+                spots.iter().find(|spot| spot.level == z).copied().ok_or_else(|| {
+                    format!("no unit can stand at level {z} of ({x}, {y}) (its standing levels: {})", levels.join(", "))
+                })?
+            }
+        };
+        let rider = battle.rider_of(&key).map(str::to_owned);
+        if let Some(other) = battle.unit_at(spot).filter(|other| *other != key && Some(*other) != rider.as_deref()) {
+            return Err(format!("{other} stands at ({}, {}, {})", spot.cell_x, spot.cell_y, spot.level));
+        }
+        if let Some(unit) = battle.units.get_mut(&key) {
+            unit.mount = None;
+        }
+        battle.place_unit(&key, spot);
+        Ok(())
     }
 
     /// A battle choice as the script line that makes it.

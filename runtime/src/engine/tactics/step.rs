@@ -291,7 +291,7 @@ impl TacticsState {
     }
 
     /// Puts a unit on a spot; its rider goes with it.
-    fn place_unit(&mut self, key: &str, to: Spot) {
+    pub(super) fn place_unit(&mut self, key: &str, to: Spot) {
         let rider = self.rider_of(key).map(str::to_owned);
         for moved in [Some(key.to_owned()), rider].into_iter().flatten() {
             if let Some(unit) = self.units.get_mut(&moved) {
@@ -319,7 +319,7 @@ impl TacticsState {
         }
     }
 
-    fn check_defeats(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
         let fallen: Vec<String> = self
             .units
             .keys()

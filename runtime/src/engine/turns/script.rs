@@ -1,7 +1,9 @@
 //! The turns system's playtest lines and expectations (FORMAT.md §13).
 
-use crate::model::Id;
+use crate::model::{Id, StatValue};
+use crate::number::{parse_finite, within_limits};
 
+use super::env::TurnsEnv;
 use super::option_word;
 use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
@@ -127,12 +129,54 @@ impl Session {
 }
 
 impl Session {
-    /// The turns system's playtest lines: `play CARD OPTION` and `end-turn`.
-    pub(crate) fn turns_command(&self, command: &str, rest: &str) -> Option<Result<Line, String>> {
+    /// The turns system's playtest lines: `play CARD OPTION`, `end-turn` and the set-up
+    /// `set stat STAT VALUE`.
+    pub(crate) fn turns_command(&mut self, command: &str, rest: &str) -> Option<Result<Line, String>> {
         match command {
             "play" => Some(self.play_choice(rest).map(Line::Choose)),
             "end-turn" => Some(Ok(Line::Choose(Choice::EndTurn))),
+            "set" if rest.split_whitespace().next() == Some("stat") => {
+                Some(self.set_stat_line(rest).map(|()| Line::Done(String::new())))
+            }
             _ => None,
         }
+    }
+
+    /// Set-up: `set stat STAT VALUE` stores VALUE in a stored stat outside the rules (no rule
+    /// runs, no threshold fires). Refused for an unknown or computed stat, a value that is not a
+    /// finite number, or one outside the stat's `min`/`max` as they evaluate now.
+    fn set_stat_line(&mut self, rest: &str) -> Result<(), String> {
+        let mut words = rest.split_whitespace().skip(1);
+        let (Some(name), Some(value), None) = (words.next(), words.next(), words.next()) else {
+            return Err("usage: set stat STAT VALUE".to_owned());
+        };
+        let content = std::sync::Arc::clone(&self.content);
+        let turns = self
+            .turns
+            .as_mut()
+            .ok_or("the project has no turn config (a campaign's meters are set with `set meter`)")?;
+        let stat = content.project.stats.get(name).ok_or_else(|| {
+            let known: Vec<&str> = content.project.stats.iter().map(|stat| stat.id.as_str()).collect();
+            format!("there is no stat `{name}` (there are: {})", known.join(", "))
+        })?;
+        if !matches!(stat.value, StatValue::Stored(_)) {
+            return Err(format!("stat `{name}` is computed by its formula; set the stats it reads instead"));
+        }
+        let value = parse_finite(value)?;
+        let mut rng = self.rng.clone();
+        let mut env = TurnsEnv {
+            content: &content,
+            accessors: &content.accessors,
+            stored: &turns.stored,
+            turn: turns.turn,
+            rng: &mut rng,
+            depth: 0,
+            table: None,
+        };
+        let min = stat.min.as_ref().map(|min| env.expr(min));
+        let max = stat.max.as_ref().map(|max| env.expr(max));
+        within_limits(&format!("stat {name}"), value, min, max)?;
+        turns.stored.insert(stat.id.clone(), value);
+        Ok(())
     }
 }
