@@ -370,3 +370,35 @@ fn an_idle_window_says_why_no_act_starts_with_the_missing_card_s_values() {
     harness.get_by_label_contains("• needs fuel ≥ 1 in the window: 0");
     harness.get_by_label_contains("• its first slot is empty");
 }
+
+#[test]
+fn a_stat_set_while_playing_is_an_input_line_and_a_refused_one_says_why_at_the_row() {
+    let mut harness = playing("issues-sim");
+    let treasury = |harness: &Harness<'static, ActforgeApp>| {
+        harness.state().preview().game.session().unwrap().query("treasury").unwrap()
+    };
+    harness.get_by_value("Pick a stat").click();
+    harness.run_steps(2);
+    harness.get_all_by_label("treasury").last().unwrap().click();
+    harness.run_steps(2);
+    let value = harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "value");
+    value.focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "value").type_text("1234");
+    harness.run_steps(2);
+    harness.get_by_label_contains("Apply").click();
+    harness.run_steps(3);
+    assert_eq!(treasury(&harness), 1234.0);
+    assert_eq!(harness.state().preview().game.log().last().map(String::as_str), Some("set stat treasury 1234"));
+    // Not a number: refused, said at the row, and nothing changes.
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "value").focus();
+    harness.run_steps(1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "value").type_text("lots");
+    harness.run_steps(2);
+    harness.get_by_label_contains("Apply").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("`set stat treasury lots` is not possible");
+    assert_eq!(treasury(&harness), 1234.0);
+}

@@ -555,6 +555,7 @@ fn huge_card_counts_are_cut_per_step_with_a_warning_and_check_warns() {
     let events = session.run_script("create card nest").unwrap().events;
     let nests = session.state().cards.values().filter(|card| card.card.as_str() == "nest").count();
     assert!(nests > 16 && nests <= 10_000, "{nests} nests; {} events", events.len());
+}
 
 #[test]
 fn expect_label_reads_what_a_card_shows_in_play() {

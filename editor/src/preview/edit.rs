@@ -143,9 +143,10 @@ impl StateEdit {
         let wants_value =
             matches!(kind, EditKind::SetStat | EditKind::SetMeter | EditKind::SetUnitStat | EditKind::SetCell);
         if wants_value {
-            ui.label("value");
+            let label = ui.label("value");
             let hint = if kind == EditKind::SetCell { "a face or empty" } else { "a number" };
-            ui.add(egui::TextEdit::singleline(&mut self.value).desired_width(70.0).hint_text(hint));
+            ui.add(egui::TextEdit::singleline(&mut self.value).desired_width(70.0).hint_text(hint))
+                .labelled_by(label.id);
         }
         let value = self.value.trim();
         let line = match kind {

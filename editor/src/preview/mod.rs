@@ -255,7 +255,8 @@ impl PreviewPanel {
         let Some(session) = self.game.session() else { return };
         if let Some(line) = self.state_edit.ui(ui, session) {
             let applied = self.game.input(&line);
-            let why = (!applied).then(|| self.game.notice().unwrap_or("the edit was refused").to_owned());
+            // A refusal is said at the row, not again above the game.
+            let why = (!applied).then(|| self.game.take_notice().unwrap_or_else(|| "the edit was refused".to_owned()));
             self.state_edit.set_refused(why);
         }
     }

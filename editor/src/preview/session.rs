@@ -90,6 +90,11 @@ impl PreviewGame {
         self.notice.as_deref()
     }
 
+    /// Takes the notice away (its words are shown elsewhere, e.g. at the field that caused it).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
     /// Every input given, including any past the jump-back point.
     pub fn log(&self) -> &[String] {
         &self.log
