@@ -601,6 +601,17 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 fn a_flat_chain_of_operators_is_bounded_and_never_overflows_the_stack() {
     use actforge_runtime::formula::parser::MAX_OPERATORS;
     let chain = |operators: usize, op: &str| format!("1{}", format!(" {op} 1").repeat(operators));
+    // Chains of lookups fold nothing: the compiled closures are as deep as the chain.
+    for op in ["*", "+", "and", "<", "-"] {
+        let text = format!("a{}", format!(" {op} a").repeat(MAX_OPERATORS));
+        let value = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || eval_with(&text, &[("a", 1.0)]))
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("a chain of {MAX_OPERATORS} `{op}` on lookups"));
+        assert!(value.is_finite(), "{op}: {value}");
+    }
     let longest = chain(MAX_OPERATORS, "+");
     let worker = std::thread::Builder::new().stack_size(2 << 20);
     let (value, printed) = worker

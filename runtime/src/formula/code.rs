@@ -237,6 +237,18 @@ macro_rules! unary {
 }
 
 impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
+    /// One binary operation's closure. A function of its own (one copy per operation) keeps
+    /// the frame small that [`Self::node`] recursion pays once per operator of a chain.
+    #[inline(never)]
+    fn binary_with(
+        &mut self,
+        a: &Node,
+        b: &Node,
+        op: impl Fn(f64, f64) -> f64 + Copy + Send + Sync + 'e,
+    ) -> Run<'e, E> {
+        binary!(self, a, b, |x, y| op(x, y))
+    }
+
     fn nodes(&mut self, nodes: &[Node]) -> Box<[Run<'e, E>]> {
         nodes.iter().map(|node| self.node(node)).collect()
     }
@@ -305,23 +317,38 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                 let [a, b] = &**operands;
                 // One closure type per operator, each with its operation inlined.
                 match op {
-                    BinaryOp::Add => binary!(self, a, b, |x, y| apply(BinaryOp::Add, x, y)),
-                    BinaryOp::Sub => binary!(self, a, b, |x, y| apply(BinaryOp::Sub, x, y)),
-                    BinaryOp::Mul => binary!(self, a, b, |x, y| apply(BinaryOp::Mul, x, y)),
-                    BinaryOp::Div => binary!(self, a, b, |x, y| apply(BinaryOp::Div, x, y)),
-                    BinaryOp::IntDiv => binary!(self, a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
-                    BinaryOp::Rem => binary!(self, a, b, |x, y| apply(BinaryOp::Rem, x, y)),
-                    BinaryOp::Pow => binary!(self, a, b, |x, y| apply(BinaryOp::Pow, x, y)),
-                    BinaryOp::Eq => binary!(self, a, b, |x, y| apply(BinaryOp::Eq, x, y)),
-                    BinaryOp::Ne => binary!(self, a, b, |x, y| apply(BinaryOp::Ne, x, y)),
-                    BinaryOp::Lt => binary!(self, a, b, |x, y| apply(BinaryOp::Lt, x, y)),
-                    BinaryOp::Le => binary!(self, a, b, |x, y| apply(BinaryOp::Le, x, y)),
-                    BinaryOp::Gt => binary!(self, a, b, |x, y| apply(BinaryOp::Gt, x, y)),
-                    BinaryOp::Ge => binary!(self, a, b, |x, y| apply(BinaryOp::Ge, x, y)),
-                    BinaryOp::And => binary!(self, a, b, |x, y| apply(BinaryOp::And, x, y)),
-                    BinaryOp::Or => binary!(self, a, b, |x, y| apply(BinaryOp::Or, x, y)),
+                    BinaryOp::Add => self.binary_with(a, b, |x, y| apply(BinaryOp::Add, x, y)),
+                    BinaryOp::Sub => self.binary_with(a, b, |x, y| apply(BinaryOp::Sub, x, y)),
+                    BinaryOp::Mul => self.binary_with(a, b, |x, y| apply(BinaryOp::Mul, x, y)),
+                    BinaryOp::Div => self.binary_with(a, b, |x, y| apply(BinaryOp::Div, x, y)),
+                    BinaryOp::IntDiv => self.binary_with(a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
+                    BinaryOp::Rem => self.binary_with(a, b, |x, y| apply(BinaryOp::Rem, x, y)),
+                    BinaryOp::Pow => self.binary_with(a, b, |x, y| apply(BinaryOp::Pow, x, y)),
+                    BinaryOp::Eq => self.binary_with(a, b, |x, y| apply(BinaryOp::Eq, x, y)),
+                    BinaryOp::Ne => self.binary_with(a, b, |x, y| apply(BinaryOp::Ne, x, y)),
+                    BinaryOp::Lt => self.binary_with(a, b, |x, y| apply(BinaryOp::Lt, x, y)),
+                    BinaryOp::Le => self.binary_with(a, b, |x, y| apply(BinaryOp::Le, x, y)),
+                    BinaryOp::Gt => self.binary_with(a, b, |x, y| apply(BinaryOp::Gt, x, y)),
+                    BinaryOp::Ge => self.binary_with(a, b, |x, y| apply(BinaryOp::Ge, x, y)),
+                    BinaryOp::And => self.binary_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
+                    BinaryOp::Or => self.binary_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
                 }
             }
+            _ => self.other_node(node),
+        }
+    }
+
+    /// The nodes that do not chain: their larger frame is paid once per use, not per operator.
+    #[inline(never)]
+    fn other_node(&mut self, node: &Node) -> Run<'e, E> {
+        match node {
+            Node::Const(_)
+            | Node::Value(_)
+            | Node::Formula(_)
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Unary(..)
+            | Node::Binary(..) => self.node(node),
             Node::If(parts) => {
                 let [condition, then, otherwise] = &**parts;
                 let condition = self.node(condition);
