@@ -402,12 +402,11 @@ impl Tracer<'_> {
                 children.push(self.skipped(case));
             }
         }
-        let result = match chosen.and_then(|at| children.get(at)) {
-            Some(child) => child.value_or_nan(),
-            None => {
-                env.issue(Issue::NoFacingCase);
-                f64::NAN
-            }
+        let result = if let Some(child) = chosen.and_then(|at| children.get(at)) {
+            child.value_or_nan()
+        } else {
+            env.issue(Issue::NoFacingCase);
+            f64::NAN
         };
         self.leaf(ast, Some(result), Role::Branch(chosen), children)
     }
