@@ -275,7 +275,8 @@ impl TabViewer for DockTabs<'_> {
             Tab::Project => browser::ui(ui, self.workspace, self.filter, self.selection.as_ref(), self.requests),
             Tab::Item => item::ui(ui, self.workspace, self.selection.as_ref(), self.item_text, self.requests),
             Tab::Inspector => {
-                inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), self.inspector, self.requests);
+                let live = self.preview.game.session();
+                inspector::tab_ui(ui, self.workspace, self.selection.as_ref(), live, self.inspector, self.requests);
             }
             Tab::Diagnostics => diagnostics::ui(ui, self.workspace, self.path, self.requests),
             Tab::ProjectSettings => {
@@ -285,7 +286,8 @@ impl TabViewer for DockTabs<'_> {
             Tab::Formula => {
                 let project = self.workspace.project();
                 let mut actions = Vec::new();
-                self.formula.ui(ui, project, self.selection.as_ref(), &mut actions);
+                let live = self.preview.game.session();
+                self.formula.ui(ui, project, self.selection.as_ref(), live, &mut actions);
                 self.requests.extend(actions.into_iter().map(Request::Inspector));
             }
             Tab::Preview => {

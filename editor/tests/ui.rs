@@ -567,3 +567,7 @@ fn an_empty_scratch_formula_invites_typing_instead_of_showing_an_error() {
 // The Tests panel's flow, in this test binary (one link of the GUI stack).
 #[path = "ui/tests_panel.rs"]
 mod tests_panel;
+
+// Traced formulas in the workbench and the inspector, in this test binary too.
+#[path = "ui/formula_trace.rs"]
+mod formula_trace;

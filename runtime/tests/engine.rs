@@ -600,3 +600,35 @@ fn set_up_lines_of_systems_a_project_lacks_say_so() {
     }
     assert_eq!(session.state_hash(), hash);
 }
+
+#[test]
+fn a_traced_formula_gives_the_query_s_value_and_marks_what_makes_it_false() {
+    let session = Session::new(lighthouse(), 7).unwrap();
+    let text = "table.card.ember + 1 > 5 and 2 > 1";
+    let trace = session.trace_formula(text).unwrap();
+    assert_eq!(trace.value, Some(session.query(text).unwrap()));
+    assert_eq!(trace.value, Some(0.0));
+    let false_parts: Vec<&str> = trace.false_parts().into_iter().map(|node| node.text.as_str()).collect();
+    assert_eq!(false_parts, ["table.card.ember + 1 > 5"]);
+    let ember = trace.nodes().into_iter().find(|node| node.text == "table.card.ember").unwrap();
+    assert_eq!(ember.value, Some(session.query("table.card.ember").unwrap()));
+    assert!(session.trace_formula("1 +").unwrap_err().contains("expected"));
+}
+
+#[test]
+fn why_not_keeps_the_trace_of_a_failing_condition_in_the_rule_s_context() {
+    let mut project = lighthouse();
+    let act = project.acts.get_mut("tend_the_lamp").unwrap();
+    act.requirements =
+        Requirements { condition: Some(Expr::new("table.card.ember >= 3 or 1 == 2")), ..Requirements::default() };
+    let session = Session::new(project, 7).unwrap();
+    let (why, traces) = session.explain_act_traced("tend_the_lamp").unwrap();
+    assert!(why.iter().any(|line| line.contains("needs `table.card.ember >= 3 or 1 == 2` to be non-zero")), "{why:?}");
+    assert_eq!(traces.len(), 1);
+    let false_parts: Vec<&str> = traces[0].false_parts().into_iter().map(|node| node.text.as_str()).collect();
+    assert_eq!(false_parts, ["table.card.ember >= 3", "1 == 2"]);
+    // The window's reasons carry the same trace.
+    let key = session.find_token("lamp_room").unwrap();
+    let reasons = session.explain_window_traced(key);
+    assert!(reasons.iter().any(|(_, _, traces)| traces.len() == 1), "{reasons:?}");
+}

@@ -259,19 +259,25 @@ fn window_ui(
 }
 
 /// "Why does no act start?": each act the player could start in the idle window, with the
-/// requirement it lacks and the values (worked out only while the section is open).
+/// requirement it lacks and the values (worked out only while the section is open); a failing
+/// condition shows its parts' values on hover, what makes it false in red.
 fn why_not_ui(ui: &mut egui::Ui, session: &Session, token: TokenKey) {
     egui::CollapsingHeader::new(RichText::new(format!("{} Why does no act start?", icon::QUESTION)).weak())
         .id_salt(("why_not", token.0))
         .show(ui, |ui| {
-            let reasons = session.explain_window(token);
+            let reasons = session.explain_window_traced(token);
             if reasons.is_empty() {
                 ui.label(RichText::new("No act of this token is waiting on anything.").weak());
             }
-            for (act, why) in reasons {
-                ui.label(RichText::new(act).strong());
+            for (act, why, traces) in reasons {
+                ui.label(RichText::new(&act).strong());
                 for line in why {
                     ui.label(RichText::new(format!("• {line}")).color(Color32::from_rgb(0xf2, 0xb3, 0x3d)));
+                }
+                for (index, trace) in traces.iter().enumerate() {
+                    ui.indent(("why_not_trace", token.0, &act, index), |ui| {
+                        crate::views::formula::trace_ui(ui, trace);
+                    });
                 }
             }
         });

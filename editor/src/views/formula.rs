@@ -1,15 +1,19 @@
 //! The Formula tab: a formula workbench with syntax highlighting, the value against sample
 //! inputs the designer sets, and the error with a caret under the offending character. With a
 //! named formula (a `formulas/` item) selected it edits that item (each typing gesture is one
-//! undoable op); otherwise it is a scratch pad.
+//! undoable op); otherwise it is a scratch pad. The formula's parts show their values on hover
+//! (a trace, [`trace_ui`]), against the preview's running game when there is one and it can
+//! read the formula, else against the sample inputs; what makes a false formula false is red.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use actforge_runtime::engine::Session;
 use actforge_runtime::formula::lexer::{TokenKind, tokenize};
 use actforge_runtime::formula::query::{self, Query, QueryError};
-use actforge_runtime::formula::{AnyNames, FormulaSet, lookup_text};
+use actforge_runtime::formula::{AnyNames, FormulaSet, FormulaTrace, Span, lookup_text};
 use actforge_runtime::model::{Expr, Formula};
+use actforge_runtime::number::show_value;
 use actforge_runtime::{Kind, Project};
 use egui::text::LayoutJob;
 use egui::{Color32, FontId, RichText, TextFormat};
@@ -96,6 +100,7 @@ impl FormulaWorkbench {
         ui: &mut egui::Ui,
         project: Option<&Project>,
         selection: Option<&ItemKey>,
+        live: Option<&Session>,
         actions: &mut Vec<InspectorAction>,
     ) {
         let selected_formula = selection.filter(|key| key.kind == Kind::Formula);
@@ -154,11 +159,11 @@ impl FormulaWorkbench {
         if response.lost_focus() {
             actions.push(InspectorAction::EndGesture);
         }
-        self.result_ui(ui, project);
+        self.result_ui(ui, project, live);
     }
 
     /// The value (or the error with its caret), then a sample value for each name read.
-    fn result_ui(&mut self, ui: &mut egui::Ui, project: Option<&Project>) {
+    fn result_ui(&mut self, ui: &mut egui::Ui, project: Option<&Project>, live: Option<&Session>) {
         if self.text.trim().is_empty() {
             // Nothing typed yet is not a mistake.
             ui.label(
@@ -166,14 +171,31 @@ impl FormulaWorkbench {
             );
             return;
         }
+        if let Some(session) = live {
+            match session.trace_formula(&self.text) {
+                Ok(trace) => {
+                    ui.label(
+                        RichText::new(format!("= {}  in the running preview", show_value(trace.value_or_nan(), None)))
+                            .monospace()
+                            .size(18.0),
+                    );
+                    trace_ui(ui, &trace);
+                    return;
+                }
+                Err(error) => {
+                    let first = error.lines().next().unwrap_or_default();
+                    ui.label(
+                        RichText::new(format!("The running preview cannot read it ({first}); with sample inputs:"))
+                            .weak(),
+                    );
+                }
+            }
+        }
         let query = Query { project, values: self.samples.clone(), defines: Vec::new(), seed: self.seed, facing: None };
-        match query::evaluate(&self.text, &query) {
-            Ok(value) => {
-                ui.label(
-                    RichText::new(format!("= {}", actforge_runtime::number::show_value(value, None)))
-                        .monospace()
-                        .size(18.0),
-                );
+        match query::trace(&self.text, &query) {
+            Ok(trace) => {
+                ui.label(RichText::new(format!("= {}", show_value(trace.value_or_nan(), None))).monospace().size(18.0));
+                trace_ui(ui, &trace);
             }
             Err(QueryError::Formula { error }) => {
                 ui.label(RichText::new(error.render(&self.text)).monospace().color(ui.visuals().error_fg_color));
@@ -218,5 +240,97 @@ impl FormulaWorkbench {
                 ui.end_row();
             }
         });
+    }
+}
+
+/// The colour of the parts of a formula that made it false.
+pub const FALSE_PART: Color32 = Color32::from_rgb(0xe5, 0x48, 0x4d);
+
+/// A value as the trace widget shows it.
+fn value_text(value: Option<f64>) -> String {
+    value.map_or_else(|| "not evaluated (a branch not taken)".to_owned(), |value| show_value(value, None))
+}
+
+/// `trace`'s formula laid out in monospace: the parts that made it false in red (underlined),
+/// and `hovered`'s span (byte offsets into the root's text) on a highlight.
+fn trace_job(trace: &FormulaTrace, hovered: Option<Span>, ui: &egui::Ui) -> LayoutJob {
+    let text = trace.text.as_str();
+    let base = trace.span.start;
+    let local = |span: Span| (span.start.saturating_sub(base), span.end.saturating_sub(base));
+    let false_parts: Vec<(usize, usize)> = trace.false_parts().into_iter().map(|node| local(node.span)).collect();
+    let hovered = hovered.map(local);
+    // Cut at every boundary of a false part or the hovered span; each piece has one style.
+    let mut cuts: Vec<usize> = vec![0, text.len()];
+    for (start, end) in false_parts.iter().copied().chain(hovered) {
+        cuts.push(start.min(text.len()));
+        cuts.push(end.min(text.len()));
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let font = FontId::monospace(14.0);
+    let normal = ui.visuals().text_color();
+    let highlight = ui.visuals().selection.bg_fill;
+    let mut job = LayoutJob::default();
+    for pair in cuts.windows(2) {
+        let [from, to] = pair else { continue };
+        let Some(piece) = text.get(*from..*to) else { continue };
+        let inside = |(start, end): (usize, usize)| start <= *from && *to <= end;
+        let is_false = false_parts.iter().copied().any(inside);
+        let mut format = TextFormat::simple(font.clone(), if is_false { FALSE_PART } else { normal });
+        if is_false {
+            format.underline = egui::Stroke::new(1.0, FALSE_PART);
+        }
+        if hovered.is_some_and(inside) {
+            format.background = highlight;
+        }
+        job.append(piece, 0.0, format);
+    }
+    job
+}
+
+/// A traced formula's text: hovering a sub-expression highlights its span and shows its value
+/// (in a tooltip and on the line under the text); the parts that made the formula false are
+/// red (articy's simulation mode does the same). Used by the workbench, the inspector and the
+/// preview's "why not".
+pub fn trace_ui(ui: &mut egui::Ui, trace: &FormulaTrace) -> egui::Response {
+    let galley = ui.painter().layout_job(trace_job(trace, None, ui));
+    let (rect, response) = ui.allocate_exact_size(galley.size(), egui::Sense::hover());
+    let label = trace.text.clone();
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Label, true, label.clone()));
+    let node = response.hover_pos().map(|pointer| {
+        let chars = galley.cursor_from_pos(pointer - rect.min).index.0;
+        let byte = trace.text.char_indices().nth(chars).map_or(trace.text.len(), |(at, _)| at);
+        trace.innermost_at(trace.span.start.saturating_add(byte))
+    });
+    let galley = match node {
+        Some(node) => ui.painter().layout_job(trace_job(trace, Some(node.span), ui)),
+        None => galley,
+    };
+    ui.painter().galley(rect.min, galley, ui.visuals().text_color());
+    let line = match node {
+        Some(node) => {
+            let mut line = format!("{} = {}", node.text, value_text(node.value));
+            if node.makes_false {
+                line.push_str(" (makes it false)");
+            }
+            line
+        }
+        None if trace.false_parts().is_empty() => {
+            format!("whole formula: {} · hover a part for its value", value_text(trace.value))
+        }
+        None => format!(
+            "whole formula: {} · red: what makes it false · hover a part for its value",
+            value_text(trace.value)
+        ),
+    };
+    ui.label(RichText::new(&line).monospace().weak());
+    match node {
+        Some(node) => response.on_hover_ui(|ui| {
+            ui.label(RichText::new(format!("{} = {}", node.text, value_text(node.value))).monospace());
+            if node.makes_false {
+                ui.label(RichText::new("This part makes the formula false.").color(FALSE_PART));
+            }
+        }),
+        None => response,
     }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::core;
 use super::system::System;
 use super::{Choice, Event, Session};
+use crate::formula::{FormulaTrace, TraceOut};
 
 /// A script line that failed: where and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -131,10 +132,24 @@ impl Session {
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
     /// (and over the boards, in board play).
     pub fn query(&self, formula: &str) -> Result<f64, String> {
+        self.query_traced(formula, None)
+    }
+
+    /// The value of a formula over the current state, traced: every sub-expression's value and
+    /// what made it false, evaluated as [`Session::query`] evaluates it (same scope, same value;
+    /// random draws read a copy of the generator, so nothing changes).
+    pub fn trace_formula(&self, text: &str) -> Result<FormulaTrace, String> {
+        let mut out = None;
+        self.query_traced(text, Some(&mut out))?;
+        out.ok_or_else(|| format!("`{text}` could not be traced"))
+    }
+
+    /// [`Session::query`], traced into `out` when given.
+    fn query_traced(&self, formula: &str, mut out: TraceOut<'_>) -> Result<f64, String> {
         System::QUERY_ORDER
             .into_iter()
-            .find_map(|system| self.query_in(system, formula))
-            .unwrap_or_else(|| self.table_query(formula))
+            .find_map(|system| self.query_in(system, formula, out.as_deref_mut()))
+            .unwrap_or_else(|| self.table_query_traced(formula, out))
     }
 
     /// Runs a playtest script; stops at the first line that fails.

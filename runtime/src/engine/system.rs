@@ -9,6 +9,7 @@ use std::hash::{Hash, Hasher};
 
 use super::script::{Line, ScriptReport};
 use super::{Choice, ChoiceError, Event, Session};
+use crate::formula::TraceOut;
 
 /// A game system a session plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,13 +126,13 @@ impl Session {
     }
 
     /// `system`'s value of a formula; none when the formula is not for it.
-    pub(crate) fn query_in(&self, system: System, formula: &str) -> Option<Result<f64, String>> {
+    pub(crate) fn query_in(&self, system: System, formula: &str, out: TraceOut<'_>) -> Option<Result<f64, String>> {
         match system {
-            System::Table => Some(self.table_query(formula)),
-            System::Board => self.board.is_some().then(|| self.board_query(formula)),
+            System::Table => Some(self.table_query_traced(formula, out)),
+            System::Board => self.board.is_some().then(|| self.board_query_traced(formula, out)),
             System::Tactics => None,
-            System::Turns => self.turn_query(formula),
-            System::Campaign => self.campaign_query(formula),
+            System::Turns => self.turn_query(formula, out),
+            System::Campaign => self.campaign_query(formula, out),
         }
     }
 

@@ -89,7 +89,7 @@ impl Node {
 impl Unary {
     /// The function's value at `x`.
     #[inline]
-    fn apply(self, x: f64) -> f64 {
+    pub(super) fn apply(self, x: f64) -> f64 {
         match self {
             Self::Abs => x.abs(),
             Self::Trunc => x.trunc(),
@@ -106,7 +106,7 @@ impl Unary {
 /// `a op b`. Called with a constant `op` inside each operator's closure, so it inlines to
 /// the one operation.
 #[inline]
-fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
+pub(super) fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
     match op {
         BinaryOp::Add => a + b,
         BinaryOp::Sub => a - b,
@@ -130,7 +130,7 @@ fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
 
 /// `root(x, n)`: the n-th root.
 #[inline]
-fn root(x: f64, n: f64) -> f64 {
+pub(super) fn root(x: f64, n: f64) -> f64 {
     x.powf(1.0 / n)
 }
 
@@ -477,7 +477,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
 }
 
 /// `if x < low then low else if x > high then high else x` (NaN stays NaN).
-fn clamp(x: f64, low: f64, high: f64) -> f64 {
+pub(super) fn clamp(x: f64, low: f64, high: f64) -> f64 {
     if x < low {
         low
     } else if x > high {
@@ -489,7 +489,7 @@ fn clamp(x: f64, low: f64, high: f64) -> f64 {
 
 /// NaN counts as true, as in the reference (NaN != 0).
 #[inline]
-fn truth(x: f64) -> bool {
+pub(super) fn truth(x: f64) -> bool {
     x != 0.0
 }
 
@@ -500,7 +500,7 @@ pub(super) fn flag(b: bool) -> f64 {
 
 /// `min(a, b)` where any NaN makes the result NaN.
 #[inline]
-fn min_step(a: f64, b: f64) -> f64 {
+pub(super) fn min_step(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else if b < a {
@@ -512,21 +512,21 @@ fn min_step(a: f64, b: f64) -> f64 {
 
 /// `max(a, b)` where NaN is ignored unless both are NaN.
 #[inline]
-fn max_step(a: f64, b: f64) -> f64 {
+pub(super) fn max_step(a: f64, b: f64) -> f64 {
     if !b.is_nan() && (a.is_nan() || b > a) { b } else { a }
 }
 
 /// A number in [0, 1], both ends included (the reference's `Random.value`).
-fn unit(env: &mut (impl Env + ?Sized)) -> f64 {
+pub(super) fn unit(env: &mut (impl Env + ?Sized)) -> f64 {
     const MAX: f64 = ((1u64 << 53) - 1) as f64;
     (env.random_bits() >> 11) as f64 / MAX
 }
 
 /// A uniform index below `n` (n ≥ 1).
-fn index_below(env: &mut (impl Env + ?Sized), n: usize) -> usize {
+pub(super) fn index_below(env: &mut (impl Env + ?Sized), n: usize) -> usize {
     (((env.random_bits() >> 32) * n as u64) >> 32) as usize
 }
 
-fn side_index(side: Side) -> usize {
+pub(super) fn side_index(side: Side) -> usize {
     Side::ALL.iter().position(|s| *s == side).unwrap_or(0)
 }

@@ -252,6 +252,24 @@ impl FormulaSet {
         self.named.get(index as usize).map(|named| &named.compiled.node)
     }
 
+    /// The index of the named formula `name`.
+    pub(super) fn named_index_of(&self, name: &str) -> Option<u32> {
+        self.named_index.get(name).copied()
+    }
+
+    /// The slot of a lookup already interned (by compiling a formula that reads it).
+    pub(super) fn slot_of(&self, lookup: &Lookup) -> Option<LookupSlot> {
+        self.lookups.get_index_of(lookup).map(|index| LookupSlot(index as u32))
+    }
+
+    /// The value of the named formula at `index` (NaN when there is none), as `f.NAME` gives it.
+    pub(super) fn eval_index<E: Env + ?Sized>(&self, index: u32, env: &mut E) -> f64 {
+        match self.named_node(index) {
+            Some(node) => Program::<E>::build(node, self, &mut Vec::new()).eval(env),
+            None => f64::NAN,
+        }
+    }
+
     /// The slot of a lookup, interning it.
     fn slot(&mut self, lookup: &Lookup) -> LookupSlot {
         if let Some(index) = self.lookups.get_index_of(lookup) {

@@ -13,6 +13,7 @@ use super::error::FormulaError;
 use super::names::ProjectNames;
 use super::parser::parse;
 use super::print::lookup_text;
+use super::trace::{FormulaTrace, TraceOut};
 use crate::model::{Project, StatValue};
 
 /// What to evaluate a formula with.
@@ -115,6 +116,27 @@ fn stat_of<'p>(project: &'p Project, lookup: &Lookup) -> Option<&'p crate::model
 
 /// Evaluates `text` for `query`.
 pub fn evaluate(text: &str, query: &Query<'_>) -> Result<f64, QueryError> {
+    evaluate_into(text, query, None)
+}
+
+/// Evaluates `text` for `query` by tracing it: each sub-expression's value, what made it false
+/// marked (the root's value is [`evaluate`]'s).
+pub fn trace(text: &str, query: &Query<'_>) -> Result<FormulaTrace, QueryError> {
+    let mut out = None;
+    let value = evaluate_into(text, query, Some(&mut out))?;
+    // Tracing parses what compiled, so the trace is always there; a lone value otherwise.
+    Ok(out.unwrap_or_else(|| FormulaTrace {
+        span: super::error::Span::new(0, text.len()),
+        text: text.to_owned(),
+        value: Some(value),
+        makes_false: false,
+        role: super::trace::Role::Value,
+        children: Vec::new(),
+    }))
+}
+
+/// [`evaluate`], traced into `out` when given.
+fn evaluate_into(text: &str, query: &Query<'_>, out: TraceOut<'_>) -> Result<f64, QueryError> {
     let mut values = BTreeMap::new();
     for (name, value) in &query.values {
         let key = lookup_key(name).map_err(|error| QueryError::BadName { text: name.clone(), error })?;
@@ -170,7 +192,7 @@ pub fn evaluate(text: &str, query: &Query<'_>) -> Result<f64, QueryError> {
         facing: query.facing,
         depth: 0,
     };
-    Ok(set.eval(&compiled, &mut env))
+    Ok(set.eval_or_trace(&compiled, text, &mut env, out))
 }
 
 /// The named formulas `text` refers to (`f.NAME`), directly or through other named formulas.

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use actforge_runtime::engine::Session;
 use actforge_runtime::model::Expr;
 use actforge_runtime::{Kind, Project, Severity};
 use egui::{Color32, RichText};
@@ -54,6 +55,8 @@ pub struct Form<'a> {
     pub selected: Option<ItemKey>,
     /// Items made this frame from a picker's "New KIND…", applied with the edit as one step.
     pub created: Vec<SharedItem>,
+    /// The preview's running game, if any: formula fields can show their values in it.
+    pub live: Option<&'a Session>,
 }
 
 /// A path for people (`next_acts[2].act`).
@@ -898,8 +901,14 @@ impl Form<'_> {
         changed
     }
 
-    /// A formula: monospace text, its value when constant, its error under a caret.
+    /// A formula: monospace text, its value when constant, its error under a caret; with a
+    /// preview running, its values there on demand. Stacked, so what follows the field stays in
+    /// view in a narrow inspector.
     fn formula_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: Label) {
+        ui.vertical(|ui| self.formula_field_ui(ui, path, value, label));
+    }
+
+    fn formula_field_ui(&mut self, ui: &mut egui::Ui, path: &[String], value: &mut Value, label: Label) {
         let mut text = match &*value {
             Value::String(text) => text.clone(),
             Value::Number(number) => number.to_string(),
@@ -924,9 +933,12 @@ impl Form<'_> {
                 Some(constant) if constant.is_finite() => {
                     ui.label(RichText::new(format!("= {constant}")).weak());
                 }
-                _ => {
-                    ui.label(RichText::new("depends on the game state").weak());
-                }
+                _ => match self.live {
+                    Some(session) => self.live_values_ui(ui, path, &text, session),
+                    None => {
+                        ui.label(RichText::new("depends on the game state").weak());
+                    }
+                },
             },
             Err(error) => {
                 let start = text.get(..error.span.start.min(text.len())).map_or(0, |before| before.chars().count());
@@ -937,6 +949,37 @@ impl Form<'_> {
                 let colour = severity_colour(Severity::Error);
                 ui.label(RichText::new(format!("{text}\n{caret}")).monospace().color(colour));
                 ui.label(RichText::new(&error.message).color(colour));
+            }
+        }
+    }
+}
+
+impl Form<'_> {
+    /// A "values" toggle; on, the formula traced over the preview's running game, each part's
+    /// value on hover and what makes it false in red.
+    fn live_values_ui(&mut self, ui: &mut egui::Ui, path: &[String], text: &str, session: &Session) {
+        let key = path_text(path);
+        let mut on = self.state.live_values.contains(&key);
+        let toggle = ui.toggle_value(&mut on, format!("{} values in the preview", icon::EYE)).on_hover_text(
+            "Show this formula's parts with their values in the running preview (read over the whole game)",
+        );
+        if toggle.changed() {
+            if on {
+                self.state.live_values.insert(key);
+            } else {
+                self.state.live_values.remove(&key);
+            }
+        }
+        if !on {
+            return;
+        }
+        match session.trace_formula(text) {
+            Ok(trace) => {
+                crate::views::formula::trace_ui(ui, &trace);
+            }
+            Err(error) => {
+                let first = error.lines().next().unwrap_or_default();
+                ui.label(RichText::new(format!("The running preview cannot read it: {first}")).weak());
             }
         }
     }

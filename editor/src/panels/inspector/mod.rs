@@ -14,8 +14,9 @@ mod form;
 mod shape;
 mod text;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use actforge_runtime::engine::Session;
 use actforge_runtime::formula::{FormulaSet, ProjectNames};
 use actforge_runtime::model::Manifest;
 use actforge_runtime::schema::{item_schema, manifest_schema};
@@ -88,6 +89,8 @@ pub struct InspectorState {
     new_keys: BTreeMap<String, String>,
     /// JSON texts being typed that do not parse yet, by path.
     json_drafts: BTreeMap<String, String>,
+    /// Formula fields showing their values in the preview's running game, by path.
+    live_values: BTreeSet<String>,
 }
 
 impl InspectorState {
@@ -114,6 +117,8 @@ pub struct InspectorInput<'a> {
     pub dirty: bool,
     /// Its diagnostics, as (field path, message).
     pub problems: Vec<(String, String)>,
+    /// The preview's running game, if any: formula fields can show their values in it.
+    pub live: Option<&'a Session>,
 }
 
 /// Draws the inspector for `input.key`, pushing what should change into `actions`.
@@ -200,6 +205,7 @@ pub fn inspector_ui(
         gesture_ended: false,
         selected: None,
         created: Vec::new(),
+        live: input.live,
     };
     egui::ScrollArea::vertical().id_salt("inspector_scroll").auto_shrink([false, false]).show(ui, |ui| {
         if let Some(object) = edited.as_object_mut() {
@@ -306,6 +312,7 @@ pub fn manifest_form_ui(
         gesture_ended: false,
         selected: None,
         created: Vec::new(),
+        live: None,
     };
     egui::ScrollArea::vertical().id_salt("project_settings_scroll").auto_shrink([false, false]).show(ui, |ui| {
         if let Some(object) = edited.as_object_mut() {
@@ -393,6 +400,7 @@ pub fn tab_ui(
     ui: &mut egui::Ui,
     workspace: &Workspace,
     selection: Option<&ItemKey>,
+    live: Option<&Session>,
     state: &mut InspectorState,
     requests: &mut Requests,
 ) {
@@ -422,6 +430,7 @@ pub fn tab_ui(
         key,
         dirty: open.document.is_dirty(key),
         problems,
+        live,
     };
     let mut actions = Vec::new();
     inspector_ui(ui, &input, state, &mut actions);

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::formula::names::GameName;
-use crate::formula::{FormulaSet, ProjectNames, lookup_text};
+use crate::formula::{FormulaSet, ProjectNames, TraceOut, lookup_text};
 use crate::model::{Board, Id};
 
 use super::compile::{Read, Setup, read_of};
@@ -134,6 +134,11 @@ impl Session {
     /// The value of a formula in board play: board names read the boards (the active side is
     /// `board.own`), other names the table.
     pub(crate) fn board_query(&self, formula: &str) -> Result<f64, String> {
+        self.board_query_traced(formula, None)
+    }
+
+    /// [`Self::board_query`], traced into `out` when given.
+    pub(crate) fn board_query_traced(&self, formula: &str, out: TraceOut<'_>) -> Result<f64, String> {
         let Some(state) = &self.board else { return Err("no board play".to_owned()) };
         let content = &self.content;
         let mut set: FormulaSet = content.formulas().clone();
@@ -156,7 +161,6 @@ impl Session {
         }
         let mut run = self.board_run();
         run.reads = Some(reads);
-        let program = set.program::<Run>(&compiled);
-        Ok(program.eval(&mut run))
+        Ok(set.eval_or_trace(&compiled, formula, &mut run, out))
     }
 }

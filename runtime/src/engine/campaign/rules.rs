@@ -39,6 +39,10 @@ impl<'a> RulesHost<'a> for Step<'a> {
         Step::value(self, expr)
     }
 
+    fn trace(&mut self, expr: &'a Expr, _ctx: &Depth) -> Option<crate::formula::FormulaTrace> {
+        Step::trace(self, expr)
+    }
+
     /// Every location is the player's hand: a card type counts its cards, an aspect is summed.
     fn count(&mut self, _location: Location, fragment: &'a FragmentRef, _ctx: &Depth) -> i64 {
         let content = self.content;

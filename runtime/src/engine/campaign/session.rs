@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::formula::{FormulaSet, ProjectNames};
+use crate::formula::{FormulaSet, ProjectNames, TraceOut};
 use crate::model::{CardId, Id, Stat};
 
 use super::CampaignState;
@@ -221,7 +221,7 @@ impl Session {
 
     /// The value of a formula that reads campaign names, over the campaign (None when the
     /// formula reads none of them, or no campaign runs; stats when no turns system runs).
-    pub(crate) fn campaign_query(&self, formula: &str) -> Option<Result<f64, String>> {
+    pub(crate) fn campaign_query(&self, formula: &str, out: TraceOut<'_>) -> Option<Result<f64, String>> {
         self.campaign.as_ref()?;
         let content = &self.content;
         let mut set: FormulaSet = content.formulas().clone();
@@ -249,7 +249,7 @@ impl Session {
                 rng: &mut *step.rng,
                 depth: 0,
             };
-            Ok(set.eval(&compiled, &mut env))
+            Ok(set.eval_or_trace(&compiled, formula, &mut env, out))
         })
     }
 

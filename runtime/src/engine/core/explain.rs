@@ -1,19 +1,23 @@
 //! "Why not?": requirements evaluated as [`super::rules::evaluate`] does, writing down in words
 //! what failed and with which values. Run it on a copy of the session: random tests draw.
 
+use crate::formula::FormulaTrace;
 use crate::model::{FragmentRef, Location, Requirements, Test, TestOp};
 
 use super::host::{Nested, RulesHost};
 use super::rules::{decide, evaluate_rule, number};
 use super::{MAX_RULE_DEPTH, truthy};
 
-/// Whether `requirements` hold; when they do not, `why` gets a line for what failed.
+/// Whether `requirements` hold; when they do not, `why` gets a line for what failed, and
+/// `traces` the trace of each condition that failed (its sub-expressions' values in the rule's
+/// own context, what made it false marked).
 pub(crate) fn explain<'c, H: RulesHost<'c>>(
     host: &mut H,
     requirements: &'c Requirements,
     invert: bool,
     ctx: &mut H::Context,
     why: &mut Vec<String>,
+    traces: &mut Vec<FormulaTrace>,
 ) -> bool {
     if ctx.depth() > MAX_RULE_DEPTH {
         why.push("rules nest too deeply".to_owned());
@@ -21,7 +25,7 @@ pub(crate) fn explain<'c, H: RulesHost<'c>>(
     }
     if invert {
         let mut inner = Vec::new();
-        let held = explain(host, requirements, false, ctx, &mut inner);
+        let held = explain(host, requirements, false, ctx, &mut inner, &mut Vec::new());
         if held {
             why.push("an inverted rule's requirements hold".to_owned());
         }
@@ -38,6 +42,8 @@ pub(crate) fn explain<'c, H: RulesHost<'c>>(
         let value = host.value(condition, ctx);
         if !truthy(value) {
             why.push(format!("needs `{}` to be non-zero: it is {value}", condition.text()));
+            // Traced again (on the same copy): a condition that draws may draw differently.
+            traces.extend(host.trace(condition, ctx).filter(|trace| !truthy(trace.value_or_nan())));
             return false;
         }
     }
@@ -49,7 +55,7 @@ pub(crate) fn explain<'c, H: RulesHost<'c>>(
             return false;
         };
         let mut inner = Vec::new();
-        if !explain(host, &found.requirements, found.invert, &mut sub, &mut inner) {
+        if !explain(host, &found.requirements, found.invert, &mut sub, &mut inner, traces) {
             why.push(format!("needs rule {rule}: {}", inner.join("; ")));
             return false;
         }

@@ -63,6 +63,13 @@ pub(crate) trait RulesHost<'c> {
     /// The value of a formula in a context (NaN when it has none).
     fn value(&mut self, expr: &'c Expr, ctx: &Self::Context) -> f64;
 
+    /// The trace of a formula in a context, evaluated as [`RulesHost::value`] evaluates it
+    /// (every sub-expression's value, the false parts marked); none where the host cannot
+    /// trace (the board's own compiled codes).
+    fn trace(&mut self, _expr: &'c Expr, _ctx: &Self::Context) -> Option<crate::formula::FormulaTrace> {
+        None
+    }
+
     /// How many of `fragment` are at `location` in a context.
     fn count(&mut self, location: Location, fragment: &'c FragmentRef, ctx: &Self::Context) -> i64;
 

@@ -1,6 +1,6 @@
 //! The formula environment of the table: game-state names read counts at locations in a context.
 
-use crate::formula::{Compiled, Env, FormulaError, FormulaSet, LookupSlot, ProjectNames};
+use crate::formula::{Compiled, Env, FormulaError, FormulaSet, FormulaTrace, LookupSlot, ProjectNames, TraceOut};
 use crate::model::Expr;
 
 use super::rules::{Resolved, RuleContext};
@@ -60,18 +60,37 @@ impl Engine<'_> {
         }
         let content = self.content;
         let Some(compiled) = content.formula(expr) else { return f64::NAN };
-        self.eval_in(content.formulas(), compiled, &content.accessors, ctx)
+        self.eval_in(content.formulas(), compiled, expr.text(), &content.accessors, ctx, None)
+    }
+
+    /// The trace of an expression's formula in a context, as [`Self::formula_value`] evaluates
+    /// it (none when it has no compiled formula).
+    pub(crate) fn formula_trace(&mut self, expr: &Expr, ctx: &RuleContext) -> Option<FormulaTrace> {
+        let content = self.content;
+        let compiled = content.formula(expr)?;
+        let mut trace = None;
+        self.eval_in(content.formulas(), compiled, expr.text(), &content.accessors, ctx, Some(&mut trace));
+        trace
     }
 
     /// Evaluates compiled code in a context. The environment reads the engine while random
     /// draws advance a copy of its generator, written back afterwards.
-    fn eval_in(&mut self, set: &FormulaSet, compiled: &Compiled, accessors: &[Accessor], ctx: &RuleContext) -> f64 {
+    /// With `out`, the evaluation is traced from `text` into it.
+    fn eval_in(
+        &mut self,
+        set: &FormulaSet,
+        compiled: &Compiled,
+        text: &str,
+        accessors: &[Accessor],
+        ctx: &RuleContext,
+        out: TraceOut<'_>,
+    ) -> f64 {
         let mut rng = self.rng.clone();
         let value = {
             let mut bits = || rand_core::Rng::next_u64(&mut rng);
             let this: &Engine<'_> = self;
             let mut env = TableEnv { engine: this, accessors, ctx, bits: &mut bits };
-            set.eval(compiled, &mut env)
+            set.eval_or_trace(compiled, text, &mut env, out)
         };
         *self.rng = rng;
         value
@@ -84,6 +103,7 @@ impl Engine<'_> {
         &mut self,
         text: &str,
         other: &dyn Fn(&crate::formula::Lookup) -> Option<f64>,
+        out: TraceOut<'_>,
     ) -> Result<f64, FormulaError> {
         let content = self.content;
         let mut set = content.formulas().clone();
@@ -96,6 +116,6 @@ impl Engine<'_> {
             })
             .collect();
         let ctx = RuleContext::new(Holder::Root, 0);
-        Ok(self.eval_in(&set, &compiled, &accessors, &ctx))
+        Ok(self.eval_in(&set, &compiled, text, &accessors, &ctx, out))
     }
 }

@@ -381,6 +381,10 @@ impl<'a> RulesHost<'a> for Engine<'a> {
         self.formula_value(expr, ctx)
     }
 
+    fn trace(&mut self, expr: &'a Expr, ctx: &RuleContext) -> Option<crate::formula::FormulaTrace> {
+        self.formula_trace(expr, ctx)
+    }
+
     fn count(&mut self, location: Location, fragment: &'a FragmentRef, ctx: &RuleContext) -> i64 {
         let resolved = self.resolve(fragment, ctx);
         self.count_at(location, Some(&resolved), ctx)

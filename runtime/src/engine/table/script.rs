@@ -4,6 +4,7 @@
 use super::{CardKey, Place, Status, TokenKey};
 use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Session};
+use crate::formula::FormulaTrace;
 
 impl Session {
     /// The window of `name`: a token id (the first of that type in registry order) or
@@ -464,6 +465,12 @@ impl Session {
     /// there, its label and what its entry requirements lack, with the values (worked out on a
     /// copy of the game: nothing changes). Empty when the window is gone, ready or busy.
     pub fn explain_window(&self, key: TokenKey) -> Vec<(String, Vec<String>)> {
+        self.explain_window_traced(key).into_iter().map(|(name, why, _)| (name, why)).collect()
+    }
+
+    /// [`Session::explain_window`] with, for each act, the traces of the conditions that failed
+    /// (each sub-expression's value in the window's context, what made it false marked).
+    pub fn explain_window_traced(&self, key: TokenKey) -> Vec<(String, Vec<String>, Vec<FormulaTrace>)> {
         let Some(window) = self.state.window(key) else { return Vec::new() };
         if window.status != Status::Idle {
             return Vec::new();
@@ -482,11 +489,12 @@ impl Session {
             let mut events = Vec::new();
             let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
             let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
-            crate::engine::core::explain(&mut engine, &act.requirements, false, &mut ctx, &mut why);
+            let mut traces = Vec::new();
+            crate::engine::core::explain(&mut engine, &act.requirements, false, &mut ctx, &mut why, &mut traces);
             if !why.is_empty() {
                 let name =
                     if act.label.is_empty() { act.id.to_string() } else { format!("{} ({})", act.label, act.id) };
-                reasons.push((name, why));
+                reasons.push((name, why, traces));
             }
         }
         reasons
@@ -495,10 +503,15 @@ impl Session {
     /// Why `act` cannot start now, in words: in the first idle or ready window of its token
     /// (none when a window offers it).
     pub fn explain_act(&self, act: &str) -> Result<Vec<String>, String> {
+        self.explain_act_traced(act).map(|(why, _)| why)
+    }
+
+    /// [`Session::explain_act`] with the traces of the conditions that failed.
+    pub fn explain_act_traced(&self, act: &str) -> Result<(Vec<String>, Vec<FormulaTrace>), String> {
         let content = std::sync::Arc::clone(&self.content);
         let definition = content.act(act).ok_or_else(|| format!("there is no act `{act}`"))?;
         let Some(token) = &definition.token else {
-            return Ok(vec![format!("{act} names no token: it can only follow another act")]);
+            return Ok((vec![format!("{act} names no token: it can only follow another act")], Vec::new()));
         };
         let open = |window: &super::Window| matches!(window.status, Status::Idle | Status::Ready(_));
         if self
@@ -507,12 +520,12 @@ impl Session {
             .values()
             .any(|window| window.token == *token && window.status == Status::Ready(definition.id.clone()))
         {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         let idle =
             self.state.windows.iter().find(|(_, window)| window.token == *token && open(window)).map(|(key, _)| *key);
         let Some(key) = idle else {
-            return Ok(vec![format!("no window of token {token} is idle (they are all busy)")]);
+            return Ok((vec![format!("no window of token {token} is idle (they are all busy)")], Vec::new()));
         };
         let mut why = Vec::new();
         if !definition.initial {
@@ -522,7 +535,8 @@ impl Session {
         let mut events = Vec::new();
         let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
         let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
-        crate::engine::core::explain(&mut engine, &definition.requirements, false, &mut ctx, &mut why);
-        Ok(why)
+        let mut traces = Vec::new();
+        crate::engine::core::explain(&mut engine, &definition.requirements, false, &mut ctx, &mut why, &mut traces);
+        Ok((why, traces))
     }
 }

@@ -7,6 +7,7 @@ use super::Engine;
 use super::listing::Moving;
 use super::{CardKey, PendingToken, Place, Status, TableState, TokenKey};
 use crate::engine::{Choice, ChoiceError, Event, Session};
+use crate::formula::TraceOut;
 
 impl Session {
     /// The [`Choice::Start`] and [`Choice::Collect`] choices alone, in the order of
@@ -227,12 +228,17 @@ impl Session {
 impl Session {
     /// The value of a formula over the table only.
     pub(crate) fn table_query(&self, formula: &str) -> Result<f64, String> {
+        self.table_query_traced(formula, None)
+    }
+
+    /// [`Self::table_query`], traced into `out` when given.
+    pub(crate) fn table_query_traced(&self, formula: &str, out: TraceOut<'_>) -> Result<f64, String> {
         let mut state = self.state.clone();
         let mut rng = self.rng.clone();
         let mut events = Vec::new();
         let mut engine = Engine::new(&self.content, &mut state, &mut rng, &mut events);
         let tactics = self.tactics.as_ref();
         let other = |lookup: &crate::formula::Lookup| tactics.and_then(|battle| battle.lookup_value(lookup));
-        engine.query(formula, &other).map_err(|error| error.render(formula))
+        engine.query(formula, &other, out).map_err(|error| error.render(formula))
     }
 }

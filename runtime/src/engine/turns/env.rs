@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
-use crate::formula::{Env, LookupSlot};
+use crate::formula::{Env, FormulaTrace, LookupSlot};
 use crate::model::{Expr, Id, Stat};
 
 use super::MAX_STAT_DEPTH;
@@ -52,6 +52,16 @@ impl TurnsEnv<'_> {
         }
         let content = self.content;
         content.formula(expr).map_or(f64::NAN, |compiled| content.formulas().eval(compiled, self))
+    }
+
+    /// The trace of an expression's formula, as [`Self::expr`] evaluates it (none when it
+    /// has no compiled formula, e.g. a plain number).
+    pub(super) fn expr_trace(&mut self, expr: &Expr) -> Option<FormulaTrace> {
+        let content = self.content;
+        let compiled = content.formula(expr)?;
+        let mut out = None;
+        content.formulas().eval_or_trace(compiled, expr.text(), self, Some(&mut out));
+        out
     }
 }
 

@@ -43,6 +43,10 @@ impl<'a> RulesHost<'a> for Turns<'a> {
         Turns::value(self, expr)
     }
 
+    fn trace(&mut self, expr: &'a Expr, _ctx: &Depth) -> Option<crate::formula::FormulaTrace> {
+        Turns::trace(self, expr)
+    }
+
     /// Every location is the hand: a card type counts its cards, an aspect is summed over them.
     fn count(&mut self, _location: Location, fragment: &'a FragmentRef, _ctx: &Depth) -> i64 {
         let content = self.content;

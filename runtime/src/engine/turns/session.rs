@@ -1,6 +1,6 @@
 //! The turns system's part of the [`Session`]: its state, choices, turn step and queries.
 
-use crate::formula::{FormulaSet, ProjectNames};
+use crate::formula::{FormulaSet, ProjectNames, TraceOut};
 use crate::model::{CardId, Id};
 
 use super::env::TurnsEnv;
@@ -126,7 +126,7 @@ impl Session {
     }
 
     /// The value of a formula over the turns state (stats, `turn`), for scripts and the CLI.
-    pub(crate) fn turn_query(&self, formula: &str) -> Option<Result<f64, String>> {
+    pub(crate) fn turn_query(&self, formula: &str, out: TraceOut<'_>) -> Option<Result<f64, String>> {
         let turns = self.turns.as_ref()?;
         let content = &self.content;
         let mut set: FormulaSet = content.formulas().clone();
@@ -152,7 +152,7 @@ impl Session {
             depth: 0,
             table: Some((&engine, &ctx)),
         };
-        Some(Ok(set.eval(&compiled, &mut env)))
+        Some(Ok(set.eval_or_trace(&compiled, formula, &mut env, out)))
     }
 
     /// The turn system in words (for `actforge play`): turn, hand, stats (hidden ones marked),

@@ -47,6 +47,10 @@ impl Turns<'_> {
         self.env().expr(expr)
     }
 
+    pub(super) fn trace(&mut self, expr: &Expr) -> Option<crate::formula::FormulaTrace> {
+        self.env().expr_trace(expr)
+    }
+
     pub(super) fn stat_value(&mut self, id: &Id<Stat>) -> f64 {
         self.env().stat(id)
     }
