@@ -2,6 +2,8 @@
 //! lines and blocks first, so an unclosed `repeat`, a stray `end` or a script that would run
 //! too many lines fails before anything runs, naming its line.
 
+use std::fmt::Write as _;
+
 use super::{ScriptError, ScriptOptions, ScriptReport, Session};
 
 /// Most lines one run of a script executes, each repetition's lines counted (a repetition of
@@ -135,7 +137,7 @@ pub(super) fn repetition_words(repetitions: &[(usize, usize)]) -> String {
         if depth > 0 {
             words.push_str(", inner ");
         }
-        words.push_str(&format!("repetition {at} of {of}"));
+        let _ = write!(words, "repetition {at} of {of}");
     }
     words
 }

@@ -179,21 +179,23 @@ impl Session {
         let mut replacements: Vec<(usize, usize, &str)> = Vec::new();
         let mut index = 0;
         while let Some(token) = tokens.get(index) {
-            let after_dot =
-                index > 0 && tokens.get(index - 1).is_some_and(|before| before.kind == TokenKind::Symbol(Symbol::Dot));
+            let after_dot = index
+                .checked_sub(1)
+                .and_then(|before| tokens.get(before))
+                .is_some_and(|before| before.kind == TokenKind::Symbol(Symbol::Dot));
             if token.kind != TokenKind::Ident("outcome") || after_dot {
-                index += 1;
+                index = index.saturating_add(1);
                 continue;
             }
             let mut words = Vec::new();
             let mut end = token.span.end;
-            let mut next = index + 1;
-            while let (Some(dot), Some(name)) = (tokens.get(next), tokens.get(next + 1)) {
+            let mut next = index.saturating_add(1);
+            while let (Some(dot), Some(name)) = (tokens.get(next), tokens.get(next.saturating_add(1))) {
                 match (dot.kind, name.kind) {
                     (TokenKind::Symbol(Symbol::Dot), TokenKind::Ident(word)) => {
                         words.push(word);
                         end = name.span.end;
-                        next += 2;
+                        next = next.saturating_add(2);
                     }
                     _ => break,
                 }
