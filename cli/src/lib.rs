@@ -113,6 +113,10 @@ pub enum Command {
         /// Print JSON instead of lines.
         #[arg(long)]
         json: bool,
+        /// Play at most N runs for each `expect sim` line (CI keeps the packs' tests quick); a
+        /// capped line says so in the output.
+        #[arg(long, value_name = "N")]
+        max_sim_runs: Option<usize>,
     },
     /// Play a project: run a playtest script's inputs (player actions, waits, expectations),
     /// let time pass, then print each query's value over the final state and the table; exits 1
@@ -305,8 +309,8 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             play(&PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json }, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
-        Command::Test { project, filter, json } => {
-            crate::test::test(&crate::test::TestArgs { project, filter, json }, out, err)
+        Command::Test { project, filter, json, max_sim_runs } => {
+            crate::test::test(&crate::test::TestArgs { project, filter, json, max_sim_runs }, out, err)
         }
         Command::Synthesis { project, synthesis, a, b, sets, json } => {
             synth(&project, &synthesis, [&a, &b], &sets, json, out, err)

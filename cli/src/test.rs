@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use actforge_runtime::Project;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::Session;
+use actforge_runtime::engine::script::{ScriptOptions, ScriptReport};
 use actforge_runtime::project::{bundle_tests, open_project};
 
 use crate::{Exit, fail, print_diagnostics};
@@ -27,8 +28,11 @@ pub struct TestOutcome {
     pub file: PathBuf,
     /// How many `expect` lines held.
     pub expectations: usize,
-    /// The first line that failed (1-based) and why; none when the test passed.
+    /// The first line that failed (1-based) and why (`in repetition 3 of 5: …` inside a
+    /// `repeat` block); none when the test passed.
     pub failure: Option<(usize, String)>,
+    /// What to know although the lines held: `expect sim` lines whose runs were capped.
+    pub notes: Vec<String>,
 }
 
 impl TestOutcome {
@@ -94,30 +98,45 @@ pub fn scripts_of(tests: &BTreeMap<String, String>) -> Vec<TestScript> {
 
 /// Runs one playtest on a fresh session of `project` with `seed`.
 pub fn run_test(project: &Project, seed: u64, script: &TestScript) -> TestOutcome {
-    let outcome = |expectations, failure| TestOutcome {
+    run_test_with(project, seed, script, &ScriptOptions::default())
+}
+
+/// Runs one playtest on a fresh session of `project` with `seed` and `options` (the cap of
+/// `expect sim` runs).
+pub fn run_test_with(project: &Project, seed: u64, script: &TestScript, options: &ScriptOptions) -> TestOutcome {
+    let outcome = |expectations, failure, notes| TestOutcome {
         name: script.name.clone(),
         file: script.file.clone(),
         expectations,
         failure,
+        notes,
     };
     let text = match &script.text {
         Ok(text) => text,
-        Err(why) => return outcome(0, Some((0, why.clone()))),
+        Err(why) => return outcome(0, Some((0, why.clone())), Vec::new()),
     };
     // A script may ask for its own seed on its first line (`seed N`).
     let seed = actforge_runtime::engine::script::script_seed(text).unwrap_or(seed);
     let mut session = match Session::new(project.clone(), seed) {
         Ok(session) => session,
-        Err(error) => return outcome(0, Some((0, format!("the project cannot be played: {error}")))),
+        Err(error) => return outcome(0, Some((0, format!("the project cannot be played: {error}"))), Vec::new()),
     };
-    match session.run_script(text) {
-        Ok(report) => outcome(report.expectations, None),
-        Err(error) => outcome(0, Some((error.line, error.message))),
+    let mut report = ScriptReport::default();
+    match session.run_script_with(text, options, &mut report) {
+        Ok(()) => outcome(report.expectations, None, report.notes),
+        Err(error) => outcome(0, Some((error.line, error.why())), report.notes),
     }
 }
 
-/// Runs `scripts` on `threads` threads (at least one); the outcomes come back in `scripts`' order.
-pub fn run_tests(project: &Project, seed: u64, scripts: &[TestScript], threads: usize) -> Vec<TestOutcome> {
+/// Runs `scripts` on `threads` threads (at least one) with `options`; the outcomes come back in
+/// `scripts`' order.
+pub fn run_tests(
+    project: &Project,
+    seed: u64,
+    scripts: &[TestScript],
+    threads: usize,
+    options: &ScriptOptions,
+) -> Vec<TestOutcome> {
     let next = AtomicUsize::new(0);
     let outcomes: Mutex<Vec<Option<TestOutcome>>> = Mutex::new(vec![None; scripts.len()]);
     std::thread::scope(|scope| {
@@ -126,7 +145,7 @@ pub fn run_tests(project: &Project, seed: u64, scripts: &[TestScript], threads: 
                 loop {
                     let at = next.fetch_add(1, Ordering::Relaxed);
                     let Some(script) = scripts.get(at) else { break };
-                    let outcome = run_test(project, seed, script);
+                    let outcome = run_test_with(project, seed, script, options);
                     let mut outcomes = outcomes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     if let Some(slot) = outcomes.get_mut(at) {
                         *slot = Some(outcome);
@@ -151,6 +170,8 @@ pub struct TestArgs {
     pub filter: Option<String>,
     /// Print JSON instead of lines.
     pub json: bool,
+    /// Caps the runs of every `expect sim` line (`--max-sim-runs N`).
+    pub max_sim_runs: Option<usize>,
 }
 
 /// `actforge test`.
@@ -184,7 +205,8 @@ pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::i
     }
     let seed = loaded.project.manifest.settings.seed;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let outcomes = run_tests(&loaded.project, seed, &scripts, threads);
+    let options = ScriptOptions { max_sim_runs: args.max_sim_runs, ..ScriptOptions::default() };
+    let outcomes = run_tests(&loaded.project, seed, &scripts, threads, &options);
     let failed = outcomes.iter().filter(|outcome| !outcome.passed()).count();
     let shown = |file: &Path| file.strip_prefix(&args.project).unwrap_or(file).display().to_string();
     if args.json {
@@ -200,6 +222,7 @@ pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::i
                 "expectations": outcome.expectations,
                 "line": outcome.failure.as_ref().map(|(line, _)| *line),
                 "message": outcome.failure.as_ref().map(|(_, message)| message.clone()),
+                "notes": outcome.notes,
             })).collect::<Vec<_>>(),
         });
         writeln!(out, "{json:#}")?;
@@ -211,6 +234,9 @@ pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::i
                     writeln!(out, "FAILED {}", outcome.name)?;
                     writeln!(out, "       {}:{line}: {message}", shown(&outcome.file))?;
                 }
+            }
+            for note in &outcome.notes {
+                writeln!(out, "       {}: {note}", shown(&outcome.file))?;
             }
         }
         if outcomes.is_empty() {

@@ -270,6 +270,8 @@ struct RunRecord {
     skill_uses: BTreeMap<String, usize>,
     nodes: BTreeSet<String>,
     stats: Vec<(String, f64)>,
+    /// What [`simulate_from`]'s `measure` read from the final state.
+    measured: f64,
 }
 
 impl RunRecord {
@@ -317,9 +319,63 @@ pub fn run_seed(seed: u64, run: usize) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Where the runs of a simulation start.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    /// A fresh session of the content, seeded with the run's seed.
+    Content(&'a Arc<Content>),
+    /// A copy of a session (e.g. mid-playtest) whose generator is reseeded with the run's seed.
+    Session(&'a Session),
+}
+
+impl Start<'_> {
+    fn content(&self) -> &Arc<Content> {
+        match self {
+            Self::Content(content) => content,
+            Self::Session(session) => session.content(),
+        }
+    }
+
+    fn session(&self, seed: u64) -> Session {
+        match self {
+            Self::Content(content) => Session::from_content(Arc::clone(content), seed),
+            Self::Session(session) => {
+                let mut copy = (*session).clone();
+                copy.reseed(seed);
+                copy
+            }
+        }
+    }
+}
+
+/// Reads a number from a run's final state (see [`simulate_from`]).
+pub type Measure<'a> = &'a (dyn Fn(&Session) -> f64 + Sync);
+
 /// Runs the simulation and folds the runs into a summary. `progress` counts finished runs and
 /// can cancel; a cancelled simulation returns [`SimError::Cancelled`].
 pub fn simulate(content: &Arc<Content>, options: &SimOptions, progress: &Progress) -> Result<Summary, SimError> {
+    simulate_runs(Start::Content(content), options, progress, None).map(|(summary, _)| summary)
+}
+
+/// Like [`simulate`], but every run starts from a copy of `start` (a session at some point of a
+/// playtest) whose generator is reseeded with the run's seed; `measure` reads each run's final
+/// state and its values come back in run order. Cards present in `start` count as seen.
+pub fn simulate_from(
+    start: &Session,
+    options: &SimOptions,
+    progress: &Progress,
+    measure: Measure<'_>,
+) -> Result<(Summary, Vec<f64>), SimError> {
+    simulate_runs(Start::Session(start), options, progress, Some(measure))
+}
+
+fn simulate_runs(
+    start: Start<'_>,
+    options: &SimOptions,
+    progress: &Progress,
+    measure: Option<Measure<'_>>,
+) -> Result<(Summary, Vec<f64>), SimError> {
+    let content = start.content();
     check_policy(content, &options.policy)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
@@ -332,7 +388,7 @@ pub fn simulate(content: &Arc<Content>, options: &SimOptions, progress: &Progres
                 if progress.cancelled() {
                     return None;
                 }
-                let record = play_run(content, options, run);
+                let record = play_run(start, options, run, measure);
                 progress.done.fetch_add(1, Ordering::Relaxed);
                 Some(record)
             })
@@ -345,7 +401,12 @@ pub fn simulate(content: &Arc<Content>, options: &SimOptions, progress: &Progres
             None => return Err(SimError::Cancelled(progress.done())),
         }
     }
-    Ok(fold(content, options, &finished))
+    let initial = match start {
+        Start::Content(content) => Session::from_content(Arc::clone(content), 0),
+        Start::Session(session) => session.clone(),
+    };
+    let measured = finished.iter().map(|record| record.measured).collect();
+    Ok((fold(&initial, options, &finished), measured))
 }
 
 /// Refuses a policy that cannot play this content before any run starts.
@@ -362,9 +423,15 @@ fn check_policy(content: &Arc<Content>, policy: &Policy) -> Result<(), SimError>
     }
 }
 
-fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<RunRecord, SimError> {
+fn play_run(
+    start: Start<'_>,
+    options: &SimOptions,
+    run: usize,
+    measure: Option<Measure<'_>>,
+) -> Result<RunRecord, SimError> {
     let seed = run_seed(options.seed, run);
-    let mut session = Session::from_content(Arc::clone(content), seed);
+    let content = start.content();
+    let mut session = start.session(seed);
     let mut record = RunRecord::default();
     let mut random = RandomPolicy::new(seed ^ 0x5EED);
     if let Policy::Script(script) = &options.policy {
@@ -413,6 +480,7 @@ fn play_run(content: &Arc<Content>, options: &SimOptions, run: usize) -> Result<
     record.outcome = if record.cut { "cut".to_owned() } else { outcome(&session) };
     record.ticks = session.state().tick;
     record.stats = final_stats(&session);
+    record.measured = measure.map_or(f64::NAN, |measure| measure(&session));
     Ok(record)
 }
 
@@ -470,7 +538,7 @@ fn board_score(session: &Session) -> String {
 }
 
 /// Whether the game has ended in any system.
-fn ended(session: &Session) -> bool {
+pub(crate) fn ended(session: &Session) -> bool {
     session.state().outcome.is_some()
         || session.board().is_some_and(|board| board.game.outcome.is_some())
         || session.tactics().is_some_and(|battle| battle.winner().is_some())
@@ -529,7 +597,7 @@ fn final_stats(session: &Session) -> Vec<(String, f64)> {
 }
 
 #[allow(clippy::cast_precision_loss)]
-fn fold(content: &Arc<Content>, options: &SimOptions, records: &[RunRecord]) -> Summary {
+fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary {
     let mut summary = Summary {
         version: SUMMARY_VERSION,
         runs: records.len(),
@@ -570,14 +638,13 @@ fn fold(content: &Arc<Content>, options: &SimOptions, records: &[RunRecord]) -> 
     summary.ticks = Distribution::of(&column(|record| record.ticks as f64));
     summary.turns = Distribution::of(&column(|record| record.turns as f64));
     summary.stats = stats.into_iter().map(|(name, values)| (name, Distribution::of(&values))).collect();
-    summary.dead = dead_content(content, &summary);
+    summary.dead = dead_content(start, &summary);
     summary
 }
 
 /// What the content defines and no run reached. Cards present when a run starts count as seen.
-fn dead_content(content: &Arc<Content>, summary: &Summary) -> DeadContent {
-    let project = &content.project;
-    let start = Session::from_content(Arc::clone(content), 0);
+fn dead_content(start: &Session, summary: &Summary) -> DeadContent {
+    let project = &start.content().project;
     let mut seen_cards: BTreeSet<String> = summary.card_runs.keys().cloned().collect();
     seen_cards.extend(start.state().cards.values().map(|card| card.card.to_string()));
     if let Some(board) = start.board() {

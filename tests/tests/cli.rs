@@ -654,3 +654,39 @@ fn play_explains_why_an_act_cannot_start() {
     assert!(out.contains("why tend_the_lamp cannot start now:\n  needs fuel ≥ 1 in the window: 0"), "{out}");
     assert!(err.contains("--explain nothing_here: there is no act `nothing_here`"), "{err}");
 }
+
+#[test]
+fn test_caps_the_runs_of_expect_sim_lines_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&content("knucklebones"), dir.path()).unwrap();
+    let tests = dir.path().join("tests");
+    fs::write(
+        tests.join("sim.play"),
+        "expect sim runs 5000 seed 1: P(outcome.ended) in 1..1\nrepeat 3\n  expect sim runs 5000: P(outcome.won.player_one) in 0..1\nend\n",
+    )
+    .unwrap();
+    let (outcome, out, _) = actforge(&["test", path(dir.path()), "--filter", "sim", "--max-sim-runs", "40"]);
+    assert_eq!(outcome, Exit::Success, "{out}");
+    assert!(out.contains("ok     sim (4 expectations)"), "{out}");
+    assert!(
+        out.contains(
+            "tests/sim.play: line 1: expect sim runs 5000 seed 1: P(outcome.ended) in 1..1 (capped at 40 of 5000 runs)"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.matches("tests/sim.play: line 3: ").count(), 1, "a repeated line is noted once: {out}");
+    // A failing line inside a repeat names its repetition; JSON carries the cap too.
+    fs::write(tests.join("fail.play"), "repeat 2\n  expect sim runs 5000 seed 2: P(outcome.draw) in 0.5..1\nend\n")
+        .unwrap();
+    let (outcome, out, _) = actforge(&["test", path(dir.path()), "--filter", "fail", "--max-sim-runs", "40"]);
+    assert_eq!(outcome, Exit::Failure, "{out}");
+    assert!(out.contains("tests/fail.play:2: in repetition 1 of 2: P(outcome.draw) = "), "{out}");
+    assert!(out.contains(" of 40 runs) (capped at 40 of 5000 runs), expected in 0.5..1"), "{out}");
+    let (_, json, _) = actforge(&["test", path(dir.path()), "--filter", "fail", "--max-sim-runs", "40", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["tests"][0]["line"], 2);
+    assert_eq!(json["tests"][0]["notes"].as_array().unwrap().len(), 1);
+    // The same script, seed and cap give the same output every time.
+    let again = actforge(&["test", path(dir.path()), "--filter", "fail", "--max-sim-runs", "40"]).1;
+    assert_eq!(again, out);
+}

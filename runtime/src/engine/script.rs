@@ -6,6 +6,12 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+mod repeat;
+mod sim;
+
+pub use repeat::{MAX_REPEAT_DEPTH, MAX_SCRIPT_STEPS};
+pub use sim::{DEFAULT_SIM_RUNS, MAX_SIM_RUNS};
+
 use super::core;
 use super::system::System;
 use super::{Choice, Event, Session};
@@ -13,12 +19,35 @@ use crate::formula::{FormulaTrace, TraceOut};
 
 /// A script line that failed: where and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
+#[error("line {line}{}: {message}", repeat::in_parentheses(.repetitions))]
 pub struct ScriptError {
     /// 1-based line number.
     pub line: usize,
     /// What went wrong.
     pub message: String,
+    /// Inside `repeat` blocks: which repetition of how many, outermost block first.
+    pub repetitions: Vec<(usize, usize)>,
+}
+
+impl ScriptError {
+    /// The message with the repetition it failed in, if any (`in repetition 3 of 5: …`), for
+    /// reports that print the line number apart.
+    pub fn why(&self) -> String {
+        if self.repetitions.is_empty() {
+            return self.message.clone();
+        }
+        format!("in {}: {}", repeat::repetition_words(&self.repetitions), self.message)
+    }
+}
+
+/// How a script runs beyond its own lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptOptions {
+    /// Caps the runs of every `expect sim` line (`actforge test --max-sim-runs N`).
+    pub max_sim_runs: Option<usize>,
+    /// Worker threads of an `expect sim` line's runs (0: one per core); the verdict is the same
+    /// on any number.
+    pub sim_threads: usize,
 }
 
 /// What a script did: one log line per step and every event with its tick.
@@ -30,6 +59,9 @@ pub struct ScriptReport {
     pub expectations: usize,
     /// Everything that happened, in order (`actforge play --trace`).
     pub events: Vec<TimedEvent>,
+    /// What a reader should know although every line held, e.g. an `expect sim` line whose
+    /// runs were capped (`line 12: … (capped at 100 of 2000 runs)`).
+    pub notes: Vec<String>,
 }
 
 /// What a playtest line asks a system for.
@@ -130,7 +162,8 @@ pub struct TimedEvent {
 
 impl Session {
     /// The value of a formula over the table, e.g. `table.card.kitten` or `anywhere.aspect.furry`
-    /// (and over the boards, in board play).
+    /// (and over the boards, in board play); `outcome.…` names (FORMAT.md §7) read how the game
+    /// ended.
     pub fn query(&self, formula: &str) -> Result<f64, String> {
         self.query_traced(formula, None)
     }
@@ -146,6 +179,7 @@ impl Session {
 
     /// [`Session::query`], traced into `out` when given.
     fn query_traced(&self, formula: &str, mut out: TraceOut<'_>) -> Result<f64, String> {
+        let formula = &*self.with_outcome_names(formula)?;
         System::QUERY_ORDER
             .into_iter()
             .find_map(|system| self.query_in(system, formula, out.as_deref_mut()))
@@ -161,15 +195,26 @@ impl Session {
 
     /// Runs a playtest script, adding to `report` (which keeps what ran before a failing line).
     pub fn run_script_into(&mut self, script: &str, report: &mut ScriptReport) -> Result<(), ScriptError> {
-        for (index, raw) in script.lines().enumerate() {
-            let line = raw.split_once(" #").map_or(raw, |(code, _)| code).trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
+        self.run_script_with(script, &ScriptOptions::default(), report)
+    }
+
+    /// One line of a script, logged: `expect sim` here (it needs the options), every other
+    /// line through [`Session::script_line`].
+    fn run_line(
+        &mut self,
+        line: &str,
+        number: usize,
+        options: &ScriptOptions,
+        report: &mut ScriptReport,
+    ) -> Result<(), String> {
+        let entry = match sim::sim_expectation(line) {
+            Some(rest) => {
+                report.expectations = report.expectations.saturating_add(1);
+                self.expect_sim(rest, number, options, report)?
             }
-            let fail = |message: String| ScriptError { line: index.saturating_add(1), message };
-            let entry = self.script_line(line, report).map_err(fail)?;
-            report.log.push(format!("[{:>6}] {line}{entry}", self.state.tick));
-        }
+            None => self.script_line(line, report)?,
+        };
+        report.log.push(format!("[{:>6}] {line}{entry}", self.state.tick));
         Ok(())
     }
 
