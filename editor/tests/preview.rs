@@ -370,3 +370,17 @@ fn an_idle_window_says_why_no_act_starts_with_the_missing_card_s_values() {
     harness.get_by_label_contains("• needs fuel ≥ 1 in the window: 0");
     harness.get_by_label_contains("• its first slot is empty");
 }
+
+#[test]
+fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
+    let mut harness = playing("knucklebones");
+    harness.get_by_label_contains("Why can an ability not be played?").click();
+    harness.run_steps(3);
+    let session = harness.state().preview().game.session().unwrap();
+    let game = &session.board().unwrap().game;
+    let hand = &game.sides[game.active].hand;
+    // No die is on the board yet: the twister needs two of them.
+    assert!(hand.iter().any(|card| card.as_str() == "twister"), "{hand:?}");
+    harness.get_by_label_contains("ability `twister`");
+    harness.get_by_label_contains("• no target: it needs two dice on its own board");
+}
