@@ -358,7 +358,6 @@ impl Session {
         };
         let facing = state.setup.sides.get(game.active).and_then(|code| code.facing).and_then(|at| game.sides.get(at));
         let no_target = match play.target {
-            BoardTarget::Nothing | BoardTarget::OwnColumn => None,
             BoardTarget::OwnDie if dice(Some(side)) == 0 => Some("no target: its own board holds no die"),
             BoardTarget::OwnDicePair if dice(Some(side)) < 2 => Some("no target: it needs two dice on its own board"),
             BoardTarget::FacingDie if dice(facing) == 0 => Some("no target: the facing board holds no die"),

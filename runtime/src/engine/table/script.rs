@@ -435,30 +435,27 @@ impl Session {
         }
         let offers = |window: &super::Window| window.status == Status::Ready(definition.id.clone());
         let open = |window: &super::Window| matches!(window.status, Status::Idle | Status::Ready(_));
-        let key = match window {
-            Some(key) => {
-                let Some(found) = self.state.window(key) else { return one("that window is gone".to_owned()) };
-                if found.token != *token {
-                    return one(format!("it starts in a {token} window, not a {} one", found.token));
-                }
-                if offers(found) {
-                    return Ok(Vec::new());
-                }
-                if !open(found) {
-                    return one(format!("the {token} window is busy ({})", status_words(&found.status)));
-                }
-                key
+        let key = if let Some(key) = window {
+            let Some(found) = self.state.window(key) else { return one("that window is gone".to_owned()) };
+            if found.token != *token {
+                return one(format!("it starts in a {token} window, not a {} one", found.token));
             }
-            None => {
-                let mine = || self.state.windows.iter().filter(|(_, window)| window.token == *token);
-                if mine().any(|(_, window)| offers(window)) {
-                    return Ok(Vec::new());
-                }
-                match mine().find(|(_, window)| open(window)) {
-                    Some((key, _)) => *key,
-                    None if mine().next().is_none() => return one(format!("no {token} window is on the table")),
-                    None => return one(format!("no window of token {token} is idle (they are all busy)")),
-                }
+            if offers(found) {
+                return Ok(Vec::new());
+            }
+            if !open(found) {
+                return one(format!("the {token} window is busy ({})", status_words(&found.status)));
+            }
+            key
+        } else {
+            let mine = || self.state.windows.iter().filter(|(_, window)| window.token == *token);
+            if mine().any(|(_, window)| offers(window)) {
+                return Ok(Vec::new());
+            }
+            match mine().find(|(_, window)| open(window)) {
+                Some((key, _)) => *key,
+                None if mine().next().is_none() => return one(format!("no {token} window is on the table")),
+                None => return one(format!("no window of token {token} is idle (they are all busy)")),
             }
         };
         let mut why = Vec::new();
@@ -498,20 +495,19 @@ impl Session {
             .map(|(key, _)| *key)
             .ok_or_else(|| format!("no card `{card}` is in play"))?;
         let window_key = self.token_arg(Some(token))?;
-        let place = match place {
-            Some(place) => place,
-            None => {
-                let window = self.state.window(window_key);
-                let places = window.map_or(0..0, super::Window::status_places);
-                places
-                    .clone()
-                    .find(|at| {
-                        window
-                            .and_then(|w| w.places.get(*at))
-                            .is_some_and(|open| open.as_ref().is_some_and(|o| o.card.is_none()))
-                    })
-                    .unwrap_or(places.start)
-            }
+        let place = if let Some(place) = place {
+            place
+        } else {
+            let window = self.state.window(window_key);
+            let places = window.map_or(0..0, super::Window::status_places);
+            places
+                .clone()
+                .find(|at| {
+                    window
+                        .and_then(|w| w.places.get(*at))
+                        .is_some_and(|open| open.as_ref().is_some_and(|o| o.card.is_none()))
+                })
+                .unwrap_or(places.start)
         };
         Ok(Subject::Slot { card: key, token: window_key, place })
     }
@@ -583,7 +579,7 @@ impl Session {
             }
             let required = slot.required.iter().map(|entry| (entry, count(entry)));
             if !slot.required.is_empty() && !required.clone().any(|(_, (have, need))| have >= need) {
-                let wants: Vec<String> = slot.required.iter().map(|entry| fragment(entry)).collect();
+                let wants: Vec<String> = slot.required.iter().map(&fragment).collect();
                 let has: Vec<String> = required
                     .filter(|(_, (have, _))| *have > 0)
                     .map(|(entry, (have, need))| format!("{have} of {}{}", fragment(entry), at_least(need)))
