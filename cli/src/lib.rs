@@ -141,9 +141,11 @@ pub enum Command {
         /// A formula over the final state to print, e.g. `table.card.kitten` (repeatable).
         #[arg(long = "query", value_name = "EXPR", allow_hyphen_values = true)]
         queries: Vec<String>,
-        /// After the script, say why an act cannot start now (its failing requirement, with
-        /// the values), e.g. `--explain tend_the_lamp` (repeatable).
-        #[arg(long = "explain", value_name = "ACT")]
+        /// After the script, say why something is not possible now (what fails, with the
+        /// values): `ACT`, `option:CARD:OPTION`, `node:NODE`, `synthesis:A:B`,
+        /// `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`, `ability:CARD[:OPTION]` or
+        /// `slot:CARD:TOKEN[:PLACE]` (repeatable).
+        #[arg(long = "explain", value_name = "SUBJECT")]
         explain: Vec<String>,
         /// Also print every event with its tick.
         #[arg(long)]
@@ -414,16 +416,16 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
                 Err(message) => writeln!(err, "error: query {formula}:\n{message}")?,
             }
         }
-        for act in &args.explain {
-            match session.explain_act(act) {
-                Ok(why) if why.is_empty() => writeln!(out, "{act} can start now")?,
+        for subject in &args.explain {
+            match session.parse_subject(subject).and_then(|parsed| session.explain(&parsed)) {
+                Ok(why) if why.is_empty() => writeln!(out, "{subject} is possible now")?,
                 Ok(why) => {
-                    writeln!(out, "why {act} cannot start now:")?;
-                    for line in why {
-                        writeln!(out, "  {line}")?;
+                    writeln!(out, "why not {subject}:")?;
+                    for reason in why {
+                        writeln!(out, "  {reason}")?;
                     }
                 }
-                Err(message) => writeln!(err, "error: --explain {act}: {message}")?,
+                Err(message) => writeln!(err, "error: --explain {subject}: {message}")?,
             }
         }
         if failed.is_none() && args.script.is_some() {

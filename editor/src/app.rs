@@ -358,10 +358,18 @@ impl ActforgeApp {
             return;
         }
         let running = self.preview.game.highlight();
+        // Why the act under the pointer cannot start: worked out for that one act only.
+        let why_not = self.graphs.hovered_act().and_then(|act| {
+            let session = self.preview.game.session()?;
+            let subject = actforge_runtime::engine::Subject::Act { act: act.to_owned(), window: None };
+            let reasons = session.explain(&subject).ok()?;
+            Some((act.to_owned(), reasons.iter().map(|reason| reason.text.clone()).collect()))
+        });
         self.graphs.set_highlight(&GraphHighlight {
             acts: running.acts.iter().map(ToString::to_string).collect(),
             nodes: running.node.iter().map(ToString::to_string).collect(),
             path: running.path.iter().map(ToString::to_string).collect(),
+            why_not,
         });
     }
 

@@ -170,6 +170,7 @@ fn a_fixed_highlight_is_drawn_on_the_running_act_and_the_current_node() {
         acts: BTreeSet::from(["forage".to_owned()]),
         nodes: BTreeSet::new(),
         path: vec!["forage".to_owned(), "walk_home".to_owned()],
+        why_not: None,
     };
     harness.state_mut().graph_views_mut().set_highlight(&highlight);
     harness.run_steps(2);

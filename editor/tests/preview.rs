@@ -402,3 +402,17 @@ fn a_stat_set_while_playing_is_an_input_line_and_a_refused_one_says_why_at_the_r
     harness.get_by_label_contains("`set stat treasury lots` is not possible");
     assert_eq!(treasury(&harness), 1234.0);
 }
+
+#[test]
+fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
+    let mut harness = playing("knucklebones");
+    harness.get_by_label_contains("Why can an ability not be played?").click();
+    harness.run_steps(3);
+    let session = harness.state().preview().game.session().unwrap();
+    let game = &session.board().unwrap().game;
+    let hand = &game.sides[game.active].hand;
+    // No die is on the board yet: the twister needs two of them.
+    assert!(hand.iter().any(|card| card.as_str() == "twister"), "{hand:?}");
+    harness.get_by_label_contains("ability `twister`");
+    harness.get_by_label_contains("• no target: it needs two dice on its own board");
+}

@@ -448,3 +448,18 @@ fn the_knucklebones_set_up_playtest_passes() {
     let report = s.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
     assert!(report.expectations >= 10, "{}", report.expectations);
 }
+
+#[test]
+fn why_not_an_ability_says_what_the_board_lacks() {
+    use actforge_runtime::engine::Subject;
+    let mut session = session(7);
+    let twister = Subject::Ability { card: "twister".to_owned(), option: 0 };
+    let reasons = session.explain(&twister).unwrap();
+    assert_eq!(reasons[0].item, "ability `twister`");
+    assert_eq!(reasons[0].text, "no target: it needs two dice on its own board");
+    assert!(session.explain(&Subject::Ability { card: "shield".to_owned(), option: 0 }).unwrap().is_empty());
+    assert_eq!(session.parse_subject("ability:twister").unwrap(), twister);
+    run(&mut session, "roll");
+    let rolled = session.explain(&Subject::Ability { card: "shield".to_owned(), option: 0 }).unwrap();
+    assert_eq!(rolled[0].text, "cards are played before rolling");
+}

@@ -620,3 +620,23 @@ fn the_era_synthesis_set_up_playtest_passes() {
     let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
     assert!(report.expectations >= 8, "{}", report.expectations);
 }
+
+#[test]
+fn why_not_a_locked_path_names_its_unlock_condition_with_the_values() {
+    use actforge_runtime::engine::Subject;
+    let mut session = session();
+    let dawn = session.explain(&Subject::Node("old_shrine".to_owned())).unwrap();
+    assert_eq!(dawn[0].text, "the player cannot move during this phase");
+    run(&mut session, "end-phase\njump whisper_market");
+    let reasons = session.explain(&Subject::Node("iron_gate".to_owned())).unwrap();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(reasons[0].item, "path to `iron_gate`");
+    let day = query(&session, "campaign.day");
+    assert_eq!(reasons[0].text, format!("is locked: needs `campaign.day >= 3`: campaign.day is {day}"));
+    assert_eq!(session.parse_subject("node:iron_gate").unwrap(), Subject::Node("iron_gate".to_owned()));
+    // No path leads to the citadel from here; the forge is open.
+    let far = session.explain(&Subject::Node("enemy_citadel".to_owned())).unwrap();
+    assert!(far[0].text.contains("no path leads there"), "{far:?}");
+    assert!(session.explain(&Subject::Node("ember_forge".to_owned())).unwrap().is_empty());
+    assert!(session.explain(&Subject::Node("atlantis".to_owned())).is_err());
+}

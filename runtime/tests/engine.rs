@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
-use actforge_runtime::engine::{Choice, Event, MAX_TICK, Session, Status};
+use actforge_runtime::engine::{Choice, Event, MAX_TICK, Session, Status, Subject};
 use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id,
     Project, Requirements, Slot, Test, Token,
@@ -497,21 +497,53 @@ fn a_seed_line_names_the_seed_and_refuses_another() {
 
 #[test]
 fn why_not_names_the_failing_test_with_its_values_and_changes_nothing() {
+    use actforge_runtime::engine::Reason;
     let session = Session::new(lighthouse(), 7).unwrap();
     let hash = session.state_hash();
-    assert_eq!(session.explain_act("tend_the_lamp").unwrap(), ["needs fuel ≥ 1 in the window: 0"]);
-    assert!(session.explain_act("watch_the_sea").unwrap()[0].contains("names no token"));
-    assert!(session.explain_act("no_such_act").is_err());
+    let act = |name: &str| Subject::Act { act: name.to_owned(), window: None };
+    let tend = session.explain(&act("tend_the_lamp")).unwrap();
+    let texts: Vec<&str> = tend.iter().map(|reason| reason.text.as_str()).collect();
+    assert!(texts.contains(&"needs fuel ≥ 1 in the window: 0"), "{tend:?}");
+    assert!(tend.iter().all(|reason| reason.item == "Tend the Lamp (tend_the_lamp)"), "{tend:?}");
+    assert!(session.explain(&act("watch_the_sea")).unwrap()[0].text.contains("names no token"));
+    assert!(session.explain(&act("no_such_act")).is_err());
     let lamp_room = session.find_token("lamp_room").unwrap();
-    let reasons = session.explain_window(lamp_room);
-    assert_eq!(reasons.len(), 1, "{reasons:?}");
-    assert_eq!(reasons[0].0, "Tend the Lamp (tend_the_lamp)");
-    assert!(reasons[0].1.iter().any(|line| line.contains("first slot is empty")));
+    let reasons = session.explain(&Subject::Window(lamp_room)).unwrap();
+    assert!(reasons.iter().all(|reason| reason.item == "Tend the Lamp (tend_the_lamp)"), "{reasons:?}");
+    assert!(reasons.iter().any(|reason| reason.text.contains("first slot is empty")));
+    assert_eq!(
+        Reason::new("Tend the Lamp (tend_the_lamp)", "needs fuel ≥ 1 in the window: 0").to_string(),
+        "Tend the Lamp (tend_the_lamp): needs fuel ≥ 1 in the window: 0"
+    );
     assert_eq!(session.state_hash(), hash, "explaining changes nothing");
     // Oil in the slot: the act can start, so there is nothing to explain.
     let mut ready = session.clone();
     ready.run_script("slot lamp_oil lamp_room").unwrap();
-    assert!(ready.explain_act("tend_the_lamp").unwrap().is_empty());
+    assert!(ready.explain(&act("tend_the_lamp")).unwrap().is_empty());
+    assert_eq!(session.parse_subject("act:tend_the_lamp").unwrap(), act("tend_the_lamp"));
+    assert!(session.parse_subject("what:is:this:thing:here").is_err());
+}
+
+#[test]
+fn why_not_a_slot_names_the_aspect_the_card_lacks() {
+    use actforge_runtime::engine::Subject;
+    let mut session = Session::new(lighthouse(), 7).unwrap();
+    session.run_script("create card old_letter").unwrap();
+    let lamp_room = session.find_token("lamp_room").unwrap();
+    let letter = session.state().cards.iter().find(|(_, card)| card.card.as_str() == "old_letter").unwrap().0;
+    let reasons = session.explain(&Subject::Slot { card: *letter, token: lamp_room, place: 0 }).unwrap();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert_eq!(reasons[0].item, "slot `fuel_slot`");
+    assert!(reasons[0].text.starts_with("requires aspect fuel: "), "{reasons:?}");
+    assert!(reasons[0].text.ends_with(" has none"), "{reasons:?}");
+    // The same through the CLI's words; the oil fits.
+    let parsed = session.parse_subject("slot:old_letter:lamp_room").unwrap();
+    assert_eq!(session.explain(&parsed).unwrap(), reasons);
+    let oil = session.parse_subject("slot:lamp_oil:lamp_room:0").unwrap();
+    assert!(session.explain(&oil).unwrap().is_empty());
+    // A place with no slot open.
+    let closed = session.explain(&Subject::Slot { card: *letter, token: lamp_room, place: 3 }).unwrap();
+    assert!(closed[0].text.contains("no slot is open at place 3"), "{closed:?}");
 }
 
 /// Issue 27.2: counts from content are bounded per step. An Adjust level of ten million (which
@@ -622,13 +654,17 @@ fn why_not_keeps_the_trace_of_a_failing_condition_in_the_rule_s_context() {
     act.requirements =
         Requirements { condition: Some(Expr::new("table.card.ember >= 3 or 1 == 2")), ..Requirements::default() };
     let session = Session::new(project, 7).unwrap();
-    let (why, traces) = session.explain_act_traced("tend_the_lamp").unwrap();
-    assert!(why.iter().any(|line| line.contains("needs `table.card.ember >= 3 or 1 == 2` to be non-zero")), "{why:?}");
-    assert_eq!(traces.len(), 1);
-    let false_parts: Vec<&str> = traces[0].false_parts().into_iter().map(|node| node.text.as_str()).collect();
+    let reasons = session.explain(&Subject::Act { act: "tend_the_lamp".to_owned(), window: None }).unwrap();
+    let condition = reasons
+        .iter()
+        .find(|reason| reason.text.contains("needs `table.card.ember >= 3 or 1 == 2` to be non-zero"))
+        .unwrap_or_else(|| panic!("{reasons:?}"));
+    let trace = condition.trace.as_ref().expect("the failing condition's trace rides on its reason");
+    let false_parts: Vec<&str> = trace.false_parts().into_iter().map(|node| node.text.as_str()).collect();
     assert_eq!(false_parts, ["table.card.ember >= 3", "1 == 2"]);
+    assert_eq!(reasons.iter().filter(|reason| reason.trace.is_some()).count(), 1);
     // The window's reasons carry the same trace.
     let key = session.find_token("lamp_room").unwrap();
-    let reasons = session.explain_window_traced(key);
-    assert!(reasons.iter().any(|(_, _, traces)| traces.len() == 1), "{reasons:?}");
+    let reasons = session.explain(&Subject::Window(key)).unwrap();
+    assert!(reasons.iter().any(|reason| reason.trace.is_some()), "{reasons:?}");
 }

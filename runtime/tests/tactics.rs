@@ -727,3 +727,26 @@ fn the_skirmish_set_up_playtest_passes() {
     let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
     assert!(report.expectations >= 10, "{}", report.expectations);
 }
+
+#[test]
+fn why_not_a_skill_says_whose_turn_it_is_and_where_it_cannot_aim() {
+    use actforge_runtime::engine::Subject;
+    let mut session = Session::new(skirmish(), 3).unwrap();
+    session.run_script("expect turn raider").unwrap();
+    let skill = |unit: &str, skill: &str, at| Subject::Skill { unit: unit.to_owned(), skill: skill.to_owned(), at };
+    let knight = session.explain(&skill("knight", "strike", None)).unwrap();
+    assert_eq!(knight[0].item, "skill `strike` of knight");
+    assert_eq!(knight[0].text, "it is raider's turn");
+    assert!(
+        session.explain(&skill("raider", "strike", None)).unwrap()[0].text.contains("has no action skill `strike`")
+    );
+    let far = session.explain(&skill("raider", "shoot", Some((0, 0, 0)))).unwrap();
+    assert!(far[0].text.contains("(0, 0, 0) is not a target in range"), "{far:?}");
+    assert!(session.explain(&skill("raider", "shoot", None)).unwrap().is_empty(), "it can shoot somewhere");
+    assert_eq!(session.parse_subject("skill:raider:shoot:0,0,0").unwrap(), skill("raider", "shoot", Some((0, 0, 0))));
+    session.run_script("move raider 5 3 1\nuse raider shoot 5 0 1").unwrap();
+    let again = session.explain(&skill("raider", "shoot", None)).unwrap();
+    assert_eq!(again[0].text, "raider already used a skill this turn");
+    let walk = session.explain(&Subject::Move { unit: "raider".to_owned(), at: (1, 1, 1) }).unwrap();
+    assert_eq!(walk[0].text, "raider already moved this turn");
+}

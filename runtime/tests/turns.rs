@@ -398,3 +398,35 @@ fn the_issues_sim_set_up_playtest_passes() {
     let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
     assert!(report.expectations >= 10, "{}", report.expectations);
 }
+
+#[test]
+fn why_not_an_option_names_its_condition_with_the_values() {
+    use actforge_runtime::engine::Subject;
+    let mut session = Session::new(issues_sim(), 1).unwrap();
+    // Turns go by until the hand holds an option its condition keeps out.
+    for _ in 0..40 {
+        let turns = session.turns().unwrap();
+        for card in turns.hand.clone() {
+            let options = session.content().project.cards.get(card.as_str()).unwrap().options.clone();
+            for (option, offered) in options.iter().enumerate() {
+                let Some(condition) = &offered.condition else { continue };
+                let subject = Subject::Option { card: card.to_string(), option };
+                let reasons = session.explain(&subject).unwrap();
+                let offered_now = session.choices().contains(&Choice::PlayOption { card: card.clone(), option });
+                assert_eq!(reasons.is_empty(), offered_now, "{reasons:?}");
+                if let Some(reason) = reasons.first() {
+                    assert_eq!(reason.item, format!("option `{}` of {card}", offered.label));
+                    assert!(reason.text.starts_with(&format!("needs `{}`: ", condition.text())), "{reason:?}");
+                    assert!(reason.text.contains(" is "), "the values it reads: {reason:?}");
+                    let word = actforge_runtime::engine::turns::option_word(&offered.label, option);
+                    assert_eq!(session.parse_subject(&format!("option:{card}:{word}")).unwrap(), subject);
+                    return;
+                }
+            }
+        }
+        if session.apply(&Choice::EndTurn).is_err() {
+            break;
+        }
+    }
+    panic!("no option was ever kept out by its condition");
+}

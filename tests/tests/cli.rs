@@ -651,7 +651,8 @@ fn play_explains_why_an_act_cannot_start() {
     let (outcome, out, err) =
         actforge(&["play", path(&content("lighthouse")), "--explain", "tend_the_lamp", "--explain", "nothing_here"]);
     assert_eq!(outcome, Exit::Success, "{err}");
-    assert!(out.contains("why tend_the_lamp cannot start now:\n  needs fuel ≥ 1 in the window: 0"), "{out}");
+    assert!(out.contains("why not tend_the_lamp:\n  Tend the Lamp (tend_the_lamp): "), "{out}");
+    assert!(out.contains("Tend the Lamp (tend_the_lamp): needs fuel ≥ 1 in the window: 0"), "{out}");
     assert!(err.contains("--explain nothing_here: there is no act `nothing_here`"), "{err}");
 }
 

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use actforge_runtime::Kind;
-use actforge_runtime::engine::{CardInstance, CardKey, Choice, OpenSlot, Session, Status, TokenKey, Window};
+use actforge_runtime::engine::{
+    CardInstance, CardKey, Choice, OpenSlot, Reason, Session, Status, Subject, TokenKey, Window,
+};
 use actforge_runtime::model::{Colour, EdgeStyle, Item, Items, NodeKind};
 use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
@@ -262,25 +264,56 @@ fn window_ui(
 /// requirement it lacks and the values (worked out only while the section is open); a failing
 /// condition shows its parts' values on hover, what makes it false in red.
 fn why_not_ui(ui: &mut egui::Ui, session: &Session, token: TokenKey) {
-    egui::CollapsingHeader::new(RichText::new(format!("{} Why does no act start?", icon::QUESTION)).weak())
-        .id_salt(("why_not", token.0))
-        .show(ui, |ui| {
-            let reasons = session.explain_window_traced(token);
+    why_not_list_ui(
+        ui,
+        ("why_not", token.0),
+        "Why does no act start?",
+        "No act of this token is waiting on anything.",
+        || session.explain(&Subject::Window(token)).unwrap_or_default(),
+    );
+}
+
+/// The colour of a "why not" reason.
+const REASON_COLOUR: Color32 = Color32::from_rgb(0xf2, 0xb3, 0x3d);
+
+/// A collapsed "Why not?" section: the reasons `reasons` gives (asked only while it is open),
+/// grouped under the item each belongs to; `none` when there is none.
+fn why_not_list_ui(
+    ui: &mut egui::Ui,
+    salt: impl std::hash::Hash + std::fmt::Debug,
+    title: &str,
+    none: &str,
+    reasons: impl FnOnce() -> Vec<Reason>,
+) {
+    egui::CollapsingHeader::new(RichText::new(format!("{} {title}", icon::QUESTION)).weak()).id_salt(salt).show(
+        ui,
+        |ui| {
+            let reasons = reasons();
             if reasons.is_empty() {
-                ui.label(RichText::new("No act of this token is waiting on anything.").weak());
+                ui.label(RichText::new(none).weak());
             }
-            for (act, why, traces) in reasons {
-                ui.label(RichText::new(&act).strong());
-                for line in why {
-                    ui.label(RichText::new(format!("• {line}")).color(Color32::from_rgb(0xf2, 0xb3, 0x3d)));
+            let mut item: Option<&str> = None;
+            for reason in &reasons {
+                if item != Some(reason.item.as_str()) {
+                    item = Some(reason.item.as_str());
+                    ui.label(RichText::new(&reason.item).strong());
                 }
-                for (index, trace) in traces.iter().enumerate() {
-                    ui.indent(("why_not_trace", token.0, &act, index), |ui| {
+                let colour = readable_text_colour(REASON_COLOUR, ui.visuals());
+                ui.label(RichText::new(format!("• {}", reason.text)).color(colour));
+                if let Some(trace) = &reason.trace {
+                    ui.indent(("why_not_trace", &reason.item, &reason.text), |ui| {
                         crate::views::formula::trace_ui(ui, trace);
                     });
                 }
             }
-        });
+        },
+    );
+}
+
+/// The reasons as tooltip lines: "item: text" one per line.
+fn reason_lines(reasons: &[Reason]) -> String {
+    let lines: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+    lines.join("\n")
 }
 
 fn status_word(status: &Status) -> &'static str {
@@ -325,7 +358,7 @@ fn slots_ui(
             .stroke(Stroke::new(if fits { 2.5 } else { 1.0 }, stroke_colour))
             .corner_radius(CornerRadius::same(6))
             .inner_margin(6.0);
-        let (_, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
+        let (zone, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
             ui.set_min_size(Vec2::new(SLOT_WIDTH, 40.0));
             ui.vertical(|ui| {
                 let title = readable_text_colour(stroke_colour, ui.visuals());
@@ -351,6 +384,16 @@ fn slots_ui(
         });
         if let Some(card) = dropped {
             chosen.push(Choice::Slot { card: *card, token, place });
+        }
+        // A card held over a slot that will not take it: why, under the cursor.
+        if let Some(card) = dragged.filter(|_| !fits && zone.response.contains_pointer()) {
+            let reasons = session.explain(&Subject::Slot { card, token, place }).unwrap_or_default();
+            if !reasons.is_empty() {
+                egui::Tooltip::for_widget(&zone.response).at_pointer().show(|ui| {
+                    ui.label(RichText::new(format!("{} Does not fit", icon::PROHIBIT)).strong());
+                    ui.label(reason_lines(&reasons));
+                });
+            }
         }
     });
 }
@@ -396,8 +439,19 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
                     }
                     for (option_index, option) in card.options.iter().enumerate() {
                         let choice = Choice::PlayOption { card: card_id.clone(), option: option_index };
-                        if first && choices.contains(&choice) && ui.button(&option.label).clicked() {
-                            chosen.push(choice);
+                        if !first {
+                            continue;
+                        }
+                        if choices.contains(&choice) {
+                            if ui.button(&option.label).clicked() {
+                                chosen.push(choice);
+                            }
+                        } else {
+                            // Not offered now: shown greyed, with why on hover.
+                            let subject = Subject::Option { card: card_id.to_string(), option: option_index };
+                            let why = session.explain(&subject).unwrap_or_default();
+                            ui.add_enabled(false, egui::Button::new(&option.label))
+                                .on_disabled_hover_text(format!("Why not? {}", reason_lines(&why)));
                         }
                     }
                 });
@@ -481,6 +535,27 @@ fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &m
         }
     });
     board_buttons_ui(ui, session, choices, chosen);
+    let side = game.sides.get(game.active);
+    let held: Vec<String> = side.map(|side| side.hand.iter().map(ToString::to_string).collect()).unwrap_or_default();
+    if !held.is_empty() {
+        why_not_list_ui(
+            ui,
+            "board_why_not",
+            "Why can an ability not be played?",
+            "Every ability in hand can be played.",
+            || {
+                let mut reasons = Vec::new();
+                for (at, card) in held.iter().enumerate() {
+                    if held.get(..at).is_some_and(|before| before.contains(card)) {
+                        continue;
+                    }
+                    let subject = Subject::Ability { card: card.clone(), option: 0 };
+                    reasons.extend(session.explain(&subject).unwrap_or_default());
+                }
+                reasons
+            },
+        );
+    }
 }
 
 fn board_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
@@ -616,6 +691,30 @@ fn tactics_ui(
             }
         }
     });
+    if let Some(active) = battle.active_unit() {
+        let project = &session.content().project;
+        let skills: Vec<String> = battle
+            .unit(active)
+            .and_then(|unit| project.units.get(unit.unit.as_str()))
+            .map(|unit| unit.skills.iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
+        why_not_list_ui(
+            ui,
+            "tactics_why_not",
+            "Why can a skill not be used?",
+            "Every skill of the unit can be used.",
+            || {
+                let mut reasons = Vec::new();
+                for skill in skills {
+                    let subject = Subject::Skill { unit: active.to_owned(), skill, at: None };
+                    let why = session.explain(&subject).unwrap_or_default();
+                    // A move skill is not an action skill: it is the walk, not a button.
+                    reasons.extend(why.into_iter().filter(|reason| !reason.text.contains("has no action skill")));
+                }
+                reasons
+            },
+        );
+    }
 }
 
 fn unit_stats_ui(ui: &mut egui::Ui, session: &Session) {
@@ -793,6 +892,22 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             }
         }
     });
+    let next: Vec<String> = session
+        .content()
+        .project
+        .node_maps
+        .get(campaign.map.as_str())
+        .map(|map| map.edges.iter().filter(|edge| edge.from == campaign.node).map(|edge| edge.to.to_string()).collect())
+        .unwrap_or_default();
+    if !next.is_empty() {
+        why_not_list_ui(
+            ui,
+            "campaign_why_not",
+            "Why can a path not be taken?",
+            "Every path from here is open.",
+            || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
+        );
+    }
 }
 
 // ---------------------------------------------------------------- synthesis

@@ -144,6 +144,8 @@ pub struct ActGraphView {
     highlight: GraphHighlight,
     /// Acts drawn with the highlight in the last frame.
     drawn_highlight: BTreeSet<String>,
+    /// The act under the pointer last frame.
+    hovered: Option<String>,
     /// Connections asked for outside a drag (tests, menus), done next frame like a drag's.
     requested: Vec<(String, LinkKind, String)>,
     message: Option<String>,
@@ -171,6 +173,7 @@ impl Default for ActGraphView {
             store_dirty: false,
             highlight: GraphHighlight::default(),
             drawn_highlight: BTreeSet::new(),
+            hovered: None,
             requested: Vec::new(),
             message: None,
             seen_selection: None,
@@ -184,6 +187,11 @@ impl ActGraphView {
     /// Sets what the preview highlights (running acts, the path so far).
     pub fn set_highlight(&mut self, highlight: GraphHighlight) {
         self.highlight = highlight;
+    }
+
+    /// The act under the pointer last frame.
+    pub fn hovered(&self) -> Option<&str> {
+        self.hovered.as_deref()
     }
 
     /// The acts drawn highlighted in the last frame.
@@ -565,6 +573,34 @@ impl ActGraphView {
         CanvasScene { nodes, edges, lanes, noun: "act" }
     }
 
+    /// Notes the act under the pointer and, while the preview runs, shows why it cannot start
+    /// now beside the pointer (the app works the reasons out for the act hovered last frame).
+    fn why_not_ui(&mut self, ui: &egui::Ui) {
+        let transform = self.canvas.transform();
+        let pointer = ui.input(|input| input.pointer.hover_pos()).filter(|at| ui.clip_rect().contains(*at));
+        self.hovered = pointer.and_then(|at| {
+            let at = transform.inverse() * at;
+            self.canvas.drawn_nodes().iter().find(|(_, rect)| rect.contains(at)).map(|(id, _)| id.clone())
+        });
+        let Some((act, reasons)) = &self.highlight.why_not else { return };
+        if reasons.is_empty() || self.hovered.as_ref() != Some(act) {
+            return;
+        }
+        let layer = egui::LayerId::new(egui::Order::Foreground, egui::Id::new("act_graph_why_not"));
+        egui::Tooltip::always_open(
+            ui.ctx().clone(),
+            layer,
+            egui::Id::new(("act_graph_why_not", act)),
+            egui::PopupAnchor::Pointer,
+        )
+        .show(|ui| {
+            ui.label(RichText::new(format!("Why can {act} not start now?")).strong());
+            for reason in reasons {
+                ui.label(format!("• {reason}"));
+            }
+        });
+    }
+
     fn graph_ui(
         &mut self,
         ui: &mut egui::Ui,
@@ -626,6 +662,7 @@ impl ActGraphView {
                 }
             }
         }
+        self.why_not_ui(ui);
         if self.highlight.path.len() >= 2 {
             let rects: BTreeMap<&str, Rect> =
                 self.canvas.drawn_nodes().iter().map(|(id, rect)| (id.as_str(), *rect)).collect();

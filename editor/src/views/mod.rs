@@ -41,6 +41,11 @@ impl GraphViews {
         self.node_map.set_highlight(highlight.clone());
     }
 
+    /// The act under the pointer in the act graph last frame.
+    pub fn hovered_act(&self) -> Option<&str> {
+        self.act.hovered()
+    }
+
     /// Draws the act-chain tab (`folder`: the project folder, or a bundle's path).
     pub fn act_ui(
         &mut self,
@@ -90,6 +95,8 @@ pub struct GraphHighlight {
     pub nodes: BTreeSet<String>,
     /// Acts or nodes visited so far, in order; consecutive pairs are drawn as a bold path.
     pub path: Vec<String>,
+    /// Why an act (the one under the pointer) cannot start now: its id and the reasons.
+    pub why_not: Option<(String, Vec<String>)>,
 }
 
 impl GraphHighlight {

@@ -14,6 +14,7 @@ pub mod board;
 pub mod campaign;
 mod content;
 mod core;
+pub mod explain;
 pub mod policy;
 pub mod script;
 mod system;
@@ -31,6 +32,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 pub use content::{Content, ContentError};
+pub use explain::{Reason, Subject};
 pub use table::{
     AspectCounts, CardInstance, CardKey, Cards, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
     RUN_PLACE, Status, TableState, TokenKey, Window, Windows,

@@ -1,8 +1,9 @@
 //! Board play's playtest lines and expectations (FORMAT.md §11).
 
-use crate::model::{Board, Id};
+use crate::model::{Board, BoardTarget, Id};
 
 use super::{BoardOutcome, Die};
+use crate::engine::explain::Reason;
 use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Event, Session};
 
@@ -347,5 +348,83 @@ impl Session {
         report: &mut ScriptReport,
     ) -> Option<Result<Line, String>> {
         self.board_script_line(command, rest, report).map(|result| result.map(Line::Done))
+    }
+}
+
+impl Session {
+    /// The number from 1 of `card`'s board option named `option` (its label or its number).
+    pub(crate) fn board_option_index(&self, card: &str, option: &str) -> Result<u32, String> {
+        let play = self
+            .content
+            .project
+            .cards
+            .get(card)
+            .and_then(|card| card.board_play.as_ref())
+            .ok_or_else(|| format!("`{card}` is not a board ability card"))?;
+        let at = play.options.iter().position(|label| label == option);
+        let number = at.map(|at| (at as u32).saturating_add(1)).or_else(|| option.parse::<u32>().ok());
+        number
+            .filter(|n| (1..=play.options.len() as u32).contains(n))
+            .ok_or_else(|| format!("`{card}` has no option `{option}` (it has: {})", play.options.join(", ")))
+    }
+
+    /// Why `card` (its option `option` from 1, 0: any) cannot be played on the board now: no
+    /// board play, the game over, not in the hand, the die rolled, a card played this turn, no
+    /// target, or its condition holding at no target.
+    pub(crate) fn explain_ability(&self, card: &str, option: u32) -> Result<Vec<Reason>, String> {
+        let found = self.content.project.cards.get(card).ok_or_else(|| format!("there is no card `{card}`"))?;
+        let item = match found.board_play.as_ref().and_then(|play| play.options.get((option as usize).wrapping_sub(1)))
+        {
+            Some(label) => format!("ability `{card}` ({label})"),
+            None => format!("ability `{card}`"),
+        };
+        let Some(play) = &found.board_play else { return Ok(vec![Reason::new(item, "the card has no board ability")]) };
+        let Some(state) = &self.board else { return Ok(vec![Reason::new(item, "this project has no board play")]) };
+        let game = &state.game;
+        let Some(side) = game.sides.get(game.active) else {
+            return Ok(vec![Reason::new(item, "no side has the turn")]);
+        };
+        let why = if game.outcome.is_some() || self.state.outcome.is_some() {
+            Some("the game has ended".to_owned())
+        } else if !side.hand.iter().any(|held| held.as_str() == card) {
+            Some(format!("{card} is not in {}'s hand", side.board))
+        } else if game.die.is_some() {
+            Some("cards are played before rolling".to_owned())
+        } else if game.card_played {
+            Some("a card was already played this turn".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Ok(vec![Reason::new(item, why)]);
+        }
+        let playable = self.choices().iter().any(|choice| {
+            matches!(choice, Choice::PlayBoardCard { card: c, option: o, .. }
+                if c.as_str() == card && (option == 0 || *o == option))
+        });
+        if playable {
+            return Ok(Vec::new());
+        }
+        let dice = |side: Option<&super::BoardSideState>| {
+            side.map_or(0, |side| {
+                (1..=side.columns)
+                    .flat_map(|c| (1..=side.rows).map(move |r| (c, r)))
+                    .filter(|(c, r)| side.cell(*c, *r).is_some())
+                    .count()
+            })
+        };
+        let facing = state.setup.sides.get(game.active).and_then(|code| code.facing).and_then(|at| game.sides.get(at));
+        let no_target = match play.target {
+            BoardTarget::OwnDie if dice(Some(side)) == 0 => Some("no target: its own board holds no die"),
+            BoardTarget::OwnDicePair if dice(Some(side)) < 2 => Some("no target: it needs two dice on its own board"),
+            BoardTarget::FacingDie if dice(facing) == 0 => Some("no target: the facing board holds no die"),
+            _ => None,
+        };
+        let text = match (no_target, &play.condition) {
+            (Some(words), _) => words.to_owned(),
+            (None, Some(condition)) => format!("its condition `{}` holds at no target", condition.text()),
+            (None, None) => "it cannot be played now".to_owned(),
+        };
+        Ok(vec![Reason::new(item, text)])
     }
 }

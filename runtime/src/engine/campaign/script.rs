@@ -3,6 +3,7 @@
 use crate::model::{Id, StatValue};
 
 use super::Refusal;
+use crate::engine::explain::Reason;
 use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
 use crate::number::{parse_finite, show_value, within_limits};
@@ -158,4 +159,92 @@ impl Session {
         stored.insert(stat.id.clone(), value);
         Ok(())
     }
+}
+
+impl Session {
+    /// Why the player cannot go to `node` now: no path, a phase without moves, a locked path
+    /// with its unlock condition's values, or a cost past the meter's credit.
+    pub(crate) fn explain_node(&self, node: &str) -> Result<Vec<Reason>, String> {
+        let item = format!("path to `{node}`");
+        let Some(campaign) = &self.campaign else {
+            return Ok(vec![Reason::new(item, "the project has no campaign (no entry node map)")]);
+        };
+        let map = self.content.project.node_maps.get(campaign.map.as_str());
+        if !map.is_some_and(|map| map.nodes.iter().any(|n| n.id.as_str() == node)) {
+            return Err(format!("there is no node `{node}` on the campaign's map"));
+        }
+        if campaign.result.is_some() {
+            return Ok(vec![Reason::new(item, "the campaign has ended")]);
+        }
+        let to = Id::new(node);
+        let refusal = self.campaign_look(|step| match step.path_cost(&to) {
+            Ok(_) => None,
+            Err(Refusal::Locked) => {
+                let unlock = step
+                    .map
+                    .edges
+                    .iter()
+                    .find(|edge| edge.from == step.state.node && edge.to == to)
+                    .and_then(|edge| edge.unlock.as_ref())
+                    .map(|unlock| unlock.text().to_owned());
+                Some(Err(unlock))
+            }
+            Err(Refusal::Credit) => {
+                let edge = step.map.edges.iter().find(|edge| edge.from == step.state.node && edge.to == to);
+                let cost = edge.map_or(f64::NAN, |edge| step.value(&edge.cost));
+                Some(Ok(credit_words(step, cost)))
+            }
+            Err(refusal) => Some(Ok(refusal.words().to_owned())),
+        });
+        Ok(match refusal.flatten() {
+            None => Vec::new(),
+            Some(Ok(words)) => vec![Reason::new(item, words)],
+            Some(Err(unlock)) => {
+                let why = unlock.map_or_else(String::new, |unlock| format!(": {}", self.needs_condition(&unlock)));
+                vec![Reason::new(item, format!("is locked{why}"))]
+            }
+        })
+    }
+
+    /// Why the synthesis of `a` and `b` cannot be done now.
+    pub(crate) fn explain_synthesis(&self, a: &str, b: &str) -> Result<Vec<Reason>, String> {
+        let item = format!("synthesis of {a} and {b}");
+        for card in [a, b] {
+            if self.content.project.cards.get(card).is_none() {
+                return Err(format!("there is no card `{card}`"));
+            }
+        }
+        if self.campaign.is_none() {
+            return Ok(vec![Reason::new(item, "the project has no campaign (no entry node map)")]);
+        }
+        let (a, b) = (Id::new(a), Id::new(b));
+        let words = self
+            .campaign_look(|step| match step.synthesis_cost(&a, &b) {
+                Ok(_) => None,
+                Err(Refusal::Credit) => {
+                    let cost = step.value(&step.map.synthesis_cost);
+                    Some(credit_words(step, cost))
+                }
+                Err(refusal) => Some(refusal.words().to_owned()),
+            })
+            .flatten();
+        Ok(words.into_iter().map(|words| Reason::new(item.clone(), words)).collect())
+    }
+}
+
+/// "costs 5 gold: gold is 3 and may not go below 0".
+fn credit_words(step: &mut super::step::Step<'_>, cost: f64) -> String {
+    let Some(stat) = step.map.cost_stat.as_ref().and_then(|id| step.content.project.stats.get(id.as_str())) else {
+        return Refusal::Credit.words().to_owned();
+    };
+    let have = step.stat_value(&stat.id);
+    let floor = step.floor_of(stat);
+    format!(
+        "costs {} {}: {} is {} and may not go below {}",
+        show_value(cost, None),
+        stat.id,
+        stat.id,
+        show_value(have, None),
+        show_value(floor, None)
+    )
 }

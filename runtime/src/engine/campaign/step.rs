@@ -61,7 +61,7 @@ impl Step<'_> {
     }
 
     /// The lowest value a stat may take (its `min`; none: no limit).
-    fn floor_of(&mut self, stat: &Stat) -> f64 {
+    pub(super) fn floor_of(&mut self, stat: &Stat) -> f64 {
         match &stat.min {
             Some(min) => {
                 let min = self.value(min);

@@ -1,10 +1,12 @@
 //! The table's playtest lines and expectations: tokens by name, free cards, windows and
 //! places in words (FORMAT.md §7).
 
+use super::listing::Moving;
 use super::{CardKey, Place, Status, TokenKey};
+use crate::engine::explain::{Reason, Subject};
 use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Session};
-use crate::formula::FormulaTrace;
+use crate::model::FragmentRef;
 
 impl Session {
     /// The window of `name`: a token id (the first of that type in registry order) or
@@ -461,75 +463,67 @@ pub(crate) fn stacks<'a>(types: impl Iterator<Item = &'a str>) -> String {
 }
 
 impl Session {
-    /// Why the idle window of token `key` offers no act: for each act the player may start
-    /// there, its label and what its entry requirements lack, with the values (worked out on a
-    /// copy of the game: nothing changes). Empty when the window is gone, ready or busy.
-    pub fn explain_window(&self, key: TokenKey) -> Vec<(String, Vec<String>)> {
-        self.explain_window_traced(key).into_iter().map(|(name, why, _)| (name, why)).collect()
+    /// An act as the reasons name it: "Tend the Lamp (tend_the_lamp)", or its id.
+    fn act_item(act: &crate::model::Act) -> String {
+        if act.label.is_empty() { format!("act {}", act.id) } else { format!("{} ({})", act.label, act.id) }
     }
 
-    /// [`Session::explain_window`] with, for each act, the traces of the conditions that failed
-    /// (each sub-expression's value in the window's context, what made it false marked).
-    pub fn explain_window_traced(&self, key: TokenKey) -> Vec<(String, Vec<String>, Vec<FormulaTrace>)> {
+    /// Why the idle window of token `key` offers no act: for each act the player may start
+    /// there, what it lacks with the values (nothing when the window is gone, ready or busy).
+    pub(crate) fn explain_idle_window(&self, key: TokenKey) -> Vec<Reason> {
         let Some(window) = self.state.window(key) else { return Vec::new() };
         if window.status != Status::Idle {
             return Vec::new();
         }
         let content = std::sync::Arc::clone(&self.content);
         let initial = content.initial_acts.get(&window.token).map_or(&[][..], Vec::as_slice);
-        let empty = window.slotted(0).is_none();
-        let mut reasons = Vec::new();
-        for act_id in initial {
-            let Some(act) = content.act(act_id.as_str()) else { continue };
-            let mut why = Vec::new();
-            if empty {
-                why.push("its first slot is empty: an act starts from a card in it".to_owned());
-            }
-            let mut copy = self.clone();
-            let mut events = Vec::new();
-            let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
-            let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
-            let mut traces = Vec::new();
-            crate::engine::core::explain(&mut engine, &act.requirements, false, &mut ctx, &mut why, &mut traces);
-            if !why.is_empty() {
-                let name =
-                    if act.label.is_empty() { act.id.to_string() } else { format!("{} ({})", act.label, act.id) };
-                reasons.push((name, why, traces));
-            }
-        }
-        reasons
+        initial.iter().filter_map(|act| self.explain_act_in(act.as_str(), Some(key)).ok()).flatten().collect()
     }
 
-    /// Why `act` cannot start now, in words: in the first idle or ready window of its token
-    /// (none when a window offers it).
-    pub fn explain_act(&self, act: &str) -> Result<Vec<String>, String> {
-        self.explain_act_traced(act).map(|(why, _)| why)
-    }
-
-    /// [`Session::explain_act`] with the traces of the conditions that failed.
-    pub fn explain_act_traced(&self, act: &str) -> Result<(Vec<String>, Vec<FormulaTrace>), String> {
+    /// Why `act` cannot start now: in `window`, or in the first idle or ready window of its
+    /// token (nothing when a window offers it).
+    pub(crate) fn explain_act_in(&self, act: &str, window: Option<TokenKey>) -> Result<Vec<Reason>, String> {
         let content = std::sync::Arc::clone(&self.content);
         let definition = content.act(act).ok_or_else(|| format!("there is no act `{act}`"))?;
+        let item = Self::act_item(definition);
+        let one = |text: String| Ok(vec![Reason::new(item.clone(), text)]);
         let Some(token) = &definition.token else {
-            return Ok((vec![format!("{act} names no token: it can only follow another act")], Vec::new()));
+            return one("it names no token: it can only follow another act".to_owned());
         };
-        let open = |window: &super::Window| matches!(window.status, Status::Idle | Status::Ready(_));
-        if self
-            .state
-            .windows
-            .values()
-            .any(|window| window.token == *token && window.status == Status::Ready(definition.id.clone()))
-        {
-            return Ok((Vec::new(), Vec::new()));
+        if self.state.outcome.is_some() {
+            return one("the game has ended".to_owned());
         }
-        let idle =
-            self.state.windows.iter().find(|(_, window)| window.token == *token && open(window)).map(|(key, _)| *key);
-        let Some(key) = idle else {
-            return Ok((vec![format!("no window of token {token} is idle (they are all busy)")], Vec::new()));
+        let offers = |window: &super::Window| window.status == Status::Ready(definition.id.clone());
+        let open = |window: &super::Window| matches!(window.status, Status::Idle | Status::Ready(_));
+        let key = if let Some(key) = window {
+            let Some(found) = self.state.window(key) else { return one("that window is gone".to_owned()) };
+            if found.token != *token {
+                return one(format!("it starts in a {token} window, not a {} one", found.token));
+            }
+            if offers(found) {
+                return Ok(Vec::new());
+            }
+            if !open(found) {
+                return one(format!("the {token} window is busy ({})", status_words(&found.status)));
+            }
+            key
+        } else {
+            let mine = || self.state.windows.iter().filter(|(_, window)| window.token == *token);
+            if mine().any(|(_, window)| offers(window)) {
+                return Ok(Vec::new());
+            }
+            match mine().find(|(_, window)| open(window)) {
+                Some((key, _)) => *key,
+                None if mine().next().is_none() => return one(format!("no {token} window is on the table")),
+                None => return one(format!("no window of token {token} is idle (they are all busy)")),
+            }
         };
         let mut why = Vec::new();
         if !definition.initial {
-            why.push(format!("{act} is not initial: the player cannot start it, only a chain can reach it"));
+            why.push("it is not initial: the player cannot start it, only a chain can reach it".to_owned());
+        }
+        if self.state.window(key).is_some_and(|window| window.slotted(0).is_none()) {
+            why.push("its first slot is empty: an act starts from a card in it".to_owned());
         }
         let mut copy = self.clone();
         let mut events = Vec::new();
@@ -537,6 +531,158 @@ impl Session {
         let mut ctx = super::rules::RuleContext::new(super::Holder::Window(key), 0);
         let mut traces = Vec::new();
         crate::engine::core::explain(&mut engine, &definition.requirements, false, &mut ctx, &mut why, &mut traces);
-        Ok((why, traces))
+        Ok(Reason::with_traces(&item, why, traces))
+    }
+
+    /// A card's name in reasons: its label, or its type.
+    fn card_words(&self, key: CardKey) -> String {
+        let Some(card) = self.state.card(key) else { return format!("card {}", key.0) };
+        self.content
+            .card(card.card.as_str())
+            .map(|found| found.label.clone())
+            .filter(|label| !label.is_empty())
+            .unwrap_or_else(|| card.card.to_string())
+    }
+
+    /// `slot:CARD:TOKEN[:PLACE]`: the first card of type CARD (free ones first) and the first
+    /// window of TOKEN (`TOKEN#N` for the N-th), at PLACE (default: the first open place).
+    pub(crate) fn slot_subject(&self, card: &str, token: &str, place: Option<usize>) -> Result<Subject, String> {
+        let key = self
+            .state
+            .cards
+            .iter()
+            .filter(|(_, found)| found.card.as_str() == card)
+            .min_by_key(|(key, found)| (!found.free, **key))
+            .map(|(key, _)| *key)
+            .ok_or_else(|| format!("no card `{card}` is in play"))?;
+        let window_key = self.token_arg(Some(token))?;
+        let place = if let Some(place) = place {
+            place
+        } else {
+            let window = self.state.window(window_key);
+            let places = window.map_or(0..0, super::Window::status_places);
+            places
+                .clone()
+                .find(|at| {
+                    window
+                        .and_then(|w| w.places.get(*at))
+                        .is_some_and(|open| open.as_ref().is_some_and(|o| o.card.is_none()))
+                })
+                .unwrap_or(places.start)
+        };
+        Ok(Subject::Slot { card: key, token: window_key, place })
+    }
+
+    /// Why card `key` cannot go into slot place `place` of `token`'s window: the window's state,
+    /// no open slot there, a locked card in it, the card not free, or the slot's aspect counts
+    /// and card rule with the values.
+    pub(crate) fn explain_slot(&self, key: CardKey, token: TokenKey, place: usize) -> Vec<Reason> {
+        let wanted = Choice::Slot { card: key, token, place };
+        if self.choices_where(Moving::Only(key), false, |choice| *choice == wanted).contains(&wanted) {
+            return Vec::new();
+        }
+        let name = self.card_words(key);
+        let Some(window) = self.state.window(token) else { return vec![Reason::new("", "that window is gone")] };
+        let one = |item: String, text: String| vec![Reason::new(item, text)];
+        let here = format!("the {} window", window.token);
+        if self.state.outcome.is_some() {
+            return one(here, "the game has ended".to_owned());
+        }
+        if window.status == Status::Finished {
+            return one(here, "it has finished: collect its results first".to_owned());
+        }
+        if !window.status_places().contains(&place) {
+            let words = if window.status == Status::Running {
+                "it is running: only its run slot takes cards"
+            } else {
+                "that is its run slot, which only opens while an act runs"
+            };
+            return one(here, words.to_owned());
+        }
+        let Some(open) = window.places.get(place).and_then(Option::as_ref) else {
+            return one(here, format!("no slot is open at place {place}"));
+        };
+        let slot_item = format!("slot `{}`", open.slot);
+        if open.card == Some(key) {
+            return one(slot_item, format!("{name} is already in it"));
+        }
+        if open.card.is_some_and(|held| self.state.card(held).is_some_and(|card| !card.free)) {
+            return one(slot_item, "the card in it is locked in".to_owned());
+        }
+        let Some(card) = self.state.card(key) else { return one(String::new(), "that card is gone".to_owned()) };
+        if !card.free {
+            return one(name.clone(), "it is not free to move (a slot or an act holds it)".to_owned());
+        }
+        if !matches!(card.place, Place::Table | Place::Lane(_) | Place::Slot(..)) {
+            return one(name.clone(), "it is not in play (it is inside another card or a window)".to_owned());
+        }
+        let Some(slot) = self.content.slot(open.slot.as_str()) else { return Vec::new() };
+        let mut why = Vec::new();
+        let count = |entry: &crate::model::FragmentCount| super::step::slot_count(&self.state, key, Some(card), entry);
+        let fragment = |entry: &crate::model::FragmentCount| match &entry.fragment {
+            FragmentRef::Aspect(id) => format!("aspect {id}"),
+            FragmentRef::Card(id) => format!("card {id}"),
+            _ => "that".to_owned(),
+        };
+        let at_least = |need: i64| if need == 1 { String::new() } else { format!(" ×{need}") };
+        if !slot.accept_all {
+            for entry in &slot.essential {
+                let (have, need) = count(entry);
+                if have < need {
+                    why.push(format!("needs {}{}: {name} has {have}", fragment(entry), at_least(need)));
+                }
+            }
+            for entry in &slot.forbidden {
+                let (have, limit) = count(entry);
+                if have >= limit {
+                    why.push(format!("forbids {}{}: {name} has {have}", fragment(entry), at_least(limit)));
+                }
+            }
+            let required = slot.required.iter().map(|entry| (entry, count(entry)));
+            if !slot.required.is_empty() && !required.clone().any(|(_, (have, need))| have >= need) {
+                let wants: Vec<String> = slot.required.iter().map(&fragment).collect();
+                let has: Vec<String> = required
+                    .filter(|(_, (have, _))| *have > 0)
+                    .map(|(entry, (have, need))| format!("{have} of {}{}", fragment(entry), at_least(need)))
+                    .collect();
+                let has = if has.is_empty() { "none".to_owned() } else { has.join(", ") };
+                why.push(format!("requires {}: {name} has {has}", wants.join(" or ")));
+            }
+            if why.is_empty()
+                && let Some(rule) = slot.card_rule.as_ref().and_then(|rule| self.content.rule(rule.as_str()))
+            {
+                let content = std::sync::Arc::clone(&self.content);
+                let mut copy = self.clone();
+                let mut events = Vec::new();
+                let mut engine = super::step::Engine::new(&content, &mut copy.state, &mut copy.rng, &mut events);
+                let mut ctx = super::rules::RuleContext::new(super::Holder::Card(key), 0);
+                ctx.this_card = Some(key);
+                let (mut inner, mut traces) = (Vec::new(), Vec::new());
+                let held = crate::engine::core::explain(
+                    &mut engine,
+                    &rule.requirements,
+                    rule.invert,
+                    &mut ctx,
+                    &mut inner,
+                    &mut traces,
+                );
+                if !held {
+                    why.push(format!("its card rule {} fails for {name}: {}", rule.id, inner.join("; ")));
+                }
+            }
+        }
+        if why.is_empty() {
+            why.push(format!("it does not take {name} now"));
+        }
+        why.into_iter().map(|text| Reason::new(slot_item.clone(), text)).collect()
+    }
+}
+
+fn status_words(status: &Status) -> &'static str {
+    match status {
+        Status::Idle => "idle",
+        Status::Ready(_) => "ready",
+        Status::Running => "running",
+        Status::Finished => "finished",
     }
 }

@@ -1,9 +1,10 @@
 //! The battle's playtest lines and expectations (FORMAT.md §12).
 
-use crate::map::standing_spots;
+use crate::map::{Spot, standing_spots};
 use crate::model::{Id, Skill};
 
 use super::{COMPASS, MAX_IDLE_TICKS, TacticsState, compass_name};
+use crate::engine::explain::Reason;
 use crate::engine::script::{Line, ScriptReport};
 use crate::engine::{Choice, Session};
 use crate::number::{parse_finite, within_limits};
@@ -277,5 +278,90 @@ impl Session {
     /// The battle's expectations (`unit`, `turn`, `winner`), when a battle runs.
     pub(crate) fn expect_tactics(&self, what: &str, args: &str) -> Option<Result<String, String>> {
         (self.tactics.is_some() && matches!(what, "unit" | "turn" | "winner")).then(|| self.tactics_expect(what, args))
+    }
+}
+
+impl Session {
+    /// Why `unit` cannot use `skill` now (at `at`, or anywhere): no battle, not its turn, it
+    /// acted already, it has no such action skill, or no spot in range (passing the region's
+    /// test) to aim at.
+    pub(crate) fn explain_skill(
+        &self,
+        unit: &str,
+        skill: &str,
+        at: Option<(u16, u16, u16)>,
+    ) -> Result<Vec<Reason>, String> {
+        let item = format!("skill `{skill}` of {unit}");
+        let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
+        let definition =
+            self.content.project.skills.get(skill).ok_or_else(|| format!("there is no skill `{skill}`"))?;
+        if let Some(why) = Self::turn_refusal(battle, unit, |turn| turn.acted, "already used a skill this turn")? {
+            return Ok(vec![Reason::new(item, why)]);
+        }
+        let known = battle.action_skills(&self.content, unit).into_iter().any(|known| known.id.as_str() == skill);
+        if !known {
+            return Ok(vec![Reason::new(item, format!("{unit} has no action skill `{skill}`"))]);
+        }
+        let mut rng = self.rng.clone();
+        let spots = battle.target_spots(&self.content, &mut rng, unit, definition);
+        let at = at.map(|(x, y, z)| Spot::new(x, y, z));
+        if at.map_or(!spots.is_empty(), |at| spots.contains(&at)) {
+            return Ok(Vec::new());
+        }
+        // Without the region's per-tile test: whether range or that test keeps the spots out.
+        let mut open = definition.clone();
+        let test = open.target_region.predicate.take();
+        let in_range = battle.target_spots(&self.content, &mut rng, unit, &open);
+        let where_words = at.map_or_else(
+            || "no target in range".to_owned(),
+            |spot| format!("({}, {}, {}) is not a target in range", spot.cell_x, spot.cell_y, spot.level),
+        );
+        let text = match (test, at) {
+            (Some(test), Some(spot)) if in_range.contains(&spot) => {
+                format!("({}, {}, {}) fails its target test `{}`", spot.cell_x, spot.cell_y, spot.level, test.text())
+            }
+            (Some(test), None) if !in_range.is_empty() => {
+                format!("no spot in range passes its target test `{}` ({} in range)", test.text(), in_range.len())
+            }
+            _ => where_words,
+        };
+        Ok(vec![Reason::new(item, text)])
+    }
+
+    /// Why `unit` cannot walk to `at` now.
+    pub(crate) fn explain_move(&self, unit: &str, (x, y, z): (u16, u16, u16)) -> Result<Vec<Reason>, String> {
+        let item = format!("move of {unit} to ({x}, {y}, {z})");
+        let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
+        if let Some(why) = Self::turn_refusal(battle, unit, |turn| turn.moved, "already moved this turn")? {
+            return Ok(vec![Reason::new(item, why)]);
+        }
+        let mut rng = self.rng.clone();
+        let spots = battle.move_spots(&self.content, &mut rng, unit);
+        if spots.contains_key(&Spot::new(x, y, z)) {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Reason::new(item, format!("{unit} cannot reach it ({} spots in reach)", spots.len()))])
+    }
+
+    /// Why it is not `unit`'s time to act: the battle over, another unit's turn, or `done`.
+    fn turn_refusal(
+        battle: &TacticsState,
+        unit: &str,
+        done: impl Fn(&super::Turn) -> bool,
+        done_words: &str,
+    ) -> Result<Option<String>, String> {
+        let state = battle.units.get(unit).ok_or_else(|| format!("there is no unit `{unit}` in the battle"))?;
+        Ok(if let Some(winner) = &battle.winner {
+            Some(format!("the battle has ended ({winner} won)"))
+        } else if state.defeated {
+            Some(format!("{unit} is defeated"))
+        } else {
+            match &battle.active {
+                None => Some("it is nobody's turn (time passes)".to_owned()),
+                Some(turn) if turn.unit != unit => Some(format!("it is {}'s turn", turn.unit)),
+                Some(turn) if done(turn) => Some(format!("{unit} {done_words}")),
+                Some(_) => None,
+            }
+        })
     }
 }

@@ -5,6 +5,7 @@ use crate::number::{parse_finite, within_limits};
 
 use super::env::TurnsEnv;
 use super::option_word;
+use crate::engine::explain::Reason;
 use crate::engine::script::Line;
 use crate::engine::{Choice, Session};
 
@@ -178,5 +179,52 @@ impl Session {
         within_limits(&format!("stat {name}"), value, min, max)?;
         turns.stored.insert(stat.id.clone(), value);
         Ok(())
+    }
+}
+
+impl Session {
+    /// The index of `card`'s option named `option` (its label as a slug, or its number from 1).
+    pub(crate) fn option_index(&self, card: &str, option: &str) -> Result<usize, String> {
+        let Some(found) = self.content.project.cards.get(card) else {
+            return Err(format!("there is no card `{card}`"));
+        };
+        let options = found.options.as_slice();
+        options
+            .iter()
+            .enumerate()
+            .position(|(index, offered)| {
+                option_word(&offered.label, index) == option || index.saturating_add(1).to_string() == option
+            })
+            .ok_or_else(|| {
+                let words: Vec<String> =
+                    options.iter().enumerate().map(|(index, offered)| option_word(&offered.label, index)).collect();
+                format!("`{card}` has no option `{option}` (it has: {})", words.join(", "))
+            })
+    }
+
+    /// Why option `option` of `card` is not offered now: no turns, the game over, the card not
+    /// in the hand, or its condition with the values it reads.
+    pub(crate) fn explain_option(&self, card: &str, option: usize) -> Result<Vec<Reason>, String> {
+        let found = self.content.project.cards.get(card).ok_or_else(|| format!("there is no card `{card}`"))?;
+        let offered =
+            found.options.get(option).ok_or_else(|| format!("`{card}` has no option {}", option.saturating_add(1)))?;
+        let name = if offered.label.is_empty() { option.saturating_add(1).to_string() } else { offered.label.clone() };
+        let item = format!("option `{name}` of {card}");
+        let Some(turns) = &self.turns else { return Ok(vec![Reason::new(item, "the project has no turn config")]) };
+        if self.state.outcome.is_some() || turns.outcome.is_some() {
+            return Ok(vec![Reason::new(item, "the game has ended")]);
+        }
+        if !turns.hand.iter().any(|held| held.as_str() == card) {
+            return Ok(vec![Reason::new(item, format!("{card} is not in the hand"))]);
+        }
+        let offers = |choice: &Choice| matches!(choice, Choice::PlayOption { card: c, option: o } if c.as_str() == card && *o == option);
+        if self.choices().iter().any(offers) {
+            return Ok(Vec::new());
+        }
+        let text = offered
+            .condition
+            .as_ref()
+            .map_or_else(|| "it is not offered now".to_owned(), |condition| self.needs_condition(condition.text()));
+        Ok(vec![Reason::new(item, text)])
     }
 }

@@ -159,6 +159,27 @@ pub(crate) fn accepts_by_counts(slot: &crate::model::Slot, state: &TableState, k
     card_accepted_by_counts(slot, state, key, state.card(key))
 }
 
+/// What card `key` (`card`, its instance, if any) holds of a slot's count entry, and the count
+/// the entry names: `(have, count)`.
+pub(crate) fn slot_count(
+    state: &TableState,
+    key: CardKey,
+    card: Option<&CardInstance>,
+    entry: &FragmentCount,
+) -> (i64, i64) {
+    // A card without sub-cards is counted in place (listing choices asks this of every card
+    // for every slot); a card holding others walks its tree.
+    let leaf = card.filter(|card| card.children.is_empty());
+    let have = match (&entry.fragment, leaf) {
+        (FragmentRef::Aspect(id), Some(card)) => card.aspects.get(id),
+        (FragmentRef::Card(id), Some(card)) => i64::from(card.card == *id),
+        (FragmentRef::Aspect(id), None) => state.count(Holder::Card(key), &Fragment::Aspect(id.clone()), false),
+        (FragmentRef::Card(id), None) => state.count(Holder::Card(key), &Fragment::Card(id.clone()), false),
+        _ => return (0, 1),
+    };
+    (have, entry.count.as_int().unwrap_or(1))
+}
+
 /// [`accepts_by_counts`] of a card already looked up (`card` is `key`'s instance, if any).
 pub(crate) fn card_accepted_by_counts(
     slot: &crate::model::Slot,
@@ -169,19 +190,7 @@ pub(crate) fn card_accepted_by_counts(
     if slot.accept_all {
         return true;
     }
-    // A card without sub-cards is counted in place (listing choices asks this of every card
-    // for every slot); a card holding others walks its tree.
-    let leaf = card.filter(|card| card.children.is_empty());
-    let count = |entry: &FragmentCount| {
-        let have = match (&entry.fragment, leaf) {
-            (FragmentRef::Aspect(id), Some(card)) => card.aspects.get(id),
-            (FragmentRef::Card(id), Some(card)) => i64::from(card.card == *id),
-            (FragmentRef::Aspect(id), None) => state.count(Holder::Card(key), &Fragment::Aspect(id.clone()), false),
-            (FragmentRef::Card(id), None) => state.count(Holder::Card(key), &Fragment::Card(id.clone()), false),
-            _ => return (0, 1),
-        };
-        (have, entry.count.as_int().unwrap_or(1))
-    };
+    let count = |entry: &FragmentCount| slot_count(state, key, card, entry);
     slot.essential.iter().all(|entry| {
         let (have, need) = count(entry);
         have >= need
