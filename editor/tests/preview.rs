@@ -1,6 +1,6 @@
 //! The Preview tab: start the demo by clicking, drag a card into a slot, advance time, edit the
 //! running act and see its text change without a restart, scrub back one input.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // test code: a panic is a failed test
 
 use std::path::PathBuf;
 

@@ -287,7 +287,6 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
         shared
     }
 
-    #[allow(clippy::too_many_lines)] // one arm per node kind reads best in one place
     fn node(&mut self, node: &Node) -> Run<'e, E> {
         match node {
             Node::Const(value) => {
@@ -340,6 +339,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
 
     /// The nodes that do not chain: their larger frame is paid once per use, not per operator.
     #[inline(never)]
+    #[allow(clippy::too_many_lines)] // one arm per node kind reads best in one place
     fn other_node(&mut self, node: &Node) -> Run<'e, E> {
         match node {
             Node::Const(_)
