@@ -98,6 +98,10 @@ pub enum Command {
         /// The formula (put it after `--` if it starts with `-`).
         #[arg(allow_hyphen_values = true)]
         formula: String,
+        /// Run even when some item files did not load (their items are missing; a loud warning
+        /// says so). Without it, a project with files that did not load is refused.
+        #[arg(long)]
+        allow_broken: bool,
     },
     /// Run the project's own playtests (`tests/*.play` in the project folder) in parallel, each
     /// from the start with the project's seed; one line per test (a failure with its first
@@ -117,6 +121,10 @@ pub enum Command {
         /// capped line says so in the output.
         #[arg(long, value_name = "N")]
         max_sim_runs: Option<usize>,
+        /// Run even when some item files did not load (their items are missing; a loud warning
+        /// says so). Without it, a project with files that did not load is refused.
+        #[arg(long)]
+        allow_broken: bool,
     },
     /// Play a project: run a playtest script's inputs (player actions, waits, expectations),
     /// let time pass, then print each query's value over the final state and the table; exits 1
@@ -153,6 +161,10 @@ pub enum Command {
         /// Print one JSON object (log, events, queries, table) instead of text.
         #[arg(long)]
         json: bool,
+        /// Run even when some item files did not load (their items are missing; a loud warning
+        /// says so). Without it, a project with files that did not load is refused.
+        #[arg(long)]
+        allow_broken: bool,
     },
     /// Print the probability table of a synthesis for two inputs: each candidate's tag score,
     /// softmax share, success chance and overall chance (spec era-synthesis §4).
@@ -174,6 +186,10 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Run even when some item files did not load (their items are missing; a loud warning
+        /// says so). Without it, a project with files that did not load is refused.
+        #[arg(long)]
+        allow_broken: bool,
     },
     /// Run many seeded games and summarise them: outcomes and grades, lengths, act, node, option
     /// and skill counts, dead content, final values; optionally against a baseline summary.
@@ -306,19 +322,31 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
         Command::Schema { output } => schema(output.as_deref(), out, err),
-        Command::Play { project, script_path, script, seed, until_ticks, queries, explain, trace, json } => {
+        Command::Play {
+            project,
+            script_path,
+            script,
+            seed,
+            until_ticks,
+            queries,
+            explain,
+            trace,
+            json,
+            allow_broken,
+        } => {
             let script = script.or(script_path);
-            play(&PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json }, out, err)
+            let args = PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json, allow_broken };
+            play(&args, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
-        Command::Test { project, filter, json, max_sim_runs } => {
-            crate::test::test(&crate::test::TestArgs { project, filter, json, max_sim_runs }, out, err)
+        Command::Test { project, filter, json, max_sim_runs, allow_broken } => {
+            crate::test::test(&crate::test::TestArgs { project, filter, json, max_sim_runs, allow_broken }, out, err)
         }
-        Command::Synthesis { project, synthesis, a, b, sets, json } => {
-            synth(&project, &synthesis, [&a, &b], &sets, json, out, err)
+        Command::Synthesis { project, synthesis, a, b, sets, json, allow_broken } => {
+            synth(&project, &synthesis, [&a, &b], &sets, (json, allow_broken), out, err)
         }
-        Command::Eval { project, seed, sets, defines, parse, formula } => {
-            eval(&EvalArgs { project, seed, sets, defines, parse, formula }, out, err)
+        Command::Eval { project, seed, sets, defines, parse, formula, allow_broken } => {
+            eval(&EvalArgs { project, seed, sets, defines, parse, formula, allow_broken }, out, err)
         }
     }
 }
@@ -352,12 +380,13 @@ struct PlayArgs {
     explain: Vec<String>,
     trace: bool,
     json: bool,
+    allow_broken: bool,
 }
 
 fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
-    let loaded = match open_project(&args.project) {
+    let loaded = match open_whole(&args.project, args.allow_broken, err)? {
         Ok(loaded) => loaded,
-        Err(error) => return fail(&error, err),
+        Err(exit) => return Ok(exit),
     };
     let text = match &args.script {
         None => String::new(),
@@ -664,6 +693,7 @@ struct EvalArgs {
     defines: Vec<String>,
     parse: bool,
     formula: String,
+    allow_broken: bool,
 }
 
 /// `NAME=NUMBER` values of `--set`, or the message for the first that is not one.
@@ -685,7 +715,7 @@ fn synth(
     synthesis: &str,
     [a, b]: [&str; 2],
     sets: &[String],
-    json: bool,
+    (json, allow_broken): (bool, bool),
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Exit> {
@@ -696,9 +726,9 @@ fn synth(
             return Ok(Exit::Failure);
         }
     };
-    let loaded = match open_project(project) {
+    let loaded = match open_whole(project, allow_broken, err)? {
         Ok(loaded) => loaded,
-        Err(error) => return fail(&error, err),
+        Err(exit) => return Ok(exit),
     };
     let table = match probability_table(&loaded.project, synthesis, a, b, &values) {
         Ok(table) => table,
@@ -778,9 +808,9 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
         query.defines.push((name.to_owned(), text.to_owned()));
     }
     let loaded = match &args.project {
-        Some(path) => match open_project(path) {
+        Some(path) => match open_whole(path, args.allow_broken, err)? {
             Ok(loaded) => Some(loaded),
-            Err(error) => return fail(&error, err),
+            Err(exit) => return Ok(exit),
         },
         None => None,
     };
@@ -803,6 +833,39 @@ fn eval(args: &EvalArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
             Ok(Exit::Failure)
         }
     }
+}
+
+/// Opens a project to run it: a file that did not load (its items would be missing, and the
+/// game would run without them unseen) refuses the command unless `allow_broken`, which runs
+/// without them after a loud warning. The load problems are printed either way.
+pub(crate) fn open_whole(
+    path: &Path,
+    allow_broken: bool,
+    err: &mut dyn Write,
+) -> std::io::Result<Result<Loaded, Exit>> {
+    let loaded = match open_project(path) {
+        Ok(loaded) => loaded,
+        Err(error) => return fail(&error, err).map(Err),
+    };
+    if !print_diagnostics(&loaded.diagnostics, false, err)? {
+        return Ok(Ok(loaded));
+    }
+    let broken = loaded.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    if allow_broken {
+        writeln!(
+            err,
+            "warning: running WITHOUT what the {broken} problem(s) above kept from loading (--allow-broken): \
+             results may not match the project"
+        )?;
+        return Ok(Ok(loaded));
+    }
+    writeln!(
+        err,
+        "error: {} did not load whole ({broken} problem(s) above); fix them, or pass --allow-broken to run \
+         without what did not load",
+        path.display()
+    )?;
+    Ok(Err(Exit::Failure))
 }
 
 pub(crate) fn fail(error: &ProjectError, err: &mut dyn Write) -> std::io::Result<Exit> {

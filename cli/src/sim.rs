@@ -35,6 +35,10 @@ pub struct SimArgs {
     /// Moves after which a run stops as `unfinished`.
     #[arg(long, default_value_t = 2000)]
     pub max_moves: usize,
+    /// Run even when some item files did not load (their items are missing; a loud warning
+    /// says so). Without it, a project with files that did not load is refused.
+    #[arg(long)]
+    pub allow_broken: bool,
     /// Engine steps (actions, expiries, act completions) after which a run stops as `cut`.
     #[arg(long, default_value_t = actforge_runtime::sim::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
@@ -54,12 +58,9 @@ pub struct SimArgs {
 
 /// Runs `actforge sim`.
 pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
-    let loaded = match open_project(&args.project) {
+    let loaded = match crate::open_whole(&args.project, args.allow_broken, err)? {
         Ok(loaded) => loaded,
-        Err(error) => {
-            writeln!(err, "error: {error}")?;
-            return Ok(Exit::Failure);
-        }
+        Err(exit) => return Ok(exit),
     };
     let policy = match policy(args) {
         Ok(policy) => policy,

@@ -172,13 +172,15 @@ pub struct TestArgs {
     pub json: bool,
     /// Caps the runs of every `expect sim` line (`--max-sim-runs N`).
     pub max_sim_runs: Option<usize>,
+    /// Runs even when item files did not load (`--allow-broken`).
+    pub allow_broken: bool,
 }
 
 /// `actforge test`.
 pub fn test(args: &TestArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
-    let loaded = match open_project(&args.project) {
+    let loaded = match crate::open_whole(&args.project, args.allow_broken, err)? {
         Ok(loaded) => loaded,
-        Err(error) => return fail(&error, err),
+        Err(exit) => return Ok(exit),
     };
     if has_errors(&loaded.diagnostics) {
         print_diagnostics(&loaded.diagnostics, false, err)?;

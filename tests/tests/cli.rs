@@ -691,3 +691,34 @@ fn test_caps_the_runs_of_expect_sim_lines_and_says_so() {
     let again = actforge(&["test", path(dir.path()), "--filter", "fail", "--max-sim-runs", "40"]).1;
     assert_eq!(again, out);
 }
+
+/// Issue 27.6: commands that run a project refuse one that lost items to files that did not
+/// load (they ran without them and said nothing), unless `--allow-broken`, which warns loudly;
+/// an item "file" that is a folder names its path.
+#[test]
+fn running_commands_refuse_a_project_that_did_not_load_whole_unless_allow_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("lighthouse");
+    actforge_tests::copy_dir(&content("lighthouse"), &project).unwrap();
+    fs::write(project.join("cards").join("broken.ron"), "(\n    id: \"broken\",\n    label: ,\n)\n").unwrap();
+    fs::create_dir(project.join("cards").join("folder.ron")).unwrap();
+    let broken = project.join("cards").join("broken.ron");
+    let folder = project.join("cards").join("folder.ron");
+    for command in [
+        vec!["play", path(&project)],
+        vec!["sim", path(&project), "--runs", "2"],
+        vec!["test", path(&project)],
+        vec!["synthesis", path(&project), "forge", "ember", "mist"],
+        vec!["eval", "--project", path(&project), "1 + 1"],
+    ] {
+        let (outcome, out, err) = actforge(&command);
+        assert_eq!(outcome, Exit::Failure, "{command:?}: {out}{err}");
+        assert!(err.contains(&broken.display().to_string()), "{command:?}: {err}");
+        assert!(err.contains(&folder.display().to_string()), "{command:?}: {err}");
+        assert!(err.contains("did not load whole") && err.contains("--allow-broken"), "{command:?}: {err}");
+    }
+    let (outcome, out, err) = actforge(&["play", path(&project), "--allow-broken", "--query", "1 + 1"]);
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
+    assert!(err.contains("warning: running WITHOUT"), "{err}");
+    assert!(out.contains("1 + 1 = 2"), "{out}");
+}

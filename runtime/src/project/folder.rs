@@ -121,11 +121,23 @@ fn list_kind_folders(
             if name.to_string_lossy().starts_with('.') {
                 continue; // editor and system files (.actforge-*.tmp, .DS_Store)
             }
-            // The directory entry knows its type: no extra system call per file.
-            let is_file = entry.file_type().is_ok_and(|kind| kind.is_file() || kind.is_symlink());
+            // The directory entry knows its type: no extra system call per file (a link is
+            // followed, so a link to a FIFO is not opened, which would wait forever).
             let path = entry.path();
-            if is_file && path.extension().is_some_and(|ext| ext == "ron") {
+            let is_file = entry.file_type().is_ok_and(|kind| {
+                kind.is_file() || (kind.is_symlink() && fs::metadata(&path).is_ok_and(|meta| meta.is_file()))
+            });
+            let is_ron = path.extension().is_some_and(|ext| ext == "ron");
+            if is_file && is_ron {
                 files.push((name, path));
+            } else if is_ron {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "this is not a file (a folder, a FIFO, a device or a broken link): no item was read from it; \
+                         move it away or replace it with the item's file",
+                    )
+                    .in_file(&path),
+                );
             } else {
                 diagnostics.push(
                     Diagnostic::warning(format!(
