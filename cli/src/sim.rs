@@ -11,7 +11,6 @@ use actforge_runtime::engine::Content;
 use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimOptions, Summary, diff, simulate};
 
 use actforge_runtime::number::{show_short, show_value};
-use actforge_runtime::project::open_project;
 
 use crate::Exit;
 

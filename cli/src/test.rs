@@ -12,9 +12,9 @@ use actforge_runtime::Project;
 use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::Session;
 use actforge_runtime::engine::script::{ScriptOptions, ScriptReport};
-use actforge_runtime::project::{bundle_tests, open_project};
+use actforge_runtime::project::bundle_tests;
 
-use crate::{Exit, fail, print_diagnostics};
+use crate::{Exit, print_diagnostics};
 
 /// The folder of a project's playtests.
 pub const TESTS_FOLDER: &str = "tests";

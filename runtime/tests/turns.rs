@@ -418,6 +418,9 @@ fn why_not_an_option_names_its_condition_with_the_values() {
                     assert_eq!(reason.item, format!("option `{}` of {card}", offered.label));
                     assert!(reason.text.starts_with(&format!("needs `{}`: ", condition.text())), "{reason:?}");
                     assert!(reason.text.contains(" is "), "the values it reads: {reason:?}");
+                    // The condition rides traced: what makes it false is marked.
+                    let trace = reason.trace.as_ref().expect("the option's condition is traced");
+                    assert!(!trace.false_parts().is_empty(), "{trace:?}");
                     let word = actforge_runtime::engine::turns::option_word(&offered.label, option);
                     assert_eq!(session.parse_subject(&format!("option:{card}:{word}")).unwrap(), subject);
                     return;

@@ -448,10 +448,15 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
                             }
                         } else {
                             // Not offered now: shown greyed, with why on hover.
+                            // Worked out only while hovered.
                             let subject = Subject::Option { card: card_id.to_string(), option: option_index };
-                            let why = session.explain(&subject).unwrap_or_default();
-                            ui.add_enabled(false, egui::Button::new(&option.label))
-                                .on_disabled_hover_text(format!("Why not? {}", reason_lines(&why)));
+                            ui.add_enabled(false, egui::Button::new(&option.label)).on_disabled_hover_ui(|ui| {
+                                let why = session.explain(&subject).unwrap_or_default();
+                                ui.label(format!("Why not? {}", reason_lines(&why)));
+                                for trace in why.iter().filter_map(|reason| reason.trace.as_ref()) {
+                                    crate::views::formula::trace_ui(ui, trace);
+                                }
+                            });
                         }
                     }
                 });

@@ -90,6 +90,13 @@ impl Reason {
         Self { item: item.into(), text: text.into(), trace: None }
     }
 
+    /// This reason with the trace of the formula it quotes (none: as it is).
+    #[must_use]
+    pub fn traced(mut self, trace: Option<FormulaTrace>) -> Self {
+        self.trace = trace.or(self.trace);
+        self
+    }
+
     /// The reasons of `item` from the rules core's words and the traces of the conditions
     /// that failed: each trace goes with the line that quotes its formula.
     pub(crate) fn with_traces(item: &str, why: Vec<String>, traces: Vec<FormulaTrace>) -> Vec<Self> {

@@ -200,8 +200,10 @@ impl Session {
             None => Vec::new(),
             Some(Ok(words)) => vec![Reason::new(item, words)],
             Some(Err(unlock)) => {
-                let why = unlock.map_or_else(String::new, |unlock| format!(": {}", self.needs_condition(&unlock)));
-                vec![Reason::new(item, format!("is locked{why}"))]
+                let why =
+                    unlock.as_ref().map_or_else(String::new, |unlock| format!(": {}", self.needs_condition(unlock)));
+                let trace = unlock.and_then(|unlock| self.trace_formula(&unlock).ok());
+                vec![Reason::new(item, format!("is locked{why}")).traced(trace)]
             }
         })
     }

@@ -225,6 +225,7 @@ impl Session {
             .condition
             .as_ref()
             .map_or_else(|| "it is not offered now".to_owned(), |condition| self.needs_condition(condition.text()));
-        Ok(vec![Reason::new(item, text)])
+        let trace = offered.condition.as_ref().and_then(|condition| self.trace_formula(condition.text()).ok());
+        Ok(vec![Reason::new(item, text).traced(trace)])
     }
 }
