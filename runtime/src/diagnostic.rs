@@ -106,26 +106,63 @@ impl Diagnostic {
 }
 
 /// `path:line:col: severity: message`, with as much of the location as is known.
+/// A diagnostic is one line: control characters in ids, paths and messages (an id with a
+/// newline in it) are written escaped (`\n`, `\u{1b}`), so content cannot forge a line of
+/// `check`'s output.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.file, self.position) {
-            (Some(file), Some(at)) => write!(f, "{}:{}:{}: ", file.display(), at.line, at.col)?,
-            (Some(file), None) => write!(f, "{}: ", file.display())?,
+            (Some(file), Some(at)) => {
+                write!(f, "{}:{}:{}: ", Escaped(&file.display().to_string()), at.line, at.col)?;
+            }
+            (Some(file), None) => write!(f, "{}: ", Escaped(&file.display().to_string()))?,
             (None, _) => {}
         }
         write!(f, "{}: ", self.severity)?;
         if let Some((kind, id)) = &self.item {
-            write!(f, "{} `{id}`", kind.label().to_lowercase())?;
+            write!(f, "{} `{}`", kind.label().to_lowercase(), Escaped(id))?;
             if let Some(field) = &self.field {
-                write!(f, ", {field}")?;
+                write!(f, ", {}", Escaped(field))?;
             }
             f.write_str(": ")?;
         }
-        f.write_str(&self.message)
+        write!(f, "{}", Escaped(&self.message))
+    }
+}
+
+/// Text written with its control characters escaped.
+struct Escaped<'a>(&'a str);
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                fmt::Write::write_char(f, c)?;
+            }
+        }
+        Ok(())
     }
 }
 
 /// Whether any diagnostic is an error.
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(Diagnostic::is_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diagnostic_is_one_line_whatever_its_id_holds() {
+        let diagnostic = Diagnostic::error("there is no act `x\nerror: forged`\u{1b}[31m")
+            .for_item(crate::Kind::Act, "a\nb")
+            .in_file(std::path::Path::new("acts/a\nb.ron"));
+        let line = diagnostic.to_string();
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(line.contains("act `a\\nb`"), "{line}");
+        assert!(line.contains("\\u{1b}"), "{line}");
+    }
 }

@@ -48,6 +48,7 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
     if !manifest_path.is_file() {
         return Err(ProjectError::NotAProject { path: root.to_owned() });
     }
+    super::atomic::remove_stale_temporaries(root);
     let mut diagnostics = Vec::new();
     let mut protected = BTreeSet::new();
     let manifest_bytes = fs::read(&manifest_path).map_err(|error| ProjectError::io(&manifest_path, error))?;
@@ -110,6 +111,8 @@ fn list_kind_folders(
     let mut listed = HashMap::new();
     for &kind in Kind::ALL {
         let folder = root.join(kind.folder());
+        // Temporaries a killed save left: cleaned at the next load.
+        super::atomic::remove_stale_temporaries(&folder);
         let entries = match fs::read_dir(&folder) {
             Ok(entries) => entries,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
