@@ -102,6 +102,14 @@ fn project_to_bundle_to_project_is_byte_identical() {
         let mut content_files = files_below(&content("lighthouse"));
         content_files.retain(|(path, _)| !path.starts_with("tests"));
         assert_eq!(files_below(&restored), content_files, "{format:?}");
+        // Written in a hidden sibling folder renamed into place (issue 27.8): nothing is left
+        // beside it, and an existing empty folder is a fine target too.
+        let beside: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(beside.len(), 2, "{beside:?}");
+        let empty = dir.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        import_bundle(&bundle, &empty).unwrap();
+        assert_eq!(files_below(&empty), content_files, "{format:?}");
     }
 }
 
