@@ -287,8 +287,8 @@ impl Session {
                  (campaign), set unit UNIT STAT VALUE (battle) or set cell BOARD C R VALUE|empty (boards)"
             )),
             other => Err(format!(
-                "unknown command `{other}` (seed, slot, unslot, start, collect, close, flip, wait, run, create, set, move, use, face, \
-                 play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
+                "unknown command `{other}` (seed, repeat, end, slot, unslot, start, collect, close, flip, wait, run, create, set, \
+                 move, use, face, play, end-turn, go, jump, end-phase, synthesize, expect, roll, place, ability, setup)"
             )),
         }
     }
