@@ -416,3 +416,25 @@ fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
     harness.get_by_label_contains("ability `twister`");
     harness.get_by_label_contains("• no target: it needs two dice on its own board");
 }
+
+/// Issue 27.9: a replay past its budget of engine steps is cut with a message; every input
+/// stays in the log, and a larger budget plays them all again.
+#[test]
+fn a_replay_past_its_budget_is_cut_with_a_message_and_keeps_the_inputs() {
+    let project = demo_project();
+    let mut game = PreviewGame::default();
+    game.sync(&project, 1);
+    for line in ["slot basket hedgerow", "start hedgerow", "wait 120", "collect hedgerow"] {
+        assert!(game.input(line), "{line}: {:?}", game.notice());
+    }
+    let live = game.session().unwrap().state_hash();
+    game.set_replay_budget(1);
+    game.sync(&project, 2);
+    let notice = game.notice().unwrap_or_default().to_owned();
+    assert!(notice.contains("The replay was cut at input 2 of 4"), "{notice}");
+    assert_eq!(game.log().len(), 4, "nothing the designer did is lost");
+    assert_eq!(game.played(), 2);
+    game.set_replay_budget(actforge_editor::preview::REPLAY_BUDGET);
+    game.jump_to(4);
+    assert_eq!(game.session().unwrap().state_hash(), live);
+}

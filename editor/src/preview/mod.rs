@@ -12,7 +12,7 @@ use actforge_runtime::Project;
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
-pub use session::{PreviewGame, PreviewHighlight, SPEEDS};
+pub use session::{PreviewGame, PreviewHighlight, REPLAY_BUDGET, SPEEDS};
 
 use crate::document::{Document, ItemKey};
 

@@ -15,6 +15,11 @@ pub const SPEEDS: [u32; 3] = [1, 2, 10];
 /// Most event lines kept for the events list.
 const EVENTS_KEPT: usize = 200;
 
+/// Engine steps (actions, expiries, act completions) a replay may take before it is cut: each
+/// step is bounded by the engine, but a long log on content that loops would otherwise hold
+/// the editor's frame for seconds after every edit.
+pub const REPLAY_BUDGET: u64 = 2_000_000;
+
 /// What the graph views highlight for a running preview.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PreviewHighlight {
@@ -51,6 +56,8 @@ pub struct PreviewGame {
     events: Vec<String>,
     /// The campaign nodes walked through.
     node_path: Vec<Id<MapNode>>,
+    /// Engine steps a replay may take ([`REPLAY_BUDGET`]).
+    replay_budget: u64,
 }
 
 impl Default for PreviewGame {
@@ -70,6 +77,7 @@ impl Default for PreviewGame {
             notice: None,
             events: Vec::new(),
             node_path: Vec::new(),
+            replay_budget: REPLAY_BUDGET,
         }
     }
 }
@@ -181,6 +189,11 @@ impl PreviewGame {
         }
     }
 
+    /// Sets how many engine steps a replay may take (tests use a small one).
+    pub fn set_replay_budget(&mut self, steps: u64) {
+        self.replay_budget = steps;
+    }
+
     /// Sets the speed (one of [`SPEEDS`]).
     pub fn set_speed(&mut self, speed: u32) {
         self.speed = speed.clamp(1, 100);
@@ -217,6 +230,19 @@ impl PreviewGame {
             session = Session::from_content(Arc::clone(content), self.seed);
         }
         for (index, line) in self.log.iter().take(self.played).enumerate() {
+            let work = session.counters();
+            if work.steps.saturating_add(work.act_completions) > self.replay_budget {
+                // Cut, not restarted: every input stays in the log, past the jump-back point.
+                self.notice = Some(format!(
+                    "The replay was cut at input {index} of {}: the content did more than {} steps of play to get \
+                     there (a loop that runs without the player?). The game shows the state after input {index}; \
+                     the later inputs are kept in the log.",
+                    self.played, self.replay_budget
+                ));
+                self.played = index;
+                self.playing = false;
+                break;
+            }
             if let Err(why) = run_line(&mut session, line, &mut events) {
                 self.notice = Some(format!(
                     "Restarted: input {} `{line}` no longer applies to the edited content ({why}).",
