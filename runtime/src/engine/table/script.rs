@@ -155,14 +155,7 @@ impl Session {
             .filter(|count| *count >= 0)
             .ok_or_else(|| format!("`{count}` is not a count of 0 or more"))?;
         let aspect = self.content.canonical_aspect(&crate::model::Id::new(aspect)).clone();
-        let key = self
-            .state
-            .cards
-            .iter()
-            .filter(|(_, card)| card.card.as_str() == card_type)
-            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
-            .map(|(key, _)| *key)
-            .ok_or_else(|| format!("no `{card_type}` card is in play"))?;
+        let key = self.first_in_play(card_type).ok_or_else(|| format!("no `{card_type}` card is in play"))?;
         if let Some(card) = self.state.cards.get_mut(&key) {
             let delta = count.saturating_sub(card.aspects.get(&aspect));
             card.aspects.adjust(&aspect, delta);
@@ -193,6 +186,17 @@ impl Session {
         let token = self.token_arg(words.next())?;
         let place: usize = words.next().map_or(Ok(0), str::parse).map_err(|_| "PLACE is a number")?;
         Ok(Choice::Unslot { token, place })
+    }
+
+    /// The first card of type `card_type` in play, table first (set-up lines and checks name
+    /// cards by type).
+    fn first_in_play(&self, card_type: &str) -> Option<CardKey> {
+        self.state
+            .cards
+            .iter()
+            .filter(|(_, card)| card.card.as_str() == card_type)
+            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
+            .map(|(key, _)| *key)
     }
 
     /// `flip CARD`: a face-down card of that type, table first.
@@ -277,13 +281,7 @@ impl Session {
             .and_then(|text| text.strip_suffix('"'))
             .ok_or("put the expected label in quotes")?
             .replace("\\n", "\n");
-        let key = self
-            .state
-            .cards
-            .iter()
-            .filter(|(_, card)| card.card.as_str() == card_type)
-            .min_by_key(|(_, card)| !matches!(card.place, Place::Table))
-            .map(|(key, _)| *key);
+        let key = self.first_in_play(card_type);
         let shown = match key {
             Some(key) => self.card_label(key).unwrap_or_default(),
             None if self.in_a_hand(card_type) => {
