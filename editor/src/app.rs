@@ -439,6 +439,17 @@ impl ActforgeApp {
     pub fn preview(&self) -> &PreviewPanel {
         &self.preview
     }
+
+    /// The Preview tab, to drive its game from outside (scripted set-ups, embedding).
+    pub fn preview_mut(&mut self) -> &mut PreviewPanel {
+        &mut self.preview
+    }
+
+    /// How long a frame waits for the preview's worker (`None`: until it is done, as tests
+    /// want; the window waits a few milliseconds so a slow replay never holds it).
+    pub fn set_preview_wait(&mut self, wait: Option<std::time::Duration>) {
+        self.preview.game.set_foreground_wait(wait);
+    }
 }
 
 impl eframe::App for ActforgeApp {

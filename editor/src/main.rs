@@ -61,7 +61,10 @@ mod gui {
             options,
             Box::new(move |creation| {
                 ActforgeApp::setup(&creation.egui_ctx);
-                Ok(Box::new(ActforgeApp::with_storage(path, creation.storage)))
+                let mut app = ActforgeApp::with_storage(path, creation.storage);
+                // A quick replay shows in the same frame; a slow one leaves the window responsive.
+                app.set_preview_wait(Some(std::time::Duration::from_millis(30)));
+                Ok(Box::new(app))
             }),
         )
     }

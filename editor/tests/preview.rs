@@ -438,3 +438,79 @@ fn a_replay_past_its_budget_is_cut_with_a_message_and_keeps_the_inputs() {
     game.jump_to(4);
     assert_eq!(game.session().unwrap().state_hash(), live);
 }
+
+/// A table whose act takes one tick and starts itself again: a long wait is one step per tick.
+fn spinning_project() -> actforge_runtime::Project {
+    use actforge_runtime::model::{Act, ActLink, Card, Expr, Id, Slot, Token};
+    let mut project = actforge_runtime::Project::new("spin");
+    project.slots.insert(Slot { id: Id::new("seat"), ..Default::default() });
+    project.cards.insert(Card { id: Id::new("pebble"), label: "Pebble".into(), ..Card::default() });
+    project.tokens.insert(Token { id: Id::new("wheel"), slot: Some(Id::new("seat")), ..Default::default() });
+    project.manifest.entry.tokens = vec![Id::new("wheel")];
+    project.manifest.entry.cards = vec![Id::new("pebble")];
+    project.acts.insert(Act {
+        id: Id::new("spin"),
+        token: Some(Id::new("wheel")),
+        initial: true,
+        duration_ticks: Expr::new("1"),
+        next_acts: vec![ActLink::to("spin")],
+        ..Act::default()
+    });
+    project
+}
+
+/// Issue 27.9: a live input that loops without the player is cut at the input budget, and
+/// the log keeps the wait that passed, so a replay reaches the same state.
+#[test]
+fn a_live_wait_on_looping_content_is_cut_and_logged_as_the_time_that_passed() {
+    let mut game = PreviewGame::default();
+    game.sync(&spinning_project(), 1);
+    assert!(game.errors().is_empty(), "{:?}", game.errors());
+    assert!(game.input("run spin"), "{:?}", game.notice());
+    // A trillion ticks: a trillion act completions, far past the budget of one input.
+    assert!(game.input("wait 1000000000000"));
+    let notice = game.notice().unwrap_or_default().to_owned();
+    assert!(notice.contains("was cut after 100000 steps"), "{notice}");
+    let tick = game.session().unwrap().state().tick;
+    assert!(tick > 0 && tick < 1_000_000, "stopped early, at tick {tick}");
+    assert_eq!(game.log(), ["run spin".to_owned(), format!("wait {tick}")]);
+    let live = game.session().unwrap().state_hash();
+    game.jump_to(0);
+    game.jump_to(2);
+    assert_eq!(game.session().unwrap().state_hash(), live, "the logged wait replays to the same state");
+}
+
+/// Issue 27.9: the preview compiles and replays on a worker thread. With no foreground wait a
+/// long replay leaves the caller (the editor's frame) free at once and shows the old game as
+/// busy; Stop ends it, even inside one long wait, at the state it reached; inputs given
+/// meanwhile are not played over the inputs the replay did not reach.
+#[test]
+fn a_long_replay_runs_on_the_worker_and_stops_when_asked() {
+    let project = spinning_project();
+    let mut game = PreviewGame::default();
+    game.sync(&project, 1);
+    assert!(game.input("run spin"), "{:?}", game.notice());
+    for _ in 0..8 {
+        assert!(game.input("wait 1000000000000"));
+        // A choice between the waits, so that they stay separate inputs in the log.
+        assert!(game.input("expect act wheel spin"), "{:?}", game.notice());
+    }
+    assert_eq!(game.log().len(), 17);
+    let before = game.session().unwrap().state_hash();
+    game.set_foreground_wait(Some(std::time::Duration::ZERO));
+    game.sync(&project, 2);
+    // The replay needs 800,000 steps: the call came back long before.
+    assert!(game.busy().is_some(), "the replay runs on the worker");
+    assert_eq!(game.session().unwrap().state_hash(), before, "the old game shows meanwhile");
+    assert!(game.input("wait 5"), "an input while busy is taken");
+    assert_eq!(game.queued(), ["wait 5"]);
+    game.stop();
+    game.wait(None);
+    assert!(game.busy().is_none());
+    let notice = game.notice().unwrap_or_default().to_owned();
+    assert!(notice.contains("The replay was stopped at input"), "{notice}");
+    assert!(notice.contains("The 1 input given during the replay was not played"), "{notice}");
+    assert_eq!(game.log().len(), 17, "every input stays in the log");
+    assert!(game.played() < 17);
+    assert!(game.queued().is_empty());
+}

@@ -571,3 +571,7 @@ mod tests_panel;
 // Traced formulas in the workbench and the inspector, in this test binary too.
 #[path = "ui/formula_trace.rs"]
 mod formula_trace;
+
+// The editor under hostile content (issue 27.9), in this test binary too.
+#[path = "ui/hostile.rs"]
+mod hostile;

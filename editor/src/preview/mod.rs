@@ -12,7 +12,7 @@ use actforge_runtime::Project;
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
-pub use session::{PreviewGame, PreviewHighlight, REPLAY_BUDGET, SPEEDS};
+pub use session::{INPUT_BUDGET, PreviewGame, PreviewHighlight, REPLAY_BUDGET, SPEEDS, Waker};
 
 use crate::document::{Document, ItemKey};
 
@@ -57,6 +57,11 @@ impl PreviewPanel {
             ui.label("Open a project to play it here.");
             return;
         };
+        if !self.game.has_waker() {
+            let ctx = ui.ctx().clone();
+            self.game.set_waker(std::sync::Arc::new(move || ctx.request_repaint()));
+        }
+        self.game.poll();
         self.game.sync(document.project(), document.revision());
         self.run_clock(ui);
         self.save_form_ui(ui, document.project());
@@ -64,6 +69,7 @@ impl PreviewPanel {
         self.state_edit_ui(ui);
         self.log_ui(ui);
         self.messages_ui(ui);
+        self.busy_ui(ui);
         ui.separator();
         let Some(session) = self.game.session() else {
             ui.label(RichText::new("Fix the errors above (the Diagnostics tab lists them too) to play.").weak());
@@ -220,6 +226,31 @@ impl PreviewPanel {
                 self.game.jump_to(count);
             }
         });
+    }
+
+    /// While the worker compiles or replays: what it does, for how long, and a way to stop it.
+    fn busy_ui(&self, ui: &mut egui::Ui) {
+        let Some((elapsed, compiling)) = self.game.busy() else { return };
+        ui.horizontal_wrapped(|ui| {
+            ui.add(egui::Spinner::new());
+            let what = if compiling { "Compiling the edit and replaying the inputs" } else { "Replaying the inputs" };
+            let queued = self.game.queued().len();
+            let queued = match queued {
+                0 => String::new(),
+                1 => "; 1 input waits to be played".to_owned(),
+                n => format!("; {n} inputs wait to be played"),
+            };
+            ui.label(format!("{what}… {:.1} s{queued}. The game below is the one before.", elapsed.as_secs_f32()));
+            if ui
+                .button(format!("{} Stop", icon::STOP))
+                .on_hover_text("Show the game at the input the replay reached; the later inputs stay in the log")
+                .clicked()
+            {
+                self.game.stop();
+            }
+        });
+        // The spinner and the elapsed time move while the worker works.
+        ui.ctx().request_repaint_after(std::time::Duration::from_millis(100));
     }
 
     fn messages_ui(&self, ui: &mut egui::Ui) {

@@ -3,7 +3,9 @@
 //! every jump back in the log. No egui here: the logic is tested headless.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use actforge_runtime::Project;
 use actforge_runtime::engine::{Choice, Content, Session, Status};
@@ -19,6 +21,10 @@ const EVENTS_KEPT: usize = 200;
 /// step is bounded by the engine, but a long log on content that loops would otherwise hold
 /// the editor's frame for seconds after every edit.
 pub const REPLAY_BUDGET: u64 = 2_000_000;
+
+/// Engine steps one input given live may take (the frame waits for it): a longer wait is cut
+/// where it got to and logged as the time that passed.
+pub const INPUT_BUDGET: u64 = 100_000;
 
 /// What the graph views highlight for a running preview.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,6 +64,75 @@ pub struct PreviewGame {
     node_path: Vec<Id<MapNode>>,
     /// Engine steps a replay may take ([`REPLAY_BUDGET`]).
     replay_budget: u64,
+    /// The thread that compiles and replays, started with the first job.
+    worker: Option<Worker>,
+    /// The job whose result the game waits for, if any.
+    pending: Option<Pending>,
+    /// Inputs given while a job ran: played onto its result, in order.
+    queued: Vec<String>,
+    /// How long a frame waits for a job before showing the old game as busy (`None`: until
+    /// it is done, so library callers and tests see the result at once).
+    foreground_wait: Option<Duration>,
+    /// Called from the worker when a result is ready (the editor asks for a repaint).
+    waker: Option<Waker>,
+}
+
+/// Called from the worker thread when a result is ready.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// A compile-and-replay job the game waits for.
+struct Pending {
+    generation: u64,
+    /// Set by [`PreviewGame::stop`]: the worker returns the game at the input it reached.
+    stop: Arc<AtomicBool>,
+    started: Instant,
+    compiling: bool,
+}
+
+/// The worker thread's end of the preview: jobs go in, results come out. Dropping it ends the
+/// thread once its job is done.
+struct Worker {
+    jobs: mpsc::Sender<Job>,
+    results: mpsc::Receiver<JobResult>,
+    /// The newest job's generation: an older job still running gives up at its next input.
+    latest: Arc<AtomicU64>,
+}
+
+/// Compile (when `project` is given) and replay the log onto the content.
+struct Job {
+    generation: u64,
+    project: Option<Project>,
+    content: Option<Arc<Content>>,
+    seed: u64,
+    start: Option<String>,
+    /// The inputs to play (the log up to the played point).
+    inputs: Vec<String>,
+    budget: u64,
+    stop: Arc<AtomicBool>,
+    waker: Option<Waker>,
+}
+
+/// What a job did.
+struct JobResult {
+    generation: u64,
+    /// The replayed game, or why the project did not compile.
+    outcome: Result<Replayed, Vec<String>>,
+}
+
+/// A replay's game and what it had to change in the log.
+struct Replayed {
+    content: Arc<Content>,
+    session: Session,
+    events: Vec<String>,
+    path: Vec<Id<MapNode>>,
+    /// Why the replay did not play every input (shown as the notice).
+    notice: Option<String>,
+    /// The start line no longer applied and was dropped with the log.
+    start_dropped: bool,
+    /// An input no longer applied: the game restarted with an empty log.
+    restarted: bool,
+    /// Inputs played (fewer than given when cut or stopped; the rest stay in the log).
+    played: usize,
 }
 
 impl Default for PreviewGame {
@@ -78,6 +153,11 @@ impl Default for PreviewGame {
             events: Vec::new(),
             node_path: Vec::new(),
             replay_budget: REPLAY_BUDGET,
+            worker: None,
+            pending: None,
+            queued: Vec::new(),
+            foreground_wait: None,
+            waker: None,
         }
     }
 }
@@ -140,22 +220,125 @@ impl PreviewGame {
 
     /// Compiles `project` when `revision` is new and replays the inputs onto the new content so
     /// the game keeps its place. Content with errors keeps the last good game and lists them.
+    /// The work runs on the worker thread; the frame waits for it at most the foreground wait.
     pub fn sync(&mut self, project: &Project, revision: u64) {
         if self.compiled_revision == Some(revision) {
             return;
         }
         self.compiled_revision = Some(revision);
-        match Content::compile(project.clone()) {
-            Ok(content) => {
-                self.errors.clear();
-                self.content = Some(Arc::new(content));
-                self.replay();
-            }
-            Err(error) => {
-                self.errors = error.problems.iter().map(ToString::to_string).collect();
-                self.playing = false;
+        self.send_job(Some(project.clone()));
+    }
+
+    /// How long a call waits for the worker before returning with the job still running
+    /// (`None`, the default: until it is done). The editor window waits a few milliseconds, so a
+    /// quick replay shows at once and a slow one shows the old game marked busy.
+    pub fn set_foreground_wait(&mut self, wait: Option<Duration>) {
+        self.foreground_wait = wait;
+    }
+
+    /// Sets what the worker calls when a result is ready (the editor asks egui for a frame).
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = Some(waker);
+    }
+
+    /// Whether a waker is set.
+    pub fn has_waker(&self) -> bool {
+        self.waker.is_some()
+    }
+
+    /// While a job runs: how long it has run and whether it compiles (else it only replays).
+    pub fn busy(&self) -> Option<(Duration, bool)> {
+        self.pending.as_ref().map(|pending| (pending.started.elapsed(), pending.compiling))
+    }
+
+    /// Inputs given while a job runs, to be played onto its result.
+    pub fn queued(&self) -> &[String] {
+        &self.queued
+    }
+
+    /// Asks the running job to stop at the next input: the game shows the state it reached and
+    /// the later inputs stay in the log.
+    pub fn stop(&self) {
+        if let Some(pending) = &self.pending {
+            pending.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes a finished job's result, if any (the editor calls it every frame).
+    pub fn poll(&mut self) {
+        self.wait(Some(Duration::ZERO));
+    }
+
+    /// Waits up to `timeout` (`None`: without limit) for the pending job, applying its result.
+    pub fn wait(&mut self, timeout: Option<Duration>) {
+        let deadline = timeout.and_then(|timeout| Instant::now().checked_add(timeout));
+        while let Some(pending) = &self.pending {
+            let Some(worker) = &self.worker else {
+                self.pending = None;
+                break;
+            };
+            let result = match deadline {
+                None => worker.results.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                Some(deadline) => worker.results.recv_timeout(deadline.saturating_duration_since(Instant::now())),
+            };
+            match result {
+                Ok(result) if result.generation == pending.generation => {
+                    self.pending = None;
+                    self.apply(result.outcome);
+                }
+                // An older job's result: a newer one is on its way.
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => break,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // The worker died (it cannot panic on content, but say so if it does).
+                    self.pending = None;
+                    self.worker = None;
+                    self.queued.clear();
+                    self.notice =
+                        Some("The preview's worker stopped unexpectedly; edit or restart to try again.".into());
+                }
             }
         }
+    }
+
+    /// Hands a job to the worker (compiling `project` when given) and waits the foreground wait.
+    fn send_job(&mut self, project: Option<Project>) {
+        if project.is_none() && self.content.is_none() {
+            return;
+        }
+        if project.is_none() && self.pending.as_ref().is_some_and(|pending| pending.compiling) {
+            // The running job compiles an edit: replaying the old content now would lose it.
+            // Forget the revision so the next sync compiles again with these inputs.
+            self.compiled_revision = None;
+            return;
+        }
+        let worker = self.worker.get_or_insert_with(Worker::spawn);
+        let generation = worker.latest.load(Ordering::Relaxed).wrapping_add(1);
+        worker.latest.store(generation, Ordering::Relaxed);
+        if let Some(older) = &self.pending {
+            // The older job is superseded: end its current wait at once.
+            older.stop.store(true, Ordering::Relaxed);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let compiling = project.is_some();
+        let job = Job {
+            generation,
+            project,
+            content: self.content.clone(),
+            seed: self.seed,
+            start: self.start.clone(),
+            inputs: self.log.iter().take(self.played).cloned().collect(),
+            budget: self.replay_budget,
+            stop: Arc::clone(&stop),
+            waker: self.waker.clone(),
+        };
+        if worker.jobs.send(job).is_err() {
+            self.worker = None;
+            self.notice = Some("The preview's worker stopped unexpectedly; edit or restart to try again.".into());
+            return;
+        }
+        self.pending = Some(Pending { generation, stop, started: Instant::now(), compiling });
+        self.wait(self.foreground_wait);
     }
 
     /// Forgets the compiled content so the next [`Self::sync`] compiles again (another project opened).
@@ -212,67 +395,89 @@ impl PreviewGame {
         self.replay();
     }
 
-    /// Builds a new session and plays the start line and the first `played` inputs onto it; an input
-    /// that no longer applies restarts the game with a notice saying why.
+    /// Plays the start line and the first `played` inputs again on the current content (on the
+    /// worker thread, as [`Self::sync`]).
     fn replay(&mut self) {
-        let Some(content) = &self.content else { return };
-        let mut session = Session::from_content(Arc::clone(content), self.seed);
-        let mut events = Vec::new();
-        let mut path = Vec::new();
-        note_node(&session, &mut path);
-        if let Some(start) = &self.start
-            && let Err(why) = run_line(&mut session, start, &mut events)
-        {
-            self.notice = Some(format!("Could not start from `{start}`: {why}. Playing from the start instead."));
-            self.start = None;
-            self.log.clear();
-            self.played = 0;
-            session = Session::from_content(Arc::clone(content), self.seed);
-        }
-        for (index, line) in self.log.iter().take(self.played).enumerate() {
-            let work = session.counters();
-            if work.steps.saturating_add(work.act_completions) > self.replay_budget {
-                // Cut, not restarted: every input stays in the log, past the jump-back point.
-                self.notice = Some(format!(
-                    "The replay was cut at input {index} of {}: the content did more than {} steps of play to get \
-                     there (a loop that runs without the player?). The game shows the state after input {index}; \
-                     the later inputs are kept in the log.",
-                    self.played, self.replay_budget
-                ));
-                self.played = index;
-                self.playing = false;
-                break;
+        self.send_job(None);
+    }
+
+    /// Takes a job's result: the replayed game, or the errors that kept the last good game.
+    fn apply(&mut self, outcome: Result<Replayed, Vec<String>>) {
+        match outcome {
+            Ok(replayed) => {
+                self.errors.clear();
+                self.content = Some(replayed.content);
+                self.session = Some(replayed.session);
+                self.events = replayed.events;
+                self.node_path = replayed.path;
+                if replayed.start_dropped {
+                    self.start = None;
+                }
+                if replayed.restarted || replayed.start_dropped {
+                    self.log.clear();
+                }
+                if replayed.played < self.played || replayed.restarted || replayed.start_dropped {
+                    self.playing = false;
+                }
+                self.played = replayed.played.min(self.log.len());
+                if replayed.notice.is_some() {
+                    self.notice = replayed.notice;
+                }
             }
-            if let Err(why) = run_line(&mut session, line, &mut events) {
-                self.notice = Some(format!(
-                    "Restarted: input {} `{line}` no longer applies to the edited content ({why}).",
-                    index + 1
-                ));
-                self.log.clear();
-                self.played = 0;
+            Err(errors) => {
+                self.errors = errors;
                 self.playing = false;
-                session = Session::from_content(Arc::clone(content), self.seed);
-                events.clear();
-                path.clear();
-                note_node(&session, &mut path);
-                break;
             }
-            note_node(&session, &mut path);
         }
-        trim_events(&mut events);
-        self.events = events;
-        self.node_path = path;
-        self.session = Some(session);
+        let queued = std::mem::take(&mut self.queued);
+        if self.played < self.log.len() && !queued.is_empty() {
+            // Played after a cut they would drop the inputs not replayed; keep the log instead.
+            let count = queued.len();
+            let inputs =
+                if count == 1 { "input given during the replay was" } else { "inputs given during the replay were" };
+            let notice = self.notice.take().unwrap_or_default();
+            self.notice = Some(format!(
+                "{notice} The {count} {inputs} not played, so that the log keeps the inputs after the cut."
+            ));
+            return;
+        }
+        for line in queued {
+            self.input(&line);
+        }
     }
 
     /// Gives the game one input (a playtest line). An input after a jump back drops the inputs
     /// that followed. A refused input changes nothing and leaves a notice.
     pub fn input(&mut self, line: &str) -> bool {
+        if self.pending.is_some() {
+            // The shown game is about to be replaced: play the input onto the new one.
+            self.queued.push(line.to_owned());
+            return true;
+        }
         let Some(session) = &mut self.session else { return false };
         let mut trial = session.clone();
+        let work = trial.counters();
+        trial.set_step_limit(work.steps.saturating_add(work.act_completions).saturating_add(INPUT_BUDGET));
+        let tick_before = trial.state().tick;
         let mut events = Vec::new();
         match run_line(&mut trial, line, &mut events) {
             Ok(()) => {
+                let cut = trial.over_step_limit().then(|| {
+                    // A cut wait is logged as the time that passed, so a replay reaches this state.
+                    let waited = trial.state().tick.saturating_sub(tick_before);
+                    let logged =
+                        if line.trim_start().starts_with("wait ") { format!("wait {waited}") } else { line.to_owned() };
+                    let notice = format!(
+                        "`{line}` was cut after {INPUT_BUDGET} steps of play, {waited} ticks in (a loop that runs \
+                         without the player?); the log keeps `{logged}`."
+                    );
+                    (logged, notice)
+                });
+                trial.set_step_limit(u64::MAX);
+                let (line, notice) = match &cut {
+                    Some((logged, notice)) => (logged.as_str(), Some(notice.clone())),
+                    None => (line, None),
+                };
                 *session = trial;
                 self.log.truncate(self.played);
                 let merged = merge_wait(self.log.last(), line);
@@ -281,7 +486,10 @@ impl PreviewGame {
                     _ => self.log.push(line.to_owned()),
                 }
                 self.played = self.log.len();
-                self.notice = None;
+                self.notice = notice;
+                if self.notice.is_some() {
+                    self.playing = false;
+                }
                 self.events.append(&mut events);
                 trim_events(&mut self.events);
                 note_node(session, &mut self.node_path);
@@ -314,7 +522,7 @@ impl PreviewGame {
 
     /// Runs the clock for `seconds` of real time while playing; returns whether time moved.
     pub fn tick_clock(&mut self, seconds: f64) -> bool {
-        if !self.playing {
+        if !self.playing || self.pending.is_some() {
             return false;
         }
         let Some(session) = &self.session else { return false };
@@ -362,6 +570,143 @@ impl PreviewGame {
         let node = session.campaign().map(|campaign| campaign.node.clone());
         PreviewHighlight { acts, node, path: self.node_path.clone() }
     }
+}
+
+impl Worker {
+    /// Starts the thread. It takes the newest job waiting (older ones are superseded), runs it
+    /// and sends the result; it ends when the game drops its end of the channel.
+    fn spawn() -> Self {
+        let (jobs, job_receiver) = mpsc::channel::<Job>();
+        let (result_sender, results) = mpsc::channel();
+        let latest = Arc::new(AtomicU64::new(0));
+        let newest = Arc::clone(&latest);
+        let spawned = std::thread::Builder::new().name("actforge-preview".into()).spawn(move || {
+            while let Ok(mut job) = job_receiver.recv() {
+                while let Ok(newer) = job_receiver.try_recv() {
+                    job = newer;
+                }
+                let (generation, waker) = (job.generation, job.waker.clone());
+                let Some(outcome) = run_job(job, &newest) else { continue };
+                if result_sender.send(JobResult { generation, outcome }).is_err() {
+                    break;
+                }
+                if let Some(waker) = waker {
+                    waker();
+                }
+            }
+        });
+        if spawned.is_err() {
+            // No thread (the system refused one): the channel is closed, and the first wait
+            // says the worker stopped.
+            return Self { jobs: mpsc::channel().0, results, latest };
+        }
+        Self { jobs, results, latest }
+    }
+}
+
+/// Compiles (when asked) and replays; `None` when a newer job superseded this one.
+fn run_job(job: Job, latest: &AtomicU64) -> Option<Result<Replayed, Vec<String>>> {
+    let superseded = || latest.load(Ordering::Relaxed) != job.generation;
+    let content = match job.project {
+        Some(project) => match Content::compile(project) {
+            Ok(content) => Arc::new(content),
+            Err(error) => return Some(Err(error.problems.iter().map(ToString::to_string).collect())),
+        },
+        None => job.content?,
+    };
+    if superseded() {
+        return None;
+    }
+    let fresh = |content: &Arc<Content>| {
+        let mut session = Session::from_content(Arc::clone(content), job.seed);
+        session.set_step_limit(job.budget);
+        session
+    };
+    let mut session = fresh(&content);
+    let mut replayed = Replayed {
+        content: Arc::clone(&content),
+        session: fresh(&content),
+        events: Vec::new(),
+        path: Vec::new(),
+        notice: None,
+        start_dropped: false,
+        restarted: false,
+        played: job.inputs.len(),
+    };
+    note_node(&session, &mut replayed.path);
+    if let Some(start) = &job.start
+        && let Err(why) = run_line(&mut session, start, &mut replayed.events)
+    {
+        replayed.notice = Some(format!("Could not start from `{start}`: {why}. Playing from the start instead."));
+        replayed.start_dropped = true;
+        replayed.played = 0;
+        replayed.events.clear();
+        replayed.session = fresh(&content);
+        return Some(Ok(replayed));
+    }
+    let total = job.inputs.len();
+    for (index, line) in job.inputs.iter().enumerate() {
+        if superseded() {
+            return None;
+        }
+        if job.stop.load(Ordering::Relaxed) {
+            replayed.notice = Some(stopped_notice(index, total));
+            replayed.played = index;
+            break;
+        }
+        if session.over_step_limit() {
+            // Cut, not restarted: every input stays in the log, past the jump-back point.
+            replayed.notice = Some(cut_notice(index, total, job.budget));
+            replayed.played = index;
+            break;
+        }
+        if let Err(why) = run_line(&mut session, line, &mut replayed.events) {
+            replayed.notice = Some(format!(
+                "Restarted: input {} `{line}` no longer applies to the edited content ({why}).",
+                index + 1
+            ));
+            replayed.restarted = true;
+            replayed.played = 0;
+            replayed.events.clear();
+            replayed.path.clear();
+            session = fresh(&content);
+            note_node(&session, &mut replayed.path);
+            break;
+        }
+        note_node(&session, &mut replayed.path);
+        if superseded() {
+            return None;
+        }
+        // The input itself may have been cut short (its wait ended early).
+        let cut = session.over_step_limit();
+        if cut || job.stop.load(Ordering::Relaxed) {
+            replayed.notice =
+                Some(if cut { cut_notice(index + 1, total, job.budget) } else { stopped_notice(index + 1, total) });
+            replayed.played = index + 1;
+            break;
+        }
+    }
+    // The budget and the stop button were the replay's; the game then plays on without them.
+    session.set_step_limit(u64::MAX);
+    session.set_interrupt(None);
+    trim_events(&mut replayed.events);
+    replayed.session = session;
+    Some(Ok(replayed))
+}
+
+fn stopped_notice(index: usize, total: usize) -> String {
+    format!(
+        "The replay was stopped at input {index} of {total} (a long wait may have ended early). The game shows the \
+         state it reached; the later inputs are kept in the log."
+    )
+}
+
+fn cut_notice(index: usize, total: usize, budget: u64) -> String {
+    format!(
+        "The replay was cut at input {index} of {total}: the content did more than {budget} steps of play to get \
+         there (a loop that runs without the player?). The game shows the state after input {index}; the later \
+         inputs are kept in the log."
+    )
 }
 
 /// Runs one playtest line, collecting its log lines into `events`.

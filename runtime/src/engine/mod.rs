@@ -26,6 +26,7 @@ pub use table::text;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -645,6 +646,11 @@ pub struct Session {
     started: Arc<[Event]>,
     /// The seed it started from.
     seed: u64,
+    /// Steps (counted as [`Session::over_step_limit`] does) after which the clock stops passing
+    /// time; not part of the state. A caller's budget, e.g. the editor's replay.
+    step_limit: u64,
+    /// Set by another thread to stop the clock at the next expiry (see [`Session::set_interrupt`]).
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Session {
@@ -672,6 +678,8 @@ impl Session {
             campaign: None,
             listing: ListingCache::default(),
             started: Arc::new([]),
+            step_limit: u64::MAX,
+            interrupt: None,
         };
         let mut events = Vec::new();
         let mut evaluations: u64 = 0;
@@ -693,6 +701,29 @@ impl Session {
     /// How much work this session has done since it started.
     pub fn counters(&self) -> Counters {
         self.counters
+    }
+
+    /// Stops the clock once this session's steps and act completions pass `steps`: a wait
+    /// then ends early, at the tick it reached. For callers with a budget (the editor's replay
+    /// of a long log); a session has no limit unless given one.
+    pub fn set_step_limit(&mut self, steps: u64) {
+        self.step_limit = steps;
+    }
+
+    /// Whether the session did more steps (and act completions) than its step limit allows.
+    pub fn over_step_limit(&self) -> bool {
+        self.counters.steps.saturating_add(self.counters.act_completions) > self.step_limit
+    }
+
+    /// A flag another thread may set to stop the clock at the next expiry: a wait then ends
+    /// early, at the tick it reached (the editor's Stop button on a long replay).
+    pub fn set_interrupt(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.interrupt = flag;
+    }
+
+    /// Whether a wait must end now: past the step limit, or interrupted.
+    pub(crate) fn clock_must_stop(&self) -> bool {
+        self.over_step_limit() || self.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// The compiled content.

@@ -111,7 +111,7 @@ impl Session {
         let content = Arc::clone(&self.content);
         let target = self.state.tick.saturating_add(ticks);
         let mut counted = events.len();
-        while self.state.outcome.is_none() {
+        while self.state.outcome.is_none() && !self.clock_must_stop() {
             let now = self.state.tick;
             let Some(at) = self.next_due().filter(|at| *at <= target) else { break };
             self.pass_time(at.saturating_sub(now));
@@ -153,7 +153,7 @@ impl Session {
                 marks.push((events.len(), at));
             }
         }
-        if self.state.outcome.is_none() {
+        if self.state.outcome.is_none() && !self.clock_must_stop() {
             let rest = target.saturating_sub(self.state.tick);
             self.pass_time(rest);
         }
