@@ -199,6 +199,7 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
     out.push_str(&distribution_line("moves", &summary.moves));
     out.push_str(&distribution_line("turns", &summary.turns));
     out.push_str(&distribution_line("ticks", &summary.ticks));
+    out.push_str(&distribution_line("steps", &summary.steps));
     if !summary.stats.is_empty() {
         let _ = writeln!(out, "\nfinal values");
         for (name, distribution) in &summary.stats {

@@ -56,3 +56,7 @@ fn a_headless_build_says_it_has_no_editor() {
     assert!(stderr.contains("built without the editor"), "{stderr}");
     assert_eq!(actforge(&["check", &demo()]).status.code(), Some(0));
 }
+
+// Hostile values in every field kind, each case in child processes (issue 27).
+#[path = "binary/hostile.rs"]
+mod hostile;

@@ -235,6 +235,10 @@ pub struct Summary {
     pub ticks: Distribution,
     /// Turns begun per run (boards, tactics units, turns; days of a campaign).
     pub turns: Distribution,
+    /// Engine steps (actions, expiries, act completions) per run: at most about
+    /// [`SimOptions::max_steps`], since a wait past it stops where it got to.
+    #[serde(default)]
+    pub steps: Distribution,
     /// Act completions per act, over all runs.
     pub act_completions: BTreeMap<String, usize>,
     /// Runs in which each act started at least once.
@@ -263,6 +267,7 @@ struct RunRecord {
     moves: usize,
     ticks: u64,
     turns: usize,
+    steps: u64,
     act_completions: BTreeMap<String, usize>,
     acts_started: BTreeSet<String>,
     cards: BTreeSet<String>,
@@ -432,6 +437,8 @@ fn play_run(
     let seed = run_seed(options.seed, run);
     let content = start.content();
     let mut session = start.session(seed);
+    // A wait that would pass the budget stops where it got to, so no move runs on unbounded.
+    session.set_step_limit(options.max_steps);
     let mut record = RunRecord::default();
     let mut random = RandomPolicy::new(seed ^ 0x5EED);
     if let Policy::Script(script) = &options.policy {
@@ -479,6 +486,8 @@ fn play_run(
     }
     record.outcome = if record.cut { "cut".to_owned() } else { outcome(&session) };
     record.ticks = session.state().tick;
+    let work = session.counters();
+    record.steps = work.steps.saturating_add(work.act_completions);
     record.stats = final_stats(&session);
     record.measured = measure.map_or(f64::NAN, |measure| measure(&session));
     Ok(record)
@@ -637,6 +646,7 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
     summary.moves = Distribution::of(&column(|record| record.moves as f64));
     summary.ticks = Distribution::of(&column(|record| record.ticks as f64));
     summary.turns = Distribution::of(&column(|record| record.turns as f64));
+    summary.steps = Distribution::of(&column(|record| record.steps as f64));
     summary.stats = stats.into_iter().map(|(name, values)| (name, Distribution::of(&values))).collect();
     summary.dead = dead_content(start, &summary);
     summary

@@ -589,6 +589,35 @@ fn huge_card_counts_are_cut_per_step_with_a_warning_and_check_warns() {
     assert!(nests > 16 && nests <= 10_000, "{nests} nests; {} events", events.len());
 }
 
+/// Issue 27.2, found by the hostile-input property: a level of i64::MAX on matched cards, a
+/// card type or a transform spun through every refused creation after the step's cut (hours).
+/// A refused creation ends the loop: the step creates its most, warns, and the game goes on.
+#[test]
+fn the_largest_level_on_matched_cards_ends_at_the_step_s_cut() {
+    let mut project = kitchen();
+    project.acts.get_mut("cook").unwrap().effects = Effects {
+        act_modifiers: vec![
+            ActModifier {
+                fragment: Some(FragmentRef::MatchedCards),
+                level: Expr::int(i64::MAX),
+                ..ActModifier::default()
+            },
+            ActModifier { fragment: Some(card_ref("toast")), level: Expr::int(i64::MAX), ..ActModifier::default() },
+        ],
+        ..Effects::default()
+    };
+    let mut session = Session::new(project, 1).unwrap();
+    let report = session.run_script("slot bread stove\nstart stove\nwait 10").unwrap();
+    let warned = report
+        .events
+        .iter()
+        .any(|timed| matches!(&timed.event, Event::Warning(text) if text.contains("no more cards are created")));
+    assert!(warned, "{:?}", report.log);
+    let made = session.query("anywhere.card.bread + anywhere.card.toast").unwrap();
+    assert!((9_000.0..=10_001.0).contains(&made), "{made} cards");
+    session.run_script("wait 100").unwrap();
+}
+
 #[test]
 fn expect_label_reads_what_a_card_shows_in_play() {
     let mut session = Session::new(lighthouse(), 7).unwrap();

@@ -8,29 +8,38 @@ use std::path::Path;
 const TEMP_PREFIX: &str = ".actforge-";
 const TEMP_SUFFIX: &str = ".tmp";
 
+/// The name of the hidden sibling folder an import or restore is written into before it is
+/// renamed into place.
+pub(crate) const STAGING_PREFIX: &str = ".actforge-import-";
+
 /// How old a temporary file must be before it counts as left by a save that was killed (a
 /// younger one may belong to a save under way in another process).
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Removes the temporary files that saves killed half-way left in `folder` (best effort: a
-/// file that cannot be removed stays, and nothing else is touched).
+/// Removes the temporary files that saves killed half-way left in `folder`, and the staging
+/// folders of killed imports (best effort: what cannot be removed stays, and nothing else is
+/// touched).
 pub fn remove_stale_temporaries(folder: &Path) {
     let Ok(entries) = fs::read_dir(folder) else { return };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if !(name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)) {
+        let temp_file = name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX);
+        let staging = name.starts_with(STAGING_PREFIX);
+        if !(temp_file || staging) {
             continue;
         }
-        let stale = entry
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .and_then(|meta| meta.modified().ok())
-            .and_then(|modified| modified.elapsed().ok())
-            .is_some_and(|age| age >= STALE_AFTER);
-        if stale {
+        // Not followed: a link with such a name is not ours to remove.
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else { continue };
+        let stale =
+            meta.modified().ok().and_then(|modified| modified.elapsed().ok()).is_some_and(|age| age >= STALE_AFTER);
+        if !stale {
+            continue;
+        }
+        if temp_file && meta.is_file() {
             let _ = fs::remove_file(entry.path());
+        } else if staging && meta.is_dir() {
+            let _ = fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -110,5 +119,24 @@ mod tests {
         write_atomic(&dir.path().join("a.ron"), b"one").unwrap();
         assert!(!stale.exists());
         assert!(fresh.exists() && other.exists());
+    }
+
+    /// Issue 27.8: a killed import leaves its hidden staging folder beside the project; the next
+    /// import into that folder removes it once stale, and keeps a fresh one (another import).
+    #[test]
+    fn staging_folders_left_by_a_killed_import_are_removed_and_fresh_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(".actforge-import-old");
+        let fresh = dir.path().join(".actforge-import-new");
+        for folder in [&stale, &fresh] {
+            fs::create_dir_all(folder.join("acts")).unwrap();
+            fs::write(folder.join("acts").join("a.ron"), b"x").unwrap();
+        }
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        File::open(&stale).unwrap().set_modified(old).unwrap();
+        crate::project::save_new_folder(&crate::model::Project::new("n"), &dir.path().join("imported")).unwrap();
+        assert!(!stale.exists());
+        assert!(fresh.join("acts").join("a.ron").exists());
+        assert!(dir.path().join("imported").join("project.ron").exists());
     }
 }

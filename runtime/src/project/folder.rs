@@ -331,8 +331,9 @@ pub fn save_new_folder(project: &Project, root: &Path) -> Result<SaveReport, Pro
     let files = render_files(project)?;
     let parent = root.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(|error| ProjectError::io(parent, error))?;
+    super::atomic::remove_stale_temporaries(parent);
     let staging = tempfile::Builder::new()
-        .prefix(".actforge-import-")
+        .prefix(super::atomic::STAGING_PREFIX)
         .tempdir_in(parent)
         .map_err(|error| ProjectError::io(parent, error))?;
     let mut report = SaveReport::default();

@@ -73,9 +73,9 @@ impl Engine<'_> {
                     for key in cards {
                         if level > 0 {
                             for _ in 0..level {
-                                if let Some(copy) = self.duplicate(key, place) {
-                                    self.set_free(copy, false);
-                                }
+                                // Once refused, always refused in this step (creations cut, or a unique card exists).
+                                let Some(copy) = self.duplicate(key, place) else { break };
+                                self.set_free(copy, false);
                             }
                         } else if level < 0
                             && self.state.cards_of(scope).contains(&key)
@@ -89,9 +89,9 @@ impl Engine<'_> {
                 Target::Fragment(Fragment::Card(card_type)) => {
                     if level > 0 {
                         for _ in 0..level {
-                            if let Some(key) = self.create_card(&card_type, place) {
-                                self.set_free(key, false);
-                            }
+                            // Once refused, always refused in this step (creations cut, or a unique card exists).
+                            let Some(key) = self.create_card(&card_type, place) else { break };
+                            self.set_free(key, false);
                         }
                     } else if level < 0 {
                         let inside: Vec<CardKey> = self
@@ -220,9 +220,9 @@ impl Engine<'_> {
             Target::Fragment(Fragment::Card(card_type)) => {
                 if level > 0 {
                     for _ in 0..level {
-                        if let Some(sub) = self.create_card(card_type, Place::InCard(key)) {
-                            self.set_free(sub, false);
-                        }
+                        // Once refused, always refused in this step (creations cut, or a unique card exists).
+                        let Some(sub) = self.create_card(card_type, Place::InCard(key)) else { break };
+                        self.set_free(sub, false);
                     }
                 } else {
                     let subs: Vec<CardKey> = self.state.card(key).map(|c| c.children.clone()).unwrap_or_default();
@@ -240,9 +240,9 @@ impl Engine<'_> {
                 for listed in cards {
                     if level > 0 {
                         for _ in 0..level {
-                            if let Some(copy) = self.duplicate(*listed, Place::InCard(key)) {
-                                self.set_free(copy, false);
-                            }
+                            // Once refused, always refused in this step (creations cut, or a unique card exists).
+                            let Some(copy) = self.duplicate(*listed, Place::InCard(key)) else { break };
+                            self.set_free(copy, false);
                         }
                     } else if level < 0 && self.state.cards_of(Holder::Card(key)).contains(listed) && *listed != key {
                         self.destroy(*listed);
@@ -279,9 +279,9 @@ impl Engine<'_> {
                 for card_type in types {
                     self.transform(key, &card_type);
                     for _ in 1..level {
-                        if let Some(copy) = self.duplicate(key, place) {
-                            self.set_free(copy, false);
-                        }
+                        // Once refused, always refused in this step (creations cut, or a unique card exists).
+                        let Some(copy) = self.duplicate(key, place) else { break };
+                        self.set_free(copy, false);
                     }
                 }
             }

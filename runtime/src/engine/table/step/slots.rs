@@ -329,9 +329,9 @@ impl<'a> Engine<'a> {
                 let Holder::Window(token) = holder else { return };
                 if sign > 0 {
                     for _ in 0..count {
-                        if let Some(key) = self.create_card(card_type, Place::Consumed(token)) {
-                            self.set_free(key, false);
-                        }
+                        // Once refused, always refused in this step (creations cut, or a unique card exists).
+                        let Some(key) = self.create_card(card_type, Place::Consumed(token)) else { break };
+                        self.set_free(key, false);
                     }
                 } else {
                     let direct = self.state.window(token).map(|w| w.consumed.clone()).unwrap_or_default();
