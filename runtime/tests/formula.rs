@@ -662,3 +662,15 @@ fn a_number_too_large_to_hold_is_an_error_at_the_literal() {
     assert_eq!((error.span.start, error.span.end), (4, text.len()));
     assert!(eval(&"9".repeat(308)) > 9e307, "the largest numbers still parse");
 }
+
+/// Issue 27 (found by `tests/fuzz.rs`): a dot after a parenthesised lookup that takes no name
+/// (`t.isNull`, `effect`, an effect search) was kept in the tree but dropped by the canonical
+/// form; it is an error now, as it is without the parentheses.
+#[test]
+fn a_dot_after_a_parenthesised_lookup_without_a_name_is_an_error() {
+    for text in ["((reacted-skill.effect( get first)).PA)", "(effect).x", "(t.isNull).y", "(effect(any)).z + 1"] {
+        let (message, _) = error_of(text);
+        assert!(message.contains('.'), "{text}: {message}");
+    }
+    assert_eq!(canon("(c.x).y"), "c.x.y");
+}
