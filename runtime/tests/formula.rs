@@ -629,3 +629,48 @@ fn a_flat_chain_of_operators_is_bounded_and_never_overflows_the_stack() {
         assert!(message.contains("the formula is too long"), "{operators} × {op}: {message}");
     }
 }
+
+/// Issue 27 (found by `tests/fuzz.rs`): tracing a long chain walks `MAX_TRACE_DEPTH` levels and
+/// then compiles the rest of the chain on the same stack; both fit a 2 MiB thread (a debug build
+/// overflowed it while the trace's frame per level was several kilobytes).
+#[test]
+fn tracing_the_longest_chain_fits_a_spawned_thread_stack() {
+    use actforge_runtime::formula::parser::MAX_OPERATORS;
+    use actforge_runtime::formula::query::trace;
+    for op in [">", "+", "and"] {
+        let text = format!("a{}", format!(" {op} a").repeat(MAX_OPERATORS));
+        let worker = std::thread::Builder::new().stack_size(2 << 20);
+        let (traced, fast) = worker
+            .spawn(move || {
+                let query = Query { values: [("a".to_owned(), 2.0)].into(), seed: 1, ..Query::default() };
+                (trace(&text, &query).unwrap().value, evaluate(&text, &query).unwrap())
+            })
+            .unwrap()
+            .join()
+            .unwrap_or_else(|_| panic!("tracing a chain of {MAX_OPERATORS} `{op}`"));
+        assert_eq!(traced, Some(fast), "{op}");
+    }
+}
+
+/// Issue 27 (found by `tests/fuzz.rs`): a literal of 310 digits or more rounded to infinity,
+/// whose canonical form `inf` read back as a name; it is an error at the literal now.
+#[test]
+fn a_number_too_large_to_hold_is_an_error_at_the_literal() {
+    let text = format!("1 + {}", "9".repeat(400));
+    let error = parse(&text).unwrap_err();
+    assert!(error.message.contains("too large"), "{}", error.message);
+    assert_eq!((error.span.start, error.span.end), (4, text.len()));
+    assert!(eval(&"9".repeat(308)) > 9e307, "the largest numbers still parse");
+}
+
+/// Issue 27 (found by `tests/fuzz.rs`): a dot after a parenthesised lookup that takes no name
+/// (`t.isNull`, `effect`, an effect search) was kept in the tree but dropped by the canonical
+/// form; it is an error now, as it is without the parentheses.
+#[test]
+fn a_dot_after_a_parenthesised_lookup_without_a_name_is_an_error() {
+    for text in ["((reacted-skill.effect( get first)).PA)", "(effect).x", "(t.isNull).y", "(effect(any)).z + 1"] {
+        let (message, _) = error_of(text);
+        assert!(message.contains('.'), "{text}: {message}");
+    }
+    assert_eq!(canon("(c.x).y"), "c.x.y");
+}

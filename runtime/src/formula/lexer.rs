@@ -304,6 +304,13 @@ impl<'a> Lexer<'a> {
                 let value = parse_number(literal).ok_or_else(|| {
                     FormulaError::new(format!("`{literal}` is not a number"), Span::new(start, start + len))
                 })?;
+                // 310 digits and more round to infinity, which no literal can write back.
+                if value.is_infinite() {
+                    return Err(FormulaError::new(
+                        "this number is too large (numbers go up to about 1.8 × 10^308)",
+                        Span::new(start, start + len),
+                    ));
+                }
                 (TokenKind::Number(value), len)
             } else if class & WORD != 0 {
                 lex_word(remaining)

@@ -309,7 +309,16 @@ impl<'a> Parser<'a> {
         if let AstKind::Lookup(mut lookup) = inner.kind {
             // `(c.x).y` reads `c.x.y`: dots may follow a parenthesised lookup.
             let mut end = close;
-            while self.at_symbol(Symbol::Dot) {
+            // `t.isNull`, `effect` and effect searches take no name: `(effect(…)).x` is refused.
+            let named = !matches!(
+                lookup.scope,
+                Scope::TargetIsNull
+                    | Scope::TargetIsNotNull
+                    | Scope::EffectValue
+                    | Scope::ReactedEffectValue
+                    | Scope::Effect(_)
+            );
+            while named && self.at_symbol(Symbol::Dot) {
                 self.advance();
                 let (name, span) = self.name_part()?;
                 if !lookup.name.is_empty() {

@@ -190,6 +190,7 @@ impl Tracer<'_> {
     }
 
     /// `ast` evaluated by the fast path, shown as one value.
+    #[inline(never)]
     fn fast(&mut self, ast: &Ast, env: &mut (impl Env + ?Sized)) -> FormulaTrace {
         let spare = self.spare.get_or_insert_with(|| self.set.clone());
         let value = match spare.compile_ast(ast, &AnyNames) {
@@ -203,7 +204,10 @@ impl Tracer<'_> {
         asts.iter().map(|ast| self.node(ast, env, depth)).collect()
     }
 
-    #[allow(clippy::too_many_lines)] // one arm per node kind, as in the compiler
+    /// A node of the trace. The arms that recurse along long chains (operators, `not`, `-`)
+    /// stay here and keep this frame small: the walk may go [`MAX_TRACE_DEPTH`] deep before
+    /// [`Self::fast`] compiles what is left, and that compiling recurses too, on the same stack.
+    /// The rest is in [`Self::other_node`], whose larger frame is paid once per use.
     fn node(&mut self, ast: &Ast, env: &mut (impl Env + ?Sized), depth: usize) -> FormulaTrace {
         if depth > MAX_TRACE_DEPTH || self.nodes >= MAX_TRACE_NODES {
             return self.fast(ast, env);
@@ -236,6 +240,18 @@ impl Tracer<'_> {
                     _ => Role::Value,
                 };
                 self.leaf(ast, Some(result), role, vec![left, right])
+            }
+            _ => self.other_node(ast, env, inner),
+        }
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_lines)] // one arm per node kind, as in the compiler
+    fn other_node(&mut self, ast: &Ast, env: &mut (impl Env + ?Sized), inner: usize) -> FormulaTrace {
+        let value = |node: &FormulaTrace| node.value_or_nan();
+        match &ast.kind {
+            AstKind::Number(_) | AstKind::Bool(_) | AstKind::Neg(_) | AstKind::Not(_) | AstKind::Binary(..) => {
+                self.node(ast, env, inner)
             }
             AstKind::If(parts) => {
                 let [condition, then, otherwise] = &**parts;

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::folder::is_new_or_empty;
 use super::ron_format::value_at;
 use super::{
-    Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, parse_ron, ron_error, save_new_folder,
+    Loaded, ProjectError, SaveReport, Sources, check_schema, migrate, not_utf8, parse_ron, ron_error, save_new_folder,
     write_atomic,
 };
 
@@ -246,7 +246,7 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
             ProjectError::Unreadable(Box::new(
                 Diagnostic::error(format!("this bundle is not valid JSON: {error}"))
                     .in_file(path)
-                    .at(Some(Position { line: error.line(), col: error.column() })),
+                    .at(Some(json_position(&text, error))),
             ))
         };
         let probe: BundleProbe = serde_json::from_str(&text).map_err(|error| json_error(&error))?;
@@ -276,12 +276,21 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
     Ok(Loaded { project, diagnostics, sources, protected: BTreeSet::new() })
 }
 
+/// Where a JSON error is, as a [`Position`]: `serde_json` counts columns in bytes (and says 0
+/// at the start of a line), a diagnostic in characters from 1.
+fn json_position(text: &str, error: &serde_json::Error) -> Position {
+    let line_start = text.split_inclusive('\n').take(error.line().saturating_sub(1)).map(str::len).sum::<usize>();
+    let mut offset = line_start.saturating_add(error.column().saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset = offset.saturating_sub(1);
+    }
+    crate::ron_locate::position_of(text, offset)
+}
+
 /// Reads the bundle file at `path`.
 pub fn load_bundle(path: &Path) -> Result<Loaded, ProjectError> {
     let bytes = fs::read(path).map_err(|error| ProjectError::io(path, error))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        ProjectError::Unreadable(Box::new(Diagnostic::error("this file is not UTF-8 text").in_file(path)))
-    })?;
+    let text = String::from_utf8(bytes).map_err(|error| ProjectError::Unreadable(Box::new(not_utf8(path, &error))))?;
     parse_bundle_text(text, path)
 }
 

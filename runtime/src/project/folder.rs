@@ -16,7 +16,8 @@ use crate::model::{
 
 use super::ron_format::to_ron_string;
 use super::{
-    Loaded, MANIFEST_FILE, ProjectError, Sources, check_schema, item_path, migrate, parse_ron, ron_error, write_atomic,
+    Loaded, MANIFEST_FILE, ProjectError, Sources, check_schema, item_path, migrate, not_utf8, parse_ron, ron_error,
+    write_atomic,
 };
 
 /// The text of an item's file.
@@ -52,36 +53,39 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
     let mut diagnostics = Vec::new();
     let mut protected = BTreeSet::new();
     let manifest_bytes = fs::read(&manifest_path).map_err(|error| ProjectError::io(&manifest_path, error))?;
-    let (manifest, manifest_source, version) = if let Ok(text) = String::from_utf8(manifest_bytes) {
-        let version = match ron::from_str::<ManifestProbe>(&text) {
-            Ok(ManifestProbe { schema_version: 0 }) => {
-                diagnostics.push(
-                    Diagnostic::error(format!(
-                        "{MANIFEST_FILE} has no schema_version; reading it as version {SCHEMA_VERSION}"
-                    ))
-                    .in_file(&manifest_path),
-                );
-                SCHEMA_VERSION
-            }
-            Ok(ManifestProbe { schema_version: version }) => {
-                check_schema(&manifest_path, version)?;
-                version
-            }
-            Err(_) => SCHEMA_VERSION,
-        };
-        let manifest = match ron::from_str::<Manifest>(&text) {
-            Ok(manifest) => manifest,
-            Err(error) => {
-                diagnostics.push(ron_error(&manifest_path, &text, &error));
-                protected.insert(manifest_path.clone());
-                fallback_manifest(root)
-            }
-        };
-        (manifest, Some(text), version)
-    } else {
-        diagnostics.push(Diagnostic::error("this file is not UTF-8 text").in_file(&manifest_path));
-        protected.insert(manifest_path.clone());
-        (fallback_manifest(root), None, SCHEMA_VERSION)
+    let (manifest, manifest_source, version) = match String::from_utf8(manifest_bytes) {
+        Ok(text) => {
+            let version = match ron::from_str::<ManifestProbe>(&text) {
+                Ok(ManifestProbe { schema_version: 0 }) => {
+                    diagnostics.push(
+                        Diagnostic::error(format!(
+                            "{MANIFEST_FILE} has no schema_version; reading it as version {SCHEMA_VERSION}"
+                        ))
+                        .in_file(&manifest_path),
+                    );
+                    SCHEMA_VERSION
+                }
+                Ok(ManifestProbe { schema_version: version }) => {
+                    check_schema(&manifest_path, version)?;
+                    version
+                }
+                Err(_) => SCHEMA_VERSION,
+            };
+            let manifest = match ron::from_str::<Manifest>(&text) {
+                Ok(manifest) => manifest,
+                Err(error) => {
+                    diagnostics.push(ron_error(&manifest_path, &text, &error));
+                    protected.insert(manifest_path.clone());
+                    fallback_manifest(root)
+                }
+            };
+            (manifest, Some(text), version)
+        }
+        Err(error) => {
+            diagnostics.push(not_utf8(&manifest_path, &error));
+            protected.insert(manifest_path.clone());
+            (fallback_manifest(root), None, SCHEMA_VERSION)
+        }
     };
 
     let mut project = Project { manifest, ..Project::default() };
@@ -224,8 +228,9 @@ fn parse_item_file<T: Item>(path: &Path, bytes: std::io::Result<Vec<u8>>) -> Fil
         Ok(bytes) => bytes,
         Err(error) => return FileOutcome::Failed(Diagnostic::error(format!("cannot read: {error}")).in_file(path)),
     };
-    let Ok(text) = String::from_utf8(bytes) else {
-        return FileOutcome::Failed(Diagnostic::error("this file is not UTF-8 text").in_file(path));
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => return FileOutcome::Failed(not_utf8(path, &error)),
     };
     let item: T = match parse_ron(&text) {
         Ok(item) => item,

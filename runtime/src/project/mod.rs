@@ -6,7 +6,7 @@
 
 mod atomic;
 mod bundle;
-mod fast_ron;
+pub mod fast_ron;
 mod folder;
 mod migrate;
 pub mod ron_format;
@@ -156,6 +156,14 @@ fn ron_error(file: &Path, text: &str, error: &ron::error::SpannedError) -> Diagn
         .at(Some(skip_whitespace(text, at)))
 }
 
+/// "this file is not UTF-8 text", at the line and column of the first byte that is not.
+fn not_utf8(file: &Path, error: &std::string::FromUtf8Error) -> Diagnostic {
+    let bytes = error.as_bytes();
+    let valid = bytes.get(..error.utf8_error().valid_up_to()).and_then(|valid| std::str::from_utf8(valid).ok());
+    let at = valid.map(|valid| crate::ron_locate::position_of(valid, valid.len()));
+    Diagnostic::error("this file is not UTF-8 text").in_file(file).at(at)
+}
+
 /// The first non-whitespace character at or after `at` (or `at` itself at the end).
 fn skip_whitespace(text: &str, at: Position) -> Position {
     let Some(offset) = crate::ron_locate::offset_of(text, at) else { return at };
@@ -163,5 +171,29 @@ fn skip_whitespace(text: &str, at: Position) -> Position {
     match rest.char_indices().find(|(_, c)| !c.is_whitespace()) {
         Some((skip, _)) => crate::ron_locate::position_of(text, offset + skip),
         None => at,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 27 (found by `tests/fuzz.rs`): a file that is not UTF-8 says where its first bad
+    /// byte is, and a JSON bundle's error column counts characters, as every diagnostic does.
+    #[test]
+    fn encoding_and_json_errors_are_placed_at_a_line_and_character_column() -> Result<(), String> {
+        let bytes = b"(\n  id: \"\xc3\xa9t\xe9\",\n)".to_vec();
+        let error = String::from_utf8(bytes).err().ok_or("not UTF-8")?;
+        let diagnostic = not_utf8(Path::new("cards/x.ron"), &error);
+        assert_eq!(diagnostic.position, Some(Position { line: 2, col: 10 }));
+
+        let text = "{\"format\": \"\u{e9}\u{e9}\u{e9}\u{e9}\", \"x\": ]}";
+        let error = parse_bundle(text, Path::new("b.json")).err().ok_or("not a bundle")?;
+        let ProjectError::Unreadable(diagnostic) = error else { return Err(format!("{error}")) };
+        let position = diagnostic.position.ok_or("no position")?;
+        assert_eq!(position.line, 1);
+        let bracket = text.chars().position(|c| c == ']').ok_or("no bracket")?;
+        assert_eq!(position.col, bracket + 1, "at the `]`, counted in characters");
+        Ok(())
     }
 }
