@@ -192,7 +192,7 @@ fn files_that_are_not_text_or_not_items_are_diagnostics() {
     fs::write(dir.path().join("cards").join("notes.txt"), "stray").unwrap();
     let loaded = load_folder(dir.path()).unwrap();
     let messages: Vec<String> = loaded.diagnostics.iter().map(ToString::to_string).collect();
-    assert!(messages.iter().any(|m| m.contains("binary.ron: error: this file is not UTF-8 text")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.contains("binary.ron:1:1: error: this file is not UTF-8 text")), "{messages:?}");
     assert!(messages.iter().any(|m| m.contains("notes.txt: warning: ignored")), "{messages:?}");
 }
 

@@ -6,7 +6,8 @@
 //! panic, no abort, no signal) within a time limit and an address-space limit, `sim` must stay
 //! within its step budget, and every error `check` prints must say file:line:col.
 //!
-//! More cases: `ACTFORGE_HOSTILE_CASES=2000 cargo test -p actforge-editor --test binary hostile`.
+//! More cases: `ACTFORGE_HOSTILE_CASES=2000 cargo test -p actforge-editor --test binary hostile`;
+//! other cases: `ACTFORGE_HOSTILE_SEED=N` (a byte; CI runs seed 27).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +18,7 @@ use proptest::sample::Index;
 use proptest::test_runner::{Config, TestRunner};
 
 /// Cases the property runs in the normal test run (about 0.2 s each in a debug build).
-const DEFAULT_CASES: u32 = 96;
+const DEFAULT_CASES: u32 = 128;
 /// Wall-clock limit per command: a safety net that turns a hang into a failure, not a measure.
 const COMMAND_LIMIT: Duration = Duration::from_secs(120);
 /// Address space a command may map (`prlimit --as`): an unbounded allocation aborts past it.
@@ -221,9 +222,10 @@ fn hostile_values_in_every_field_kind_give_clean_exits_bounded_work_and_located_
         ..Config::default()
     };
     // A fixed seed: CI runs the same cases every time.
+    let seed: u8 = std::env::var("ACTFORGE_HOSTILE_SEED").ok().and_then(|seed| seed.parse().ok()).unwrap_or(27);
     let mut runner = TestRunner::new_with_rng(
         config,
-        proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[27; 32]),
+        proptest::test_runner::TestRng::from_seed(proptest::test_runner::RngAlgorithm::ChaCha, &[seed; 32]),
     );
     let kinds = std::cell::RefCell::new(std::collections::BTreeMap::<String, usize>::new());
     let strategy = (any::<Index>(), any::<Index>(), any::<Index>(), any::<Index>(), any::<Index>());
@@ -241,7 +243,7 @@ fn hostile_values_in_every_field_kind_give_clean_exits_bounded_work_and_located_
             prop_assume!(!present.is_empty());
             let kind = *kind.get(&present);
             let of_kind: Vec<_> = spots.iter().filter(|(found, _)| *found == kind).collect();
-            let (kind, range) = leaf.get(&of_kind).clone().clone();
+            let (kind, range) = (*leaf.get(&of_kind)).clone();
             let values = hostile(kind);
             let value = value.get(&values);
             let mutated = format!("{}{value}{}", &text[..range.start], &text[range.end..]);

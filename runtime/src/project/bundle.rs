@@ -162,7 +162,9 @@ fn check_header(path: &Path, format: &str, version: u32) -> Result<(), ProjectEr
     }
     if version == 0 {
         return Err(ProjectError::Unreadable(Box::new(
-            Diagnostic::error("this bundle has no schema_version").in_file(path),
+            Diagnostic::error("this bundle has no schema_version")
+                .in_file(path)
+                .at(Some(crate::diagnostic::Position { line: 1, col: 1 })),
         )));
     }
     check_schema(path, version)

@@ -61,7 +61,9 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
                         Diagnostic::error(format!(
                             "{MANIFEST_FILE} has no schema_version; reading it as version {SCHEMA_VERSION}"
                         ))
-                        .in_file(&manifest_path),
+                        .in_file(&manifest_path)
+                        // The field belongs at the top of the file's struct.
+                        .at(Some(crate::diagnostic::Position { line: 1, col: 1 })),
                     );
                     SCHEMA_VERSION
                 }
