@@ -26,9 +26,15 @@ fn harness() -> Harness<'static, ActforgeApp> {
 
 /// The editor at its default size on a bundled pack, with the preview started.
 fn playing(pack: &str) -> Harness<'static, ActforgeApp> {
+    playing_at(pack, [1280.0, 800.0])
+}
+
+/// The editor on a bundled pack at `size`, with the preview started (a tall window shows both
+/// boards and both hands without scrolling).
+fn playing_at(pack: &str, size: [f32; 2]) -> Harness<'static, ActforgeApp> {
     let path = default_project_path().parent().unwrap().join(pack);
     let mut harness = Harness::builder()
-        .with_size([1280.0, 800.0])
+        .with_size(size)
         .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(path));
     ActforgeApp::setup(&harness.ctx);
     harness.state_mut().request(UiCommand::RestartPreview);
@@ -405,16 +411,15 @@ fn a_stat_set_while_playing_is_an_input_line_and_a_refused_one_says_why_at_the_r
 
 #[test]
 fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
-    let mut harness = playing("knucklebones");
-    harness.get_by_label_contains("Why can an ability not be played?").click();
-    harness.run_steps(3);
+    let harness = playing("knucklebones");
     let session = harness.state().preview().game.session().unwrap();
     let game = &session.board().unwrap().game;
     let hand = &game.sides[game.active].hand;
-    // No die is on the board yet: the twister needs two of them.
+    // No die is on the board yet: the twister needs two of them. Its card is greyed with why.
     assert!(hand.iter().any(|card| card.as_str() == "twister"), "{hand:?}");
-    harness.get_by_label_contains("ability `twister`");
-    harness.get_by_label_contains("• no target: it needs two dice on its own board");
+    assert_eq!(harness.query_all_by_label("Swap two of your own dice.").count(), 2, "both hands show the card's text");
+    harness.get_by_label_contains("no target: it needs two dice on its own board");
+    assert!(harness.query_by_label("Play Twister").is_none(), "an unplayable card offers no button");
 }
 
 /// Issue 27.9: a replay past its budget of engine steps is cut with a message; every input
@@ -513,4 +518,220 @@ fn a_long_replay_runs_on_the_worker_and_stops_when_asked() {
     assert_eq!(game.log().len(), 17, "every input stays in the log");
     assert!(game.played() < 17);
     assert!(game.queued().is_empty());
+}
+
+// ---------------------------------------------------------------- issue 28: table and board previews
+
+/// The editor on a copy of act-demo whose files `edit` changed, with the preview started.
+fn playing_edited_demo(edit: impl FnOnce(&std::path::Path)) -> (tempfile::TempDir, Harness<'static, ActforgeApp>) {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&act_demo(), dir.path()).unwrap();
+    edit(dir.path());
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    (dir, harness)
+}
+
+/// Issue 28.10: the imported Demo1 (with its art copied) shows its cards by label, with their
+/// pictures, read from the project folder.
+#[test]
+fn the_imported_demo1_shows_its_cards_by_label_with_their_art() {
+    let source = default_project_path().parent().unwrap().join("../../shared/fixtures/cultistlike-demo1");
+    let imported = actforge_runtime::import::import_cultistlike_with(
+        &source,
+        &actforge_runtime::import::CultistlikeOptions::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    actforge_runtime::project::save_new_folder(&imported.project, dir.path()).unwrap();
+    for art in &imported.art {
+        std::fs::create_dir_all(dir.path().join(art).parent().unwrap()).unwrap();
+        std::fs::copy(source.join(art), dir.path().join(art)).unwrap();
+    }
+    let somebody = imported.project.cards.get("somebody_you_knew").unwrap();
+    assert!(somebody.art.is_some(), "Demo1's start card has art");
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    // The pictures are read on a worker thread: wait for the card's.
+    let art = format!("{} art", somebody.label);
+    for _ in 0..200 {
+        if harness.query_by_label(&art).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        harness.run_steps(1);
+    }
+    harness.get_by_label(&art);
+    harness.get_by_label(&somebody.label);
+    assert!(harness.query_by_label("somebody_you_knew").is_none(), "the card is shown by its label, not its id");
+}
+
+/// Issue 28.10: hovering a slot says what it requires and forbids, by label.
+#[test]
+fn hovering_a_slot_shows_its_required_and_forbidden_fragments() {
+    let (_dir, mut harness) = playing_edited_demo(|dir| {
+        let slot = dir.join("slots/satchel.ron");
+        let text = std::fs::read_to_string(&slot).unwrap();
+        let text = text.replace(
+            "required: [(fragment: Aspect(\"tool\"))],",
+            "required: [(fragment: Aspect(\"tool\"))],\n    forbidden: [(fragment: Aspect(\"rot\"))],",
+        );
+        std::fs::write(&slot, text).unwrap();
+    });
+    let at = harness.get_by_label("Satchel slot").rect().center();
+    harness.hover_at(at);
+    harness.run_steps(8);
+    harness.get_by_label("Required (any of): Tool");
+    harness.get_by_label("Forbidden: Rot");
+}
+
+/// Issue 28.10: the deck inspector lists a deck's contents before the first draw and the
+/// remaining cards in draw order after it.
+#[test]
+fn the_deck_inspector_lists_the_remaining_draw_order() {
+    // Tall enough to show every window and the decks below them.
+    let mut harness = playing_at("act-demo", [1600.0, 2800.0]);
+    harness.get_by_label(&format!("{} Decks (3)", egui_phosphor::regular::STACK)).click();
+    harness.run_steps(2);
+    harness.get_by_label("The Hedgerow: not drawn from yet (4 cards)").click();
+    harness.run_steps(2);
+    harness.get_by_label("Contents (shuffled at the first draw)");
+    // Forage in the hedgerow: the act draws from the deck.
+    let from = harness.get_by_label("Wicker Basket").rect().center();
+    harness.drag_at(from);
+    harness.run_steps(1);
+    let to = harness.get_by_label("Satchel slot").rect().center();
+    harness.hover_at(to);
+    harness.run_steps(1);
+    harness.drop_at(to);
+    harness.run_steps(3);
+    harness.get_by_label_contains("Start The Hedgerow").click();
+    harness.run_steps(3);
+    for _ in 0..10 {
+        if hedgerow_status(harness.state()) == Status::Finished {
+            break;
+        }
+        harness.get_by_label(&format!("{} Step", egui_phosphor::regular::SKIP_FORWARD)).click();
+        harness.run_steps(2);
+    }
+    let remaining = harness.state().preview().game.session().unwrap().state().decks.get("hedgerow").unwrap().clone();
+    assert!(remaining.len() < 4, "the act drew from the deck: {remaining:?}");
+    let summary = format!("The Hedgerow: {} left of 4", remaining.len());
+    // The deck's section stays open as its summary changes.
+    harness.get_by_label(&summary);
+    harness.get_by_label("Next draws, in order");
+    let project = harness.state().project().unwrap().clone();
+    for (at, card) in remaining.iter().enumerate() {
+        harness.get_by_label(&format!("{}. {}", at + 1, project.cards.get(card.as_str()).unwrap().label));
+    }
+}
+
+/// Issue 28.10: alike cards on the table are one chip with a count.
+#[test]
+fn alike_cards_on_the_table_are_stacked_with_a_count() {
+    let (_dir, mut harness) = playing_edited_demo(|dir| {
+        let project = dir.join("project.ron");
+        let text = std::fs::read_to_string(&project).unwrap();
+        std::fs::write(&project, text.replace("\"coin\", \"firewood\"", "\"coin\", \"coin\", \"coin\", \"firewood\""))
+            .unwrap();
+    });
+    let coins = harness.state().preview().game.session().unwrap().query("table.card.coin").unwrap();
+    assert_eq!(coins, 3.0);
+    harness.get_by_label("Coin");
+    harness.get_by_label("×3");
+    harness.run_steps(1);
+}
+
+/// Issue 28.9: a hidden aspect is not shown on cards or in a window's aspect bar until the debug
+/// toggle is on.
+#[test]
+fn hidden_aspects_show_only_with_the_debug_toggle() {
+    let (_dir, mut harness) = playing_edited_demo(|dir| {
+        let aspect = dir.join("aspects/coin.ron");
+        let text = std::fs::read_to_string(&aspect).unwrap();
+        let text = text.replacen("id: \"coin\",", "id: \"coin\",\n    hidden: true,", 1);
+        std::fs::write(&aspect, text).unwrap();
+    });
+    let label = harness.state().project().unwrap().aspects.get("coin").unwrap().label.clone();
+    assert!(harness.state().project().unwrap().aspects.get("coin").unwrap().hidden);
+    assert!(harness.query_by_label_contains(&format!("{label} 1")).is_none(), "the hidden aspect is not shown");
+    harness.get_by_label("Show hidden stats and aspects (debug)").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains(&format!("{label} 1 (hidden)"));
+}
+
+/// Issue 28.15: the boards face each other; a click on a column places the rolled die there.
+#[test]
+fn a_click_on_a_board_column_places_the_rolled_die() {
+    let mut harness = playing_at("knucklebones", [1600.0, 1400.0]);
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label("Player two column 2").click();
+    harness.run_steps(3);
+    let log = harness.state().preview().game.log().to_vec();
+    assert_eq!(log.last().map(String::as_str), Some("place player_two 2"), "{log:?}");
+    let session = harness.state().preview().game.session().unwrap();
+    let side = session.board().unwrap().side("player_two").unwrap().1;
+    assert!(side.cell(2, 1).is_some(), "the die lies in column 2");
+}
+
+/// Issue 28.15: a game played to its end by clicks shows a winner banner with both scores.
+#[test]
+fn a_finished_board_game_shows_the_winner_with_both_scores() {
+    let mut harness = playing_at("knucklebones", [1600.0, 1400.0]);
+    for _ in 0..80 {
+        if harness.state().preview().game.session().unwrap().board().unwrap().game.outcome.is_some() {
+            break;
+        }
+        if let Some(roll) = harness.query_by_label_contains("Roll the die") {
+            roll.click();
+        } else {
+            let session = harness.state().preview().game.session().unwrap();
+            let game = &session.board().unwrap().game;
+            let side = &game.sides[game.active];
+            let name = session.content().project.boards.get(side.board.as_str()).unwrap().label.clone();
+            let column = (1..=side.columns).find(|c| side.cell(*c, side.rows).is_none()).unwrap();
+            harness.get_by_label(&format!("{name} column {column}")).click();
+        }
+        harness.run_steps(3);
+    }
+    let session = harness.state().preview().game.session().unwrap();
+    assert!(session.board().unwrap().game.outcome.is_some(), "the game ended");
+    let one = session.query("board.player_one.score").unwrap();
+    let two = session.query("board.player_two.score").unwrap();
+    let headline = match &session.board().unwrap().game.outcome.as_ref().unwrap().winner {
+        Some(winner) => format!(
+            "{} {} wins",
+            egui_phosphor::regular::TROPHY,
+            session.content().project.boards.get(winner.as_str()).unwrap().label
+        ),
+        None => format!("{} A draw", egui_phosphor::regular::HANDSHAKE),
+    };
+    harness.get_by_label(&format!("{headline} — Player one {one} : Player two {two}"));
+}
+
+/// Issue 28.15: an ability aimed at a cell is chosen from the hand, then its target clicked.
+#[test]
+fn an_ability_card_is_aimed_by_clicking_a_cell_of_the_board() {
+    let mut harness = playing_at("knucklebones", [1600.0, 1400.0]);
+    // Player two places a die; player one then steals it with the thief.
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label("Player two column 1").click();
+    harness.run_steps(3);
+    harness.get_by_label("Play Thief").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Click a target ringed in green");
+    harness.get_by_label("Player two cell 1, 1").click();
+    harness.run_steps(3);
+    let log = harness.state().preview().game.log().to_vec();
+    assert!(log.last().unwrap().contains("thief"), "{log:?}");
 }

@@ -2,8 +2,11 @@
 //! step, speed, seed, restart), the input log with a scrubber, the view of each system the
 //! project uses, the synthesis table, and saving the inputs as a playtest script.
 
+mod art;
+mod board;
 mod edit;
 mod session;
+mod table;
 mod views;
 
 use std::path::Path;
@@ -21,8 +24,8 @@ use crate::document::{Document, ItemKey};
 pub struct PreviewPanel {
     /// The game and its input log.
     pub game: PreviewGame,
-    /// Show hidden stats.
-    debug: bool,
+    /// The debug toggle, card art and the board's pick.
+    looks: views::Looks,
     /// The synthesis table's chosen synthesis and inputs.
     synthesis: views::SynthesisPick,
     /// The time of the last frame that ran the clock.
@@ -48,6 +51,7 @@ impl PreviewPanel {
         if self.map_view.project_folder.as_deref() != Some(folder) {
             self.map_view.project_folder = Some(folder.to_owned());
         }
+        self.looks.art.set_folder(Some(folder));
     }
 
     /// Draws the tab: compiles and replays when the document moved, runs the clock, shows the
@@ -76,23 +80,23 @@ impl PreviewPanel {
             return;
         };
         let mut wants = views::Wants::default();
-        let debug = &mut self.debug;
+        let looks = &mut self.looks;
         let synthesis = &mut self.synthesis;
         let map_view = &mut self.map_view;
         let choices = session.choices();
-        if views::has_table(session) {
+        if table::has_table(session) {
             egui::Panel::left("preview_table_cards").resizable(true).default_size(150.0).min_size(120.0).show(
                 ui,
                 |ui| {
                     egui::ScrollArea::vertical().id_salt("preview_cards_scroll").show(ui, |ui| {
-                        views::table_cards_ui(ui, session, &choices, &mut wants.chosen);
+                        table::table_cards_ui(ui, session, &choices, looks, &mut wants.chosen);
                     });
                 },
             );
         }
         egui::ScrollArea::vertical().id_salt("preview_scroll").auto_shrink([false, false]).show(ui, |ui| {
             views::choices_ui(ui, session, &choices, &mut wants.chosen);
-            views::systems_ui(ui, session, &choices, debug, map_view, &mut wants, select);
+            views::systems_ui(ui, session, &choices, looks, map_view, &mut wants, select);
             views::synthesis_ui(ui, session, synthesis, &mut wants.lines);
             views::events_ui(ui, self.game.events());
         });

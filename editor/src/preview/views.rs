@@ -5,24 +5,25 @@
 use std::collections::BTreeMap;
 
 use actforge_runtime::Kind;
-use actforge_runtime::engine::{
-    CardInstance, CardKey, Choice, OpenSlot, Reason, Session, Status, Subject, TokenKey, Window,
-};
+use actforge_runtime::engine::{Choice, Reason, Session, Subject};
 use actforge_runtime::model::{Colour, EdgeStyle, Item, Items, NodeKind};
 use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
+use super::art::ArtCache;
+use super::board::{BoardPick, board_ui};
+use super::table::{has_table, table_ui};
 use crate::document::ItemKey;
 use crate::style::{kind_colour, readable_text_colour};
 use crate::views::map::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
 
 /// An item's label, or its id where it has none (or is missing).
-fn name_of<T: Item>(items: &Items<T>, id: &str) -> String {
+pub(super) fn name_of<T: Item>(items: &Items<T>, id: &str) -> String {
     items.get(id).map(Item::label).filter(|label| !label.is_empty()).unwrap_or(id).to_owned()
 }
 
 /// The colour of model content in egui.
-fn colour32(colour: Colour) -> Color32 {
+pub(super) fn colour32(colour: Colour) -> Color32 {
     if colour.a == 0 {
         // Opaque, so the chip and its text (chosen by `text_on`) look alike on either theme.
         let accent = kind_colour(Kind::Card);
@@ -33,7 +34,7 @@ fn colour32(colour: Colour) -> Color32 {
 }
 
 /// Black or white, whichever reads on `fill`.
-fn text_on(fill: Color32) -> Color32 {
+pub(super) fn text_on(fill: Color32) -> Color32 {
     let luma = 0.299 * f32::from(fill.r()) + 0.587 * f32::from(fill.g()) + 0.114 * f32::from(fill.b());
     if luma > 150.0 { Color32::BLACK } else { Color32::WHITE }
 }
@@ -49,12 +50,24 @@ pub struct Wants {
     pub play_from: Option<String>,
 }
 
+/// How the designer looks at the game: editor state kept between frames, never part of the
+/// document or the game.
+#[derive(Default)]
+pub struct Looks {
+    /// Show hidden stats and hidden aspects (the debug toggle).
+    pub debug: bool,
+    /// Card and aspect pictures.
+    pub art: ArtCache,
+    /// The board ability card chosen, waiting for its target.
+    pub board: BoardPick,
+}
+
 /// Draws every system the session plays, each under its own heading.
 pub fn systems_ui(
     ui: &mut egui::Ui,
     session: &Session,
     choices: &[Choice],
-    debug: &mut bool,
+    looks: &mut Looks,
     map_view: &mut MapViewState,
     wants: &mut Wants,
     select: &mut Vec<ItemKey>,
@@ -63,14 +76,18 @@ pub fn systems_ui(
     if let Some(outcome) = &session.state().outcome {
         ui.label(RichText::new(format!("{} The game has ended: {outcome:?}", icon::FLAG_CHECKERED)).strong());
     }
+    if has_table(session) || session.turns().is_some() {
+        ui.checkbox(&mut looks.debug, "Show hidden stats and aspects (debug)")
+            .on_hover_text("Show what the content marks hidden: stats, and aspects on cards and windows");
+    }
     if has_table(session) {
-        table_ui(ui, session, choices, chosen, select);
+        table_ui(ui, session, choices, looks, chosen, select);
     }
     if session.turns().is_some() {
-        turns_ui(ui, session, choices, debug, chosen);
+        turns_ui(ui, session, choices, looks.debug, chosen);
     }
     if session.board().is_some() {
-        board_ui(ui, session, choices, chosen);
+        board_ui(ui, session, choices, &mut looks.board, chosen);
     }
     if session.tactics().is_some() {
         tactics_ui(ui, session, choices, map_view, chosen);
@@ -80,67 +97,19 @@ pub fn systems_ui(
     }
 }
 
-fn heading_ui(ui: &mut egui::Ui, glyph: &str, title: &str) {
+pub(super) fn heading_ui(ui: &mut egui::Ui, glyph: &str, title: &str) {
     ui.add_space(6.0);
     ui.label(RichText::new(format!("{glyph} {title}")).heading());
 }
 
-// ---------------------------------------------------------------- table
-
-/// A window's name as the designer reads it: the token's label, numbered when several are out.
-fn window_name(session: &Session, key: TokenKey, window: &Window) -> String {
-    let label = session
-        .content()
-        .project
-        .tokens
-        .get(window.token.as_str())
-        .map_or_else(|| window.token.to_string(), |token| token.label.clone());
-    let nth = session.state().windows.iter().filter(|(k, w)| w.token == window.token && **k <= key).count();
-    if nth > 1 { format!("{label} #{nth}") } else { label }
-}
-
-fn table_ui(
-    ui: &mut egui::Ui,
-    session: &Session,
-    choices: &[Choice],
-    chosen: &mut Vec<Choice>,
-    select: &mut Vec<ItemKey>,
-) {
-    heading_ui(ui, icon::CARDS, "Table");
-    let dragged = egui::DragAndDrop::payload::<CardKey>(ui.ctx()).map(|key| *key);
-    let windows: Vec<(&TokenKey, &Window)> = session.state().windows.iter().collect();
-    wrapped_rows(ui, &windows, WINDOW_WIDTH + 24.0, |ui, (key, window)| {
-        window_ui(ui, session, choices, **key, window, dragged, chosen, select);
-    });
-}
-
-/// Whether the session plays the table (act windows or cards).
-pub fn has_table(session: &Session) -> bool {
-    !session.state().windows.is_empty() || !session.state().table.is_empty()
-}
-
-/// The cards on the table, in a column beside the windows so both stay in view while dragging.
-pub fn table_cards_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
-    ui.label(RichText::new(format!("{} On the table", icon::CARDS)).strong());
-    ui.label(RichText::new("Drag a card into a slot").weak().small());
-    let cards: Vec<(CardKey, &CardInstance)> =
-        session.state().table.iter().filter_map(|key| session.state().card(*key).map(|card| (*key, card))).collect();
-    wrapped_rows(ui, &cards, CARD_WIDTH + 20.0, |ui, (key, card)| card_ui(ui, session, choices, *key, card, chosen));
-    if cards.is_empty() {
-        ui.label(RichText::new("No cards on the table.").weak());
-    }
-}
-
-/// The width of an act window on the table.
-const WINDOW_WIDTH: f32 = 230.0;
-/// The least width of a slot.
-const SLOT_WIDTH: f32 = 100.0;
-/// The least width of a card chip.
-const CARD_WIDTH: f32 = 100.0;
-
 /// Lays `items` out in rows of as many as fit the width (egui's wrapping layout cannot wrap
 /// framed groups, whose size is known only after drawing).
-fn wrapped_rows<T>(ui: &mut egui::Ui, items: &[T], item_width: f32, mut item_ui: impl FnMut(&mut egui::Ui, &T)) {
+pub(super) fn wrapped_rows<T>(
+    ui: &mut egui::Ui,
+    items: &[T],
+    item_width: f32,
+    mut item_ui: impl FnMut(&mut egui::Ui, &T),
+) {
     let per_row = ((ui.available_width() / item_width).floor() as usize).max(1);
     for row in items.chunks(per_row) {
         ui.horizontal(|ui| {
@@ -151,134 +120,12 @@ fn wrapped_rows<T>(ui: &mut egui::Ui, items: &[T], item_width: f32, mut item_ui:
     }
 }
 
-/// A card on the table or in a lane: a coloured chip with its label and aspect badges, dragged
-/// into slots; a face-down card offers to turn over.
-fn card_ui(
-    ui: &mut egui::Ui,
-    session: &Session,
-    choices: &[Choice],
-    key: CardKey,
-    card: &CardInstance,
-    chosen: &mut Vec<Choice>,
-) {
-    let definition = session.content().project.cards.get(card.card.as_str());
-    if card.face_down {
-        let flip = Choice::Flip { card: key };
-        let label = format!("{} Face-down card", icon::QUESTION);
-        if ui.add_enabled(choices.contains(&flip), egui::Button::new(label)).on_hover_text("Turn it over").clicked() {
-            chosen.push(flip);
-        }
-        return;
-    }
-    let label = definition.map_or_else(|| card.card.to_string(), |definition| definition.label.clone());
-    let fill = definition.map_or(kind_colour(Kind::Card), |definition| colour32(definition.colour));
-    let id = egui::Id::new(("preview_card", key.0));
-    let chip = |ui: &mut egui::Ui| {
-        egui::Frame::new().fill(fill).corner_radius(CornerRadius::same(6)).inner_margin(6.0).show(ui, |ui| {
-            ui.set_min_width(CARD_WIDTH - 12.0);
-            ui.vertical(|ui| {
-                ui.label(RichText::new(&label).strong().color(text_on(fill)));
-                let badges: Vec<String> =
-                    card.aspects.iter().take(4).map(|(aspect, n)| format!("{aspect} {n}")).collect();
-                if !badges.is_empty() {
-                    ui.label(RichText::new(badges.join(" · ")).small().color(text_on(fill)));
-                }
-                if let Some(decay) = &card.decay {
-                    let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
-                    let seconds = decay.remaining as f64 / per_second;
-                    ui.label(RichText::new(format!("{} {seconds:.1} s", icon::HOURGLASS)).small().color(text_on(fill)));
-                }
-            });
-        });
-    };
-    if card.free {
-        ui.dnd_drag_source(id, key, chip).response.on_hover_text(format!("Drag {label} into a slot"));
-    } else {
-        chip(ui);
-    }
-}
-
-#[allow(clippy::too_many_arguments)] // one window needs the session, its choices, the drag and both outputs
-fn window_ui(
-    ui: &mut egui::Ui,
-    session: &Session,
-    choices: &[Choice],
-    token: TokenKey,
-    window: &Window,
-    dragged: Option<CardKey>,
-    chosen: &mut Vec<Choice>,
-    select: &mut Vec<ItemKey>,
-) {
-    let colour = session
-        .content()
-        .project
-        .tokens
-        .get(window.token.as_str())
-        .map_or(kind_colour(Kind::Token), |definition| colour32(definition.colour));
-    let name = window_name(session, token, window);
-    egui::Frame::group(ui.style()).stroke(Stroke::new(2.0, colour)).corner_radius(CornerRadius::same(8)).show(
-        ui,
-        |ui| {
-            ui.set_width(WINDOW_WIDTH);
-            ui.vertical(|ui| {
-                ui.horizontal(|ui| {
-                    let title = readable_text_colour(colour, ui.visuals());
-                    ui.label(RichText::new(format!("{} {name}", icon::COIN)).strong().color(title));
-                    ui.label(RichText::new(status_word(&window.status)).weak());
-                });
-                if !window.title.is_empty() {
-                    let title =
-                        ui.add(egui::Label::new(RichText::new(&window.title).heading()).sense(egui::Sense::click()));
-                    if let Some(act) = &window.active
-                        && title.on_hover_text("Click to open the act").clicked()
-                    {
-                        select.push(ItemKey::new(Kind::Act, act.to_string()));
-                    }
-                }
-                timer_ui(ui, session, window);
-                if !window.text.is_empty() {
-                    ui.label(&window.text);
-                }
-                slots_ui(ui, session, choices, token, window, dragged, chosen);
-                if window.status == Status::Idle {
-                    why_not_ui(ui, session, token);
-                }
-                if !window.lane.is_empty() {
-                    ui.label(RichText::new("Results").weak());
-                    let lane: Vec<(CardKey, &CardInstance)> = window
-                        .lane
-                        .iter()
-                        .filter_map(|key| session.state().card(*key).map(|card| (*key, card)))
-                        .collect();
-                    wrapped_rows(ui, &lane, CARD_WIDTH + 20.0, |ui, (key, card)| {
-                        card_ui(ui, session, choices, *key, card, chosen);
-                    });
-                }
-                window_buttons_ui(ui, choices, token, &name, chosen);
-            });
-        },
-    );
-}
-
-/// "Why does no act start?": each act the player could start in the idle window, with the
-/// requirement it lacks and the values (worked out only while the section is open); a failing
-/// condition shows its parts' values on hover, what makes it false in red.
-fn why_not_ui(ui: &mut egui::Ui, session: &Session, token: TokenKey) {
-    why_not_list_ui(
-        ui,
-        ("why_not", token.0),
-        "Why does no act start?",
-        "No act of this token is waiting on anything.",
-        || session.explain(&Subject::Window(token)).unwrap_or_default(),
-    );
-}
-
 /// The colour of a "why not" reason.
-const REASON_COLOUR: Color32 = Color32::from_rgb(0xf2, 0xb3, 0x3d);
+pub(super) const REASON_COLOUR: Color32 = Color32::from_rgb(0xf2, 0xb3, 0x3d);
 
 /// A collapsed "Why not?" section: the reasons `reasons` gives (asked only while it is open),
 /// grouped under the item each belongs to; `none` when there is none.
-fn why_not_list_ui(
+pub(super) fn why_not_list_ui(
     ui: &mut egui::Ui,
     salt: impl std::hash::Hash + std::fmt::Debug,
     title: &str,
@@ -311,111 +158,14 @@ fn why_not_list_ui(
 }
 
 /// The reasons as tooltip lines: "item: text" one per line.
-fn reason_lines(reasons: &[Reason]) -> String {
+pub(super) fn reason_lines(reasons: &[Reason]) -> String {
     let lines: Vec<String> = reasons.iter().map(ToString::to_string).collect();
     lines.join("\n")
 }
 
-fn status_word(status: &Status) -> &'static str {
-    match status {
-        Status::Idle => "idle",
-        Status::Ready(_) => "ready",
-        Status::Running => "running",
-        Status::Finished => "finished",
-    }
-}
-
-fn timer_ui(ui: &mut egui::Ui, session: &Session, window: &Window) {
-    let Some(end) = window.timer_end else { return };
-    let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
-    let remaining = end.saturating_sub(session.state().tick);
-    let total = window.timer_total.max(1);
-    let done = 1.0 - remaining as f32 / total as f32;
-    let text = format!("{} {:.1} s left", icon::TIMER, remaining as f64 / per_second);
-    ui.add(egui::ProgressBar::new(done.clamp(0.0, 1.0)).desired_height(14.0).text(text));
-}
-
-fn slots_ui(
-    ui: &mut egui::Ui,
-    session: &Session,
-    choices: &[Choice],
-    token: TokenKey,
-    window: &Window,
-    dragged: Option<CardKey>,
-    chosen: &mut Vec<Choice>,
-) {
-    let project = &session.content().project;
-    let places: Vec<(usize, &OpenSlot)> = window
-        .status_places()
-        .filter_map(|place| window.places.get(place).and_then(Option::as_ref).map(|open| (place, open)))
-        .collect();
-    wrapped_rows(ui, &places, SLOT_WIDTH + 20.0, |ui, &(place, open)| {
-        let slot_label =
-            project.slots.get(open.slot.as_str()).map_or_else(|| open.slot.to_string(), |s| s.label.clone());
-        let fits = dragged.is_some_and(|card| choices.contains(&Choice::Slot { card, token, place }));
-        let stroke_colour = if fits { Color32::from_rgb(0x6c, 0xe4, 0x91) } else { kind_colour(Kind::Slot) };
-        let frame = egui::Frame::new()
-            .stroke(Stroke::new(if fits { 2.5 } else { 1.0 }, stroke_colour))
-            .corner_radius(CornerRadius::same(6))
-            .inner_margin(6.0);
-        let (zone, dropped) = ui.dnd_drop_zone::<CardKey, ()>(frame, |ui| {
-            ui.set_min_size(Vec2::new(SLOT_WIDTH, 40.0));
-            ui.vertical(|ui| {
-                let title = readable_text_colour(stroke_colour, ui.visuals());
-                ui.label(RichText::new(format!("{slot_label} slot")).small().color(title));
-                match open.card.and_then(|key| session.state().card(key).map(|card| (key, card))) {
-                    Some((_, card)) => {
-                        let label = project
-                            .cards
-                            .get(card.card.as_str())
-                            .map_or_else(|| card.card.to_string(), |c| c.label.clone());
-                        let unslot = Choice::Unslot { token, place };
-                        let can_take = choices.contains(&unslot);
-                        let button = egui::Button::new(format!("{label} {}", icon::X));
-                        if ui.add_enabled(can_take, button).on_hover_text("Take it out").clicked() {
-                            chosen.push(unslot);
-                        }
-                    }
-                    None => {
-                        ui.label(RichText::new("empty").weak());
-                    }
-                }
-            });
-        });
-        if let Some(card) = dropped {
-            chosen.push(Choice::Slot { card: *card, token, place });
-        }
-        // A card held over a slot that will not take it: why, under the cursor.
-        if let Some(card) = dragged.filter(|_| !fits && zone.response.contains_pointer()) {
-            let reasons = session.explain(&Subject::Slot { card, token, place }).unwrap_or_default();
-            if !reasons.is_empty() {
-                egui::Tooltip::for_widget(&zone.response).at_pointer().show(|ui| {
-                    ui.label(RichText::new(format!("{} Does not fit", icon::PROHIBIT)).strong());
-                    ui.label(reason_lines(&reasons));
-                });
-            }
-        }
-    });
-}
-
-fn window_buttons_ui(ui: &mut egui::Ui, choices: &[Choice], token: TokenKey, name: &str, chosen: &mut Vec<Choice>) {
-    ui.horizontal(|ui| {
-        let offers = [
-            (Choice::Start { token }, icon::PLAY, "Start", "Start the act this window offers"),
-            (Choice::Collect { token }, icon::HAND_GRABBING, "Collect", "Take the results to the table"),
-            (Choice::Close { token }, icon::X_SQUARE, "Close", "Return the slotted cards to the table"),
-        ];
-        for (choice, glyph, verb, hint) in offers {
-            if choices.contains(&choice) && ui.button(format!("{glyph} {verb} {name}")).on_hover_text(hint).clicked() {
-                chosen.push(choice);
-            }
-        }
-    });
-}
-
 // ---------------------------------------------------------------- turns
 
-fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mut bool, chosen: &mut Vec<Choice>) {
+fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: bool, chosen: &mut Vec<Choice>) {
     let Some(turns) = session.turns() else { return };
     heading_ui(ui, icon::ARROWS_CLOCKWISE, &format!("Turns — turn {}", turns.turn));
     let project = &session.content().project;
@@ -466,9 +216,8 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
     if choices.contains(&Choice::EndTurn) && ui.button(format!("{} End turn", icon::ARROW_RIGHT)).clicked() {
         chosen.push(Choice::EndTurn);
     }
-    ui.checkbox(debug, "Show hidden stats (debug)");
     egui::Grid::new("preview_turn_stats").striped(true).show(ui, |ui| {
-        for line in session.turn_stats(*debug) {
+        for line in session.turn_stats(debug) {
             let name = if line.hidden { RichText::new(&line.name).italics() } else { RichText::new(&line.name) };
             ui.label(name);
             ui.label(RichText::new(&line.text).monospace());
@@ -480,127 +229,6 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: &mu
     }
     for warning in &turns.warnings {
         ui.label(RichText::new(format!("{} {warning}", icon::WARNING)).weak());
-    }
-}
-
-// ---------------------------------------------------------------- boards
-
-fn board_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
-    let Some(board) = session.board() else { return };
-    let project = &session.content().project;
-    let game = &board.game;
-    heading_ui(ui, icon::GRID_FOUR, &format!("Boards — turn {}", game.turn));
-    if let Some(die) = &game.die {
-        ui.label(RichText::new(format!("{} Die: {}", icon::DICE_FIVE, die.value)).strong());
-    }
-    if let Some(outcome) = &game.outcome {
-        ui.label(RichText::new(format!("{outcome:?}")).strong());
-    }
-    ui.horizontal(|ui| {
-        for (index, side) in game.sides.iter().enumerate() {
-            let active = index == game.active;
-            let stroke =
-                if active { Stroke::new(2.0, kind_colour(Kind::Board)) } else { Stroke::new(1.0, Color32::GRAY) };
-            egui::Frame::group(ui.style()).stroke(stroke).show(ui, |ui| {
-                ui.vertical(|ui| {
-                    let name = name_of(&project.boards, side.board.as_str());
-                    ui.label(RichText::new(format!("{name}{}", if active { " — to play" } else { "" })).strong())
-                        .on_hover_text(side.board.as_str());
-                    egui::Grid::new(("preview_board", index)).spacing([4.0, 4.0]).show(ui, |ui| {
-                        for row in 1..=side.rows {
-                            for column in 1..=side.columns {
-                                let text =
-                                    side.cell(column, row).map_or_else(|| "·".to_owned(), |die| die.value.to_string());
-                                let (rect, _) = ui.allocate_exact_size(Vec2::splat(34.0), egui::Sense::hover());
-                                ui.painter().rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
-                                ui.painter().text(
-                                    rect.center(),
-                                    egui::Align2::CENTER_CENTER,
-                                    text,
-                                    egui::FontId::monospace(16.0),
-                                    ui.visuals().text_color(),
-                                );
-                            }
-                            ui.end_row();
-                        }
-                        for value in side.column_vars.iter().take(side.columns as usize) {
-                            ui.label(RichText::new(value.to_string()).small().weak());
-                        }
-                        ui.end_row();
-                    });
-                    let vars: Vec<String> = board
-                        .var_names()
-                        .iter()
-                        .zip(&side.vars)
-                        .map(|(name, value)| format!("{name} {value}"))
-                        .collect();
-                    ui.label(RichText::new(vars.join(" · ")).small());
-                });
-            });
-        }
-    });
-    board_buttons_ui(ui, session, choices, chosen);
-    let side = game.sides.get(game.active);
-    let held: Vec<String> = side.map(|side| side.hand.iter().map(ToString::to_string).collect()).unwrap_or_default();
-    if !held.is_empty() {
-        why_not_list_ui(
-            ui,
-            "board_why_not",
-            "Why can an ability not be played?",
-            "Every ability in hand can be played.",
-            || {
-                let mut reasons = Vec::new();
-                for (at, card) in held.iter().enumerate() {
-                    if held.get(..at).is_some_and(|before| before.contains(card)) {
-                        continue;
-                    }
-                    let subject = Subject::Ability { card: card.clone(), option: 0 };
-                    reasons.extend(session.explain(&subject).unwrap_or_default());
-                }
-                reasons
-            },
-        );
-    }
-}
-
-fn board_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
-    ui.horizontal_wrapped(|ui| {
-        for choice in choices {
-            let label = match choice {
-                Choice::RollDie { .. } => format!("{} Roll", icon::DICE_FIVE),
-                Choice::PlaceOnBoard { column, .. } => format!("Place in column {column}"),
-                Choice::PlayBoardCard { card, option, target, .. } => board_card_text(session, card, *option, *target),
-                _ => continue,
-            };
-            // The playtest line on hover: what a script would write for this button.
-            if ui.button(label).on_hover_text(session.describe_choice(choice)).clicked() {
-                chosen.push(choice.clone());
-            }
-        }
-    });
-}
-
-/// A board card's button: the card's label, the option's label and where it goes.
-fn board_card_text(
-    session: &Session,
-    card: &actforge_runtime::model::CardId,
-    option: u32,
-    target: Option<(u32, u32)>,
-) -> String {
-    let cards = &session.content().project.cards;
-    let definition = cards.get(card.as_str());
-    let mut text = name_of(cards, card.as_str());
-    let option_label = option
-        .checked_sub(1)
-        .and_then(|at| definition?.board_play.as_ref()?.options.get(usize::try_from(at).ok()?))
-        .map(String::as_str);
-    if let Some(option_label) = option_label.filter(|label| !label.is_empty()) {
-        text = format!("{text}: {option_label}");
-    }
-    match target {
-        Some((column, 0)) => format!("{} {text} → column {column}", icon::CARDS),
-        Some((column, row)) => format!("{} {text} → cell {column}, {row}", icon::CARDS),
-        None => format!("{} {text}", icon::CARDS),
     }
 }
 
