@@ -588,8 +588,35 @@ fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
     }
     if let Some(boards) = session.board() {
         write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards))?;
+        write_board_scores(session, boards, out)?;
     }
     write_battle(session, out)
+}
+
+/// Every board's score (its `score` formula), its column scores and what the formula adds
+/// beyond them (e.g. a diagonal bonus), then the winner once the game has ended.
+fn write_board_scores(
+    session: &Session,
+    boards: &actforge_runtime::engine::board::BoardState,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let value = |formula: String| session.query(&formula).map_or(0, |value| value.round() as i64);
+    for side in &boards.game.sides {
+        let id = side.board.as_str();
+        let total = value(format!("board.{id}.score"));
+        let columns: Vec<i64> =
+            (1..=side.columns).map(|column| value(format!("board.{id}.col{column}.score"))).collect();
+        let bonus = total - columns.iter().sum::<i64>();
+        let columns: Vec<String> = columns.iter().map(ToString::to_string).collect();
+        writeln!(out, "  score {id}: {total} (columns {}, bonus {bonus})", columns.join(" "))?;
+    }
+    if let Some(outcome) = &boards.game.outcome {
+        match &outcome.winner {
+            Some(winner) => writeln!(out, "  winner: {winner}")?,
+            None => writeln!(out, "  winner: draw")?,
+        }
+    }
+    Ok(())
 }
 
 /// The battle in words (FORMAT.md §12): the turn, the winner and every unit.

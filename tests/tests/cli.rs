@@ -406,6 +406,9 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     assert!(out.contains("    row 3: 2 5 4"), "{out}");
     assert!(out.contains("\nboard.player_one.score = 25\n"), "{out}");
     assert!(out.contains("\nboard.player_two.col1.score = 18\n"), "{out}");
+    // Issue 28.15: the scores are printed with the board, each with its columns and bonus.
+    assert!(out.contains("\n  score player_one: 25 (columns "), "{out}");
+    assert!(out.contains("\n  winner: player_two\n"), "{out}");
     assert!(out.contains("ok: 23 expectation(s) held"), "{out}");
 
     // An impossible input says why and what is possible, as script lines.
