@@ -25,7 +25,8 @@ pub struct SimArgs {
     /// Seed of the first run (default: the project's).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The player: `random`, `greedy`, or `script FILE` (the script's inputs, then random play).
+    /// The player: `random`, `greedy`, `script FILE` (the script's inputs, then random play), or
+    /// one policy per board side in entry order, e.g. `random,greedy`.
     #[arg(long, num_args = 1..=2, value_names = ["POLICY", "FILE"], default_values_t = ["random".to_owned()])]
     pub policy: Vec<String>,
     /// The formula greedy play maximises (board content has a built-in one).
@@ -152,6 +153,15 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
 fn policy(args: &SimArgs) -> Result<Policy, String> {
     match args.policy.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["random"] => Ok(Policy::Random),
+        [sides] if sides.contains(',') => sides
+            .split(',')
+            .map(|side| match side.trim() {
+                "random" => Ok(Policy::Random),
+                "greedy" => Ok(Policy::Greedy { score: args.score.clone() }),
+                other => Err(format!("unknown side policy `{other}`: each side plays random or greedy")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Policy::Sides),
         ["greedy"] => Ok(Policy::Greedy { score: args.score.clone() }),
         ["script", file] => std::fs::read_to_string(file)
             .map(|text| Policy::Script(text.into()))
@@ -206,6 +216,7 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
             out.push_str(&distribution_line(name, distribution));
         }
     }
+    out.push_str(&abilities_text(summary));
     let counted: [(&str, &std::collections::BTreeMap<String, usize>); 5] = [
         ("acts (runs that started each)", &summary.act_runs),
         ("nodes (runs that stood on each)", &summary.node_runs),
@@ -257,6 +268,51 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
     out
 }
 
+/// Board play's side policies, instant wins and per side and card how often it was played and
+/// how often the side won when it was and when it was not (empty without board play).
+pub fn abilities_text(summary: &Summary) -> String {
+    let mut out = String::new();
+    if summary.side_policies.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "
+sides"
+    );
+    for (side, policy) in &summary.side_policies {
+        let wins = summary.side_wins.get(side).copied().unwrap_or(0);
+        let instant = summary.instant_wins.get(side).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  {side:28} {policy:8} won {:5.1}%  (instant wins, e.g. Exodia: {instant})",
+            percent(wins, summary.runs)
+        );
+    }
+    if summary.abilities.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "
+abilities (side/card: played in runs, plays; side's win rate played vs not; instant wins)"
+    );
+    let rate = |rate: f64| if rate.is_nan() { "    -".to_owned() } else { format!("{:5.1}%", rate * 100.0) };
+    for (key, stats) in &summary.abilities {
+        let _ = writeln!(
+            out,
+            "  {key:28} {:5.1}% of runs {:>7} plays  won {} played vs {} not  instant {}/{}",
+            percent(stats.runs_played, summary.runs),
+            stats.plays,
+            rate(stats.win_rate_played()),
+            rate(stats.win_rate_not_played()),
+            stats.instant_wins_played,
+            stats.instant_wins_not_played
+        );
+    }
+    out
+}
+
 /// The summary as CSV rows `section,name,value` (a distribution gives one row per measure).
 pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
     let mut out = String::from("section,name,value\n");
@@ -300,6 +356,28 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
     ] {
         for (name, count) in counts {
             row(section, name, count.to_string());
+        }
+    }
+    for (side, policy) in &summary.side_policies {
+        row("side_policy", side, policy.clone());
+    }
+    for (side, count) in &summary.side_wins {
+        row("side_wins", side, count.to_string());
+    }
+    for (side, count) in &summary.instant_wins {
+        row("instant_wins", side, count.to_string());
+    }
+    for (key, stats) in &summary.abilities {
+        for (measure, value) in [
+            ("plays", stats.plays),
+            ("runs_played", stats.runs_played),
+            ("wins_played", stats.wins_played),
+            ("instant_wins_played", stats.instant_wins_played),
+            ("runs_not_played", stats.runs_not_played),
+            ("wins_not_played", stats.wins_not_played),
+            ("instant_wins_not_played", stats.instant_wins_not_played),
+        ] {
+            row("ability", &format!("{key}.{measure}"), value.to_string());
         }
     }
     let dead = &summary.dead;

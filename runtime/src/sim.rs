@@ -35,15 +35,19 @@ pub enum Policy {
     },
     /// A playtest script (FORMAT.md §7) first, then random play.
     Script(Arc<str>),
+    /// Board play: the i-th policy plays the i-th entry board's side (random past the list),
+    /// e.g. random against greedy.
+    Sides(Vec<Policy>),
 }
 
 impl Policy {
     /// The policy's name in summaries.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> String {
         match self {
-            Self::Random => "random",
-            Self::Greedy { .. } => "greedy",
-            Self::Script(_) => "script",
+            Self::Random => "random".to_owned(),
+            Self::Greedy { .. } => "greedy".to_owned(),
+            Self::Script(_) => "script".to_owned(),
+            Self::Sides(sides) => sides.iter().map(Policy::name).collect::<Vec<_>>().join(" vs "),
         }
     }
 }
@@ -213,6 +217,39 @@ impl DeadContent {
     }
 }
 
+/// How one board side fared with one ability card over the runs (FORMAT.md §15).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbilityStats {
+    /// Plays over all runs.
+    pub plays: usize,
+    /// Runs in which the side played it at least once.
+    pub runs_played: usize,
+    /// Of those, runs the side won (by score or at once).
+    pub wins_played: usize,
+    /// Of those wins, wins at once by a `Win` modifier (Knucklebones' Exodia).
+    pub instant_wins_played: usize,
+    /// Runs in which the side held it and never played it.
+    pub runs_not_played: usize,
+    /// Of those, runs the side won.
+    pub wins_not_played: usize,
+    /// Of those wins, wins at once.
+    pub instant_wins_not_played: usize,
+}
+
+impl AbilityStats {
+    /// The side's win rate in runs where it played the card (NaN without such runs).
+    #[allow(clippy::cast_precision_loss)]
+    pub fn win_rate_played(&self) -> f64 {
+        self.wins_played as f64 / self.runs_played as f64
+    }
+
+    /// The side's win rate in runs where it held the card and never played it.
+    #[allow(clippy::cast_precision_loss)]
+    pub fn win_rate_not_played(&self) -> f64 {
+        self.wins_not_played as f64 / self.runs_not_played as f64
+    }
+}
+
 /// What a simulation found (the `actforge sim --json` document; FORMAT.md §14).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -255,6 +292,20 @@ pub struct Summary {
     pub dead: DeadContent,
     /// Final value of each stat, score and unit stat, over the runs that have it.
     pub stats: BTreeMap<String, Distribution>,
+    /// Board play: the policy of each side (board id → `random`, `greedy`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub side_policies: BTreeMap<String, String>,
+    /// Board play: runs each side won (by score or at once).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub side_wins: BTreeMap<String, usize>,
+    /// Board play: runs each side won at once by a `Win` modifier (Exodia), also counted in
+    /// `side_wins`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub instant_wins: BTreeMap<String, usize>,
+    /// Board play: per `SIDE/CARD` of each side's starting hand, plays and win rates when
+    /// played and when not.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub abilities: BTreeMap<String, AbilityStats>,
 }
 
 /// What one run did.
@@ -275,6 +326,10 @@ struct RunRecord {
     skill_uses: BTreeMap<String, usize>,
     nodes: BTreeSet<String>,
     stats: Vec<(String, f64)>,
+    /// Board cards played per `(side's board, card)`.
+    board_plays: BTreeMap<(String, String), usize>,
+    /// The board game's winner and whether the win was instant.
+    board_winner: Option<(String, bool)>,
     /// What [`simulate_from`]'s `measure` read from the final state.
     measured: f64,
 }
@@ -292,7 +347,8 @@ impl RunRecord {
             Event::CardTransformed { to, .. } => {
                 self.cards.insert(to.to_string());
             }
-            Event::BoardCardPlayed { card, option, .. } => {
+            Event::BoardCardPlayed { board, card, option } => {
+                *self.board_plays.entry((board.to_string(), card.to_string())).or_default() += 1;
                 self.cards.insert(card.to_string());
                 *self.option_plays.entry(format!("{card}/{}", (*option).max(1))).or_default() += 1;
             }
@@ -424,6 +480,15 @@ fn check_policy(content: &Arc<Content>, policy: &Policy) -> Result<(), SimError>
              only board content has a built-in score"
                 .to_owned(),
         )),
+        Policy::Sides(_) if session.board().is_none() => {
+            Err(SimError::Options("a policy per side needs board content (entry boards with a die)".to_owned()))
+        }
+        Policy::Sides(sides) => sides.iter().try_for_each(|policy| match policy {
+            Policy::Script(_) | Policy::Sides(_) => {
+                Err(SimError::Options("a side's policy is random or greedy".to_owned()))
+            }
+            policy => check_policy(content, policy),
+        }),
         _ => Ok(()),
     }
 }
@@ -454,9 +519,14 @@ fn play_run(
     }
     let mut greedy_rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6EED);
     while record.moves < options.max_moves {
-        let step = match &options.policy {
+        let mut policy = &options.policy;
+        if let Policy::Sides(sides) = policy {
+            let active = session.board().map_or(0, |board| board.game.active);
+            policy = sides.get(active).unwrap_or(&Policy::Random);
+        }
+        let step = match policy {
             Policy::Greedy { score } => greedy_step(&mut session, score.as_deref(), &mut greedy_rng, &mut random),
-            Policy::Random | Policy::Script(_) => random.step(&mut session),
+            Policy::Random | Policy::Script(_) | Policy::Sides(_) => random.step(&mut session),
         };
         match step {
             Move::Chose(_, events) | Move::Waited(_, events) => {
@@ -477,6 +547,11 @@ fn play_run(
         // Rolls do not name the die's card type: the dice left on the boards do.
         let dice = board.game.sides.iter().flat_map(|side| side.cells.iter().flatten()).chain(&board.game.die);
         record.cards.extend(dice.map(|die| die.card.to_string()));
+        record.board_winner = board
+            .game
+            .outcome
+            .as_ref()
+            .and_then(|outcome| outcome.winner.as_ref().map(|winner| (winner.to_string(), outcome.instant)));
     }
     if let Some(campaign) = session.campaign() {
         record.nodes.extend(campaign.visited.iter().map(ToString::to_string));
@@ -611,9 +686,30 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
         version: SUMMARY_VERSION,
         runs: records.len(),
         seed: options.seed,
-        policy: options.policy.name().to_owned(),
+        policy: options.policy.name(),
         ..Summary::default()
     };
+    // Each side's starting hand: the cards it could play or not.
+    let hands: Vec<(String, Vec<String>)> = start.board().map_or_else(Vec::new, |board| {
+        board
+            .game
+            .sides
+            .iter()
+            .map(|side| {
+                let mut hand: Vec<String> = side.hand.iter().map(ToString::to_string).collect();
+                hand.sort();
+                hand.dedup();
+                (side.board.to_string(), hand)
+            })
+            .collect()
+    });
+    for (at, (side, _)) in hands.iter().enumerate() {
+        let policy = match &options.policy {
+            Policy::Sides(sides) => sides.get(at).map_or_else(|| "random".to_owned(), Policy::name),
+            policy => policy.name(),
+        };
+        summary.side_policies.insert(side.clone(), policy);
+    }
     let mut stats: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for record in records {
         *summary.outcomes.entry(record.outcome.clone()).or_default() += 1;
@@ -640,6 +736,30 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
         }
         for (name, value) in &record.stats {
             stats.entry(name.clone()).or_default().push(*value);
+        }
+        if let Some((winner, instant)) = &record.board_winner {
+            *summary.side_wins.entry(winner.clone()).or_default() += 1;
+            if *instant {
+                *summary.instant_wins.entry(winner.clone()).or_default() += 1;
+            }
+        }
+        for (side, hand) in &hands {
+            let won = record.board_winner.as_ref().filter(|(winner, _)| winner == side);
+            let instant = won.is_some_and(|(_, instant)| *instant);
+            for card in hand {
+                let plays = record.board_plays.get(&(side.clone(), card.clone())).copied().unwrap_or(0);
+                let entry = summary.abilities.entry(format!("{side}/{card}")).or_default();
+                entry.plays += plays;
+                if plays > 0 {
+                    entry.runs_played += 1;
+                    entry.wins_played += usize::from(won.is_some());
+                    entry.instant_wins_played += usize::from(instant);
+                } else {
+                    entry.runs_not_played += 1;
+                    entry.wins_not_played += usize::from(won.is_some());
+                    entry.instant_wins_not_played += usize::from(instant);
+                }
+            }
         }
     }
     let column = |value: fn(&RunRecord) -> f64| records.iter().map(value).collect::<Vec<f64>>();

@@ -229,7 +229,8 @@ fn thief_takes_a_die_into_the_facing_column() {
          expect cell player_two 2 1 6
          expect cell player_two 2 2 empty
          expect hand player_one destiny_die shield twister
-         expect refused ability shield 1",
+         expect turn player_two
+         expect die none",
     );
     // No free cell in the own column facing it: not possible.
     let mut s = session(1);
@@ -254,12 +255,13 @@ fn shield_protects_a_column_for_three_opponent_turns() {
         "setup turn player_two
          ability shield 1
          expect board.player_two.col1.var.shield == 3
-         setup die 2
-         place player_two 1
+         expect turn player_one
+         setup cell player_two 1 1 2
          expect refused ability thief 1,1
          setup die 2
          place player_one 1
          expect cell player_two 1 1 2
+         expect cell player_one 1 1 empty
          expect board.player_two.col1.var.shield == 2",
     );
     // Two more opponent turns and the shield is gone.
@@ -363,9 +365,9 @@ fn the_knucklebones_playtest_passes() {
         let report = session
             .run_script(&script)
             .unwrap_or_else(|error| panic!("{error}\nboards:\n{}", session.board().map(describe).unwrap_or_default()));
-        assert_eq!(report.expectations, 23, "{report:?}");
-        assert_eq!(query(&session, "board.player_one.score"), 25.0);
-        assert_eq!(session.state().outcome, Some(Outcome::Ended("player_two wins".to_owned())));
+        assert_eq!(report.expectations, 29, "{report:?}");
+        assert_eq!(query(&session, "board.player_one.score"), 36.0);
+        assert_eq!(session.state().outcome, Some(Outcome::Ended("player_one wins".to_owned())));
         assert!(report.events.iter().any(|event| matches!(event.event, Event::BoardGameEnded { .. })));
         hashes.push(session.state_hash());
     }
@@ -462,4 +464,144 @@ fn why_not_an_ability_says_what_the_board_lacks() {
     run(&mut session, "roll");
     let rolled = session.explain(&Subject::Ability { card: "shield".to_owned(), option: 0 }).unwrap();
     assert_eq!(rolled[0].text, "cards are played before rolling");
+}
+
+#[test]
+fn shield_thief_and_twister_are_the_whole_turn_and_destiny_is_not() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "ability shield 2
+         expect turn player_two
+         expect die none
+         expect refused place player_one 1
+         ability destiny_die odd
+         expect turn player_two
+         roll
+         place player_two 1
+         expect turn player_one",
+    );
+    let board = s.board().unwrap();
+    assert_eq!(board.game.turn, 3);
+    // Twister too: two dice, no roll after it.
+    run(
+        &mut s,
+        "setup cell player_one 1 1 2
+         setup cell player_one 3 1 5
+         ability twister 1,1 3,1
+         expect cell player_one 1 1 5
+         expect turn player_two",
+    );
+}
+
+#[test]
+fn thiefs_stolen_die_counts_as_the_placement() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_two 3 1 6
+         setup cell player_two 3 2 6
+         setup cell player_two 3 3 2
+         ability thief 3,1
+         expect cell player_one 3 1 6
+         expect cell player_two 3 1 2
+         expect cell player_two 3 2 empty
+         expect turn player_two",
+    );
+}
+
+#[test]
+fn a_shield_reflects_a_matching_die_onto_the_attacker() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup turn player_two
+         ability shield 2
+         setup cell player_two 2 1 4
+         setup cell player_two 2 2 3
+         setup die 3
+         place player_one 2
+         expect cell player_one 2 1 empty
+         expect cell player_two 2 2 3
+         setup turn player_one
+         setup die 5
+         place player_one 2
+         expect cell player_one 2 1 5
+         expect cell player_two 2 1 4",
+    );
+    // Unshielded, the same die destroys instead.
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_two 2 1 4
+         setup cell player_two 2 2 3
+         setup die 3
+         place player_one 2
+         expect cell player_one 2 1 3
+         expect cell player_two 2 2 empty",
+    );
+}
+
+#[test]
+fn twister_rechecks_both_swapped_columns_against_the_facing_board() {
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup cell player_one 1 1 2
+         setup cell player_one 3 1 5
+         setup cell player_two 1 1 5
+         setup cell player_two 1 2 1
+         setup cell player_two 3 1 2
+         setup cell player_two 3 2 2
+         ability twister 1,1 3,1
+         expect cell player_one 1 1 5
+         expect cell player_one 3 1 2
+         expect cell player_two 1 1 1
+         expect cell player_two 1 2 empty
+         expect cell player_two 3 1 empty
+         expect board.player_two.filled == 1",
+    );
+    // A shielded facing column reflects a swapped die that matches it.
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup turn player_two
+         ability shield 1
+         setup cell player_two 1 1 5
+         setup cell player_one 1 1 2
+         setup cell player_one 3 1 5
+         ability twister 1,1 3,1
+         expect cell player_one 1 1 empty
+         expect cell player_one 3 1 2
+         expect cell player_two 1 1 5",
+    );
+}
+
+#[test]
+fn thief_into_the_last_free_cell_ends_the_game() {
+    let mut s = session(1);
+    let mut script = String::new();
+    for (c, r, v) in [(1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 1, 4), (2, 2, 5), (2, 3, 6), (3, 1, 1), (3, 2, 2)] {
+        writeln!(script, "setup cell player_one {c} {r} {v}").unwrap();
+    }
+    script.push_str("setup cell player_two 3 1 6\nability thief 3,1\nexpect board.player_one.free == 0");
+    run(&mut s, &script);
+    assert!(s.board().unwrap().game.outcome.is_some(), "{}", describe(s.board().unwrap()));
+    assert!(s.choices().is_empty());
+}
+
+#[test]
+fn a_roll_with_no_free_cell_ends_the_game_by_score_with_a_warning() {
+    let mut s = session(1);
+    let mut script = String::new();
+    for c in 1..=3 {
+        for r in 1..=3 {
+            writeln!(script, "setup cell player_one {c} {r} {}", c + r).unwrap();
+        }
+    }
+    run(&mut s, &script);
+    let events = s.apply(&Choice::RollDie { board: Id::new("player_one") }).unwrap();
+    assert!(events.iter().any(|event| matches!(event, Event::Warning(text) if text.contains("no free cell"))));
+    assert!(events.iter().any(|event| matches!(event, Event::BoardGameEnded { .. })));
+    assert_eq!(s.state().outcome, Some(Outcome::Ended("player_one wins".to_owned())));
 }

@@ -180,3 +180,53 @@ fn a_run_that_loops_without_the_player_is_cut_by_the_step_budget() {
     assert_eq!(summary.outcomes.get("cut"), Some(&4), "{:?}", summary.outcomes);
     assert_eq!(summary, simulate(&content, &options, &Progress::default()).unwrap());
 }
+
+#[test]
+fn per_side_policies_report_each_sides_ability_plays_and_win_rates() {
+    let content = compiled(project("knucklebones"));
+    let policy = Policy::Sides(vec![Policy::Random, Policy::Greedy { score: None }]);
+    let summary = run(&content, 60, 4, 2, policy);
+    assert_eq!(summary.policy, "random vs greedy");
+    assert_eq!(summary.side_policies["player_one"], "random");
+    assert_eq!(summary.side_policies["player_two"], "greedy");
+    // Greedy beats random.
+    assert!(summary.side_wins["player_two"] > summary.side_wins.get("player_one").copied().unwrap_or(0), "{summary:?}");
+    let keys: Vec<&String> = summary.abilities.keys().collect();
+    assert_eq!(keys.len(), 8, "four cards per side: {keys:?}");
+    for (key, stats) in &summary.abilities {
+        assert_eq!(stats.runs_played + stats.runs_not_played, 60, "{key}");
+        assert!(stats.plays >= stats.runs_played, "{key}");
+        assert!(stats.wins_played <= stats.runs_played && stats.wins_not_played <= stats.runs_not_played);
+    }
+    let side_wins = |side: &str| {
+        let stats = &summary.abilities[&format!("{side}/thief")];
+        stats.wins_played + stats.wins_not_played
+    };
+    assert_eq!(side_wins("player_two"), summary.side_wins["player_two"]);
+    // A policy per side needs board play.
+    let table = compiled(project("lighthouse"));
+    let options = SimOptions { runs: 2, policy: Policy::Sides(vec![Policy::Random]), ..SimOptions::default() };
+    assert!(matches!(simulate(&table, &options, &Progress::default()), Err(SimError::Options(_))));
+}
+
+#[test]
+fn instant_wins_are_counted_apart() {
+    let mut made = project("knucklebones");
+    // Exodia on the first die: every game is won at once at the end of the first placement.
+    let exodia = made.formulas.iter().find(|formula| formula.id.as_str() == "exodia").unwrap().clone();
+    made.formulas.insert(actforge_runtime::model::Formula { expr: "board.own.filled >= 1".into(), ..exodia });
+    let summary = run(&compiled(made), 40, 6, 2, Policy::Random);
+    assert_eq!(summary.instant_wins.values().sum::<usize>(), 40, "{summary:?}");
+    assert_eq!(summary.side_wins, summary.instant_wins);
+    let normal = run(&content_of("knucklebones"), 40, 6, 2, Policy::Random);
+    assert!(normal.instant_wins.values().sum::<usize>() < 40);
+    let played = &summary.abilities["player_one/destiny_die"];
+    assert_eq!(
+        played.instant_wins_played + played.instant_wins_not_played,
+        summary.side_wins.get("player_one").copied().unwrap_or(0)
+    );
+}
+
+fn content_of(pack: &str) -> Arc<Content> {
+    compiled(project(pack))
+}

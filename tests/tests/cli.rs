@@ -401,15 +401,15 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     ]);
     assert_eq!(outcome, Exit::Success, "{out}\n{err}");
     assert!(out.contains("place player_two 3  rolled 3;  destroyed 3 at player_one 3,1;"), "{out}");
-    assert!(out.contains("game over: player_two wins;"), "{out}");
-    assert!(out.contains("board player_two: hand [destiny_die shield]"), "{out}");
-    assert!(out.contains("    row 3: 2 5 4"), "{out}");
-    assert!(out.contains("\nboard.player_one.score = 25\n"), "{out}");
-    assert!(out.contains("\nboard.player_two.col1.score = 18\n"), "{out}");
+    assert!(out.contains("game over: player_one wins;"), "{out}");
+    assert!(out.contains("board player_two: hand [destiny_die]"), "{out}");
+    assert!(out.contains("    row 3: 4 1 1"), "{out}");
+    assert!(out.contains("\nboard.player_one.score = 36\n"), "{out}");
+    assert!(out.contains("\nboard.player_two.col1.score = 16\n"), "{out}");
     // Issue 28.15: the scores are printed with the board, each with its columns and bonus.
-    assert!(out.contains("\n  score player_one: 25 (columns "), "{out}");
-    assert!(out.contains("\n  winner: player_two\n"), "{out}");
-    assert!(out.contains("ok: 23 expectation(s) held"), "{out}");
+    assert!(out.contains("\n  score player_one: 36 (columns "), "{out}");
+    assert!(out.contains("\n  winner: player_one\n"), "{out}");
+    assert!(out.contains("ok: 29 expectation(s) held"), "{out}");
 
     // An impossible input says why and what is possible, as script lines.
     let dir = tempfile::tempdir().unwrap();
@@ -527,6 +527,21 @@ fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() 
     assert!(out.contains("changes since the baseline"), "{out}");
     assert!(out.contains("outcome ended:player_one wins (share)"), "{out}");
     assert!(out.contains("dead content (never reached in 300 runs)\n  none"), "{out}");
+
+    // A policy per side: the sides and abilities sections, and the same in the CSV.
+    let (outcome, out, err) = actforge(&["sim", path(&pack), "--runs", "20", "--policy", "random,greedy"]);
+    assert_eq!(outcome, Exit::Success, "{err}");
+    assert!(out.contains("20 runs, first seed 7, random vs greedy play"), "{out}");
+    assert!(out.contains("\nsides\n  player_one                   random "), "{out}");
+    assert!(out.contains("\nabilities (side/card"), "{out}");
+    assert!(out.contains("  player_two/thief "), "{out}");
+    let (outcome, out, _) = actforge(&["sim", path(&pack), "--runs", "20", "--policy", "greedy,random", "--csv"]);
+    assert_eq!(outcome, Exit::Success);
+    assert!(out.contains("side_policy,player_one,greedy\n"), "{out}");
+    assert!(out.contains("ability,player_one/shield.runs_played,"), "{out}");
+    let (outcome, _, err) = actforge(&["sim", path(&pack), "--runs", "2", "--policy", "random,clever"]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(err.contains("unknown side policy `clever`"), "{err}");
 
     let (outcome, out, _) = actforge(&["sim", path(&pack), "--runs", "20", "--csv"]);
     assert_eq!(outcome, Exit::Success);

@@ -486,6 +486,14 @@ pub enum BoardOp {
     Win,
     /// The game ends: the highest `score` wins, equal scores draw.
     EndByScore,
+    /// The turn ends once the action running this rule is done: `on_turn_end` rules run and
+    /// the next side's turn begins (a die rolled and not placed is discarded).
+    EndTurn,
+    /// The own board's dice at the context cell and a pair's second cell count as placed: the
+    /// side's `on_place` rules run with each as the context (after `TakeTarget`, the taken die).
+    CountAsPlaced,
+    /// Remove the die at the context cell, on whichever board holds it.
+    DestroyTarget,
 }
 
 /// A board modifier: changes dice, variables, or ends a board game.

@@ -157,6 +157,8 @@ fn stat_of(cells: impl Iterator<Item = Option<i64>> + Clone, stat: BoardStat) ->
 pub struct BoardOutcome {
     /// The winning board; none: a draw.
     pub winner: Option<Id<Board>>,
+    /// Won at once by a `Win` modifier (Knucklebones' Exodia), not by score.
+    pub instant: bool,
 }
 
 /// The state of board play: the sides, whose turn it is, the die rolled.

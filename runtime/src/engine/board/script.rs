@@ -312,8 +312,8 @@ impl Session {
             ("winner", [expected]) => {
                 let actual = match state.and_then(|state| state.game.outcome.as_ref()) {
                     None => "none".to_owned(),
-                    Some(BoardOutcome { winner: None }) => "draw".to_owned(),
-                    Some(BoardOutcome { winner: Some(id) }) => id.to_string(),
+                    Some(BoardOutcome { winner: None, .. }) => "draw".to_owned(),
+                    Some(BoardOutcome { winner: Some(id), .. }) => id.to_string(),
                 };
                 check("the winner".to_owned(), actual, (*expected).to_owned())
             }

@@ -68,6 +68,8 @@ impl Session {
             focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
             events: Vec::new(),
+            end_turn: false,
+            placing: 0,
         }
     }
 
@@ -100,6 +102,8 @@ impl Session {
             focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
             events: Vec::new(),
+            end_turn: false,
+            placing: 0,
         };
         match choice {
             Choice::RollDie { .. } => run.roll(&self.content),

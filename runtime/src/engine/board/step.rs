@@ -38,7 +38,14 @@ pub(super) struct Run {
     pub(super) focus: BoardFocus,
     pub(super) depth: u32,
     pub(super) events: Vec<Event>,
+    /// An `EndTurn` modifier ran: the turn ends when the action is done.
+    pub(super) end_turn: bool,
+    /// `CountAsPlaced` nesting (a placement's rules that count dice as placed again).
+    pub(super) placing: u32,
 }
+
+/// Deepest nesting of `CountAsPlaced` (its `on_place` rules may count dice as placed again).
+const MAX_PLACING: u32 = 8;
 
 impl Run {
     pub(super) fn board_id(&self, side: usize) -> Id<Board> {
@@ -87,6 +94,9 @@ impl Run {
         if let Some(state) = self.game.sides.get_mut(own) {
             state.put(column, to_row, Some(die));
         }
+        // The context cell follows the die, so `CountAsPlaced` after it places the taken die.
+        self.focus.cell = Some((own, column, to_row));
+        self.focus.column = Some(column);
         let (from, to) = (self.board_id(from), self.board_id(own));
         self.events.push(Event::BoardTaken { from, from_row: row, to, column, row: to_row, value });
     }
@@ -164,15 +174,16 @@ impl Run {
                 }
                 self.focus.column = saved;
             }
-            BoardOp::Win => self.end(Some(side), None),
-            BoardOp::EndByScore => {
-                let scores: Vec<f64> = (0..self.game.sides.len()).map(|side| self.score(side)).collect();
-                let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let leaders: Vec<usize> =
-                    scores.iter().enumerate().filter(|(_, score)| **score >= best).map(|(at, _)| at).collect();
-                let winner = if let [one] = leaders.as_slice() { Some(*one) } else { None };
-                self.end(winner, None);
+            BoardOp::Win => {
+                self.end(Some(side), None);
+                if let Some(outcome) = &mut self.game.outcome {
+                    outcome.instant = true;
+                }
             }
+            BoardOp::EndTurn => self.end_turn = true,
+            BoardOp::CountAsPlaced => self.count_as_placed(content),
+            BoardOp::DestroyTarget => self.destroy_target(),
+            BoardOp::EndByScore => self.end_by_score(),
         }
     }
 
@@ -186,7 +197,71 @@ impl Run {
         let outcome =
             text.unwrap_or_else(|| winner.as_ref().map_or_else(|| "draw".to_owned(), |id| format!("{id} wins")));
         self.events.push(Event::BoardGameEnded { winner: winner.clone(), scores, outcome });
-        self.game.outcome = Some(BoardOutcome { winner });
+        self.game.outcome = Some(BoardOutcome { winner, instant: false });
+    }
+
+    /// `CountAsPlaced`: the side's `on_place` rules run for the own dice at the context cells.
+    fn count_as_placed(&mut self, content: &Content) {
+        if self.placing >= MAX_PLACING {
+            self.events.push(Event::Warning(format!(
+                "CountAsPlaced nested deeper than {MAX_PLACING} (a placement's rules count dice as placed again)"
+            )));
+            return;
+        }
+        let saved = self.focus;
+        let own = saved.own;
+        let setup = Arc::clone(&self.setup);
+        let Some(code) = setup.sides.get(own) else { return };
+        let cells = [saved.cell, saved.second].into_iter().flatten().filter(|(side, _, _)| *side == own);
+        self.placing = self.placing.saturating_add(1);
+        for (_, column, row) in cells {
+            // A die the first placement's rules removed (a shield's reflection) is not placed.
+            let Some(value) = self.game.sides.get(own).and_then(|state| state.cell(column, row)).map(|die| die.value)
+            else {
+                continue;
+            };
+            if self.game.outcome.is_some() {
+                break;
+            }
+            self.focus =
+                BoardFocus { own, column: Some(column), cell: Some((own, column, row)), cell_value: value, ..saved };
+            self.run_rules(content, &code.on_place);
+        }
+        self.placing = self.placing.saturating_sub(1);
+        self.focus = saved;
+    }
+
+    /// `DestroyTarget`: the die at the context cell leaves its board.
+    fn destroy_target(&mut self) {
+        let Some((side, column, row)) = self.focus.cell else { return };
+        let compact = self.setup.sides.get(side).is_some_and(|code| code.compact);
+        let Some(state) = self.game.sides.get_mut(side) else { return };
+        let Some(die) = state.take(column, row) else { return };
+        if compact {
+            state.compact(column);
+        }
+        let board = self.board_id(side);
+        self.events.push(Event::BoardDestroyed { board, column, row, value: die.value });
+    }
+
+    /// Ends the turn of the side to play: its `on_turn_end` rules run, then the next side's
+    /// turn begins (unless the game ended).
+    pub(super) fn finish_turn(&mut self, content: &Content) {
+        let own = self.game.active;
+        self.end_turn = false;
+        self.game.die = None;
+        let setup = Arc::clone(&self.setup);
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
+        if let Some(code) = setup.sides.get(own) {
+            self.run_rules(content, &code.on_turn_end);
+        }
+        self.end_turn = false;
+        if self.game.outcome.is_none() && !self.game.sides.is_empty() {
+            self.game.active = own.saturating_add(1).checked_rem(self.game.sides.len()).unwrap_or(0);
+            self.game.turn = self.game.turn.saturating_add(1);
+            self.game.card_played = false;
+            self.events.push(Event::BoardTurn { board: self.board_id(self.game.active) });
+        }
     }
 
     pub(super) fn roll(&mut self, content: &Content) {
@@ -217,6 +292,30 @@ impl Run {
         self.game.die = Some(Die { card: code.die.clone(), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
         self.run_rules(content, &code.on_roll);
+        if self.game.outcome.is_some() {
+            return;
+        }
+        if self.end_turn {
+            self.finish_turn(content);
+            return;
+        }
+        // A game always ends or offers a move: a die with nowhere to go ends it by score.
+        let full = self.game.sides.get(own).is_none_or(|state| state.cells.iter().all(Option::is_some));
+        if full && self.game.die.is_some() {
+            let board = self.board_id(own);
+            self.events.push(Event::Warning(format!("{board} has no free cell for the die: the game ends by score")));
+            self.end_by_score();
+        }
+    }
+
+    /// The game ends: the highest score wins, equal scores draw.
+    fn end_by_score(&mut self) {
+        let scores: Vec<f64> = (0..self.game.sides.len()).map(|side| self.score(side)).collect();
+        let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let leaders: Vec<usize> =
+            scores.iter().enumerate().filter(|(_, score)| **score >= best).map(|(at, _)| at).collect();
+        let winner = if let [one] = leaders.as_slice() { Some(*one) } else { None };
+        self.end(winner, None);
     }
 }
 
@@ -319,6 +418,9 @@ impl Run {
         self.set_target(play.target, option, target, second);
         self.run_rules(content, &play.rules);
         self.focus = BoardFocus { own, ..BoardFocus::default() };
+        if self.end_turn && self.game.outcome.is_none() {
+            self.finish_turn(content);
+        }
     }
 
     pub(super) fn place(&mut self, content: &Content, column: u32) {
@@ -340,13 +442,8 @@ impl Run {
             ..BoardFocus::default()
         };
         self.run_rules(content, &code.on_place);
-        self.focus = BoardFocus { own, ..BoardFocus::default() };
-        self.run_rules(content, &code.on_turn_end);
-        if self.game.outcome.is_none() && !self.game.sides.is_empty() {
-            self.game.active = own.saturating_add(1).checked_rem(self.game.sides.len()).unwrap_or(0);
-            self.game.turn = self.game.turn.saturating_add(1);
-            self.game.card_played = false;
-            self.events.push(Event::BoardTurn { board: self.board_id(self.game.active) });
+        if self.game.outcome.is_none() {
+            self.finish_turn(content);
         }
     }
 }
