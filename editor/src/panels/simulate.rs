@@ -27,6 +27,10 @@ struct Running {
 enum PanelPolicy {
     Random,
     Greedy,
+    /// Board play: the first side random, the second greedy.
+    RandomVsGreedy,
+    /// Board play: the first side greedy, the second random.
+    GreedyVsRandom,
 }
 
 /// The panel's settings, the running simulation and the last results (editor state, not part
@@ -87,6 +91,8 @@ impl SimPanel {
                 PanelPolicy::Greedy => {
                     Policy::Greedy { score: (!self.score.trim().is_empty()).then(|| self.score.trim().to_owned()) }
                 }
+                PanelPolicy::RandomVsGreedy => Policy::Sides(vec![Policy::Random, Policy::Greedy { score: None }]),
+                PanelPolicy::GreedyVsRandom => Policy::Sides(vec![Policy::Greedy { score: None }, Policy::Random]),
             },
             max_moves: self.max_moves,
             threads: 0,
@@ -179,10 +185,17 @@ impl SimPanel {
                 .selected_text(match self.policy {
                     PanelPolicy::Random => "Random",
                     PanelPolicy::Greedy => "Greedy",
+                    PanelPolicy::RandomVsGreedy => "Random vs greedy",
+                    PanelPolicy::GreedyVsRandom => "Greedy vs random",
                 })
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut self.policy, PanelPolicy::Random, "Random");
                     ui.selectable_value(&mut self.policy, PanelPolicy::Greedy, "Greedy");
+                    // Board content only: one policy per side, in entry order.
+                    if project.is_some_and(|project| !project.manifest.entry.boards.is_empty()) {
+                        ui.selectable_value(&mut self.policy, PanelPolicy::RandomVsGreedy, "Random vs greedy");
+                        ui.selectable_value(&mut self.policy, PanelPolicy::GreedyVsRandom, "Greedy vs random");
+                    }
                 });
             if self.policy == PanelPolicy::Greedy {
                 let label = ui.label("Score");
@@ -254,6 +267,7 @@ impl SimPanel {
                 histogram(right, "sim_moves", &summary.moves);
             }
         });
+        abilities_ui(ui, summary);
         if !summary.stats.is_empty() {
             ui.horizontal(|ui| {
                 ui.strong("Final value");
@@ -273,6 +287,51 @@ impl SimPanel {
             }
         }
     }
+}
+
+/// Board play: each side's policy and wins, and per side and ability card how often it was
+/// played and the side's win rate when it was and when it was not (instant wins apart).
+fn abilities_ui(ui: &mut egui::Ui, summary: &Summary) {
+    if summary.side_policies.is_empty() {
+        return;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let share = |count: usize, of: usize| {
+        if of == 0 { "–".to_owned() } else { format!("{:.1}%", count as f64 * 100.0 / of as f64) }
+    };
+    ui.separator();
+    ui.strong("Sides");
+    egui::Grid::new("sim_sides").striped(true).show(ui, |ui| {
+        for (side, policy) in &summary.side_policies {
+            let wins = summary.side_wins.get(side).copied().unwrap_or(0);
+            let instant = summary.instant_wins.get(side).copied().unwrap_or(0);
+            ui.label(side);
+            ui.label(policy);
+            ui.label(format!("won {}", share(wins, summary.runs)));
+            ui.label(format!("instant wins {instant}")).on_hover_text("Won at once by a Win modifier (Exodia)");
+            ui.end_row();
+        }
+    });
+    if summary.abilities.is_empty() {
+        return;
+    }
+    ui.strong("Abilities");
+    egui::Grid::new("sim_abilities").striped(true).show(ui, |ui| {
+        for title in ["side / card", "played in", "plays", "won when played", "won when not", "instant wins"] {
+            ui.label(RichText::new(title).weak());
+        }
+        ui.end_row();
+        for (key, stats) in &summary.abilities {
+            ui.label(key);
+            ui.label(share(stats.runs_played, summary.runs));
+            ui.label(stats.plays.to_string());
+            ui.label(share(stats.wins_played, stats.runs_played));
+            ui.label(share(stats.wins_not_played, stats.runs_not_played));
+            ui.label(format!("{} / {}", stats.instant_wins_played, stats.instant_wins_not_played))
+                .on_hover_text("Instant wins (Exodia) when played / when not");
+            ui.end_row();
+        }
+    });
 }
 
 /// A bar per key, as a share of the runs.
