@@ -252,6 +252,6 @@ fn forward_shift_on_matched_cards_moves_each_to_the_next_entry_of_the_deck() {
     );
     assert_eq!(session.query("anywhere.card.adult").unwrap(), 1.0);
     assert_eq!(session.query("anywhere.card.young").unwrap(), 0.0);
-    let left: Vec<&str> = session.state().decks["ages"].iter().map(|entry| entry.as_str()).collect();
+    let left: Vec<&str> = session.state().decks["ages"].iter().map(Id::as_str).collect();
     assert_eq!(left, ["young", "old"], "the entry taken is gone from the deck");
 }

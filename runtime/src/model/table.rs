@@ -665,6 +665,7 @@ pub struct Deck {
     pub shuffle: bool,
     /// How a shuffle orders the entries (uniform, or the original's insertion order).
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub shuffle_mode: ShuffleMode,
     /// Refill from `fragments` when exhausted.
     #[serde(skip_serializing_if = "is_default")]
