@@ -322,6 +322,18 @@ impl ValueChecks for Card {
         checks.asset(FieldPath::root().field("art"), self.art.as_ref());
         check_counts(checks, &FieldPath::root().field("fragments"), &self.fragments, "an initial count");
         checks.not_negative(FieldPath::root().field("lifetime_ticks"), &self.lifetime_ticks, "a lifetime");
+        for (at, entry) in self.fragments.iter().enumerate() {
+            let FragmentRef::Aspect(aspect) = &entry.fragment else { continue };
+            if let Some(synthesis) = checks
+                .project
+                .syntheses
+                .iter()
+                .find(|synthesis| synthesis.tags.is_empty() || synthesis.tags.contains(aspect))
+            {
+                let why = format!("synthesis `{}` reads the card type's tags, with no card in play", synthesis.id);
+                checks.whole_number(FieldPath::root().field("fragments").index(at).field("count"), &entry.count, &why);
+            }
+        }
         if self.decay_to.is_some() && self.lifetime_ticks.is_zero() {
             checks.warning(
                 FieldPath::root().field("decay_to"),
@@ -389,9 +401,20 @@ impl ValueChecks for Slot {
     fn check_values(&self, checks: &mut Checks<'_>) {
         let root = FieldPath::root();
         check_counts(checks, &root.clone().field("fragments"), &self.fragments, "a count");
-        check_counts(checks, &root.clone().field("required"), &self.required, "a required count");
-        check_counts(checks, &root.clone().field("essential"), &self.essential, "an essential count");
-        check_counts(checks, &root.clone().field("forbidden"), &self.forbidden, "a forbidden count");
+        for (field, list, what) in [
+            ("required", &self.required, "a required count"),
+            ("essential", &self.essential, "an essential count"),
+            ("forbidden", &self.forbidden, "a forbidden count"),
+        ] {
+            check_counts(checks, &root.clone().field(field), list, what);
+            for (at, entry) in list.iter().enumerate() {
+                checks.whole_number(
+                    root.clone().field(field).index(at).field("count"),
+                    &entry.count,
+                    "which cards a slot accepts is decided when the player's choices are listed, outside any rule",
+                );
+            }
+        }
         check_tests(checks, &root.clone().field("spawn_tests"), &self.spawn_tests);
         let filters = !self.required.is_empty() || !self.essential.is_empty() || !self.forbidden.is_empty();
         if self.accept_all && (filters || self.card_rule.is_some()) {

@@ -15,7 +15,8 @@ use actforge_runtime::diagnostic::has_errors;
 use actforge_runtime::engine::{Content, Event, Session};
 use actforge_runtime::import::{CultistlikeOptions, ImportError, import_cultistlike, import_cultistlike_with};
 use actforge_runtime::model::{
-    ActOp, Expr, FieldPath, FragmentCount, FragmentRef, Id, Location, TableOp, TestOp, Visitor, walk_item,
+    ActOp, CardOp, Expr, FieldPath, FragmentCount, FragmentRef, Id, Location, ShuffleMode, TableOp, TestOp, Visitor,
+    walk_item,
 };
 use actforge_runtime::project::{Sources, load_folder, save_new_folder};
 use actforge_runtime::validate::validate;
@@ -556,4 +557,28 @@ fn importing_never_panics_on_mangled_assets() {
         let reported = diagnostics.iter().any(|d| d.file.is_some());
         assert!(project.acts.len() == 1 || reported, "variant {n}: dropped silently");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decks and Decay (issue 28, `tests/fixtures/cultistlike-decks`)
+
+#[test]
+fn a_decay_level_in_seconds_becomes_ticks_and_shuffled_decks_keep_the_original_order() {
+    let (project, diagnostics) = import_cultistlike(&fixture("cultistlike-decks")).unwrap();
+    assert!(!has_errors(&diagnostics), "{diagnostics:#?}");
+    let ticks_per_second = i64::from(project.manifest.settings.ticks_per_second);
+    let kindle = project.acts.get("kindle").unwrap();
+    let decay = &kindle.effects.card_modifiers[0];
+    assert_eq!(decay.op, CardOp::Decay);
+    assert_eq!(decay.level, Expr::int(30 * ticks_per_second), "30 s of decay, not 30 ticks (3.5 s)");
+    let transform = &kindle.effects.card_modifiers[1];
+    assert_eq!(transform.op, CardOp::Transform);
+    assert_eq!(transform.level, Expr::int(30), "a Transform's level is a count: kept");
+    assert_eq!(project.cards.get("ember").unwrap().lifetime_ticks, Expr::int(2 * ticks_per_second));
+    let embers = project.decks.get("embers").unwrap();
+    assert!(embers.shuffle);
+    assert_eq!(embers.shuffle_mode, ShuffleMode::Insertion, "the original draws the first entry last");
+    let pile = project.decks.get("pile").unwrap();
+    assert!(!pile.shuffle);
+    assert_eq!(pile.shuffle_mode, ShuffleMode::default(), "an unshuffled deck keeps the default");
 }

@@ -237,7 +237,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "FragmentRef" | "FragmentCount" => "### Fragment references",
         "Aspect" => "### aspects/",
         "Card" | "CardOption" => "### cards/",
-        "Deck" => "### decks/",
+        "Deck" | "ShuffleMode" => "### decks/",
         "Slot" => "### slots/",
         "Test" | "Location" | "TestOp" => "### Test ",
         "Requirements" => "### Requirements",

@@ -16,7 +16,7 @@ use crate::diagnostic::{Diagnostic, Position, Severity};
 use crate::model::{
     Act, ActLink, ActModifier, ActOp, Aspect, Card, CardModifier, CardOp, Colour, Deck, DeckModifier, DeckOp, Effects,
     Expr, FragmentCount, FragmentRef, Id, Kind, Location, MAX_ID_LEN, Manifest, PathModifier, PathOp, Project,
-    Requirements, Rule, Slot, TableModifier, TableOp, Test, TestOp, Token, slugify,
+    Requirements, Rule, ShuffleMode, Slot, TableModifier, TableOp, Test, TestOp, Token, slugify,
 };
 
 use super::ImportError;
@@ -1323,11 +1323,20 @@ impl<'a> Reader<'a, '_> {
             (150, CardOp::Spread),
         ];
         let op = self.choice(fields, "op", OPS);
+        let target = self.fragment(fields, "target");
+        let fragment = self.fragment(fields, "fragment");
+        let level = self.int(fields, "level");
+        // Decay's level is seconds in the original and ticks here.
+        let level = if matches!(op, Ok(CardOp::Decay)) {
+            level.saturating_mul(i64::from(self.ticks_per_second))
+        } else {
+            level
+        };
         let modifier = CardModifier {
             op: op.unwrap_or_default(),
-            target: self.fragment(fields, "target"),
-            fragment: self.fragment(fields, "fragment"),
-            level: Expr::int(self.int(fields, "level")),
+            target,
+            fragment,
+            level: Expr::int(level),
             reference: self.fragment(fields, "reference"),
         };
         self.known_op(fields, op).map(|_| modifier)
@@ -1528,6 +1537,7 @@ impl<'a> Reader<'a, '_> {
                 cards.push(card);
             }
         }
+        let shuffle = self.flag(fields, "shuffle");
         Deck {
             id: Id::new(self.asset.id.clone()),
             label: self.text(fields, "label"),
@@ -1536,7 +1546,9 @@ impl<'a> Reader<'a, '_> {
             default_fragment: self.id(fields, "defaultFragment", AssetType::Card),
             tag_on: self.fragments(fields, "tagOn"),
             memory_fragment: self.fragment(fields, "memoryFragment"),
-            shuffle: self.flag(fields, "shuffle"),
+            shuffle,
+            // The original's insertion shuffle draws the first listed entry last (D6).
+            shuffle_mode: if shuffle { ShuffleMode::Insertion } else { ShuffleMode::Uniform },
             replenish: self.flag(fields, "replenish"),
             infinite: self.flag(fields, "infinite"),
             random: self.flag(fields, "random"),

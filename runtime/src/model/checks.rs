@@ -70,6 +70,14 @@ impl<'a> Checks<'a> {
         }
     }
 
+    /// Reports a value that is not a whole number where no formula can be read: `why` says
+    /// where the value is used without a game state to read.
+    pub fn whole_number(&mut self, path: FieldPath, expr: &Expr, why: &str) {
+        if expr.as_int().is_none() {
+            self.error(path, format!("`{}` must be a whole number here: {why}", expr.text()));
+        }
+    }
+
     /// Reports a constant that is negative: `what` cannot be.
     pub fn not_negative(&mut self, path: FieldPath, expr: &Expr, what: &str) {
         match constant(expr) {

@@ -40,8 +40,8 @@ pub use systems::{
 pub use table::{
     Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,
     DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, Location, PathModifier, PathOp, Requirements,
-    Rule, RuleId, RuleModifier, RuleOp, Slot, SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp,
-    Token, TokenId,
+    Rule, RuleId, RuleModifier, RuleOp, ShuffleMode, Slot, SlotId, StatModifier, StatOp, TableModifier, TableOp, Test,
+    TestOp, Token, TokenId,
 };
 pub use tactics::{
     EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill, SkillKind,

@@ -358,6 +358,17 @@ pub enum DeckOp {
     ForwardShift,
 }
 
+/// How a deck's shuffle orders its entries (`spec/cultistlike.md` §2.12, D6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum ShuffleMode {
+    /// Every order equally likely.
+    #[default]
+    Uniform,
+    /// The original's insertion shuffle: each entry in turn is inserted before a random one of
+    /// those already placed, so the first listed entry is always drawn last in each cycle.
+    Insertion,
+}
+
 /// A deck modifier: draws from or changes a deck.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -652,6 +663,10 @@ pub struct Deck {
     /// Shuffle whenever the deck is (re)filled.
     #[serde(skip_serializing_if = "is_default")]
     pub shuffle: bool,
+    /// How a shuffle orders the entries (uniform, or the original's insertion order).
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub shuffle_mode: ShuffleMode,
     /// Refill from `fragments` when exhausted.
     #[serde(skip_serializing_if = "is_default")]
     pub replenish: bool,

@@ -82,10 +82,14 @@ fn explain_test<'c, H: RulesHost<'c>>(host: &mut H, test: &'c Test, ctx: &mut H:
         Some(fragment) => constant.saturating_mul(host.count(test.loc2, fragment, ctx)),
     };
     let left = match &test.fragment1 {
-        None => 0,
+        None => host.count_unnamed(test.loc1, ctx),
         Some(fragment) => host.count(test.loc1, fragment, ctx),
     };
-    let what = test.fragment1.as_ref().map_or_else(|| "nothing".to_owned(), fragment_words);
+    let what = match &test.fragment1 {
+        Some(fragment) => fragment_words(fragment),
+        None if test.loc1 == crate::model::Location::MatchedCards => "cards".to_owned(),
+        None => "nothing".to_owned(),
+    };
     let right_words = match &test.fragment2 {
         None => right.to_string(),
         Some(fragment) => format!("{constant} × {} {} ({right})", fragment_words(fragment), place_words(test.loc2)),

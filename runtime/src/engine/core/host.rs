@@ -73,6 +73,12 @@ pub(crate) trait RulesHost<'c> {
     /// How many of `fragment` are at `location` in a context.
     fn count(&mut self, location: Location, fragment: &'c FragmentRef, ctx: &Self::Context) -> i64;
 
+    /// What a test without a fragment counts at `location`: 0, except where the host has a
+    /// list to count (the table's matched cards, `spec/cultistlike.md` §2.2).
+    fn count_unnamed(&mut self, _location: Location, _ctx: &Self::Context) -> i64 {
+        0
+    }
+
     /// 64 bits from the session's generator (random test ops).
     fn random_bits(&mut self) -> u64;
 

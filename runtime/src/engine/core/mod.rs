@@ -64,6 +64,35 @@ pub(crate) fn below(bits: u64, n: usize) -> usize {
     bits.checked_rem(n as u64).unwrap_or(0) as usize
 }
 
+/// Puts a deck's entries in shuffled order (`spec/cultistlike.md` §2.12): `below(n)` gives a
+/// uniform integer in `0..n` (0 for an empty range, with no draw).
+pub(crate) fn shuffle_deck<T>(
+    entries: Vec<T>,
+    mode: crate::model::ShuffleMode,
+    mut below: impl FnMut(usize) -> usize,
+) -> Vec<T> {
+    match mode {
+        crate::model::ShuffleMode::Uniform => {
+            let mut entries = entries;
+            for at in (1..entries.len()).rev() {
+                let other = below(at.saturating_add(1));
+                entries.swap(at, other);
+            }
+            entries
+        }
+        crate::model::ShuffleMode::Insertion => {
+            // As the original: each entry goes before a random one of those placed so far
+            // (index in `0..len`, never at the end), so the first entry always ends last.
+            let mut shuffled = Vec::with_capacity(entries.len());
+            for entry in entries {
+                let at = below(shuffled.len()).min(shuffled.len());
+                shuffled.insert(at, entry);
+            }
+            shuffled
+        }
+    }
+}
+
 /// A uniform number in [0, 1] from 64 random bits.
 #[inline]
 pub(crate) fn unit(bits: u64) -> f64 {

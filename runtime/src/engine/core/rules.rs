@@ -62,7 +62,8 @@ pub(crate) fn evaluate_rule<'c, H: RulesHost<'c>>(host: &mut H, id: &RuleId, ctx
 }
 
 /// Attempts one test: its constant, the right side (the constant times the count of
-/// `fragment2`, if any), the left side (the count of `fragment1`; 0 without one), then the
+/// `fragment2`, if any), the left side (the count of `fragment1`; without one, what the host
+/// counts unnamed: the matched cards at the table's `MatchedCards`, else 0), then the
 /// comparison or the random op's draw. A card test goes to the host first.
 pub(crate) fn test_holds<'c, H: RulesHost<'c>>(host: &mut H, test: &'c Test, ctx: &mut H::Context) -> bool {
     let constant = number(host, &test.constant, ctx);
@@ -76,7 +77,7 @@ pub(crate) fn test_holds<'c, H: RulesHost<'c>>(host: &mut H, test: &'c Test, ctx
         return passed;
     }
     let left = match &test.fragment1 {
-        None => 0,
+        None => host.count_unnamed(test.loc1, ctx),
         Some(fragment) => host.count(test.loc1, fragment, ctx),
     };
     decide(host, test.op, constant, left, right)

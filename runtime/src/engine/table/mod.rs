@@ -108,6 +108,17 @@ pub enum Place {
     InCard(CardKey),
 }
 
+impl Place {
+    /// The holder a card at this place is in: its window, its parent card or the table.
+    pub(crate) fn holder(self) -> Holder {
+        match self {
+            Self::Table => Holder::Table,
+            Self::Slot(token, _) | Self::Consumed(token) | Self::Lane(token) => Holder::Window(token),
+            Self::InCard(parent) => Holder::Card(parent),
+        }
+    }
+}
+
 /// A running decay.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Decay {
@@ -159,6 +170,10 @@ pub struct OpenSlot {
     pub slot: SlotId,
     /// The card in it.
     pub card: Option<CardKey>,
+    /// The counts of the slot's fragments added with the card, when some are formulas (so
+    /// that taking it out removes what was added); empty when every count is a number.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<i64>,
 }
 
 /// A token on the table with its act window.

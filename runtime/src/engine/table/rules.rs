@@ -390,6 +390,12 @@ impl<'a> RulesHost<'a> for Engine<'a> {
         self.count_at(location, Some(&resolved), ctx)
     }
 
+    /// The number of matched cards at `MatchedCards` (§2.2: "use a Test with `loc1 = 32` and a
+    /// null `fragment1`"); elsewhere a test without a fragment counts 0.
+    fn count_unnamed(&mut self, location: Location, ctx: &RuleContext) -> i64 {
+        if location == Location::MatchedCards { self.count_at(location, None, ctx) } else { 0 }
+    }
+
     fn random_bits(&mut self) -> u64 {
         self.rng.next_u64()
     }

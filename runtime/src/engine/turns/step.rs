@@ -211,9 +211,8 @@ impl Turns<'_> {
     pub(super) fn refill(&mut self, deck: &crate::model::Deck) {
         self.state.deck.clone_from(&deck.fragments);
         if deck.shuffle {
-            let mut pile = std::mem::take(&mut self.state.deck);
-            self.shuffle(&mut pile);
-            self.state.deck = pile;
+            let pile = std::mem::take(&mut self.state.deck);
+            self.state.deck = core::shuffle_deck(pile, deck.shuffle_mode, |n| self.below(n));
         }
     }
 

@@ -3,6 +3,7 @@
 use super::{Engine, MAX_CARD_NESTING, MAX_CARDS_CREATED_PER_STEP, MAX_CARDS_IN_PLAY, remove_first};
 
 use crate::engine::Event;
+use crate::engine::table::rules::RuleContext;
 use crate::engine::table::{CardInstance, CardKey, Decay, Fragment, Holder, Place};
 use crate::model::{CardId, FragmentCount, FragmentRef};
 
@@ -63,8 +64,10 @@ impl Engine<'_> {
             decay: None,
         };
         let mut sub_cards = Vec::new();
+        // Counts are read where the card is created (its window, parent card or the table).
+        let here = RuleContext::new(place.holder(), 0);
         for FragmentCount { fragment, count } in &card.fragments {
-            let count = count.as_int().unwrap_or(1).max(0);
+            let count = self.number(count, &here).max(0);
             match fragment {
                 FragmentRef::Aspect(aspect) => instance.aspects.adjust(content.canonical_aspect(aspect), count),
                 FragmentRef::Card(sub) => sub_cards.push((sub.clone(), count)),
@@ -79,14 +82,14 @@ impl Engine<'_> {
         {
             instance.memory = Some(Fragment::Aspect(first));
         }
-        let lifetime = card.lifetime_ticks.as_int().unwrap_or(0);
-        if lifetime > 0 {
-            instance.decay = Some(Decay {
-                into: card.decay_to.clone(),
-                remaining: (lifetime as u64).saturating_add(content.shrink_ticks),
-            });
-        }
         self.state.cards.insert(key, instance);
+        let lifetime = self.lifetime(card, key);
+        if lifetime > 0
+            && let Some(instance) = self.state.cards.get_mut(&key)
+        {
+            instance.decay =
+                Some(Decay { into: card.decay_to.clone(), remaining: lifetime.saturating_add(content.shrink_ticks) });
+        }
         self.attach(key, place);
         self.events.push(Event::CardCreated { card: key, card_type: card_type.clone() });
         if depth >= MAX_CARD_NESTING && !sub_cards.is_empty() {
@@ -211,20 +214,29 @@ impl Engine<'_> {
         }
     }
 
+    /// The lifetime in ticks of card `key` as a `card` (0: it never decays), its formula
+    /// read in the card's own context, as decay rules are.
+    pub(crate) fn lifetime(&mut self, card: &crate::model::Card, key: CardKey) -> u64 {
+        let ctx = RuleContext::new(Holder::Card(key), 0);
+        self.number(&card.lifetime_ticks, &ctx).max(0) as u64
+    }
+
     /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4).
     pub(crate) fn transform(&mut self, key: CardKey, into: &CardId) {
         let Some(new_type) = self.content.card(into.as_str()) else {
             self.warn(format!("there is no card `{into}` to transform into"));
             return;
         };
-        let lifetime = new_type.lifetime_ticks.as_int().unwrap_or(0);
-        let decay = (lifetime > 0).then(|| Decay {
-            into: new_type.decay_to.clone(),
-            remaining: (lifetime as u64).saturating_add(self.content.shrink_ticks),
-        });
         let into = &new_type.id;
         let Some(card) = self.state.cards.get_mut(&key) else { return };
         let from = std::mem::replace(&mut card.card, into.clone());
+        // The new type's lifetime is read on the card as it now is.
+        let lifetime = self.lifetime(new_type, key);
+        let decay = (lifetime > 0).then(|| Decay {
+            into: new_type.decay_to.clone(),
+            remaining: lifetime.saturating_add(self.content.shrink_ticks),
+        });
+        let Some(card) = self.state.cards.get_mut(&key) else { return };
         card.decay = decay;
         self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
         self.touch(key);

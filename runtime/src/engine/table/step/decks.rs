@@ -9,16 +9,12 @@ use crate::model::{CardId, DeckOp, FragmentCount, FragmentRef};
 impl Engine<'_> {
     fn fill(&mut self, deck: &crate::model::DeckId) -> Vec<CardId> {
         let Some(definition) = self.content.deck(deck.as_str()) else { return Vec::new() };
-        let mut entries = definition.fragments.clone();
+        let entries = definition.fragments.clone();
         if definition.shuffle {
-            // Intended behaviour: a uniform shuffle (the original's insertion always put the
-            // first entry last).
-            for at in (1..entries.len()).rev() {
-                let other = self.below(at.saturating_add(1));
-                entries.swap(at, other);
-            }
+            crate::engine::core::shuffle_deck(entries, definition.shuffle_mode, |n| self.below(n))
+        } else {
+            entries
         }
-        entries
     }
 
     /// Draws from a deck (§2.12).
@@ -129,17 +125,30 @@ impl Engine<'_> {
                     }
                 }
             }
-            DeckOp::ForwardShift => {
-                let Target::Fragment(fragment) = target else { return };
-                for key in self.state.cards_of(scope) {
-                    if !self.holds(key, fragment) {
-                        continue;
-                    }
-                    let Some(own) = self.type_of(key) else { continue };
-                    if let Some(next) = self.draw_at_offset(deck, &own, 1) {
-                        self.transform(key, &next);
+            DeckOp::ForwardShift => match target {
+                Target::Fragment(fragment) => self.forward_shift(deck, fragment, scope),
+                // A card list shifts as each listed card's type would (§2.7.5), the types
+                // taken before any card is shifted.
+                Target::Cards(_) => {
+                    for card_type in targets {
+                        self.forward_shift(deck, &Fragment::Card(card_type), scope);
                     }
                 }
+                Target::None => {}
+            },
+        }
+    }
+
+    /// ForwardShift (§2.7.5): every card in the scope matching `fragment` becomes the deck's
+    /// entry after its own type, drawn as DrawNext draws.
+    fn forward_shift(&mut self, deck: &crate::model::DeckId, fragment: &Fragment, scope: Holder) {
+        for key in self.state.cards_of(scope) {
+            if !self.holds(key, fragment) {
+                continue;
+            }
+            let Some(own) = self.type_of(key) else { continue };
+            if let Some(next) = self.draw_at_offset(deck, &own, 1) {
+                self.transform(key, &next);
             }
         }
     }

@@ -292,7 +292,7 @@ impl Engine<'_> {
                     let Some(card) = self.type_of(key).and_then(|t| self.content.card(t.as_str())) else {
                         return;
                     };
-                    (card.decay_to.clone(), card.lifetime_ticks.as_int().unwrap_or(0).max(0) as u64)
+                    (card.decay_to.clone(), self.lifetime(card, key))
                 };
                 let shrink = self.content.shrink_ticks;
                 if let Some(card) = self.state.cards.get_mut(&key) {

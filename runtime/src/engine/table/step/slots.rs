@@ -148,7 +148,7 @@ impl<'a> Engine<'a> {
                 });
                 let Some(at) = free_place else { break };
                 if let Some(place) = self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)) {
-                    *place = Some(OpenSlot { slot: slot.clone(), card: None });
+                    *place = Some(OpenSlot { slot: slot.clone(), card: None, added: Vec::new() });
                 }
                 self.refresh_grab(token, at);
             }
@@ -257,8 +257,15 @@ impl<'a> Engine<'a> {
         if let Some(card) = self.state.cards.get_mut(&key) {
             card.face_down = false;
         }
-        for entry in &slot.fragments {
-            self.add_fragment(Holder::Window(token), entry, 1);
+        let holder = Holder::Window(token);
+        let counts: Vec<i64> = slot.fragments.iter().map(|entry| self.fragment_count(holder, entry)).collect();
+        for (entry, count) in slot.fragments.iter().zip(&counts) {
+            self.add_counted(holder, &entry.fragment, *count, 1);
+        }
+        if slot.fragments.iter().any(|entry| entry.count.as_int().is_none())
+            && let Some(Some(open)) = self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at))
+        {
+            open.added = counts;
         }
         self.mark(token);
     }
@@ -272,8 +279,16 @@ impl<'a> Engine<'a> {
         self.move_card(key, Place::Table);
         self.set_free(key, true);
         if let Some(slot) = content.slot(open.slot.as_str()) {
-            for entry in &slot.fragments {
-                self.add_fragment(Holder::Window(token), entry, -1);
+            let holder = Holder::Window(token);
+            for (index, entry) in slot.fragments.iter().enumerate() {
+                let count = match open.added.get(index) {
+                    Some(added) => *added,
+                    None => self.fragment_count(holder, entry),
+                };
+                self.add_counted(holder, &entry.fragment, count, -1);
+            }
+            if let Some(Some(place)) = self.state.windows.get_mut(&token).and_then(|w| w.places.get_mut(at)) {
+                place.added.clear();
             }
         }
         if first_rule && (at == 0 || at == RUN_PLACE) {
@@ -322,8 +337,19 @@ impl<'a> Engine<'a> {
 
     /// Adds (`sign` 1) or removes (`sign` -1) a slot or act fragment in a holder.
     pub(crate) fn add_fragment(&mut self, holder: Holder, entry: &FragmentCount, sign: i64) {
-        let count = entry.count.as_int().unwrap_or(1).max(0);
-        match &entry.fragment {
+        let count = self.fragment_count(holder, entry);
+        self.add_counted(holder, &entry.fragment, count, sign);
+    }
+
+    /// The count of a slot or act fragment entry, its formula read in the context of the
+    /// holder receiving it (its window or card); never negative.
+    fn fragment_count(&mut self, holder: Holder, entry: &FragmentCount) -> i64 {
+        self.number(&entry.count, &RuleContext::new(holder, 0)).max(0)
+    }
+
+    /// Adds (`sign` 1) or removes (`sign` -1) `count` of a fragment in a holder.
+    fn add_counted(&mut self, holder: Holder, fragment: &FragmentRef, count: i64, sign: i64) {
+        match fragment {
             FragmentRef::Aspect(aspect) => self.adjust_aspect(holder, aspect, sign.saturating_mul(count)),
             FragmentRef::Card(card_type) => {
                 let Holder::Window(token) = holder else { return };
