@@ -1,0 +1,109 @@
+//! Table mechanisms of issue 28 through the Session API: Game Over from a rule (§2.15), window
+//! capacity as content, mutators (§2.11.5) and hidden aspects.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test
+
+use actforge_runtime::engine::{Event, Holder, Session, Status};
+use actforge_runtime::model::{
+    Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id, PathModifier, PathOp,
+    Project, Rule, Token,
+};
+
+fn aspect(id: &str) -> FragmentRef {
+    FragmentRef::Aspect(Id::new(id))
+}
+
+fn card_ref(id: &str) -> FragmentRef {
+    FragmentRef::Card(Id::new(id))
+}
+
+/// Every card in the world is somewhere a holder reaches (none is an orphan).
+fn no_orphan_cards(session: &Session) -> bool {
+    let state = session.state();
+    state.cards.len() == state.cards_of(Holder::Root).len()
+}
+
+/// A `desk` whose instant act `doom` gains `dread`, whose trigger rule ends the game into
+/// `restart`; `doom` itself would make the unique `crown` and spawns `aftermath` in a `bell`.
+fn doomed_desk() -> Project {
+    let mut project = Project::default();
+    project.manifest.entry.tokens = vec![Id::new("desk")];
+    project.tokens.insert(Token { id: Id::new("desk"), label: "Desk".into(), ..Token::default() });
+    project.tokens.insert(Token { id: Id::new("bell"), label: "Bell".into(), ..Token::default() });
+    project.aspects.insert(Aspect { id: Id::new("dread"), rules: vec![Id::new("end_it")], ..Aspect::default() });
+    project.cards.insert(Card { id: Id::new("crown"), label: "Crown".into(), unique: true, ..Card::default() });
+    project.rules.insert(Rule {
+        id: Id::new("end_it"),
+        effects: Effects {
+            path_modifiers: vec![PathModifier {
+                op: PathOp::GameOver,
+                act: Some(Id::new("restart")),
+                ..PathModifier::default()
+            }],
+            ..Effects::default()
+        },
+        ..Rule::default()
+    });
+    let make_crown = Effects {
+        act_modifiers: vec![ActModifier { fragment: Some(card_ref("crown")), level: Expr::int(1), ..ActModifier::default() }],
+        ..Effects::default()
+    };
+    project.acts.insert(Act {
+        id: Id::new("doom"),
+        token: Some(Id::new("desk")),
+        fragments: vec![FragmentCount::new(aspect("dread"), 1)],
+        effects: make_crown.clone(),
+        spawned_acts: vec![ActLink::to("aftermath")],
+        ..Act::default()
+    });
+    project.acts.insert(Act {
+        id: Id::new("restart"),
+        label: "Again".into(),
+        token: Some(Id::new("desk")),
+        effects: make_crown,
+        ..Act::default()
+    });
+    project.acts.insert(Act {
+        id: Id::new("aftermath"),
+        label: "Aftermath".into(),
+        token: Some(Id::new("bell")),
+        duration_ticks: Expr::int(10),
+        ..Act::default()
+    });
+    project
+}
+
+#[test]
+fn game_over_from_a_trigger_rule_leaves_no_orphan_and_keeps_the_completions_spawned_acts() {
+    let mut session = Session::new(doomed_desk(), 1).unwrap();
+    let events = session.force_act("doom").unwrap();
+    assert!(events.iter().any(|event| matches!(event, Event::GameOver { .. })), "{events:?}");
+    // The act's own modifiers did not run on the removed window: no invisible crown blocks
+    // the unique type, so the restart made the one crown there is, visibly.
+    assert!(no_orphan_cards(&session), "{:?}", session.state().cards);
+    assert_eq!(session.query("anywhere.card.crown").unwrap(), 1.0);
+    // The completion that issued the Game Over still spawned its acts (§2.15).
+    let bell = session.find_token("bell").expect("the spawned act's token survives the Game Over");
+    assert_eq!(session.state().window(bell).unwrap().status, Status::Running);
+    assert_eq!(session.state().window(bell).unwrap().active, Some(Id::new("aftermath")));
+    let desk = session.find_token("desk").unwrap();
+    assert_eq!(session.state().window(desk).unwrap().title, "Again");
+}
+
+#[test]
+fn game_over_from_a_furthermore_rule_drops_the_rest_of_the_context() {
+    let mut project = doomed_desk();
+    // Now the Game Over comes from the act's own furthermore rule, and the act draws from a
+    // deck: deck modifiers are performed after path modifiers, so the draw would land in the
+    // removed window.
+    project.aspects.get_mut("dread").unwrap().rules.clear();
+    project.decks.insert(Deck { id: Id::new("regalia"), fragments: vec![Id::new("crown")], ..Deck::default() });
+    let doom = project.acts.get_mut("doom").unwrap();
+    doom.effects.furthermore = vec![Id::new("end_it")];
+    doom.effects.act_modifiers.clear();
+    doom.effects.deck_modifiers = vec![DeckModifier { deck: Some(Id::new("regalia")), ..DeckModifier::default() }];
+    let mut session = Session::new(project, 1).unwrap();
+    session.force_act("doom").unwrap();
+    assert!(no_orphan_cards(&session), "{:?}", session.state().cards);
+    assert_eq!(session.query("anywhere.card.crown").unwrap(), 1.0, "the restart's crown");
+    assert!(session.find_token("bell").is_some(), "spawned acts survive");
+}
