@@ -4,8 +4,8 @@
 
 use actforge_runtime::engine::{Event, Holder, Session, Status};
 use actforge_runtime::model::{
-    Act, ActLink, ActModifier, Aspect, Card, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id, PathModifier, PathOp,
-    Project, Rule, Token,
+    Act, ActLink, ActModifier, Aspect, Card, CardModifier, CardOp, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id, PathModifier, PathOp,
+    Project, Rule, Slot, Token,
 };
 
 fn aspect(id: &str) -> FragmentRef {
@@ -106,4 +106,72 @@ fn game_over_from_a_furthermore_rule_drops_the_rest_of_the_context() {
     assert!(no_orphan_cards(&session), "{:?}", session.state().cards);
     assert_eq!(session.query("anywhere.card.crown").unwrap(), 1.0, "the restart's crown");
     assert!(session.find_token("bell").is_some(), "spawned acts survive");
+}
+
+/// A `bed` whose `nap` transforms the slotted kitten into the mutator `sleepy` (`{{Sleepy}}`,
+/// 30 ticks).
+fn sleepy_kitten() -> Project {
+    let mut project = Project::default();
+    project.manifest.entry.tokens = vec![Id::new("bed")];
+    project.manifest.entry.cards = vec![Id::new("kitten")];
+    project.slots.insert(Slot { id: Id::new("cushion"), accept_all: true, ..Slot::default() });
+    project.tokens.insert(Token {
+        id: Id::new("bed"),
+        label: "Bed".into(),
+        slot: Some(Id::new("cushion")),
+        ..Token::default()
+    });
+    project.aspects.insert(Aspect { id: Id::new("furry"), ..Aspect::default() });
+    project.cards.insert(Card {
+        id: Id::new("kitten"),
+        label: "Kitten".into(),
+        fragments: vec![FragmentCount::new(aspect("furry"), 2)],
+        ..Card::default()
+    });
+    project.cards.insert(Card {
+        id: Id::new("sleepy"),
+        label: "{{Sleepy}}".into(),
+        lifetime_ticks: Expr::int(30),
+        ..Card::default()
+    });
+    project.acts.insert(Act {
+        id: Id::new("nap"),
+        token: Some(Id::new("bed")),
+        initial: true,
+        effects: Effects {
+            card_modifiers: vec![CardModifier {
+                op: CardOp::Transform,
+                target: Some(card_ref("kitten")),
+                fragment: Some(card_ref("sleepy")),
+                level: Expr::int(1),
+                ..CardModifier::default()
+            }],
+            ..Effects::default()
+        },
+        ..Act::default()
+    });
+    project
+}
+
+#[test]
+fn a_mutator_shows_its_status_for_its_lifetime_and_the_card_keeps_its_type() {
+    let mut session = Session::new(sleepy_kitten(), 1).unwrap();
+    let script = "\
+slot kitten bed
+start bed
+collect bed
+expect label kitten \"Kitten\\n[Sleepy]\"
+expect anywhere.card.kitten == 1 and anywhere.card.sleepy == 0 and table.aspect.furry == 2
+expect event CardMutated
+wait 34
+expect label kitten \"Kitten\\n[Sleepy]\"
+wait 1
+expect label kitten \"Kitten\"
+expect anywhere.card.kitten == 1 and table.aspect.furry == 2
+";
+    let report = session.run_script(script);
+    assert!(report.is_ok(), "{report:?}");
+    let kitten = session.state().cards.iter().find(|(_, card)| card.card.as_str() == "kitten").unwrap();
+    assert_eq!(kitten.1.mutator, None);
+    assert_eq!(kitten.1.decay, None, "the kitten's own type never decays");
 }

@@ -37,6 +37,12 @@ pub const RUN_PLACE: usize = IDLE_PLACES;
 /// All slot places of a window.
 pub const PLACES: usize = IDLE_PLACES + 1;
 
+/// The status text of a mutator card type (§2.11.5): the `TEXT` of a label `{{TEXT}}`, if the
+/// label is one.
+pub fn mutator_text(label: &str) -> Option<&str> {
+    label.strip_prefix("{{")?.strip_suffix("}}")
+}
+
 /// A concrete fragment: an aspect or a card type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Fragment {
@@ -136,6 +142,8 @@ pub struct CardInstance {
     pub face_down: bool,
     /// Its decay, if one runs.
     pub decay: Option<Decay>,
+    /// The mutator card type whose status it shows while that mutator runs (§2.11.5).
+    pub mutator: Option<CardId>,
 }
 
 /// What a window is doing.
@@ -839,6 +847,7 @@ mod tests {
             free: true,
             face_down: false,
             decay: None,
+            mutator: None,
         }
     }
 

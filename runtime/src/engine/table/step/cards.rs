@@ -61,6 +61,7 @@ impl Engine<'_> {
             free: true,
             face_down: false,
             decay: None,
+            mutator: None,
         };
         let mut sub_cards = Vec::new();
         for FragmentCount { fragment, count } in &card.fragments {
@@ -211,22 +212,41 @@ impl Engine<'_> {
         }
     }
 
-    /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4).
+    /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4); into a
+    /// mutator type, the card keeps its type and shows the mutator's status until it ends.
     pub(crate) fn transform(&mut self, key: CardKey, into: &CardId) {
         let Some(new_type) = self.content.card(into.as_str()) else {
             self.warn(format!("there is no card `{into}` to transform into"));
             return;
         };
         let lifetime = new_type.lifetime_ticks.as_int().unwrap_or(0);
+        if crate::engine::table::mutator_text(&new_type.label).is_some() {
+            // §2.11.5: the card "decays into its own type" after the mutator's lifetime, which
+            // ends the status (the transform back below).
+            let shrink = self.content.shrink_ticks;
+            let Some(card) = self.state.cards.get_mut(&key) else { return };
+            card.mutator = Some(new_type.id.clone());
+            card.decay =
+                Some(Decay { into: Some(card.card.clone()), remaining: (lifetime.max(0) as u64).saturating_add(shrink) });
+            self.events.push(Event::CardMutated { card: key, mutator: Some(new_type.id.clone()) });
+            self.touch(key);
+            return;
+        }
         let decay = (lifetime > 0).then(|| Decay {
             into: new_type.decay_to.clone(),
             remaining: (lifetime as u64).saturating_add(self.content.shrink_ticks),
         });
         let into = &new_type.id;
         let Some(card) = self.state.cards.get_mut(&key) else { return };
+        let ended_mutator = card.mutator.take().is_some();
         let from = std::mem::replace(&mut card.card, into.clone());
         card.decay = decay;
-        self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
+        if ended_mutator && from == *into {
+            // A mutator ended: the card is back to its own type and plain label.
+            self.events.push(Event::CardMutated { card: key, mutator: None });
+        } else {
+            self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
+        }
         self.touch(key);
     }
 
