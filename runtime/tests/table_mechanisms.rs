@@ -175,3 +175,73 @@ expect anywhere.card.kitten == 1 and table.aspect.furry == 2
     assert_eq!(kitten.1.mutator, None);
     assert_eq!(kitten.1.decay, None, "the kitten's own type never decays");
 }
+
+/// A `loom` whose initial act `weave` opens three run slots, `warp`, `weft` and `dye`.
+fn loom(run_places: u32) -> Project {
+    let mut project = Project::new("loom");
+    project.manifest.entry.tokens = vec![Id::new("loom")];
+    project.manifest.entry.cards = vec![Id::new("thread")];
+    for slot in ["frame", "warp", "weft", "dye"] {
+        project.slots.insert(Slot { id: Id::new(slot), accept_all: true, ..Slot::default() });
+    }
+    project.cards.insert(Card { id: Id::new("thread"), label: "Thread".into(), ..Card::default() });
+    project.tokens.insert(Token {
+        id: Id::new("loom"),
+        label: "Loom".into(),
+        slot: Some(Id::new("frame")),
+        run_places,
+        ..Token::default()
+    });
+    project.acts.insert(Act {
+        id: Id::new("weave"),
+        token: Some(Id::new("loom")),
+        initial: true,
+        duration_ticks: Expr::int(10),
+        slots: vec![Id::new("warp"), Id::new("weft"), Id::new("dye")],
+        ..Act::default()
+    });
+    project
+}
+
+#[test]
+fn a_token_holds_as_many_run_places_as_its_content_says() {
+    let script = "slot thread loom\nstart loom\nexpect slots loom warp weft dye\n";
+    let mut roomy = Session::new(loom(3), 1).unwrap();
+    let report = roomy.run_script(script);
+    assert!(report.is_ok(), "{report:?}");
+    let loom_key = roomy.find_token("loom").unwrap();
+    let window = roomy.state().window(loom_key).unwrap();
+    assert_eq!((window.idle_range(), window.run_range()), (0..6, 6..9));
+    // The stock window (one run place, the default) opens the first only.
+    assert_eq!(Token::default().run_places, 1);
+    let mut session = Session::new(loom(Token::default().run_places), 1).unwrap();
+    session.run_script("slot thread loom\nstart loom\nexpect slots loom warp\n").unwrap();
+}
+
+#[test]
+fn check_warns_at_the_act_when_it_opens_more_slots_than_its_window_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("loom");
+    actforge_runtime::project::save_new_folder(&loom(1), &root).unwrap();
+    // The stock capacity is the default: the token file does not mention it.
+    let token_file = std::fs::read_to_string(root.join("tokens/loom.ron")).unwrap();
+    assert!(!token_file.contains("places"), "{token_file}");
+    let loaded = actforge_runtime::project::load_folder(&root).unwrap();
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, Some(&root));
+    let warning = found
+        .iter()
+        .find(|d| d.message.contains("run place"))
+        .unwrap_or_else(|| panic!("no capacity warning in {found:?}"));
+    assert_eq!(warning.severity, actforge_runtime::diagnostic::Severity::Warning);
+    assert!(warning.message.contains("can open 3 slots") && warning.message.contains("1 run place"), "{warning}");
+    assert!(warning.file.as_ref().unwrap().ends_with("acts/weave.ron"), "{warning:?}");
+    let position = warning.position.unwrap();
+    let act_file = std::fs::read_to_string(root.join("acts/weave.ron")).unwrap();
+    let line = act_file.lines().nth(position.line - 1).unwrap();
+    assert!(line.trim_start().starts_with("slots"), "{position:?} is not at `slots` in\n{act_file}");
+    // Room for all three: no warning.
+    actforge_runtime::project::save_new_folder(&loom(3), &dir.path().join("roomy")).unwrap();
+    let loaded = actforge_runtime::project::load_folder(&dir.path().join("roomy")).unwrap();
+    let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, None);
+    assert!(!found.iter().any(|d| d.message.contains("run place")), "{found:?}");
+}

@@ -599,12 +599,14 @@ impl Session {
             return one(here, "it has finished: collect its results first".to_owned());
         }
         if !window.status_places().contains(&place) {
-            let words = if window.status == Status::Running {
-                "it is running: only its run slot takes cards"
+            let words = if place >= window.places.len() {
+                format!("it has {} slot places (0 to {})", window.places.len(), window.places.len().saturating_sub(1))
+            } else if window.status == Status::Running {
+                "it is running: only its run slots take cards".to_owned()
             } else {
-                "that is its run slot, which only opens while an act runs"
+                "that is a run slot, which only opens while an act runs".to_owned()
             };
-            return one(here, words.to_owned());
+            return one(here, words);
         }
         let Some(open) = window.places.get(place).and_then(Option::as_ref) else {
             return one(here, format!("no slot is open at place {place}"));

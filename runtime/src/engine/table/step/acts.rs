@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::engine::Event;
 use crate::engine::table::rules::RuleContext;
-use crate::engine::table::{CardKey, Fragment, Holder, PendingToken, Place, RUN_PLACE, Status, TokenKey, Window};
+use crate::engine::table::{CardKey, Fragment, Holder, PendingToken, Place, Status, TokenKey, Window};
 use crate::model::TokenId;
 use crate::model::{ActId, ActLink};
 
@@ -230,11 +230,14 @@ impl Engine<'_> {
         let Some(act_id) = window.pending_alt.clone().or_else(|| window.active.clone()) else { return };
         let Some(act) = content.act(act_id.as_str()) else { return };
         // 2: run slot cards are consumed.
-        if let Some(key) = self.state.window(token).and_then(|w| w.slotted(RUN_PLACE)) {
-            self.move_card(key, Place::Consumed(token));
-            self.set_free(key, false);
+        let run_places = self.state.window(token).map_or(0..0, Window::run_range);
+        for at in run_places {
+            if let Some(key) = self.state.window(token).and_then(|w| w.slotted(at)) {
+                self.move_card(key, Place::Consumed(token));
+                self.set_free(key, false);
+            }
+            self.close_place(token, at);
         }
-        self.close_place(token, RUN_PLACE);
         // 3: the act's fragments.
         for entry in &act.fragments {
             self.add_fragment(Holder::Window(token), entry, 1);
@@ -456,7 +459,12 @@ impl Engine<'_> {
                 return;
             };
             self.state.next_token = next;
-            let mut window = Window::new(pending.token.clone());
+            let (idle_places, run_places) = content
+                .token(pending.token.as_str())
+                .map_or((crate::model::STOCK_IDLE_PLACES, crate::model::STOCK_RUN_PLACES), |t| {
+                    (t.idle_places, t.run_places)
+                });
+            let mut window = Window::new(pending.token.clone(), idle_places as usize, run_places as usize);
             window.memory = pending.memory;
             self.state.windows.insert(key, window);
             self.events.push(Event::TokenCreated { token: key, token_type: pending.token });
