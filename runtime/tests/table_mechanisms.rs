@@ -245,3 +245,46 @@ fn check_warns_at_the_act_when_it_opens_more_slots_than_its_window_holds() {
     let found = actforge_runtime::validate::validate(&loaded.project, &loaded.sources, None);
     assert!(!found.iter().any(|d| d.message.contains("run place")), "{found:?}");
 }
+
+/// A `stone` holding `warmth` 2 and the hidden `curse` 1, lying on the table and slotted into
+/// an `altar`.
+fn cursed_stone() -> Project {
+    let mut project = Project::new("stone");
+    project.manifest.entry.tokens = vec![Id::new("altar")];
+    project.manifest.entry.cards = vec![Id::new("stone"), Id::new("stone")];
+    project.aspects.insert(Aspect { id: Id::new("warmth"), label: "Warmth".into(), ..Aspect::default() });
+    project.aspects.insert(Aspect { id: Id::new("curse"), label: "Curse".into(), hidden: true, ..Aspect::default() });
+    project.cards.insert(Card {
+        id: Id::new("stone"),
+        label: "Stone".into(),
+        fragments: vec![FragmentCount::new(aspect("warmth"), 2), FragmentCount::new(aspect("curse"), 1)],
+        ..Card::default()
+    });
+    project.slots.insert(Slot { id: Id::new("plinth"), accept_all: true, ..Slot::default() });
+    project.tokens.insert(Token { id: Id::new("altar"), slot: Some(Id::new("plinth")), ..Token::default() });
+    project
+}
+
+#[test]
+fn hidden_aspects_are_left_out_of_fragment_bars_unless_asked_for_debug() {
+    let mut session = Session::new(cursed_stone(), 1).unwrap();
+    session.run_script("slot stone altar").unwrap();
+    let stone = *session.state().table.first().unwrap();
+    let names = |bar: Vec<actforge_runtime::engine::AspectShown>| -> Vec<(String, String, i64, bool)> {
+        bar.into_iter().map(|a| (a.aspect.to_string(), a.label, a.count, a.hidden)).collect()
+    };
+    assert_eq!(names(session.card_aspects(stone, false)), [("warmth".into(), "Warmth".into(), 2, false)]);
+    assert_eq!(
+        names(session.card_aspects(stone, true)),
+        [("curse".into(), "Curse".into(), 1, true), ("warmth".into(), "Warmth".into(), 2, false)]
+    );
+    // The window's bar sums what its tests count: the slotted stone's aspects.
+    let altar = session.find_token("altar").unwrap();
+    assert_eq!(names(session.window_aspects(altar, false)), [("warmth".into(), "Warmth".into(), 2, false)]);
+    assert_eq!(session.window_aspects(altar, true).len(), 2);
+    assert!(!session.aspect_shown("curse") && session.aspect_shown("warmth"));
+    assert_eq!(
+        actforge_runtime::engine::describe_aspects(&session.window_aspects(altar, true)),
+        "curse 1 (hidden), warmth 2"
+    );
+}

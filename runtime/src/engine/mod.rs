@@ -22,6 +22,7 @@ pub(crate) mod table;
 pub mod tactics;
 pub mod turns;
 
+pub use table::bars::{AspectShown, describe_aspects};
 pub use table::text;
 
 use std::hash::{Hash, Hasher};

@@ -6,6 +6,7 @@
 //! does, `rules.rs` its rule contexts and what it lends the rules core (`core/`), `env.rs` the formula environment, `listing.rs`
 //! the choices, `session.rs` and `script.rs` the Session's table methods and playtest lines.
 
+pub mod bars;
 mod env;
 pub(crate) mod listing;
 pub(crate) mod rules;
