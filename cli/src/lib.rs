@@ -339,8 +339,18 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             allow_broken,
         } => {
             let script = script.or(script_path);
-            let args =
-                PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json, show_hidden, allow_broken };
+            let args = PlayArgs {
+                project,
+                script,
+                seed,
+                until_ticks,
+                queries,
+                explain,
+                trace,
+                json,
+                show_hidden,
+                allow_broken,
+            };
             play(&args, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),

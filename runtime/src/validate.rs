@@ -175,7 +175,8 @@ impl Validator<'_> {
             let room = smallest.run_places as usize;
             if opened > room {
                 let field = if act.slots.is_empty() { "ignore_global_slots" } else { "slots" };
-                let globals = if globals.is_empty() { String::new() } else { " (with the global \"all acts\" slots)".to_owned() };
+                let globals =
+                    if globals.is_empty() { String::new() } else { " (with the global \"all acts\" slots)".to_owned() };
                 self.push(
                     Some((Kind::Act, act.id.as_str())),
                     Severity::Warning,

@@ -4,8 +4,8 @@
 
 use actforge_runtime::engine::{Event, Holder, Session, Status};
 use actforge_runtime::model::{
-    Act, ActLink, ActModifier, Aspect, Card, CardModifier, CardOp, Deck, DeckModifier, Effects, Expr, FragmentCount, FragmentRef, Id, PathModifier, PathOp,
-    Project, Rule, Slot, Token,
+    Act, ActLink, ActModifier, Aspect, Card, CardModifier, CardOp, Deck, DeckModifier, Effects, Expr, FragmentCount,
+    FragmentRef, Id, PathModifier, PathOp, Project, Rule, Slot, Token,
 };
 
 fn aspect(id: &str) -> FragmentRef {
@@ -44,7 +44,11 @@ fn doomed_desk() -> Project {
         ..Rule::default()
     });
     let make_crown = Effects {
-        act_modifiers: vec![ActModifier { fragment: Some(card_ref("crown")), level: Expr::int(1), ..ActModifier::default() }],
+        act_modifiers: vec![ActModifier {
+            fragment: Some(card_ref("crown")),
+            level: Expr::int(1),
+            ..ActModifier::default()
+        }],
         ..Effects::default()
     };
     project.acts.insert(Act {

@@ -41,8 +41,7 @@ impl Session {
             .aspects_in_window(token)
             .into_iter()
             .map(|aspect| {
-                let count =
-                    self.state.count(Holder::Window(token), &super::Fragment::Aspect(aspect.clone()), false);
+                let count = self.state.count(Holder::Window(token), &super::Fragment::Aspect(aspect.clone()), false);
                 (aspect, count)
             })
             .filter(|(_, count)| *count != 0)
