@@ -915,9 +915,11 @@ pub struct Token {
     pub unique: bool,
     /// Slot places of its window while idle (1 to 64); slots beyond them do not open.
     #[serde(skip_serializing_if = "is_stock_idle_places")]
+    #[schemars(!skip_serializing_if)]
     pub idle_places: u32,
     /// Slot places of its window while an act runs (0 to 64); slots beyond them do not open.
     #[serde(skip_serializing_if = "is_stock_run_places")]
+    #[schemars(!skip_serializing_if)]
     pub run_places: u32,
 }
 impl_walk!(Token { text_rules, slot });
