@@ -32,7 +32,7 @@ fn act_tokens(project: &Project) -> BTreeMap<&str, BTreeSet<&str>> {
             .filter(|modifier| matches!(modifier.op, PathOp::BranchOut | PathOp::ForceAct | PathOp::SetCallback))
             .filter_map(|modifier| modifier.act.as_ref());
         let links = act.next_acts.iter().chain(&act.alt_acts).map(|link| &link.act);
-        successors.entry(act.id.as_str()).or_default().extend(links.chain(path_acts).map(|next| next.as_str()));
+        successors.entry(act.id.as_str()).or_default().extend(links.chain(path_acts).map(crate::model::Id::as_str));
     }
     // Pass tokens on until nothing changes (each pass adds at least one, so it ends).
     let mut changed = true;

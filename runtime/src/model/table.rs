@@ -873,10 +873,12 @@ pub const STOCK_RUN_PLACES: u32 = 1;
 /// Most slot places of either kind a window may have.
 pub const MAX_WINDOW_PLACES: u32 = 64;
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
 fn is_stock_idle_places(places: &u32) -> bool {
     *places == STOCK_IDLE_PLACES
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
 fn is_stock_run_places(places: &u32) -> bool {
     *places == STOCK_RUN_PLACES
 }
