@@ -161,6 +161,9 @@ pub enum Command {
         /// Print one JSON object (log, events, queries, table) instead of text.
         #[arg(long)]
         json: bool,
+        /// Debug: also list the aspects marked `hidden` in the printed table (marked `(hidden)`).
+        #[arg(long)]
+        show_hidden: bool,
         /// Run even when some item files did not load (their items are missing; a loud warning
         /// says so). Without it, a project with files that did not load is refused.
         #[arg(long)]
@@ -332,10 +335,22 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             explain,
             trace,
             json,
+            show_hidden,
             allow_broken,
         } => {
             let script = script.or(script_path);
-            let args = PlayArgs { project, script, seed, until_ticks, queries, explain, trace, json, allow_broken };
+            let args = PlayArgs {
+                project,
+                script,
+                seed,
+                until_ticks,
+                queries,
+                explain,
+                trace,
+                json,
+                show_hidden,
+                allow_broken,
+            };
             play(&args, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
@@ -380,6 +395,8 @@ struct PlayArgs {
     explain: Vec<String>,
     trace: bool,
     json: bool,
+    /// List hidden aspects too (debug).
+    show_hidden: bool,
     allow_broken: bool,
 }
 
@@ -426,7 +443,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
     let failed = result.as_ref().err().map(|error| format!("{script_name}:{error}"));
     let bad_query = queries.iter().any(|(_, value)| value.is_err());
     if args.json {
-        let json = play_json(&session, seed, &report, &queries, failed.as_deref(), args.trace);
+        let json = play_json(&session, seed, &report, &queries, failed.as_deref(), (args.trace, args.show_hidden));
         writeln!(out, "{json:#}")?;
     } else {
         for line in &report.log {
@@ -438,7 +455,7 @@ fn play(args: &PlayArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::R
                 writeln!(out, "  [{:>6}] {:?}", logged.tick, logged.event)?;
             }
         }
-        write_table(&session, out)?;
+        write_table(&session, args.show_hidden, out)?;
         for (formula, value) in &queries {
             match value {
                 Ok(value) => writeln!(out, "{formula} = {}", show_value(*value, None))?,
@@ -474,9 +491,12 @@ fn play_json(
     report: &ScriptReport,
     queries: &[(String, Result<f64, String>)],
     failed: Option<&str>,
-    trace: bool,
+    (trace, show_hidden): (bool, bool),
 ) -> serde_json::Value {
     use serde_json::json;
+    let bar = |shown: Vec<actforge_runtime::engine::AspectShown>| -> serde_json::Map<String, serde_json::Value> {
+        shown.into_iter().map(|entry| (entry.aspect.to_string(), json!(entry.count))).collect()
+    };
     let state = session.state();
     let tokens: Vec<serde_json::Value> = state
         .windows
@@ -490,14 +510,19 @@ fn play_json(
             json!({
                 "key": key.0, "token": window.token, "status": window.status, "act": act,
                 "alt": window.pending_alt, "title": window.title, "text": window.text, "end_text": window.end_text,
-                "timer_end": window.timer_end,
+                "timer_end": window.timer_end, "aspects": bar(session.window_aspects(*key, show_hidden)),
             })
         })
         .collect();
     let cards: Vec<serde_json::Value> = state
         .cards
         .iter()
-        .map(|(key, card)| json!({ "key": key.0, "card": card.card, "place": session.describe_place(*key) }))
+        .map(|(key, card)| {
+            json!({
+                "key": key.0, "card": card.card, "place": session.describe_place(*key),
+                "aspects": bar(session.card_aspects(*key, show_hidden)),
+            })
+        })
         .collect();
     let queries: Vec<serde_json::Value> = queries
         .iter()
@@ -561,20 +586,29 @@ fn play_json(
     json
 }
 
-/// The table in words: tokens with status, title and text, then where every card is.
-fn write_table(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
+/// The table in words: tokens with status, title, text and aspect bar, then where every card
+/// is with its aspects; hidden aspects only with `show_hidden`.
+fn write_table(session: &Session, show_hidden: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    use actforge_runtime::engine::describe_aspects;
     let state = session.state();
+    let with_bar = |bar: String| if bar.is_empty() { bar } else { format!("; aspects {bar}") };
     writeln!(out, "at tick {}:", state.tick)?;
     for (key, window) in &state.windows {
         writeln!(
             out,
-            "  token {} #{}: {:?} \"{}\" {:?}",
-            window.token, key.0, window.status, window.title, window.text
+            "  token {} #{}: {:?} \"{}\" {:?}{}",
+            window.token,
+            key.0,
+            window.status,
+            window.title,
+            window.text,
+            with_bar(describe_aspects(&session.window_aspects(*key, show_hidden)))
         )?;
     }
     for (key, card) in &state.cards {
         if !matches!(card.place, Place::InCard(_)) {
-            writeln!(out, "  card {} #{}: {}", card.card, key.0, session.describe_place(*key))?;
+            let bar = with_bar(describe_aspects(&session.card_aspects(*key, show_hidden)));
+            writeln!(out, "  card {} #{}: {}{bar}", card.card, key.0, session.describe_place(*key))?;
         }
     }
     for line in session.describe_turns() {

@@ -344,7 +344,7 @@ impl RunRecord {
             Event::CardCreated { card_type, .. } => {
                 self.cards.insert(card_type.to_string());
             }
-            Event::CardTransformed { to, .. } => {
+            Event::CardTransformed { to, .. } | Event::CardMutated { mutator: Some(to), .. } => {
                 self.cards.insert(to.to_string());
             }
             Event::BoardCardPlayed { board, card, option } => {

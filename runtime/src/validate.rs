@@ -16,6 +16,41 @@ use crate::model::{
 };
 use crate::project::Sources;
 
+/// The tokens each act can run in: an act's own token, passed on along next and alt links and
+/// the acts its effects (and their `furthermore` rules) force, branch to or call back.
+fn act_tokens(project: &Project) -> BTreeMap<&str, BTreeSet<&str>> {
+    let mut tokens: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for act in project.acts.iter() {
+        if let Some(token) = &act.token {
+            tokens.entry(act.id.as_str()).or_default().insert(token.as_str());
+        }
+        let rules = act.effects.furthermore.iter().filter_map(|rule| project.rules.get(rule.as_str()));
+        let path_acts = std::iter::once(&act.effects)
+            .chain(rules.map(|rule| &rule.effects))
+            .flat_map(|effects| &effects.path_modifiers)
+            .filter(|modifier| matches!(modifier.op, PathOp::BranchOut | PathOp::ForceAct | PathOp::SetCallback))
+            .filter_map(|modifier| modifier.act.as_ref());
+        let links = act.next_acts.iter().chain(&act.alt_acts).map(|link| &link.act);
+        successors.entry(act.id.as_str()).or_default().extend(links.chain(path_acts).map(crate::model::Id::as_str));
+    }
+    // Pass tokens on until nothing changes (each pass adds at least one, so it ends).
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (from, nexts) in &successors {
+            let Some(held) = tokens.get(from).cloned() else { continue };
+            for next in nexts {
+                let entry = tokens.entry(next).or_default();
+                let before = entry.len();
+                entry.extend(held.iter().copied());
+                changed |= entry.len() != before;
+            }
+        }
+    }
+    tokens
+}
+
 /// Checks `project`; `sources` places diagnostics in files, `root` (the project folder)
 /// lets art paths be checked.
 pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Vec<Diagnostic> {
@@ -34,6 +69,7 @@ pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Ve
     validator.manifest();
     project.visit_kinds(&mut validator);
     validator.instant_cycles();
+    validator.window_capacity();
     validator.out
 }
 
@@ -100,6 +136,79 @@ impl Validator<'_> {
             diagnostic = diagnostic.for_item(kind, id);
         }
         self.out.push(self.sources.place(diagnostic, item, path));
+    }
+
+    /// Warns where a window can be asked to open more slots than it has places (spec §2.1:
+    /// the rest silently do not open): an act whose slots (and the global "all acts" slots,
+    /// unless it ignores them) outnumber the run places of a token it can run in, and a token
+    /// whose own first slot and global slots outnumber its idle places.
+    fn window_capacity(&mut self) {
+        let project = self.project;
+        let distinct = |slots: &mut dyn Iterator<Item = &crate::model::SlotId>| {
+            // A unique slot opens once however often it is listed.
+            let mut seen: Vec<&str> = Vec::new();
+            slots
+                .filter(|slot| {
+                    let unique = project.slots.get(slot.as_str()).is_some_and(|s| s.unique);
+                    let again = unique && seen.contains(&slot.as_str());
+                    seen.push(slot.as_str());
+                    !again
+                })
+                .count()
+        };
+        let all_acts: Vec<&crate::model::SlotId> =
+            project.slots.iter().filter(|slot| slot.all_acts).map(|slot| &slot.id).collect();
+        let tokens = act_tokens(project);
+        for act in project.acts.iter() {
+            let globals = if act.ignore_global_slots { &[][..] } else { all_acts.as_slice() };
+            let opened = distinct(&mut act.slots.iter().chain(globals.iter().copied()));
+            if opened == 0 {
+                continue;
+            }
+            // The windows it can run in; an act no token's chain reaches is held to the
+            // roomiest window there is.
+            let windows: Vec<&Token> = match tokens.get(act.id.as_str()) {
+                Some(found) => found.iter().filter_map(|token| project.tokens.get(token)).collect(),
+                None => project.tokens.iter().max_by_key(|token| token.run_places).into_iter().collect(),
+            };
+            let Some(smallest) = windows.iter().min_by_key(|token| token.run_places) else { continue };
+            let room = smallest.run_places as usize;
+            if opened > room {
+                let field = if act.slots.is_empty() { "ignore_global_slots" } else { "slots" };
+                let globals =
+                    if globals.is_empty() { String::new() } else { " (with the global \"all acts\" slots)".to_owned() };
+                self.push(
+                    Some((Kind::Act, act.id.as_str())),
+                    Severity::Warning,
+                    &FieldPath::root().field(field),
+                    format!(
+                        "the act can open {opened} slots while it runs{globals}, but the window of token `{}` has \
+                         {room} run place(s) (`run_places`): the slots after the first {room} never open",
+                        smallest.id
+                    ),
+                );
+            }
+        }
+        for token in project.tokens.iter() {
+            let globals = project
+                .slots
+                .iter()
+                .filter(|slot| slot.all_tokens || slot.token.as_ref() == Some(&token.id))
+                .map(|slot| &slot.id);
+            let opened = distinct(&mut token.slot.iter().chain(globals));
+            let room = token.idle_places as usize;
+            if opened > room {
+                self.push(
+                    Some((Kind::Token, token.id.as_str())),
+                    Severity::Warning,
+                    &FieldPath::root().field("idle_places"),
+                    format!(
+                        "an idle window of this token opens {opened} slots (its first slot and the global slots), \
+                         but has {room} idle place(s): the slots after the first {room} never open"
+                    ),
+                );
+            }
+        }
     }
 
     /// Warns on each chain of acts that last 0 ticks and lead back to themselves (as next, alt
@@ -461,6 +570,21 @@ impl ValueChecks for Act {
 impl ValueChecks for Token {
     fn check_values(&self, checks: &mut Checks<'_>) {
         checks.asset(FieldPath::root().field("art"), self.art.as_ref());
+        let most = crate::model::MAX_WINDOW_PLACES;
+        for (places, field) in [(self.idle_places, "idle_places"), (self.run_places, "run_places")] {
+            if places > most {
+                checks.error(
+                    FieldPath::root().field(field),
+                    format!("a window has at most {most} slot places of a kind (this is {places})"),
+                );
+            }
+        }
+        if self.idle_places == 0 {
+            checks.warning(
+                FieldPath::root().field("idle_places"),
+                "a window without idle places takes no card while idle, so no initial act of it can start",
+            );
+        }
     }
 }
 

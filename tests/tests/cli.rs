@@ -740,3 +740,31 @@ fn running_commands_refuse_a_project_that_did_not_load_whole_unless_allow_broken
     assert!(err.contains("warning: running WITHOUT"), "{err}");
     assert!(out.contains("1 + 1 = 2"), "{out}");
 }
+
+#[test]
+fn play_prints_aspect_bars_without_hidden_aspects_unless_asked() {
+    use actforge_runtime::model::{Aspect, Card, FragmentCount, FragmentRef, Id, Project};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stone");
+    let mut project = Project::new("stone");
+    project.manifest.entry.cards = vec![Id::new("stone")];
+    project.aspects.insert(Aspect { id: Id::new("warmth"), ..Aspect::default() });
+    project.aspects.insert(Aspect { id: Id::new("curse"), hidden: true, ..Aspect::default() });
+    project.cards.insert(Card {
+        id: Id::new("stone"),
+        fragments: vec![
+            FragmentCount::new(FragmentRef::Aspect(Id::new("warmth")), 2),
+            FragmentCount::new(FragmentRef::Aspect(Id::new("curse")), 1),
+        ],
+        ..Card::default()
+    });
+    actforge_runtime::project::save_new_folder(&project, &root).unwrap();
+    let (outcome, out, err) = actforge(&["play", path(&root)]);
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
+    assert!(out.contains("  card stone #0: table; aspects warmth 2\n"), "{out}");
+    assert!(!out.contains("curse"), "{out}");
+    let (_, out, _) = actforge(&["play", path(&root), "--show-hidden"]);
+    assert!(out.contains("  card stone #0: table; aspects curse 1 (hidden), warmth 2\n"), "{out}");
+    let (_, out, _) = actforge(&["play", path(&root), "--json"]);
+    assert!(out.contains("\"aspects\": {\n        \"warmth\": 2\n      }"), "{out}");
+}

@@ -22,6 +22,7 @@ pub(crate) mod table;
 pub mod tactics;
 pub mod turns;
 
+pub use table::bars::{AspectShown, describe_aspects};
 pub use table::text;
 
 use std::hash::{Hash, Hasher};
@@ -36,7 +37,7 @@ pub use content::{Content, ContentError};
 pub use explain::{Reason, Subject};
 pub use table::{
     AspectCounts, CardInstance, CardKey, Cards, Decay, Fragment, Holder, IDLE_PLACES, OpenSlot, Outcome, PLACES, Place,
-    RUN_PLACE, Status, TableState, TokenKey, Window, Windows,
+    RUN_PLACE, Status, TableState, TokenKey, Window, Windows, mutator_text,
 };
 
 pub use turns::{Message, StatLine, TurnsState};
@@ -239,6 +240,13 @@ pub enum Event {
         from: CardId,
         /// Its new type.
         to: CardId,
+    },
+    /// A mutator (§2.11.5) started on a card, or ended (`None`): the card keeps its type.
+    CardMutated {
+        /// The card.
+        card: CardKey,
+        /// The mutator card type whose status it shows now, if any.
+        mutator: Option<CardId>,
     },
     /// A token appeared.
     TokenCreated {

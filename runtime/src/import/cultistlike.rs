@@ -1656,6 +1656,8 @@ impl<'a> Reader<'a, '_> {
             slot: self.id(fields, "slot", AssetType::Slot),
             dissolve: self.flag(fields, "dissolve"),
             unique: self.flag(fields, "unique"),
+            // The original's stock window (spec §2.1); a Token asset has no capacity of its own.
+            ..Token::default()
         }
     }
 }

@@ -881,8 +881,25 @@ impl_walk!(Act {
     end_text_rules
 });
 
+/// Idle slot places of the original's stock act window (spec §2.1): a token's default.
+pub const STOCK_IDLE_PLACES: u32 = 6;
+/// Run slot places of the original's stock act window: a token's default.
+pub const STOCK_RUN_PLACES: u32 = 1;
+/// Most slot places of either kind a window may have.
+pub const MAX_WINDOW_PLACES: u32 = 64;
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+fn is_stock_idle_places(places: &u32) -> bool {
+    *places == STOCK_IDLE_PLACES
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes fields by reference
+fn is_stock_run_places(places: &u32) -> bool {
+    *places == STOCK_RUN_PLACES
+}
+
 /// A token: a thing on the table that runs act chains in its own window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(transform = super::value::require_id)]
 pub struct Token {
@@ -913,5 +930,31 @@ pub struct Token {
     /// Not created while another token of this type exists.
     #[serde(skip_serializing_if = "is_default")]
     pub unique: bool,
+    /// Slot places of its window while idle (1 to 64); slots beyond them do not open.
+    #[serde(skip_serializing_if = "is_stock_idle_places")]
+    #[schemars(!skip_serializing_if)]
+    pub idle_places: u32,
+    /// Slot places of its window while an act runs (0 to 64); slots beyond them do not open.
+    #[serde(skip_serializing_if = "is_stock_run_places")]
+    #[schemars(!skip_serializing_if)]
+    pub run_places: u32,
 }
 impl_walk!(Token { text_rules, slot });
+
+impl Default for Token {
+    fn default() -> Self {
+        Self {
+            id: TokenId::default(),
+            label: String::new(),
+            description: String::new(),
+            colour: Colour::default(),
+            art: None,
+            text_rules: Vec::new(),
+            slot: None,
+            dissolve: false,
+            unique: false,
+            idle_places: STOCK_IDLE_PLACES,
+            run_places: STOCK_RUN_PLACES,
+        }
+    }
+}

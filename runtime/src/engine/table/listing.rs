@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 use rand_pcg::Pcg64Mcg;
 
 use super::step::{self, Engine};
-use super::{CardInstance, CardKey, Cards, IDLE_PLACES, Place, Status, TableState};
+use super::{CardInstance, CardKey, Cards, Place, Status, TableState};
 use crate::engine::{Choice, Session};
 use crate::model::Slot;
 
@@ -306,7 +306,7 @@ impl Session {
                 Status::Finished => push(&mut choices, Choice::Collect { token: *token }),
                 Status::Idle | Status::Running => {}
             }
-            let holds_cards = (0..IDLE_PLACES).any(|place| window.slotted(place).is_some());
+            let holds_cards = window.idle_range().any(|place| window.slotted(place).is_some());
             if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
                 push(&mut choices, Choice::Close { token: *token });
             }

@@ -6,6 +6,7 @@
 //! does, `rules.rs` its rule contexts and what it lends the rules core (`core/`), `env.rs` the formula environment, `listing.rs`
 //! the choices, `session.rs` and `script.rs` the Session's table methods and playtest lines.
 
+pub mod bars;
 mod env;
 pub(crate) mod listing;
 pub(crate) mod rules;
@@ -30,12 +31,19 @@ pub struct CardKey(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct TokenKey(pub u32);
 
-/// Idle slot places of a window (the run place comes after them).
-pub const IDLE_PLACES: usize = 6;
-/// The one run slot place.
+/// Idle slot places of a stock window (a token's default; a window's own are
+/// [`Window::idle_range`]).
+pub const IDLE_PLACES: usize = crate::model::STOCK_IDLE_PLACES as usize;
+/// The run slot place of a stock window (a window's own are [`Window::run_range`]).
 pub const RUN_PLACE: usize = IDLE_PLACES;
-/// All slot places of a window.
-pub const PLACES: usize = IDLE_PLACES + 1;
+/// All slot places of a stock window.
+pub const PLACES: usize = IDLE_PLACES + crate::model::STOCK_RUN_PLACES as usize;
+
+/// The status text of a mutator card type (§2.11.5): the `TEXT` of a label `{{TEXT}}`, if the
+/// label is one.
+pub fn mutator_text(label: &str) -> Option<&str> {
+    label.strip_prefix("{{")?.strip_suffix("}}")
+}
 
 /// A concrete fragment: an aspect or a card type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -147,6 +155,8 @@ pub struct CardInstance {
     pub face_down: bool,
     /// Its decay, if one runs.
     pub decay: Option<Decay>,
+    /// The mutator card type whose status it shows while that mutator runs (§2.11.5).
+    pub mutator: Option<CardId>,
 }
 
 /// What a window is doing.
@@ -183,8 +193,10 @@ pub struct Window {
     pub token: TokenId,
     /// What it is doing.
     pub status: Status,
-    /// Slot places: idle places first, then the run place.
-    pub places: [Option<OpenSlot>; PLACES],
+    /// Slot places: idle places first, then the run places (as many as its token holds).
+    pub places: Vec<Option<OpenSlot>>,
+    /// How many of `places` are idle places.
+    pub idle_places: usize,
     /// Cards consumed into or created by the act (direct children of the window).
     pub consumed: Vec<CardKey>,
     /// Results waiting to be collected.
@@ -228,12 +240,16 @@ pub struct Window {
 }
 
 impl Window {
-    /// A new idle window of `token`.
-    pub fn new(token: TokenId) -> Self {
+    /// A new idle window of `token` with `idle_places` idle and `run_places` run slot places
+    /// (each at most [`crate::model::MAX_WINDOW_PLACES`]).
+    pub fn new(token: TokenId, idle_places: usize, run_places: usize) -> Self {
+        let most = crate::model::MAX_WINDOW_PLACES as usize;
+        let (idle_places, run_places) = (idle_places.min(most), run_places.min(most));
         Self {
             token,
             status: Status::Idle,
-            places: Default::default(),
+            places: vec![None; idle_places.saturating_add(run_places)],
+            idle_places,
             consumed: Vec::new(),
             lane: Vec::new(),
             aspects: AspectCounts::default(),
@@ -262,9 +278,19 @@ impl Window {
         self.places.get(place).and_then(|open| open.as_ref()).and_then(|open| open.card)
     }
 
-    /// The place range of the current status (idle places, or the run place while running).
+    /// The place range of the current status (idle places, or the run places while running).
     pub fn status_places(&self) -> std::ops::Range<usize> {
-        if self.status == Status::Running { RUN_PLACE..PLACES } else { 0..IDLE_PLACES }
+        if self.status == Status::Running { self.run_range() } else { self.idle_range() }
+    }
+
+    /// The idle slot places.
+    pub fn idle_range(&self) -> std::ops::Range<usize> {
+        0..self.idle_places.min(self.places.len())
+    }
+
+    /// The run slot places (after the idle ones).
+    pub fn run_range(&self) -> std::ops::Range<usize> {
+        self.idle_places.min(self.places.len())..self.places.len()
     }
 }
 
@@ -854,6 +880,7 @@ mod tests {
             free: true,
             face_down: false,
             decay: None,
+            mutator: None,
         }
     }
 

@@ -259,15 +259,24 @@ impl Session {
             .then(|| self.expect_window(what, args))
     }
 
-    /// The label a card shows in play: its type's label (its id when the label is empty), or
-    /// `face-down card` while it lies face down.
+    /// The label a card shows in play: its type's label (its id when the label is empty) with
+    /// a running mutator's `[status]` as a second line, or `face-down card` while it lies face
+    /// down.
     pub fn card_label(&self, key: CardKey) -> Option<String> {
         let card = self.state.card(key)?;
         if card.face_down {
             return Some("face-down card".to_owned());
         }
         let label = self.content.project.cards.get(card.card.as_str()).map(|definition| definition.label.as_str());
-        Some(label.filter(|label| !label.is_empty()).unwrap_or(card.card.as_str()).to_owned())
+        let mut shown = label.filter(|label| !label.is_empty()).unwrap_or(card.card.as_str()).to_owned();
+        // A running mutator adds its status as a second line (§2.11.5).
+        let status = card.mutator.as_ref().and_then(|mutator| self.content.project.cards.get(mutator.as_str()));
+        if let Some(text) = status.and_then(|mutator| super::mutator_text(&mutator.label)) {
+            shown.push_str("\n[");
+            shown.push_str(text);
+            shown.push(']');
+        }
+        Some(shown)
     }
 
     /// `expect label CARD "TEXT"`: the first card of type CARD in play (table first, then the
@@ -590,12 +599,14 @@ impl Session {
             return one(here, "it has finished: collect its results first".to_owned());
         }
         if !window.status_places().contains(&place) {
-            let words = if window.status == Status::Running {
-                "it is running: only its run slot takes cards"
+            let words = if place >= window.places.len() {
+                format!("it has {} slot places (0 to {})", window.places.len(), window.places.len().saturating_sub(1))
+            } else if window.status == Status::Running {
+                "it is running: only its run slots take cards".to_owned()
             } else {
-                "that is its run slot, which only opens while an act runs"
+                "that is a run slot, which only opens while an act runs".to_owned()
             };
-            return one(here, words.to_owned());
+            return one(here, words);
         }
         let Some(open) = window.places.get(place).and_then(Option::as_ref) else {
             return one(here, format!("no slot is open at place {place}"));

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::engine::Event;
 use crate::engine::table::rules::RuleContext;
-use crate::engine::table::{CardKey, Fragment, Holder, PendingToken, Place, RUN_PLACE, Status, TokenKey, Window};
+use crate::engine::table::{CardKey, Fragment, Holder, PendingToken, Place, Status, TokenKey, Window};
 use crate::model::TokenId;
 use crate::model::{ActId, ActLink};
 
@@ -230,30 +230,44 @@ impl Engine<'_> {
         let Some(act_id) = window.pending_alt.clone().or_else(|| window.active.clone()) else { return };
         let Some(act) = content.act(act_id.as_str()) else { return };
         // 2: run slot cards are consumed.
-        if let Some(key) = self.state.window(token).and_then(|w| w.slotted(RUN_PLACE)) {
-            self.move_card(key, Place::Consumed(token));
-            self.set_free(key, false);
+        let run_places = self.state.window(token).map_or(0..0, Window::run_range);
+        for at in run_places {
+            if let Some(key) = self.state.window(token).and_then(|w| w.slotted(at)) {
+                self.move_card(key, Place::Consumed(token));
+                self.set_free(key, false);
+            }
+            self.close_place(token, at);
         }
-        self.close_place(token, RUN_PLACE);
         // 3: the act's fragments.
         for entry in &act.fragments {
             self.add_fragment(Holder::Window(token), entry, 1);
         }
+        // A Game Over issued by a rule below removes this window; the completion's spawned
+        // acts still inherit its memory (§2.15).
+        let mut memory = self.memory_of(Holder::Window(token));
         // 4: triggers of cards, then of aspects.
         self.run_completion_triggers(token);
-        // 5: the act's own effects, against the saved matches.
-        let mut own = RuleContext::new(Holder::Window(token), 0);
-        let saved = self.state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
-        own.matches = crate::engine::table::rules::Matches::Listed(saved);
-        self.execute(&act.effects, &mut own);
-        self.close(own);
-        self.events.push(Event::ActCompleted { token, act: act_id.clone() });
-        if !self.state.windows.contains_key(&token) {
-            return; // game over removed the window
+        // 5: the act's own effects, against the saved matches; not on a window a trigger's
+        // Game Over removed (they would only leave orphan cards, §2.15).
+        if self.state.windows.contains_key(&token) {
+            let mut own = RuleContext::new(Holder::Window(token), 0);
+            let saved = self.state.window(token).map(|w| w.saved_matches.clone()).unwrap_or_default();
+            own.matches = crate::engine::table::rules::Matches::Listed(saved);
+            self.execute(&act.effects, &mut own);
+            memory = self.memory_of(Holder::Window(token));
+            self.close(own);
         }
-        // 6: spawned acts.
+        if self.state.windows.contains_key(&token) {
+            memory = self.memory_of(Holder::Window(token));
+        }
+        self.events.push(Event::ActCompleted { token, act: act_id.clone() });
+        // 6: spawned acts, also after a Game Over: the original's completion goes on on the
+        // dead window and these acts survive it (§2.15).
         for spawned in self.build(&act.spawned_acts, false, token) {
-            self.spawn_act(&spawned, token);
+            self.spawn_act(&spawned, memory.clone());
+        }
+        if !self.state.windows.contains_key(&token) {
+            return; // game over removed the window: nothing more happens in it
         }
         // 7: end text.
         let end_text = self.rule_text(&act.end_text, &act.end_text_rules, token);
@@ -411,8 +425,9 @@ impl Engine<'_> {
         self.events.push(Event::TokenDissolved { token });
     }
 
-    /// Registers a token for creation at the end of the step (§2.13).
-    pub(crate) fn spawn_token(&mut self, token_type: &TokenId, auto_run: Option<ActId>, near: Option<TokenKey>) {
+    /// Registers a token for creation at the end of the step (§2.13), with the spawner's
+    /// `memory`.
+    pub(crate) fn spawn_token(&mut self, token_type: &TokenId, auto_run: Option<ActId>, memory: Option<Fragment>) {
         let content = self.content;
         let Some(definition) = content.token(token_type.as_str()) else {
             self.warn(format!("there is no token `{token_type}`"));
@@ -421,17 +436,17 @@ impl Engine<'_> {
         if definition.unique && self.state.windows.values().any(|window| window.token == *token_type) {
             return;
         }
-        let memory = near.and_then(|token| self.state.window(token)).and_then(|window| window.memory.clone());
         self.state.pending_tokens.push(PendingToken { token: token_type.clone(), auto_run, memory });
     }
 
-    pub(crate) fn spawn_act(&mut self, act_id: &ActId, near: TokenKey) {
+    /// Spawns a token of `act_id`'s token type that runs it at once (§2.13), with the spawner's `memory`.
+    pub(crate) fn spawn_act(&mut self, act_id: &ActId, memory: Option<Fragment>) {
         let content = self.content;
         let Some(token_type) = content.act(act_id.as_str()).and_then(|act| act.token.clone()) else {
             self.warn(format!("act `{act_id}` has no token, so it cannot be spawned"));
             return;
         };
-        self.spawn_token(&token_type, Some(act_id.clone()), Some(near));
+        self.spawn_token(&token_type, Some(act_id.clone()), memory);
     }
 
     /// Creates the tokens registered during the step.
@@ -444,7 +459,12 @@ impl Engine<'_> {
                 return;
             };
             self.state.next_token = next;
-            let mut window = Window::new(pending.token.clone());
+            let (idle_places, run_places) = content
+                .token(pending.token.as_str())
+                .map_or((crate::model::STOCK_IDLE_PLACES, crate::model::STOCK_RUN_PLACES), |t| {
+                    (t.idle_places, t.run_places)
+                });
+            let mut window = Window::new(pending.token.clone(), idle_places as usize, run_places as usize);
             window.memory = pending.memory;
             self.state.windows.insert(key, window);
             self.events.push(Event::TokenCreated { token: key, token_type: pending.token });

@@ -62,6 +62,7 @@ impl Engine<'_> {
             free: true,
             face_down: false,
             decay: None,
+            mutator: None,
         };
         let mut sub_cards = Vec::new();
         // Counts are read where the card is created (its window, parent card or the table).
@@ -221,14 +222,32 @@ impl Engine<'_> {
         self.number(&card.lifetime_ticks, &ctx).max(0) as u64
     }
 
-    /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4).
+    /// Turns a card into another type, keeping its aspects and sub-cards (§2.11.4); into a
+    /// mutator type, the card keeps its type and shows the mutator's status until it ends.
     pub(crate) fn transform(&mut self, key: CardKey, into: &CardId) {
         let Some(new_type) = self.content.card(into.as_str()) else {
             self.warn(format!("there is no card `{into}` to transform into"));
             return;
         };
+        if crate::engine::table::mutator_text(&new_type.label).is_some() {
+            // The mutator's lifetime is read on the card it marks.
+            let lifetime = self.lifetime(new_type, key);
+            // §2.11.5: the card "decays into its own type" after the mutator's lifetime, which
+            // ends the status (the transform back below).
+            let shrink = self.content.shrink_ticks;
+            let Some(card) = self.state.cards.get_mut(&key) else { return };
+            card.mutator = Some(new_type.id.clone());
+            card.decay = Some(Decay {
+                into: Some(card.card.clone()),
+                remaining: lifetime.saturating_add(shrink),
+            });
+            self.events.push(Event::CardMutated { card: key, mutator: Some(new_type.id.clone()) });
+            self.touch(key);
+            return;
+        }
         let into = &new_type.id;
         let Some(card) = self.state.cards.get_mut(&key) else { return };
+        let ended_mutator = card.mutator.take().is_some();
         let from = std::mem::replace(&mut card.card, into.clone());
         // The new type's lifetime is read on the card as it now is.
         let lifetime = self.lifetime(new_type, key);
@@ -238,7 +257,12 @@ impl Engine<'_> {
         });
         let Some(card) = self.state.cards.get_mut(&key) else { return };
         card.decay = decay;
-        self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
+        if ended_mutator && from == *into {
+            // A mutator ended: the card is back to its own type and plain label.
+            self.events.push(Event::CardMutated { card: key, mutator: None });
+        } else {
+            self.events.push(Event::CardTransformed { card: key, from, to: into.clone() });
+        }
         self.touch(key);
     }
 

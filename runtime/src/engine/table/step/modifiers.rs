@@ -15,11 +15,20 @@ impl Engine<'_> {
         let scope = ctx.scope;
         let queues = ctx.queues;
         let mut destroy = queues.destroy;
+        // A Game Over (§2.15) performed in the middle of these queues destroys the scope: what
+        // is left would only land in a window or card that no longer exists (cards created
+        // there would be orphans nobody sees, blocking their unique type), so it is dropped.
         for (op, target, level, all) in queues.act {
+            if !self.scope_exists(scope) {
+                return;
+            }
             self.perform_act(op, target, level, all, scope, depth, &mut destroy);
         }
         for (op, targets, what, level) in queues.card {
             for key in targets {
+                if !self.scope_exists(scope) {
+                    return;
+                }
                 if self.state.cards.contains_key(&key) {
                     self.perform_card(op, key, &what, level, scope);
                 }
@@ -27,26 +36,48 @@ impl Engine<'_> {
         }
         for modifier in queues.table {
             let Holder::Window(token) = scope else { continue };
+            if !self.scope_exists(scope) {
+                return;
+            }
             let content = self.content;
             match modifier.op {
-                TableOp::SpawnAct => self.spawn_act(&modifier.act, token),
+                TableOp::SpawnAct => {
+                    let memory = self.memory_of(Holder::Window(token));
+                    self.spawn_act(&modifier.act, memory);
+                }
                 TableOp::SpawnToken => {
                     if let Some(token_type) = content.act(modifier.act.as_str()).and_then(|a| a.token.clone()) {
-                        self.spawn_token(&token_type, None, Some(token));
+                        let memory = self.memory_of(Holder::Window(token));
+                        self.spawn_token(&token_type, None, memory);
                     }
                 }
             }
         }
         for modifier in queues.path {
             let Holder::Window(token) = scope else { continue };
+            if !self.scope_exists(scope) {
+                return;
+            }
             self.perform_path(&modifier, token);
         }
         for (op, deck, target) in queues.deck {
             let Some(deck) = deck else { continue };
+            if !self.scope_exists(scope) {
+                return;
+            }
             self.perform_deck(op, &deck, &target, scope);
         }
         for key in destroy {
             self.destroy(key);
+        }
+    }
+
+    /// Whether a context's scope is still in the world (a Game Over removes every window and card).
+    pub(crate) fn scope_exists(&self, scope: Holder) -> bool {
+        match scope {
+            Holder::Root | Holder::Table => true,
+            Holder::Window(token) | Holder::Slots(token) => self.state.windows.contains_key(&token),
+            Holder::Card(key) => self.state.cards.contains_key(&key),
         }
     }
 

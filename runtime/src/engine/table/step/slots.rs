@@ -3,7 +3,7 @@
 use super::{Engine, MAX_SLOT_PASSES, accepts_by_counts};
 
 use crate::engine::table::rules::RuleContext;
-use crate::engine::table::{CardKey, Holder, IDLE_PLACES, OpenSlot, Place, RUN_PLACE, Status, TokenKey};
+use crate::engine::table::{CardKey, Holder, OpenSlot, Place, Status, TokenKey};
 use crate::model::{FragmentCount, FragmentRef, SlotId};
 
 impl<'a> Engine<'a> {
@@ -291,8 +291,10 @@ impl<'a> Engine<'a> {
                 place.added.clear();
             }
         }
-        if first_rule && (at == 0 || at == RUN_PLACE) {
-            for idle in 0..IDLE_PLACES {
+        let (idle_places, first_run_place) =
+            self.state.window(token).map_or((0..0, 0), |w| (w.idle_range(), w.run_range().start));
+        if first_rule && (at == 0 || at == first_run_place) {
+            for idle in idle_places {
                 if idle != at {
                     self.take_out(token, idle, false);
                 }
@@ -318,7 +320,7 @@ impl<'a> Engine<'a> {
         if matches!(window.status, Status::Running | Status::Finished) {
             return;
         }
-        for at in 0..IDLE_PLACES {
+        for at in window.idle_range() {
             self.take_out(token, at, false);
         }
         if let Some(window) = self.state.windows.get_mut(&token) {
