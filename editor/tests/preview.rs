@@ -417,7 +417,15 @@ fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
     let hand = &game.sides[game.active].hand;
     // No die is on the board yet: the twister needs two of them. Its card is greyed with why.
     assert!(hand.iter().any(|card| card.as_str() == "twister"), "{hand:?}");
-    assert_eq!(harness.query_all_by_label("Swap two of your own dice.").count(), 2, "both hands show the card's text");
+    assert_eq!(
+        harness
+            .query_all_by_label(
+                "Your turn: swap two of your own dice; each is checked against the facing column as if placed."
+            )
+            .count(),
+        2,
+        "both hands show the card's text"
+    );
     harness.get_by_label_contains("no target: it needs two dice on its own board");
     assert!(harness.query_by_label("Play Twister").is_none(), "an unplayable card offers no button");
 }

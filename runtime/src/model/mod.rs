@@ -40,8 +40,8 @@ pub use systems::{
 pub use table::{
     Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,
     DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, Location, MAX_WINDOW_PLACES, PathModifier,
-    PathOp, Requirements, Rule, RuleId, RuleModifier, RuleOp, STOCK_IDLE_PLACES, ShuffleMode, STOCK_RUN_PLACES, Slot, SlotId,
-    StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token, TokenId,
+    PathOp, Requirements, Rule, RuleId, RuleModifier, RuleOp, STOCK_IDLE_PLACES, STOCK_RUN_PLACES, ShuffleMode, Slot,
+    SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token, TokenId,
 };
 pub use tactics::{
     EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill, SkillKind,

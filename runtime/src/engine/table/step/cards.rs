@@ -237,10 +237,7 @@ impl Engine<'_> {
             let shrink = self.content.shrink_ticks;
             let Some(card) = self.state.cards.get_mut(&key) else { return };
             card.mutator = Some(new_type.id.clone());
-            card.decay = Some(Decay {
-                into: Some(card.card.clone()),
-                remaining: lifetime.saturating_add(shrink),
-            });
+            card.decay = Some(Decay { into: Some(card.card.clone()), remaining: lifetime.saturating_add(shrink) });
             self.events.push(Event::CardMutated { card: key, mutator: Some(new_type.id.clone()) });
             self.touch(key);
             return;
