@@ -620,78 +620,79 @@ fn run_job(job: Job, latest: &AtomicU64) -> Option<Result<Replayed, Vec<String>>
     let fresh = |content: &Arc<Content>| {
         let mut session = Session::from_content(Arc::clone(content), job.seed);
         session.set_step_limit(job.budget);
+        // Stop (or a newer job) ends a long wait early; the replay then says where it stopped.
+        session.set_interrupt(Some(Arc::clone(&job.stop)));
         session
     };
     let mut session = fresh(&content);
-    let mut replayed = Replayed {
-        content: Arc::clone(&content),
-        session: fresh(&content),
-        events: Vec::new(),
-        path: Vec::new(),
-        notice: None,
-        start_dropped: false,
-        restarted: false,
-        played: job.inputs.len(),
-    };
-    note_node(&session, &mut replayed.path);
+    let mut events = Vec::new();
+    let mut path = Vec::new();
+    note_node(&session, &mut path);
     if let Some(start) = &job.start
-        && let Err(why) = run_line(&mut session, start, &mut replayed.events)
+        && let Err(why) = run_line(&mut session, start, &mut events)
     {
-        replayed.notice = Some(format!("Could not start from `{start}`: {why}. Playing from the start instead."));
-        replayed.start_dropped = true;
-        replayed.played = 0;
-        replayed.events.clear();
-        replayed.session = fresh(&content);
-        return Some(Ok(replayed));
+        let mut session = fresh(&content);
+        session.set_step_limit(u64::MAX);
+        session.set_interrupt(None);
+        return Some(Ok(Replayed {
+            content,
+            session,
+            events: Vec::new(),
+            path,
+            notice: Some(format!("Could not start from `{start}`: {why}. Playing from the start instead.")),
+            start_dropped: true,
+            restarted: false,
+            played: 0,
+        }));
     }
     let total = job.inputs.len();
+    let (mut notice, mut restarted, mut played) = (None, false, total);
     for (index, line) in job.inputs.iter().enumerate() {
         if superseded() {
             return None;
         }
         if job.stop.load(Ordering::Relaxed) {
-            replayed.notice = Some(stopped_notice(index, total));
-            replayed.played = index;
+            notice = Some(stopped_notice(index, total));
+            played = index;
             break;
         }
         if session.over_step_limit() {
             // Cut, not restarted: every input stays in the log, past the jump-back point.
-            replayed.notice = Some(cut_notice(index, total, job.budget));
-            replayed.played = index;
+            notice = Some(cut_notice(index, total, job.budget));
+            played = index;
             break;
         }
-        if let Err(why) = run_line(&mut session, line, &mut replayed.events) {
-            replayed.notice = Some(format!(
+        if let Err(why) = run_line(&mut session, line, &mut events) {
+            notice = Some(format!(
                 "Restarted: input {} `{line}` no longer applies to the edited content ({why}).",
                 index + 1
             ));
-            replayed.restarted = true;
-            replayed.played = 0;
-            replayed.events.clear();
-            replayed.path.clear();
+            restarted = true;
+            played = 0;
+            events.clear();
+            path.clear();
             session = fresh(&content);
-            note_node(&session, &mut replayed.path);
+            note_node(&session, &mut path);
             break;
         }
-        note_node(&session, &mut replayed.path);
+        note_node(&session, &mut path);
         if superseded() {
             return None;
         }
         // The input itself may have been cut short (its wait ended early).
         let cut = session.over_step_limit();
         if cut || job.stop.load(Ordering::Relaxed) {
-            replayed.notice =
+            notice =
                 Some(if cut { cut_notice(index + 1, total, job.budget) } else { stopped_notice(index + 1, total) });
-            replayed.played = index + 1;
+            played = index + 1;
             break;
         }
     }
     // The budget and the stop button were the replay's; the game then plays on without them.
     session.set_step_limit(u64::MAX);
     session.set_interrupt(None);
-    trim_events(&mut replayed.events);
-    replayed.session = session;
-    Some(Ok(replayed))
+    trim_events(&mut events);
+    Some(Ok(Replayed { content, session, events, path, notice, start_dropped: false, restarted, played }))
 }
 
 fn stopped_notice(index: usize, total: usize) -> String {
