@@ -161,7 +161,8 @@ pub enum Command {
         /// Print one JSON object (log, events, queries, table) instead of text.
         #[arg(long)]
         json: bool,
-        /// Debug: also list the aspects marked `hidden` in the printed table (marked `(hidden)`).
+        /// Debug: also list the aspects marked `hidden` in the printed table (marked `(hidden)`)
+        /// and show a die hidden from the side to play.
         #[arg(long)]
         show_hidden: bool,
         /// Run even when some item files did not load (their items are missing; a loud warning
@@ -621,7 +622,7 @@ fn write_table(session: &Session, show_hidden: bool, out: &mut dyn Write) -> std
         writeln!(out, "outcome: {outcome:?}")?;
     }
     if let Some(boards) = session.board() {
-        write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards))?;
+        write!(out, "{}", actforge_runtime::engine::board::describe_boards(boards, show_hidden))?;
         write_board_scores(session, boards, out)?;
     }
     write_battle(session, out)

@@ -224,6 +224,7 @@ fn the_tactics_preview_moves_the_active_unit_to_a_clicked_tile() {
 fn every_bundled_pack_plays_in_the_preview_with_its_systems_view() {
     let packs = [
         ("knucklebones", "Boards — turn"),
+        ("knucklebones-extended", "Boards — turn"),
         ("issues-sim", "Turns — turn"),
         ("era-synthesis", "Campaign — "),
         ("lighthouse", "Table"),
@@ -428,6 +429,65 @@ fn the_boards_say_why_an_ability_in_hand_cannot_be_played() {
     );
     harness.get_by_label_contains("no target: it needs two dice on its own board");
     assert!(harness.query_by_label("Play Twister").is_none(), "an unplayable card offers no button");
+}
+
+/// Issue 28.14: hot-seat play shows what the side to play sees. Foggy sight hides the other
+/// side's next roll ("?"), the debug toggle shows it; a ground trap is aimed at an empty cell of
+/// the facing board by a click, and an after-roll card (Re-roll) is offered once the die is rolled.
+#[test]
+fn the_extended_boards_hide_a_fogged_roll_until_the_debug_toggle_and_aim_a_trap_at_a_cell() {
+    let mut harness = playing_at("knucklebones-extended", [1280.0, 1400.0]);
+    let to_play = |harness: &Harness<'static, ActforgeApp>| {
+        let session = harness.state().preview().game.session().unwrap();
+        let game = &session.board().unwrap().game;
+        game.sides[game.active].board.to_string()
+    };
+    let first = to_play(&harness);
+    let (first_name, second_name) =
+        if first == "player_one" { ("Player one", "Player two") } else { ("Player two", "Player one") };
+    harness.get_by_label(&format!("{first_name} — to play"));
+    // The trap: arm the card, then click an empty cell of the facing board.
+    harness.get_by_label("Play Ground trap").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("Ground trap: Click a target ringed in green");
+    harness.get_by_label(&format!("{second_name} cell 2, 1")).click();
+    harness.run_steps(3);
+    let log = harness.state().preview().game.log().to_vec();
+    assert_eq!(log, ["ability ground_trap 2,1"], "{log:?}");
+    let trap = |harness: &Harness<'static, ActforgeApp>| {
+        let session = harness.state().preview().game.session().unwrap();
+        let board = session.board().unwrap();
+        let (_, side) = board.side(if first == "player_one" { "player_two" } else { "player_one" }).unwrap();
+        board.cell_var(side, 2, 1, "trap")
+    };
+    assert_eq!(trap(&harness), Some(1));
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label(&format!("{first_name} column 1")).click();
+    harness.run_steps(3);
+    // The other side: Re-roll is offered after its roll, not before.
+    assert!(harness.query_by_label("Play Re-roll").is_none());
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label("Play Re-roll").click();
+    harness.run_steps(3);
+    harness.get_by_label(&format!("{second_name} column 3")).click();
+    harness.run_steps(3);
+    // The first side fogs the other's next roll, which is then hidden from the other side.
+    harness.get_by_label("Play Foggy sight").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label(&format!("{first_name} column 2")).click();
+    harness.run_steps(3);
+    assert_ne!(to_play(&harness), first);
+    harness.get_by_label_contains("Roll the die").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("The die is hidden from the side to play");
+    harness.get_by_label("Show hidden information (debug)").click();
+    harness.run_steps(3);
+    assert!(harness.query_by_label_contains("The die is hidden from the side to play").is_none());
+    harness.get_by_label_contains("Click a column ringed in green to place the die");
 }
 
 /// Issue 27.9: a replay past its budget of engine steps is cut with a message; every input

@@ -568,8 +568,10 @@ fn play_run(
     Ok(record)
 }
 
-/// One greedy move: every choice is tried on a copy and the best-scoring one applied; when
-/// there is none, time passes as for the random player.
+/// One greedy move: every choice is tried on copies of the game as the mover sees it
+/// ([`Session::seen_by`]: no secrets, no foreknowledge of rolls, every value a hidden die could
+/// show) and the best average score applied; when there is none, time passes as for the random
+/// player.
 fn greedy_step(session: &mut Session, score: Option<&str>, rng: &mut Pcg64Mcg, random: &mut RandomPolicy) -> Move {
     if ended(session) {
         return Move::Stuck;
@@ -579,14 +581,29 @@ fn greedy_step(session: &mut Session, score: Option<&str>, rng: &mut Pcg64Mcg, r
         return random.step(session);
     }
     let formula = score.map_or_else(|| board_score(session), str::to_owned);
+    let mover =
+        session.board().and_then(|board| board.game.sides.get(board.game.active)).map(|side| side.board.clone());
+    let worlds = match &mover {
+        Some(mover) => session.seen_by(mover.as_str()),
+        None => vec![session.clone()],
+    };
     let mut best: Vec<&Choice> = Vec::new();
     let mut best_score = f64::NEG_INFINITY;
     for choice in &choices {
-        let mut trial = session.clone();
-        if trial.apply(choice).is_err() {
+        let (mut total, mut tried) = (0.0, 0u32);
+        for world in &worlds {
+            let mut trial = world.clone();
+            if trial.apply(choice).is_err() {
+                continue;
+            }
+            let value = trial.query(&formula).unwrap_or(f64::NEG_INFINITY);
+            total += if value.is_nan() { f64::NEG_INFINITY } else { value };
+            tried += 1;
+        }
+        if tried == 0 {
             continue;
         }
-        let value = trial.query(&formula).unwrap_or(f64::NEG_INFINITY);
+        let value = total / f64::from(tried);
         let value = if value.is_nan() { f64::NEG_INFINITY } else { value };
         if value > best_score {
             best_score = value;

@@ -485,11 +485,27 @@ fn check_board_modifiers(checks: &mut Checks<'_>, path: &FieldPath, modifiers: &
     for (at, modifier) in modifiers.iter().enumerate() {
         let declared = |board: &Board| match modifier.op {
             BoardOp::SetVar => board.vars.contains_key(&modifier.var),
+            BoardOp::SetCellVar => board.cell_vars.contains_key(&modifier.var),
             _ => board.column_vars.contains_key(&modifier.var),
         };
-        let sets_var = matches!(modifier.op, BoardOp::SetVar | BoardOp::SetColumnVar);
+        if modifier.all_columns
+            && !matches!(modifier.op, BoardOp::SetColumnVar | BoardOp::DestroyInColumn | BoardOp::SetCellVar)
+        {
+            checks.warning(
+                path.clone().index(at).field("all_columns"),
+                format!(
+                    "{:?} ignores all_columns (only DestroyInColumn, SetColumnVar and SetCellVar read it)",
+                    modifier.op
+                ),
+            );
+        }
+        let sets_var = matches!(modifier.op, BoardOp::SetVar | BoardOp::SetColumnVar | BoardOp::SetCellVar);
         if sets_var && !checks.project.boards.iter().any(declared) {
-            let kind = if modifier.op == BoardOp::SetVar { "vars" } else { "column_vars" };
+            let kind = match modifier.op {
+                BoardOp::SetVar => "vars",
+                BoardOp::SetCellVar => "cell_vars",
+                _ => "column_vars",
+            };
             checks.error(
                 path.clone().index(at).field("var"),
                 format!("no board declares `{}` in its {kind}", modifier.var),
@@ -677,8 +693,17 @@ impl ValueChecks for Board {
                 );
             }
         }
-        for name in self.vars.keys().chain(self.column_vars.keys()) {
+        for name in self.vars.keys().chain(self.column_vars.keys()).chain(self.cell_vars.keys()) {
             checks.name(root.clone().field("vars"), name, "board variable");
+        }
+        for (at, name) in self.secret.iter().enumerate() {
+            let declared = [&self.vars, &self.column_vars, &self.cell_vars].iter().any(|vars| vars.contains_key(name));
+            if !declared {
+                checks.error(
+                    root.clone().field("secret").index(at),
+                    format!("`{name}` is not a variable of this board (vars, column_vars or cell_vars)"),
+                );
+            }
         }
         if self.die.is_some() && self.facing.is_none() {
             checks.warning(

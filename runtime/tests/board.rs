@@ -33,7 +33,7 @@ fn run(session: &mut Session, script: &str) {
 }
 
 fn describe(state: &actforge_runtime::engine::board::BoardState) -> String {
-    actforge_runtime::engine::board::describe_boards(state)
+    actforge_runtime::engine::board::describe_boards(state, true)
 }
 
 fn query(session: &Session, formula: &str) -> f64 {
@@ -463,7 +463,7 @@ fn why_not_an_ability_says_what_the_board_lacks() {
     assert_eq!(session.parse_subject("ability:twister").unwrap(), twister);
     run(&mut session, "roll");
     let rolled = session.explain(&Subject::Ability { card: "shield".to_owned(), option: 0 }).unwrap();
-    assert_eq!(rolled[0].text, "cards are played before rolling");
+    assert_eq!(rolled[0].text, "it is played before rolling, and the die is rolled");
 }
 
 #[test]

@@ -600,7 +600,15 @@ fn schema_prints_the_bundle_schema_or_writes_it_atomically() {
 
 #[test]
 fn test_runs_every_pack_s_own_playtests() {
-    for pack in ["act-demo", "era-synthesis", "issues-sim", "knucklebones", "lighthouse", "srpg-skirmish"] {
+    for pack in [
+        "act-demo",
+        "era-synthesis",
+        "issues-sim",
+        "knucklebones",
+        "knucklebones-extended",
+        "lighthouse",
+        "srpg-skirmish",
+    ] {
         let (outcome, out, err) = actforge(&["test", path(&content(pack))]);
         assert_eq!(outcome, Exit::Success, "{pack}: {out}{err}");
         assert!(out.contains(" passed, 0 failed") && !out.starts_with("0 passed"), "{pack}: {out}");

@@ -3,8 +3,10 @@
 //! beside each board, equal dice coloured (doubles, triples, an equal diagonal, both diagonals),
 //! a winner banner with every score; a click on a column places the rolled die, a click on a
 //! cell aims the ability card chosen from the hand, whose unplayable cards are greyed with why.
+//! It shows what the side to play sees (`Session::view`: no secrets of its own board, a hidden
+//! die as "?"), everything with the debug toggle; cell variables show as tags in their cells.
 
-use actforge_runtime::engine::board::{BoardSideState, BoardState};
+use actforge_runtime::engine::board::{BoardGame, BoardSideState, BoardState};
 use actforge_runtime::engine::{Choice, Session, Subject};
 use actforge_runtime::model::{Board, BoardTarget, CardId, Id};
 use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
@@ -60,10 +62,14 @@ pub(super) fn board_ui(
     session: &Session,
     choices: &[Choice],
     pick: &mut BoardPick,
+    show_hidden: bool,
     chosen: &mut Vec<Choice>,
 ) {
     let Some(board) = session.board() else { return };
-    let game = &board.game;
+    // Hot-seat: the table shows what the side to play may see.
+    let to_play = board.game.sides.get(board.game.active).map(|side| side.board.clone());
+    let view = to_play.filter(|_| !show_hidden).and_then(|side| session.view(side.as_str()));
+    let game = view.as_ref().map_or(&board.game, |view| &view.game);
     heading_ui(ui, icon::GRID_FOUR, &format!("Boards — turn {}", game.turn));
     // A pick the game no longer offers (the turn moved on, a replay) is dropped.
     if let Some(armed) = &pick.armed
@@ -72,15 +78,16 @@ pub(super) fn board_ui(
         pick.armed = None;
     }
     if game.outcome.is_some() {
-        winner_banner_ui(ui, session, board);
+        winner_banner_ui(ui, session, game);
     }
-    status_ui(ui, session, board, choices, pick, chosen);
+    let die_hidden = view.as_ref().is_some_and(|view| view.die_hidden);
+    status_ui(ui, session, (game, die_hidden), choices, pick, chosen);
     // Two boards face each other: the second on top, mirrored, so column k meets column k.
     let order: Vec<usize> = if game.sides.len() == 2 { vec![1, 0] } else { (0..game.sides.len()).collect() };
     let facing = game.sides.len() == 2;
     let mut draw_side = |ui: &mut egui::Ui, index: usize, mirrored: bool| {
         if let Some(side) = game.sides.get(index) {
-            side_ui(ui, session, board, index, side, mirrored, choices, pick, chosen);
+            side_ui(ui, session, (board, game), index, side, mirrored, choices, pick, chosen);
         }
     };
     if facing {
@@ -120,10 +127,9 @@ fn score(session: &Session, formula: &str) -> i64 {
 }
 
 /// The winner and every side's score.
-fn winner_banner_ui(ui: &mut egui::Ui, session: &Session, board: &BoardState) {
-    let Some(outcome) = &board.game.outcome else { return };
-    let scores: Vec<String> = board
-        .game
+fn winner_banner_ui(ui: &mut egui::Ui, session: &Session, game: &BoardGame) {
+    let Some(outcome) = &game.outcome else { return };
+    let scores: Vec<String> = game
         .sides
         .iter()
         .map(|side| format!("{} {}", side_name(session, side), score(session, &format!("board.{}.score", side.board))))
@@ -144,16 +150,19 @@ fn winner_banner_ui(ui: &mut egui::Ui, session: &Session, board: &BoardState) {
 fn status_ui(
     ui: &mut egui::Ui,
     session: &Session,
-    board: &BoardState,
+    (game, hidden): (&BoardGame, bool),
     choices: &[Choice],
     pick: &mut BoardPick,
     chosen: &mut Vec<Choice>,
 ) {
-    let game = &board.game;
     ui.horizontal_wrapped(|ui| {
         if let Some(die) = &game.die {
-            die_chip_ui(ui, die.value);
-            ui.label("Click a column ringed in green to place the die");
+            die_chip_ui(ui, (!hidden).then_some(die.value));
+            if hidden {
+                ui.label("The die is hidden from the side to play: click a column to place it blind");
+            } else {
+                ui.label("Click a column ringed in green to place the die");
+            }
         }
         for choice in choices {
             if let Choice::RollDie { .. } = choice
@@ -176,24 +185,23 @@ fn status_ui(
     });
 }
 
-/// A rolled die as a small tile.
-fn die_chip_ui(ui: &mut egui::Ui, value: i64) {
+/// A rolled die as a small tile; a hidden one shows "?".
+fn die_chip_ui(ui: &mut egui::Ui, value: Option<i64>) {
     let (rect, response) = ui.allocate_exact_size(Vec2::splat(32.0), egui::Sense::hover());
     ui.painter().rect_filled(rect, 6.0, Color32::WHITE);
-    ui.painter().text(
-        rect.center(),
-        egui::Align2::CENTER_CENTER,
-        value.to_string(),
-        egui::FontId::monospace(18.0),
-        Color32::BLACK,
-    );
-    response.on_hover_text(format!("The rolled die: {value}"));
+    let text = value.map_or_else(|| "?".to_owned(), |value| value.to_string());
+    ui.painter().text(rect.center(), egui::Align2::CENTER_CENTER, &text, egui::FontId::monospace(18.0), Color32::BLACK);
+    let hint = match value {
+        Some(value) => format!("The rolled die: {value}"),
+        None => "The rolled die, hidden from the side to play until placed (the debug toggle shows it)".to_owned(),
+    };
+    response.on_hover_text(hint);
 }
 
 /// Where a click on side `index`'s board can go now.
-fn aims(board: &BoardState, index: usize, choices: &[Choice], pick: &BoardPick, session: &Session) -> Aims {
+fn aims(game: &BoardGame, index: usize, choices: &[Choice], pick: &BoardPick, session: &Session) -> Aims {
     let mut aims = Aims::default();
-    let Some(side) = board.game.sides.get(index) else { return aims };
+    let Some(side) = game.sides.get(index) else { return aims };
     match &pick.armed {
         None => {
             for choice in choices {
@@ -214,7 +222,7 @@ fn aims(board: &BoardState, index: usize, choices: &[Choice], pick: &BoardPick, 
                 .and_then(|card| card.board_play.as_ref())
                 .map(|play| play.target)
                 .unwrap_or_default();
-            let aimed_at = if kind == BoardTarget::FacingDie {
+            let aimed_at = if matches!(kind, BoardTarget::FacingDie | BoardTarget::FacingCell) {
                 facing_of(session, &armed.board)
             } else {
                 Some(armed.board.clone())
@@ -263,7 +271,7 @@ fn equal_diagonals(side: &BoardSideState) -> (bool, bool) {
 fn side_ui(
     ui: &mut egui::Ui,
     session: &Session,
-    board: &BoardState,
+    (board, game): (&BoardState, &BoardGame),
     index: usize,
     side: &BoardSideState,
     mirrored: bool,
@@ -271,7 +279,6 @@ fn side_ui(
     pick: &mut BoardPick,
     chosen: &mut Vec<Choice>,
 ) {
-    let game = &board.game;
     let name = side_name(session, side);
     let active = index == game.active && game.outcome.is_none();
     // The hand lies on the board's outer side, so the two boards meet in the middle.
@@ -281,8 +288,8 @@ fn side_ui(
     let title = if active { format!("{name} — to play") } else { name.clone() };
     ui.label(RichText::new(title).strong()).on_hover_text(side.board.as_str());
     ui.horizontal(|ui| {
-        let aims = aims(board, index, choices, pick, session);
-        if let Some(click) = grid_ui(ui, session, side, &name, mirrored, &aims) {
+        let aims = aims(game, index, choices, pick, session);
+        if let Some(click) = grid_ui(ui, (session, board), side, &name, mirrored, &aims) {
             clicked_ui(click, side, choices, pick, chosen);
         }
         ui.add_space(16.0);
@@ -347,7 +354,7 @@ enum Click {
 /// "BOARD column K" ("BOARD cell K, R") for screen readers and tests.
 fn grid_ui(
     ui: &mut egui::Ui,
-    session: &Session,
+    (session, board): (&Session, &BoardState),
     side: &BoardSideState,
     name: &str,
     mirrored: bool,
@@ -423,6 +430,14 @@ fn grid_ui(
                     ink,
                 );
             }
+            // Cell variables (a trap) as tags in the cell's corner; none: an empty text.
+            painter.text(
+                cell.left_top() + Vec2::new(4.0, 3.0),
+                egui::Align2::LEFT_TOP,
+                cell_tags(session, board, side, (column, row)),
+                egui::FontId::proportional(11.0),
+                readable_text_colour(BOTH_DIAGONALS, ui.visuals()),
+            );
             if aims.cells.contains(&(column, row)) {
                 let response = ui.interact(cell, ui.id().with(("board_cell", name, column, row)), egui::Sense::click());
                 let label = format!("{name} cell {column}, {row}");
@@ -446,6 +461,21 @@ fn grid_ui(
         );
     }
     clicked
+}
+
+/// A cell's variables away from their start values, as tags ("trap"; "name N" unless N is 1).
+fn cell_tags(session: &Session, board: &BoardState, side: &BoardSideState, (column, row): (u32, u32)) -> String {
+    let start = session.content().project.boards.get(side.board.as_str()).map(|board| &board.cell_vars);
+    let tags: Vec<String> = board
+        .cell_var_names()
+        .iter()
+        .filter_map(|name| {
+            let value = board.cell_var(side, column, row, name)?;
+            (Some(value) != start.and_then(|start| start.get(name)).copied())
+                .then(|| if value == 1 { name.clone() } else { format!("{name} {value}") })
+        })
+        .collect();
+    tags.join(" ")
 }
 
 /// The side's score: the score formula, with what it adds beyond the column scores (e.g. a

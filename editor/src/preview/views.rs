@@ -86,8 +86,16 @@ pub fn systems_ui(
     if session.turns().is_some() {
         turns_ui(ui, session, choices, looks.debug, chosen);
     }
-    if session.board().is_some() {
-        board_ui(ui, session, choices, &mut looks.board, chosen);
+    if let Some(board) = session.board() {
+        let project = &session.content().project;
+        let secrets = board.game.sides.iter().filter_map(|side| project.boards.get(side.board.as_str()));
+        let secrets = secrets.clone().any(|b| !b.secret.is_empty() || b.hide_roll.is_some());
+        if secrets && !(has_table(session) || session.turns().is_some()) {
+            ui.checkbox(&mut looks.debug, "Show hidden information (debug)").on_hover_text(
+                "Show what the side to play cannot see: secret cell and board variables (traps) and a hidden die",
+            );
+        }
+        board_ui(ui, session, choices, &mut looks.board, looks.debug, chosen);
     }
     if session.tactics().is_some() {
         tactics_ui(ui, session, choices, map_view, chosen);

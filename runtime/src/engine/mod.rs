@@ -290,6 +290,24 @@ pub enum Event {
         /// Its value.
         value: i64,
     },
+    /// A die joined a board without being placed (`AddDie`).
+    BoardDieAdded {
+        /// The board.
+        board: Id<Board>,
+        /// Its column.
+        column: u32,
+        /// Its row.
+        row: u32,
+        /// Its value.
+        value: i64,
+    },
+    /// The die in hand now shows another value (`SetDieValue`).
+    BoardDieChanged {
+        /// The side's board.
+        board: Id<Board>,
+        /// The new value.
+        value: i64,
+    },
     /// A die left a board.
     BoardDestroyed {
         /// The board.

@@ -173,6 +173,10 @@ pub enum BoardName {
     CellColumn,
     /// `cell.row`.
     CellRow,
+    /// `cell.filled`: 1 while the context cell holds a die.
+    CellFilled,
+    /// `cell.var.NAME`: a cell variable of the context cell.
+    CellVar(String),
     /// `column.PART` (`facing`: `facing_column.PART`): the context column.
     Column {
         /// The facing board's column.
@@ -284,6 +288,8 @@ impl GameName {
             ["cell", "value"] => Self::Board(BoardName::CellValue),
             ["cell", "column"] => Self::Board(BoardName::CellColumn),
             ["cell", "row"] => Self::Board(BoardName::CellRow),
+            ["cell", "filled"] => Self::Board(BoardName::CellFilled),
+            ["cell", "var", name] => Self::Board(BoardName::CellVar((*name).to_owned())),
             [column @ ("column" | "facing_column"), rest @ ..] => {
                 Self::Board(BoardName::Column { facing: *column == "facing_column", part: board_part(rest) })
             }
@@ -356,6 +362,7 @@ pub struct ProjectNames {
     boards: BTreeSet<String>,
     board_vars: BTreeSet<String>,
     column_vars: BTreeSet<String>,
+    cell_vars: BTreeSet<String>,
     unit_stats: BTreeSet<String>,
     skill_params: BTreeSet<String>,
     units: BTreeSet<String>,
@@ -387,6 +394,7 @@ impl ProjectNames {
         for board in &project.boards {
             names.board_vars.extend(board.vars.keys().cloned());
             names.column_vars.extend(board.column_vars.keys().cloned());
+            names.cell_vars.extend(board.cell_vars.keys().cloned());
         }
         for unit in &project.units {
             names.unit_stats.extend(unit.stats.keys().cloned());
@@ -493,7 +501,13 @@ impl ProjectNames {
             | BoardName::Turn
             | BoardName::CellValue
             | BoardName::CellColumn
-            | BoardName::CellRow => NameCheck::Known,
+            | BoardName::CellRow
+            | BoardName::CellFilled => NameCheck::Known,
+            BoardName::CellVar(name) if self.cell_vars.contains(name) => NameCheck::Known,
+            BoardName::CellVar(name) => NameCheck::Unknown(format!(
+                "no board has the cell variable `{name}` (boards have: {})",
+                Self::known_list(&self.cell_vars)
+            )),
             BoardName::Column { part, .. } => self.check_board_part(part.as_ref()),
             BoardName::Score(at) | BoardName::Cell(at, _) => board(at),
             BoardName::Line(at, _, part) | BoardName::Whole(at, part) => {

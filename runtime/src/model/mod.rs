@@ -34,8 +34,8 @@ pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
 pub use systems::{
-    Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, Crossing, DiceCheck, Era, Formula, Stat,
-    StatOrder, StatValue, Synthesis, Threshold, TurnConfig,
+    Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, BoardTiming, Crossing, DiceCheck, Era, Formula,
+    Stat, StatOrder, StatValue, Synthesis, Threshold, TurnConfig,
 };
 pub use table::{
     Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,

@@ -384,6 +384,17 @@ pub struct Board {
     /// Named numbers of each column and their start values (`board.ID.colK.var.NAME`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub column_vars: BTreeMap<String, i64>,
+    /// Named numbers of each cell and their start values (`cell.var.NAME` for the context cell).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cell_vars: BTreeMap<String, i64>,
+    /// Variables of this board (board, column or cell) its own side does not see: other sides
+    /// set them (a trap). The side's view, and so its policy, reads their start values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub secret: Vec<String>,
+    /// While this is non-zero after a roll (and its `on_roll` rules), the side does not see its
+    /// own die until it is placed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hide_roll: Option<Expr>,
     /// Rules run after this side rolled (`die.value` is the roll).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub on_roll: Vec<RuleId>,
@@ -394,7 +405,7 @@ pub struct Board {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub on_turn_end: Vec<RuleId>,
 }
-impl_walk!(Board { cell_slot, facing, die, hand, score, roll_filter, on_roll, on_place, on_turn_end });
+impl_walk!(Board { cell_slot, facing, die, hand, score, roll_filter, hide_roll, on_roll, on_place, on_turn_end });
 
 impl Default for Board {
     fn default() -> Self {
@@ -414,6 +425,9 @@ impl Default for Board {
             compact: false,
             vars: BTreeMap::new(),
             column_vars: BTreeMap::new(),
+            cell_vars: BTreeMap::new(),
+            secret: Vec::new(),
+            hide_roll: None,
             on_roll: Vec::new(),
             on_place: Vec::new(),
             on_turn_end: Vec::new(),
@@ -435,6 +449,20 @@ pub enum BoardTarget {
     OwnDicePair,
     /// One die on the facing board.
     FacingDie,
+    /// One cell of the player's own board, empty or not.
+    OwnCell,
+    /// One cell of the facing board, empty or not (a trap).
+    FacingCell,
+}
+
+/// When in a turn a board card can be played.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum BoardTiming {
+    /// Before the die is rolled.
+    #[default]
+    BeforeRoll,
+    /// After the roll, before the die is placed (`die.value` is the roll).
+    AfterRoll,
 }
 
 /// How a card is played on a board (an ability card): its target, options and rules.
@@ -445,6 +473,10 @@ pub struct BoardPlay {
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub target: BoardTarget,
+    /// Before or after the roll (one card per turn either way).
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub timing: BoardTiming,
     /// Labels of options the player picks one of (read as `option`, from 1); empty: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
@@ -470,7 +502,8 @@ pub enum BoardSide {
 /// Operation of a [`BoardModifier`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum BoardOp {
-    /// Remove every die of value `value` from the context column of `board`.
+    /// Remove every die of value `value` from the context column of `board`, or from every
+    /// column when `all_columns` (then `value` is worked out per column, `column.*` naming it).
     #[default]
     DestroyInColumn,
     /// Move the target die (`cell`) into the first free cell of the own board's column facing it.
@@ -494,6 +527,19 @@ pub enum BoardOp {
     CountAsPlaced,
     /// Remove the die at the context cell, on whichever board holds it.
     DestroyTarget,
+    /// After the turn's die is placed, the side places another die showing `value` before
+    /// its turn ends (lost when its board has no free cell).
+    ExtraDie,
+    /// A die showing `value` goes into the first free cell of the context column of `board`
+    /// (nothing when it is full); it does not count as placed.
+    AddDie,
+    /// The turn's die, rolled and not yet placed, shows `value` (at least 1).
+    SetDieValue,
+    /// The turn's die is rolled again through `roll_filter` (`on_roll` rules do not run again).
+    Reroll,
+    /// Set the cell variable `var` of `board` at the context cell's place, or of every cell
+    /// when `all_columns`.
+    SetCellVar,
 }
 
 /// A board modifier: changes dice, variables, or ends a board game.
@@ -508,13 +554,13 @@ pub struct BoardModifier {
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub board: BoardSide,
-    /// The variable, for `SetVar` and `SetColumnVar`.
+    /// The variable, for `SetVar`, `SetColumnVar` and `SetCellVar`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub var: String,
     /// The die value or the variable's new value.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub value: Expr,
-    /// `SetColumnVar` sets every column.
+    /// `SetColumnVar` and `DestroyInColumn` work on every column, `SetCellVar` on every cell.
     #[serde(skip_serializing_if = "is_default")]
     pub all_columns: bool,
 }

@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::formula::names::{BoardLine, BoardName, BoardPart, BoardRef, BoardStat, GameName};
 use crate::formula::{Lookup, Program, Scope};
-use crate::model::{Board, BoardTarget, CardId, Expr, Id, Project, RuleId};
+use crate::model::{Board, BoardTarget, BoardTiming, CardId, Expr, Id, Project, RuleId};
 
 use super::step::Run;
 use super::{BoardGame, BoardSideState, BoardState};
@@ -59,6 +59,8 @@ pub(super) enum Read {
     CellValue,
     CellColumn,
     CellRow,
+    CellFilled,
+    CellVar(usize),
     Score(Which),
     Cell(Which, u32, u32),
     /// A part of a board, a line, or the context column.
@@ -79,6 +81,7 @@ pub(super) type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
 #[derive(Debug)]
 pub(super) struct PlayCode {
     pub(super) target: BoardTarget,
+    pub(super) timing: BoardTiming,
     pub(super) options: Vec<String>,
     pub(super) condition: Option<Code>,
     pub(super) rules: Vec<RuleId>,
@@ -91,6 +94,7 @@ pub(super) struct SideCode {
     pub(super) faces: i64,
     pub(super) score: Option<Code>,
     pub(super) roll_filter: Option<Code>,
+    pub(super) hide_roll: Option<Code>,
     pub(super) compact: bool,
     pub(super) on_roll: Vec<RuleId>,
     pub(super) on_place: Vec<RuleId>,
@@ -108,18 +112,26 @@ pub(super) struct Setup {
     pub(super) plays: HashMap<CardId, PlayCode>,
     pub(super) var_names: Vec<String>,
     pub(super) column_var_names: Vec<String>,
+    pub(super) cell_var_names: Vec<String>,
+}
+
+/// The variable names of board play: of boards, of columns and of cells.
+pub(super) struct VarNames<'a> {
+    pub(super) board: &'a [String],
+    pub(super) column: &'a [String],
+    pub(super) cell: &'a [String],
+}
+
+impl Setup {
+    pub(super) fn var_names(&self) -> VarNames<'_> {
+        VarNames { board: &self.var_names, column: &self.column_var_names, cell: &self.cell_var_names }
+    }
 }
 
 /// What a lookup reads in board play: the board names of [`GameName`] bound to this game's
 /// sides and variables (a board that exists but is not in play reads as missing, like any
 /// unknown name).
-pub(super) fn read_of(
-    lookup: &Lookup,
-    project: &Project,
-    sides: &[Id<Board>],
-    vars: &[String],
-    column_vars: &[String],
-) -> Read {
+pub(super) fn read_of(lookup: &Lookup, project: &Project, sides: &[Id<Board>], names: &VarNames<'_>) -> Read {
     if lookup.scope != Scope::Auto {
         return Read::Missing;
     }
@@ -133,8 +145,8 @@ pub(super) fn read_of(
     };
     let part = |part: Option<&BoardPart>, column: bool| match part? {
         BoardPart::Stat(stat) => Some(Part::Stat(*stat)),
-        BoardPart::Var(name) if column => column_vars.iter().position(|var| var == name).map(Part::ColumnVar),
-        BoardPart::Var(name) => vars.iter().position(|var| var == name).map(Part::Var),
+        BoardPart::Var(name) if column => names.column.iter().position(|var| var == name).map(Part::ColumnVar),
+        BoardPart::Var(name) => names.board.iter().position(|var| var == name).map(Part::Var),
     };
     let read = match name {
         BoardName::Option => Some(Read::Option),
@@ -144,6 +156,8 @@ pub(super) fn read_of(
         BoardName::CellValue => Some(Read::CellValue),
         BoardName::CellColumn => Some(Read::CellColumn),
         BoardName::CellRow => Some(Read::CellRow),
+        BoardName::CellFilled => Some(Read::CellFilled),
+        BoardName::CellVar(name) => names.cell.iter().position(|var| *var == name).map(Read::CellVar),
         BoardName::Column { facing, part: read } => {
             let board = if facing { Which::Facing } else { Which::Own };
             part(read.as_ref(), true).map(|part| Read::Part(board, Area::ContextColumn, part))
@@ -226,11 +240,11 @@ impl BoardState {
             boards.iter().flat_map(|board| board.column_vars.keys().cloned()).collect();
         column_var_names.sort();
         column_var_names.dedup();
-        let reads = content
-            .formulas()
-            .lookups()
-            .map(|lookup| read_of(lookup, project, &ids, &var_names, &column_var_names))
-            .collect();
+        let mut cell_var_names: Vec<String> = boards.iter().flat_map(|board| board.cell_vars.keys().cloned()).collect();
+        cell_var_names.sort();
+        cell_var_names.dedup();
+        let names = VarNames { board: &var_names, column: &column_var_names, cell: &cell_var_names };
+        let reads = content.formulas().lookups().map(|lookup| read_of(lookup, project, &ids, &names)).collect();
         let mut seen = FxHashSet::default();
         let mut codes = FxHashMap::default();
         let mut compile_list = |list: &[RuleId]| -> Vec<RuleId> {
@@ -256,6 +270,7 @@ impl BoardState {
                 faces,
                 score: board.score.as_ref().map(|expr| code(content, expr)),
                 roll_filter: board.roll_filter.as_ref().map(|expr| code(content, expr)),
+                hide_roll: board.hide_roll.as_ref().map(|expr| code(content, expr)),
                 compact: board.compact,
                 on_roll: compile_list(&board.on_roll),
                 on_place: compile_list(&board.on_place),
@@ -265,13 +280,18 @@ impl BoardState {
             let column_vars = (0..board.columns)
                 .flat_map(|_| column_var_names.iter().map(|name| board.column_vars.get(name).copied().unwrap_or(0)))
                 .collect();
+            let cells = (board.columns as usize).saturating_mul(board.rows as usize);
+            let cell_vars = (0..cells)
+                .flat_map(|_| cell_var_names.iter().map(|name| board.cell_vars.get(name).copied().unwrap_or(0)))
+                .collect();
             states.push(BoardSideState {
                 board: board.id.clone(),
                 columns: board.columns,
                 rows: board.rows,
-                cells: vec![None; (board.columns as usize).saturating_mul(board.rows as usize)],
+                cells: vec![None; cells],
                 vars,
                 column_vars,
+                cell_vars,
                 hand: board.hand.clone(),
             });
         }
@@ -285,6 +305,7 @@ impl BoardState {
             }
             let code = PlayCode {
                 target: play.target,
+                timing: play.timing,
                 options: play.options.clone(),
                 condition: play.condition.as_ref().map(|expr| code(content, expr)),
                 rules: compile_list(&play.rules),
@@ -296,8 +317,8 @@ impl BoardState {
         } else {
             rand_core::Rng::next_u64(rng).checked_rem(states.len() as u64).unwrap_or(0) as usize
         };
-        let setup = Setup { sides, reads, codes, plays, var_names, column_var_names };
-        let game = BoardGame { sides: states, active, die: None, turn: 1, card_played: false, outcome: None };
+        let setup = Setup { sides, reads, codes, plays, var_names, column_var_names, cell_var_names };
+        let game = BoardGame { sides: states, active, turn: 1, ..BoardGame::empty() };
         Some(Self { setup: Arc::new(setup), game })
     }
 }
@@ -311,12 +332,22 @@ impl Setup {
             plays: HashMap::new(),
             var_names: Vec::new(),
             column_var_names: Vec::new(),
+            cell_var_names: Vec::new(),
         }
     }
 }
 
 impl BoardGame {
     pub(super) fn empty() -> Self {
-        Self { sides: Vec::new(), active: 0, die: None, turn: 0, card_played: false, outcome: None }
+        Self {
+            sides: Vec::new(),
+            active: 0,
+            die: None,
+            turn: 0,
+            card_played: false,
+            pending: Vec::new(),
+            die_hidden: false,
+            outcome: None,
+        }
     }
 }

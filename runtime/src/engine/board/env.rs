@@ -57,6 +57,17 @@ impl Run {
             Read::CellValue => cell(self).unwrap_or(focus.cell_value) as f64,
             Read::CellColumn => focus.cell.map_or(f64::NAN, |(_, c, _)| f64::from(c)),
             Read::CellRow => focus.cell.map_or(f64::NAN, |(_, _, r)| f64::from(r)),
+            Read::CellFilled => f64::from(u8::from(cell(self).is_some())),
+            Read::CellVar(var) => {
+                let count = self.setup.cell_var_names.len();
+                focus
+                    .cell
+                    .and_then(|(side, c, r)| {
+                        let side = self.game.sides.get(side)?;
+                        side.cell_vars.get(side.index(c, r)?.saturating_mul(count).saturating_add(var)).copied()
+                    })
+                    .map_or(f64::NAN, |value| value as f64)
+            }
             Read::Score(which) => self.side_of(which).map_or(f64::NAN, |side| self.score(side)),
             Read::Cell(which, c, r) => {
                 let side = self.side_of(which).and_then(|side| self.game.sides.get(side));

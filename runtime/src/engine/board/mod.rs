@@ -22,6 +22,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use compile::Setup;
+pub use session::BoardView;
 
 use crate::formula::names::{BoardLine, BoardStat};
 use crate::model::{Board, CardId, Id};
@@ -53,6 +54,8 @@ pub struct BoardSideState {
     pub vars: Vec<i64>,
     /// Column variables: column c's variable v at `(c - 1) * count + v`.
     pub column_vars: Vec<i64>,
+    /// Cell variables: the variable v of the cell at cells' index i at `i * count + v`.
+    pub cell_vars: Vec<i64>,
     /// Cards the side can still play.
     pub hand: Vec<CardId>,
 }
@@ -174,6 +177,10 @@ pub struct BoardGame {
     pub turn: u32,
     /// A card was played this turn (one per turn).
     pub card_played: bool,
+    /// Dice the side still places this turn after the die in hand (`ExtraDie`), in order.
+    pub pending: Vec<Die>,
+    /// The side to play does not see the die it rolled (its board's `hide_roll`).
+    pub die_hidden: bool,
     /// Set when the game has ended.
     pub outcome: Option<BoardOutcome>,
 }
@@ -197,14 +204,28 @@ impl BoardState {
         &self.setup.column_var_names
     }
 
+    /// Names of the cell variables, in the order within a cell of [`BoardSideState::cell_vars`].
+    pub fn cell_var_names(&self) -> &[String] {
+        &self.setup.cell_var_names
+    }
+
+    /// The value of cell variable `name` at column `column`, row `row` (from 1) of a side.
+    pub fn cell_var(&self, side: &BoardSideState, column: u32, row: u32, name: &str) -> Option<i64> {
+        let count = self.setup.cell_var_names.len();
+        let var = self.setup.cell_var_names.iter().position(|known| known == name)?;
+        let at = side.index(column, row)?.saturating_mul(count).saturating_add(var);
+        side.cell_vars.get(at).copied()
+    }
+
     /// The side of board `id`.
     pub fn side(&self, id: &str) -> Option<(usize, &BoardSideState)> {
         self.game.sides.iter().enumerate().find(|(_, side)| side.board.as_str() == id)
     }
 }
 
-/// Writes the boards in words, one line per row, for logs and the CLI.
-pub fn describe_boards(state: &BoardState) -> String {
+/// Writes the boards in words, one line per row, for logs and the CLI; a die hidden from the
+/// side to play shows as `hidden` unless `show_hidden`.
+pub fn describe_boards(state: &BoardState, show_hidden: bool) -> String {
     let mut out = String::new();
     let game = &state.game;
     for (at, side) in game.sides.iter().enumerate() {
@@ -223,7 +244,12 @@ pub fn describe_boards(state: &BoardState) -> String {
         }
     }
     if let Some(die) = &game.die {
-        let _ = writeln!(out, "  die: {}", die.value);
+        let value = match (game.die_hidden, show_hidden) {
+            (false, _) => die.value.to_string(),
+            (true, false) => "hidden".to_owned(),
+            (true, true) => format!("{} (hidden from its side)", die.value),
+        };
+        let _ = writeln!(out, "  die: {value}");
     }
     out
 }

@@ -1,6 +1,6 @@
 //! Board play's playtest lines and expectations (FORMAT.md §11).
 
-use crate::model::{Board, BoardTarget, Id};
+use crate::model::{Board, BoardTarget, BoardTiming, Id};
 
 use super::{BoardOutcome, Die};
 use crate::engine::explain::Reason;
@@ -42,7 +42,7 @@ impl Session {
     ) -> Option<Result<String, String>> {
         let words: Vec<&str> = rest.split_whitespace().collect();
         let result = match command {
-            "roll" => self.active_board().and_then(|board| self.apply_line(&Choice::RollDie { board }, report)),
+            "roll" => self.roll_line(&words, report),
             // `place unit …` is the battle's set-up line, unless a board is called `unit` and
             // no battle runs.
             "place" if words.first() == Some(&"unit") && (self.tactics.is_some() || !self.has_board("unit")) => {
@@ -57,12 +57,39 @@ impl Session {
         Some(result)
     }
 
+    /// `roll`, or `roll V`: a loaded roll showing V (a face of the die), for tests of what a
+    /// roll sets off; the `on_roll` rules run as after any roll.
+    fn roll_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<String, String> {
+        let board = self.active_board()?;
+        let choice = Choice::RollDie { board };
+        let loaded = match words {
+            [] => return self.apply_line(&choice, report),
+            [value] => value.parse::<i64>().map_err(|_| format!("`{value}` is not a die value"))?,
+            _ => return Err("usage: roll [VALUE]".to_owned()),
+        };
+        let state = self.board.as_ref().ok_or("this project has no board play")?;
+        let code = state.setup.sides.get(state.game.active).ok_or("no board is to play")?;
+        if !(1..=code.faces).contains(&loaded) {
+            return Err(format!("the die `{}` has faces 1 to {}: it cannot show {loaded}", code.die, code.faces));
+        }
+        if self.state.outcome.is_some() {
+            return Err("the game has ended".to_owned());
+        }
+        let events = self.apply_board_loaded(&choice, Some(loaded)).map_err(|_| self.board_refusal(&choice))?;
+        Ok(self.note_line(events, report))
+    }
+
     fn apply_line(
         &mut self,
         choice: &Choice,
         report: &mut crate::engine::script::ScriptReport,
     ) -> Result<String, String> {
         let events = self.apply(choice).map_err(|_| self.board_refusal(choice))?;
+        Ok(self.note_line(events, report))
+    }
+
+    /// What a line's events say in the log, once recorded.
+    fn note_line(&mut self, events: Vec<Event>, report: &mut ScriptReport) -> String {
         let note = events
             .iter()
             .filter_map(|event| match event {
@@ -71,11 +98,15 @@ impl Session {
                     Some(format!("  destroyed {value} at {board} {column},{row};"))
                 }
                 Event::BoardGameEnded { outcome, .. } => Some(format!("  game over: {outcome};")),
+                Event::BoardDieChanged { value, .. } => Some(format!("  the die shows {value};")),
+                Event::BoardDieAdded { board, column, row, value } => {
+                    Some(format!("  a {value} joined {board} {column},{row};"))
+                }
                 _ => None,
             })
             .collect();
         self.record(events, report);
-        Ok(note)
+        note
     }
 
     /// Why a board choice is refused and what is possible instead.
@@ -147,6 +178,12 @@ impl Session {
             target: targets.first().copied(),
             second: targets.get(1).copied(),
         })
+    }
+
+    /// Whether `card` is played after the roll.
+    fn after_roll(&self, card: &Id<crate::model::Card>) -> bool {
+        let play = self.content.project.cards.get(card.as_str()).and_then(|card| card.board_play.as_ref());
+        play.is_some_and(|play| play.timing == BoardTiming::AfterRoll)
     }
 
     /// Whether board play has a side of board `id`.
@@ -221,6 +258,18 @@ impl Session {
                 state.game.die = Some(Die { card: code.die.clone(), value });
                 Ok(())
             }
+            ["var", board, name, value] => {
+                let value: i64 = value.parse().map_err(|_| format!("`{value}` is not a whole number"))?;
+                let (at, _) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
+                let var = state.setup.var_names.iter().position(|known| known == name).ok_or_else(|| {
+                    format!("no board has the variable `{name}` (boards have: {})", state.setup.var_names.join(", "))
+                })?;
+                if let Some(slot) = state.game.sides.get_mut(at).and_then(|side| side.vars.get_mut(var)) {
+                    *slot = value;
+                }
+                Ok(())
+            }
+            ["cell-var", board, column, row, name, value] => setup_cell_var(state, [board, column, row, name, value]),
             ["turn", board] => {
                 let (at, _) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
                 state.game.active = at;
@@ -228,7 +277,8 @@ impl Session {
                 state.game.card_played = false;
                 Ok(())
             }
-            _ => Err("usage: set cell BOARD C R VALUE|empty (or setup cell …), setup die VALUE, or setup turn BOARD"
+            _ => Err("usage: set cell BOARD C R VALUE|empty (or setup cell …), setup die VALUE, setup turn BOARD, \
+                      setup var BOARD NAME VALUE, or setup cell-var BOARD C R NAME VALUE"
                 .to_owned()),
         }
     }
@@ -247,7 +297,12 @@ impl Session {
             Choice::RollDie { .. } => "the die is already rolled",
             Choice::PlaceOnBoard { .. } if game.die.is_none() => "no die is rolled",
             Choice::PlaceOnBoard { .. } => "that column has no free cell",
-            Choice::PlayBoardCard { .. } if game.die.is_some() => "cards are played before rolling",
+            Choice::PlayBoardCard { card, .. } if game.die.is_some() && !self.after_roll(card) => {
+                "that card is played before rolling"
+            }
+            Choice::PlayBoardCard { card, .. } if game.die.is_none() && self.after_roll(card) => {
+                "that card is played after rolling, before placing"
+            }
             Choice::PlayBoardCard { .. } if game.card_played => "a card was already played this turn",
             _ => "that card is not in hand or cannot be played at that target",
         }
@@ -329,6 +384,27 @@ impl Session {
                     .map_or_else(|| "none".to_owned(), |side| side.board.to_string());
                 check("the side to play".to_owned(), actual, (*expected).to_owned())
             }
+            ("var", [board, name, expected]) => side(board).and_then(|_| {
+                let value = self.board_query(&format!("board.{board}.var.{name}"))?;
+                check(format!("{board}'s variable {name}"), format!("{value}"), (*expected).to_owned())
+            }),
+            ("cell-var", [board, column, row, name, expected]) => side(board).and_then(|side| {
+                let (Ok(column), Ok(row)) = (column.parse::<u32>(), row.parse::<u32>()) else {
+                    return Err("usage: expect cell-var BOARD C R NAME N".to_owned());
+                };
+                let value = state
+                    .and_then(|state| state.cell_var(side, column, row, name))
+                    .ok_or_else(|| format!("{board} has no cell {column},{row} or no cell variable `{name}`"))?;
+                check(
+                    format!("{board}'s cell {column},{row} variable {name}"),
+                    value.to_string(),
+                    (*expected).to_owned(),
+                )
+            }),
+            ("die-hidden", [expected]) => {
+                let hidden = state.is_some_and(|state| state.game.die_hidden && state.game.die.is_some());
+                check("the die hidden".to_owned(), if hidden { "yes" } else { "no" }.to_owned(), (*expected).to_owned())
+            }
             ("hand", [board, cards @ ..]) => side(board).and_then(|side| {
                 let actual: Vec<&str> = side.hand.iter().map(Id::as_str).collect();
                 check(format!("hand of {board}"), format!("[{}]", actual.join(" ")), format!("[{}]", cards.join(" ")))
@@ -337,6 +413,28 @@ impl Session {
         };
         Some(result)
     }
+}
+
+/// `setup cell-var BOARD C R NAME VALUE`.
+fn setup_cell_var(state: &mut super::BoardState, [board, column, row, name, value]: [&str; 5]) -> Result<(), String> {
+    let value: i64 = value.parse().map_err(|_| format!("`{value}` is not a whole number"))?;
+    let (at, side) = state.side(board).ok_or_else(|| format!("no board `{board}` in play"))?;
+    let (Ok(column), Ok(row)) = (column.parse::<u32>(), row.parse::<u32>()) else {
+        return Err("usage: setup cell-var BOARD C R NAME VALUE".to_owned());
+    };
+    let cell = side.index(column, row).ok_or_else(|| {
+        format!("{board} has no cell {column},{row} (columns 1..={}, rows 1..={})", side.columns, side.rows)
+    })?;
+    let names = &state.setup.cell_var_names;
+    let var = names
+        .iter()
+        .position(|known| known == name)
+        .ok_or_else(|| format!("no board has the cell variable `{name}` (boards have: {})", names.join(", ")))?;
+    let at_var = cell.saturating_mul(names.len()).saturating_add(var);
+    if let Some(slot) = state.game.sides.get_mut(at).and_then(|side| side.cell_vars.get_mut(at_var)) {
+        *slot = value;
+    }
+    Ok(())
 }
 
 impl Session {
@@ -388,8 +486,10 @@ impl Session {
             Some("the game has ended".to_owned())
         } else if !side.hand.iter().any(|held| held.as_str() == card) {
             Some(format!("{card} is not in {}'s hand", side.board))
-        } else if game.die.is_some() {
-            Some("cards are played before rolling".to_owned())
+        } else if game.die.is_some() && play.timing == BoardTiming::BeforeRoll {
+            Some("it is played before rolling, and the die is rolled".to_owned())
+        } else if game.die.is_none() && play.timing == BoardTiming::AfterRoll {
+            Some("it is played after rolling, before placing: roll first".to_owned())
         } else if game.card_played {
             Some("a card was already played this turn".to_owned())
         } else {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::formula::names::GameName;
 use crate::formula::{FormulaSet, ProjectNames, TraceOut, lookup_text};
-use crate::model::{Board, Id};
+use crate::model::{Board, BoardTiming, CardId, Id};
 
 use super::compile::{Read, Setup, read_of};
 use super::step::{BoardFocus, Run};
@@ -37,11 +37,13 @@ impl Session {
                     choices.push(Choice::PlaceOnBoard { board: board.clone(), column });
                 }
             }
-            return;
+        } else {
+            choices.push(Choice::RollDie { board: board.clone() });
         }
-        choices.push(Choice::RollDie { board: board.clone() });
         // Listing card targets evaluates conditions on a copy of the game: only when a card can be played.
-        if game.card_played || side.hand.is_empty() {
+        let now = if game.die.is_some() { BoardTiming::AfterRoll } else { BoardTiming::BeforeRoll };
+        let timely = |card: &CardId| state.setup.plays.get(card).is_some_and(|play| play.timing == now);
+        if game.card_played || !side.hand.iter().any(timely) {
             return;
         }
         let mut run = self.board_run();
@@ -70,11 +72,21 @@ impl Session {
             events: Vec::new(),
             end_turn: false,
             placing: 0,
+            loaded: None,
         }
     }
 
     /// Does a board choice; refused unless it is possible now.
     pub(crate) fn apply_board(&mut self, choice: &Choice) -> Result<Vec<Event>, crate::engine::ChoiceError> {
+        self.apply_board_loaded(choice, None)
+    }
+
+    /// [`Self::apply_board`]; a roll shows `loaded` when given (a playtest's `roll V`).
+    pub(crate) fn apply_board_loaded(
+        &mut self,
+        choice: &Choice,
+        loaded: Option<i64>,
+    ) -> Result<Vec<Event>, crate::engine::ChoiceError> {
         let game = self.board.as_ref().map(|state| &state.game).filter(|game| game.outcome.is_none());
         let active = game.and_then(|game| game.sides.get(game.active).map(|side| (game, side)));
         // Rolls and placements are checked directly: they are most steps of a simulation.
@@ -104,6 +116,7 @@ impl Session {
             events: Vec::new(),
             end_turn: false,
             placing: 0,
+            loaded,
         };
         match choice {
             Choice::RollDie { .. } => run.roll(&self.content),
@@ -153,7 +166,7 @@ impl Session {
         // slots, and the query's own lookups follow them.
         let mut reads = Vec::new();
         for lookup in set.lookups() {
-            let read = read_of(lookup, &content.project, &ids, &state.setup.var_names, &state.setup.column_var_names);
+            let read = read_of(lookup, &content.project, &ids, &state.setup.var_names());
             let is_stat = |word: &str| content.project.stats.get(word).is_some();
             let board_name = matches!(GameName::parse(&lookup.name, is_stat), GameName::Board(_));
             let read = if read == Read::Missing && !board_name {
@@ -166,5 +179,88 @@ impl Session {
         let mut run = self.board_run();
         run.reads = Some(reads);
         Ok(set.eval_or_trace(&compiled, formula, &mut run, out))
+    }
+}
+
+/// What one side of board play sees (FORMAT.md §11): the game with the side's secrets (its
+/// board's `secret` variables, set by others) at their start values and, while its die is
+/// hidden, no value on the die.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BoardView {
+    /// The side that looks.
+    pub board: Id<Board>,
+    /// The game as that side sees it.
+    pub game: BoardGame,
+    /// The die in hand is hidden from that side (`game.die` shows value 0).
+    pub die_hidden: bool,
+}
+
+impl Session {
+    /// What board `board`'s side sees of board play; none without board play or that side.
+    pub fn view(&self, board: &str) -> Option<BoardView> {
+        let state = self.board.as_ref()?;
+        let (at, _) = state.side(board)?;
+        let mut game = state.game.clone();
+        mask_secrets(&self.content.project, state, at, &mut game);
+        let die_hidden = game.die_hidden && game.active == at;
+        if die_hidden && let Some(die) = game.die.as_mut() {
+            die.value = 0;
+        }
+        game.die_hidden = die_hidden;
+        Some(BoardView { board: Id::new(board), game, die_hidden })
+    }
+
+    /// The games board `board`'s side cannot tell apart from this one, for a policy that plays
+    /// fair: its secrets at their start values, a generator it cannot predict and, while its die
+    /// is hidden, one game per value the die could show. Just this game without board play.
+    pub fn seen_by(&self, board: &str) -> Vec<Session> {
+        let Some(state) = self.board.as_ref() else { return vec![self.clone()] };
+        let Some((at, _)) = state.side(board) else { return vec![self.clone()] };
+        let mut seen = self.clone();
+        // Derived from the game's generator, so the same game gives the same guesses.
+        let salt = rand_core::Rng::next_u64(&mut self.rng.clone()) ^ 0x5EE_5EE5;
+        seen.rng = <rand_pcg::Pcg64Mcg as rand_core::SeedableRng>::seed_from_u64(salt);
+        let faces = state.setup.sides.get(at).map_or(1, |code| code.faces);
+        if let Some(seen_state) = seen.board.as_mut() {
+            mask_secrets(&self.content.project, state, at, &mut seen_state.game);
+        }
+        let hidden = state.game.die_hidden && state.game.active == at && state.game.die.is_some();
+        if !hidden {
+            return vec![seen];
+        }
+        (1..=faces)
+            .map(|value| {
+                let mut world = seen.clone();
+                if let Some(die) = world.board.as_mut().and_then(|state| state.game.die.as_mut()) {
+                    die.value = value;
+                }
+                world
+            })
+            .collect()
+    }
+}
+
+/// Side `at`'s secret variables in `game` back at their start values.
+fn mask_secrets(project: &crate::model::Project, state: &BoardState, at: usize, game: &mut BoardGame) {
+    let Some(side) = game.sides.get_mut(at) else { return };
+    let Some(board) = project.boards.get(side.board.as_str()) else { return };
+    for name in &board.secret {
+        if let (Some(var), Some(start)) = (state.setup.var_names.iter().position(|n| n == name), board.vars.get(name))
+            && let Some(slot) = side.vars.get_mut(var)
+        {
+            *slot = *start;
+        }
+        let per_column = state.setup.column_var_names.len();
+        if let (Some(var), Some(start)) =
+            (state.setup.column_var_names.iter().position(|n| n == name), board.column_vars.get(name))
+        {
+            side.column_vars.iter_mut().skip(var).step_by(per_column.max(1)).for_each(|slot| *slot = *start);
+        }
+        let per_cell = state.setup.cell_var_names.len();
+        if let (Some(var), Some(start)) =
+            (state.setup.cell_var_names.iter().position(|n| n == name), board.cell_vars.get(name))
+        {
+            side.cell_vars.iter_mut().skip(var).step_by(per_cell.max(1)).for_each(|slot| *slot = *start);
+        }
     }
 }

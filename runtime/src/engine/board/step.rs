@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
-use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, CardId, Expr, Id, RuleId};
+use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, BoardTiming, CardId, Expr, Id, RuleId};
 
 use super::compile::{Aim, Read, Setup, Which, text_key};
 use super::env::eval;
@@ -42,10 +42,16 @@ pub(super) struct Run {
     pub(super) end_turn: bool,
     /// `CountAsPlaced` nesting (a placement's rules that count dice as placed again).
     pub(super) placing: u32,
+    /// The value the next roll shows, whatever the roll filter says (a playtest's `roll V`).
+    pub(super) loaded: Option<i64>,
 }
 
 /// Deepest nesting of `CountAsPlaced` (its `on_place` rules may count dice as placed again).
 const MAX_PLACING: u32 = 8;
+/// Most dice waiting to be placed in one turn (`ExtraDie`).
+const MAX_PENDING: usize = 64;
+/// Largest value a die can be set to show.
+const MAX_DIE_VALUE: i64 = 1_000_000;
 
 impl Run {
     pub(super) fn board_id(&self, side: usize) -> Id<Board> {
@@ -113,25 +119,17 @@ impl Run {
         };
         match modifier.op {
             BoardOp::DestroyInColumn => {
-                let Some(column) = self.focus.column else { return };
-                let value = self.value_of(content, &modifier.value);
-                if !value.is_finite() {
-                    return;
+                let columns = match (modifier.all_columns, self.focus.column) {
+                    (true, _) => 1..=self.game.sides.get(side).map_or(0, |state| state.columns),
+                    (false, Some(column)) => column..=column,
+                    (false, None) => return,
+                };
+                let saved = self.focus.column;
+                for column in columns {
+                    self.focus.column = Some(column);
+                    self.destroy_in_column(content, side, column, &modifier.value);
                 }
-                let value = value.round() as i64;
-                let board = self.board_id(side);
-                let compact = self.setup.sides.get(side).is_some_and(|code| code.compact);
-                let Some(state) = self.game.sides.get_mut(side) else { return };
-                for row in 1..=state.rows {
-                    if state.cell(column, row).is_some_and(|die| die.value == value)
-                        && let Some(die) = state.take(column, row)
-                    {
-                        self.events.push(Event::BoardDestroyed { board: board.clone(), column, row, value: die.value });
-                    }
-                }
-                if compact {
-                    state.compact(column);
-                }
+                self.focus.column = saved;
             }
             BoardOp::TakeTarget => self.take_target(),
             BoardOp::SwapTargets => {
@@ -184,7 +182,120 @@ impl Run {
             BoardOp::CountAsPlaced => self.count_as_placed(content),
             BoardOp::DestroyTarget => self.destroy_target(),
             BoardOp::EndByScore => self.end_by_score(),
+            BoardOp::ExtraDie => self.extra_die(content, &modifier.value),
+            BoardOp::AddDie => self.add_die(content, side, &modifier.value),
+            BoardOp::SetDieValue => self.set_die_value(content, &modifier.value),
+            BoardOp::Reroll => self.reroll(),
+            BoardOp::SetCellVar => self.set_cell_var(content, side, modifier),
         }
+    }
+
+    /// `ExtraDie`: a die showing `value` waits to be placed after the turn's die.
+    fn extra_die(&mut self, content: &Content, value: &Expr) {
+        let Some(value) = self.die_value(content, value) else { return };
+        if self.game.pending.len() >= MAX_PENDING {
+            self.events.push(Event::Warning(format!("more than {MAX_PENDING} extra dice in one turn")));
+            return;
+        }
+        let card = self.setup.sides.get(self.game.active).map(|code| code.die.clone()).unwrap_or_default();
+        self.game.pending.push(Die { card, value });
+    }
+
+    /// `SetDieValue`: the die in hand shows `value`.
+    fn set_die_value(&mut self, content: &Content, value: &Expr) {
+        let Some(value) = self.die_value(content, value) else { return };
+        let Some(die) = self.game.die.as_mut() else {
+            self.events.push(Event::Warning("SetDieValue: no die is rolled and not yet placed".into()));
+            return;
+        };
+        die.value = value;
+        let board = self.board_id(self.game.active);
+        self.events.push(Event::BoardDieChanged { board, value });
+    }
+
+    /// `Reroll`: the die in hand is rolled again through the side's roll filter.
+    fn reroll(&mut self) {
+        if self.game.die.is_none() {
+            self.events.push(Event::Warning("Reroll: no die is rolled and not yet placed".into()));
+            return;
+        }
+        let saved = self.focus;
+        self.focus = BoardFocus { own: self.game.active, ..BoardFocus::default() };
+        let value = self.draw_roll();
+        self.focus = saved;
+        if let Some(die) = self.game.die.as_mut() {
+            die.value = value;
+        }
+        let board = self.board_id(self.game.active);
+        self.events.push(Event::BoardRolled { board, value });
+    }
+
+    /// A die value from a formula: rounded, at least 1; none (with a warning) when it is no number.
+    fn die_value(&mut self, content: &Content, expr: &Expr) -> Option<i64> {
+        let value = self.value_of(content, expr);
+        if !value.is_finite() {
+            self.events.push(Event::Warning(format!("the die value `{}` is not a number", expr.text())));
+            return None;
+        }
+        Some((value.round() as i64).clamp(1, MAX_DIE_VALUE))
+    }
+
+    /// `DestroyInColumn` in one column: `value` is worked out with that column as the context.
+    fn destroy_in_column(&mut self, content: &Content, side: usize, column: u32, value: &Expr) {
+        let value = self.value_of(content, value);
+        if !value.is_finite() {
+            return;
+        }
+        let value = value.round() as i64;
+        let board = self.board_id(side);
+        let compact = self.setup.sides.get(side).is_some_and(|code| code.compact);
+        let Some(state) = self.game.sides.get_mut(side) else { return };
+        for row in 1..=state.rows {
+            if state.cell(column, row).is_some_and(|die| die.value == value)
+                && let Some(die) = state.take(column, row)
+            {
+                self.events.push(Event::BoardDestroyed { board: board.clone(), column, row, value: die.value });
+            }
+        }
+        if compact {
+            state.compact(column);
+        }
+    }
+
+    /// `AddDie`: a die of `side`'s kind joins the context column's first free cell.
+    fn add_die(&mut self, content: &Content, side: usize, value: &Expr) {
+        let Some(column) = self.focus.column else { return };
+        let Some(value) = self.die_value(content, value) else { return };
+        let card = self.setup.sides.get(side).map(|code| code.die.clone()).unwrap_or_default();
+        let Some(state) = self.game.sides.get_mut(side) else { return };
+        let Some(row) = state.first_free(column) else { return };
+        state.put(column, row, Some(Die { card, value }));
+        let board = self.board_id(side);
+        self.events.push(Event::BoardDieAdded { board, column, row, value });
+    }
+
+    /// `SetCellVar`: at the context cell's place on `side`'s board, or at every cell.
+    fn set_cell_var(&mut self, content: &Content, side: usize, modifier: &BoardModifier) {
+        let count = self.setup.cell_var_names.len();
+        let Some(var) = self.setup.cell_var_names.iter().position(|name| *name == modifier.var) else { return };
+        let Some(state) = self.game.sides.get(side) else { return };
+        let cells: Vec<(u32, u32)> = if modifier.all_columns {
+            (1..=state.columns).flat_map(|c| (1..=state.rows).map(move |r| (c, r))).collect()
+        } else {
+            self.focus.cell.map(|(_, c, r)| (c, r)).into_iter().collect()
+        };
+        let saved = self.focus;
+        for (column, row) in cells {
+            let value = self.value_of(content, &modifier.value);
+            let value = if value.is_finite() { value as i64 } else { 0 };
+            if let Some(state) = self.game.sides.get_mut(side)
+                && let Some(at) = state.index(column, row)
+                && let Some(slot) = state.cell_vars.get_mut(at.saturating_mul(count).saturating_add(var))
+            {
+                *slot = value;
+            }
+        }
+        self.focus = saved;
     }
 
     /// Ends the game: `winner` wins (none: a draw), or the content named the outcome.
@@ -250,6 +361,8 @@ impl Run {
         let own = self.game.active;
         self.end_turn = false;
         self.game.die = None;
+        self.game.pending.clear();
+        self.game.die_hidden = false;
         let setup = Arc::clone(&self.setup);
         self.focus = BoardFocus { own, ..BoardFocus::default() };
         if let Some(code) = setup.sides.get(own) {
@@ -268,6 +381,36 @@ impl Run {
         let own = self.focus.own;
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
+        let value = self.draw_roll();
+        self.game.die = Some(Die { card: code.die.clone(), value });
+        self.events.push(Event::BoardRolled { board: self.board_id(own), value });
+        self.run_rules(content, &code.on_roll);
+        if self.game.outcome.is_some() {
+            return;
+        }
+        if self.end_turn {
+            self.finish_turn(content);
+            return;
+        }
+        self.focus = BoardFocus { own, ..BoardFocus::default() };
+        self.game.die_hidden = code.hide_roll.as_ref().is_some_and(|hide| core::truthy(eval(hide, self)));
+        // A game always ends or offers a move: a die with nowhere to go ends it by score.
+        let full = self.game.sides.get(own).is_none_or(|state| state.cells.iter().all(Option::is_some));
+        if full && self.game.die.is_some() {
+            let board = self.board_id(own);
+            self.events.push(Event::Warning(format!("{board} has no free cell for the die: the game ends by score")));
+            self.end_by_score();
+        }
+    }
+
+    /// A value for the die of the side in focus, through its roll filter.
+    fn draw_roll(&mut self) -> i64 {
+        let own = self.focus.own;
+        let setup = Arc::clone(&self.setup);
+        let Some(code) = setup.sides.get(own) else { return 1 };
+        if let Some(value) = self.loaded.take() {
+            return value;
+        }
         let mut allowed = [false; 1_000];
         let mut count = 0u64;
         for value in 1..=code.faces {
@@ -289,23 +432,7 @@ impl Run {
             .nth(nth as usize)
             .unwrap_or(1);
         self.focus.roll = 0;
-        self.game.die = Some(Die { card: code.die.clone(), value });
-        self.events.push(Event::BoardRolled { board: self.board_id(own), value });
-        self.run_rules(content, &code.on_roll);
-        if self.game.outcome.is_some() {
-            return;
-        }
-        if self.end_turn {
-            self.finish_turn(content);
-            return;
-        }
-        // A game always ends or offers a move: a die with nowhere to go ends it by score.
-        let full = self.game.sides.get(own).is_none_or(|state| state.cells.iter().all(Option::is_some));
-        if full && self.game.die.is_some() {
-            let board = self.board_id(own);
-            self.events.push(Event::Warning(format!("{board} has no free cell for the die: the game ends by score")));
-            self.end_by_score();
-        }
+        value
     }
 
     /// The game ends: the highest score wins, equal scores draw.
@@ -320,10 +447,15 @@ impl Run {
 }
 
 impl Run {
-    /// The choices of playing `card`: each option × target its condition allows.
+    /// The choices of playing `card` now (before or after the roll, as its timing says): each
+    /// option × target its condition allows.
     pub(super) fn play_choices(&mut self, board: &Id<Board>, card: &CardId, choices: &mut Vec<Choice>) {
         let setup = Arc::clone(&self.setup);
         let Some(play) = setup.plays.get(card) else { return };
+        let now = if self.game.die.is_some() { BoardTiming::AfterRoll } else { BoardTiming::BeforeRoll };
+        if play.timing != now {
+            return;
+        }
         let own = self.focus.own;
         let facing = setup.sides.get(own).and_then(|side| side.facing);
         let mut targets: Vec<Aim> = Vec::new();
@@ -342,6 +474,13 @@ impl Run {
             }
             BoardTarget::OwnDie => targets.extend(dice(Some(own)).into_iter().map(|cell| (Some(cell), None))),
             BoardTarget::FacingDie => targets.extend(dice(facing).into_iter().map(|cell| (Some(cell), None))),
+            BoardTarget::OwnCell | BoardTarget::FacingCell => {
+                let side = if play.target == BoardTarget::OwnCell { Some(own) } else { facing };
+                if let Some(state) = side.and_then(|side| self.game.sides.get(side)) {
+                    let rows = state.rows;
+                    targets.extend((1..=state.columns).flat_map(|c| (1..=rows).map(move |r| (Some((c, r)), None))));
+                }
+            }
             BoardTarget::OwnDicePair => {
                 let own_dice = dice(Some(own));
                 for (at, first) in own_dice.iter().enumerate() {
@@ -379,7 +518,7 @@ impl Run {
         second: Option<(u32, u32)>,
     ) {
         let own = self.focus.own;
-        let side = if kind == BoardTarget::FacingDie {
+        let side = if matches!(kind, BoardTarget::FacingDie | BoardTarget::FacingCell) {
             self.setup.sides.get(own).and_then(|side| side.facing).unwrap_or(own)
         } else {
             own
@@ -425,8 +564,9 @@ impl Run {
 
     pub(super) fn place(&mut self, content: &Content, column: u32) {
         let own = self.focus.own;
-        let Some(die) = self.game.die.take() else { return };
         let Some(row) = self.game.sides.get(own).and_then(|side| side.first_free(column)) else { return };
+        let Some(die) = self.game.die.take() else { return };
+        self.game.die_hidden = false;
         let value = die.value;
         if let Some(side) = self.game.sides.get_mut(own) {
             side.put(column, row, Some(die));
@@ -442,8 +582,20 @@ impl Run {
             ..BoardFocus::default()
         };
         self.run_rules(content, &code.on_place);
-        if self.game.outcome.is_none() {
-            self.finish_turn(content);
+        if self.game.outcome.is_some() {
+            return;
         }
+        // An extra die (`ExtraDie`) is the next to place, when the board has room for it.
+        let room = self.game.sides.get(own).is_some_and(|state| state.cells.iter().any(Option::is_none));
+        if !self.end_turn && !self.game.pending.is_empty() {
+            if room {
+                self.game.die = Some(self.game.pending.remove(0));
+                self.focus = BoardFocus { own, ..BoardFocus::default() };
+                return;
+            }
+            let board = self.board_id(own);
+            self.events.push(Event::Warning(format!("{board} has no free cell for its extra die")));
+        }
+        self.finish_turn(content);
     }
 }
