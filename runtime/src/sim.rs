@@ -364,7 +364,9 @@ impl RunRecord {
             Event::Synthesized { a, b, result, .. } => {
                 self.cards.extend([a, b, result].map(ToString::to_string));
             }
-            Event::UnitUsedSkill { skill, .. } => *self.skill_uses.entry(skill.to_string()).or_default() += 1,
+            Event::UnitUsedSkill { skill, .. } | Event::UnitMoved { skill, .. } => {
+                *self.skill_uses.entry(skill.to_string()).or_default() += 1;
+            }
             Event::BoardTurn { .. } | Event::UnitTurnStarted { .. } | Event::TurnStarted { .. } => self.turns += 1,
             _ => {}
         }

@@ -10,9 +10,10 @@ use crate::formula::lexer::is_keyword;
 use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
     Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, Effects, Era, Expr, FieldPath,
-    Formula, FragmentCount, FragmentRef, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS,
-    NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat, StatValue, Synthesis,
-    TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
+    Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE,
+    MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat,
+    StatValue, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks, Visitor, Walk,
+    slug_problem,
 };
 use crate::project::Sources;
 
@@ -1113,6 +1114,7 @@ fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
         checks.error(path.clone().field("radius_min"), format!("radius_min ({low}) is above radius_max ({high})"));
     }
     checks.in_range(path.clone().field("n_ways"), &region.n_ways, 1, 360, "n_ways");
+    check_region_fields(checks, path, region);
     let takes_parts = matches!(region.shape, RegionShape::NWay | RegionShape::Compound);
     if takes_parts && region.subregions.is_empty() {
         checks.error(path.clone().field("subregions"), format!("a {:?} region needs subregions", region.shape));
@@ -1121,6 +1123,61 @@ fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
     }
     for (at, sub) in region.subregions.iter().enumerate() {
         check_region(checks, &path.clone().field("subregions").index(at), sub);
+    }
+}
+
+/// Region fields that the region's shape or space cannot use (they would change nothing),
+/// and combinations that reach nothing.
+fn check_region_fields(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
+    let shape = region.shape;
+    let cone = shape == RegionShape::Cone;
+    for (expr, field, used) in [
+        (&region.xy_arc_min, "xy_arc_min", cone),
+        (&region.xy_arc_max, "xy_arc_max", cone),
+        (&region.z_arc_min, "z_arc_min", cone),
+        (&region.z_arc_max, "z_arc_max", cone),
+        (&region.forward_clip_max, "forward_clip_max", cone),
+        (&region.z_direction, "z_direction", matches!(shape, RegionShape::Line | RegionShape::Cone)),
+    ] {
+        if !used && !expr.is_zero() {
+            checks.warning(
+                path.clone().field(field),
+                format!("a {shape:?} region does not use {field}; it changes nothing"),
+            );
+        }
+    }
+    if region.use_arc_range_bonus && shape != RegionShape::Cylinder {
+        checks.warning(
+            path.clone().field("use_arc_range_bonus"),
+            format!("only Cylinder regions use the arc range bonus, not {shape:?}"),
+        );
+    }
+    if cone {
+        for (low, high, field) in [
+            (&region.xy_arc_min, &region.xy_arc_max, "xy_arc_min"),
+            (&region.z_arc_min, &region.z_arc_max, "z_arc_min"),
+        ] {
+            if let (Some(low), Some(high)) = (low.as_int(), high.as_int())
+                && low > high
+            {
+                checks.error(
+                    path.clone().field(field),
+                    format!("{field} ({low}) is above its maximum ({high}): the cone holds no spot"),
+                );
+            }
+        }
+    }
+    let grouped = matches!(shape, RegionShape::Compound | RegionShape::NWay);
+    let reaches = matches!(region.space, InterveningSpace::Path | InterveningSpace::Arc);
+    if grouped && reaches && region.radius_max.is_zero() && region.line_width_max.is_zero() {
+        checks.warning(
+            path.clone().field("radius_max"),
+            format!(
+                "a {shape:?} region in {:?} space walks or throws within its own radius_max, which is 0: \
+                 only the centre is reached; give it a radius_max",
+                region.space
+            ),
+        );
     }
 }
 
@@ -1274,5 +1331,45 @@ mod tests {
         });
         let found = messages(&project);
         assert!(found.iter().any(|m| m.contains("hit_types[0].line_moves[0].region.radius_max")), "{found:?}");
+    }
+
+    #[test]
+    fn region_fields_their_shape_cannot_use_and_regions_that_reach_nothing_are_reported() {
+        use crate::model::{Expr, HitType};
+        let mut project = Project::new("p");
+        let skill = |id: &str, target_region: Region| Skill {
+            id: Id::new(id),
+            target_region,
+            hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
+            ..Skill::default()
+        };
+        let arcs = Region { z_arc_max: Expr::int(30), forward_clip_max: Expr::int(2), ..Region::default() };
+        project.skills.insert(skill("arcs", arcs));
+        let bonus = Region { shape: RegionShape::Sphere, use_arc_range_bonus: true, ..Region::default() };
+        project.skills.insert(skill("bonus", bonus));
+        let inverted = Region {
+            shape: RegionShape::Cone,
+            xy_arc_min: Expr::int(60),
+            xy_arc_max: Expr::int(30),
+            ..Region::default()
+        };
+        project.skills.insert(skill("inverted", inverted));
+        let walked = Region {
+            shape: RegionShape::Compound,
+            space: InterveningSpace::Path,
+            subregions: vec![Region { radius_max: Expr::int(2), ..Region::default() }],
+            ..Region::default()
+        };
+        project.skills.insert(skill("walked", walked));
+        let found = messages(&project);
+        for expected in [
+            "target_region.z_arc_max: a Cylinder region does not use z_arc_max",
+            "target_region.forward_clip_max: a Cylinder region does not use forward_clip_max",
+            "target_region.use_arc_range_bonus: only Cylinder regions use the arc range bonus, not Sphere",
+            "target_region.xy_arc_min: xy_arc_min (60) is above its maximum (30)",
+            "target_region.radius_max: a Compound region in Path space walks or throws within its own radius_max",
+        ] {
+            assert!(found.iter().any(|m| m.contains(expected)), "{expected}: {found:?}");
+        }
     }
 }

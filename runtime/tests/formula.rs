@@ -104,6 +104,26 @@ fn appendix_a_examples() {
 }
 
 #[test]
+fn a_scope_letter_alone_is_a_plain_name_as_in_the_manual() {
+    // The manual writes `a - (b - c)`; before, `c` always opened the actor's scope and this
+    // failed with "expected `.` after `c`".
+    assert_eq!(eval_with("a - (b - c)", &[("a", 10.0), ("b", 4.0), ("c", 3.0)]), 9.0);
+    assert_eq!(eval_with("f * t + c", &[("f", 2.0), ("t", 5.0), ("c", 1.0)]), 11.0);
+    assert_eq!(eval_with("c + c.PA", &[("c", 1.0), ("c.PA", 4.0)]), 5.0, "`c.` still opens the actor");
+    assert_eq!(eval_with("t . PA", &[("t.PA", 4.0)]), 4.0, "a `.` after spaces still opens the scope");
+    let plain = |text: &str| match parse(text).unwrap().kind {
+        AstKind::Lookup(lookup) => lookup,
+        other => panic!("{text}: {other:?}"),
+    };
+    for letter in ["c", "t", "f"] {
+        assert_eq!(plain(letter), Lookup { scope: Scope::Auto, name: letter.to_owned() });
+    }
+    assert_eq!(canon("a-(b-c)"), "a - (b - c)");
+    assert_eq!(canon("if c: t; f"), "if c: t; f");
+    assert!(error_of("c(1)").0.contains("unexpected `(`"), "{}", error_of("c(1)").0);
+}
+
+#[test]
 fn builtin_semantics_of_the_reference() {
     assert_eq!(eval("round(2.5)"), 2.0, "half to even");
     assert_eq!(eval("round(3.5)"), 4.0);
@@ -269,7 +289,7 @@ fn lookups_parse_into_their_scopes_with_the_spec_bugs_fixed() {
 fn errors_have_a_message_and_a_caret_under_the_offending_character() {
     for (text, message, column) in [
         ("1 +", "ends too early", 3),
-        ("if a: b; c; d", "expected `.` after `c`", 10),
+        ("if a: b; c; d", "unexpected `;`", 10),
         ("if a: b; e; d", "unexpected `;`", 10),
         ("if x: 1", "needs an else part", 7),
         ("max(a<b, 1)", "put comparisons", 5),

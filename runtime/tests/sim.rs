@@ -230,3 +230,11 @@ fn instant_wins_are_counted_apart() {
 fn content_of(pack: &str) -> Arc<Content> {
     compiled(project(pack))
 }
+
+#[test]
+fn a_move_skill_a_unit_walks_with_is_used_not_dead() {
+    // The move event named no skill, so `step` (the skirmish units' move skill) was listed dead.
+    let summary = run(&content_of("srpg-skirmish"), 20, 4, 2, Policy::Random);
+    assert!(summary.skill_uses.get("step").is_some_and(|uses| *uses > 0), "{:?}", summary.skill_uses);
+    assert!(!summary.dead.skills.contains(&"step".to_owned()), "{:?}", summary.dead.skills);
+}

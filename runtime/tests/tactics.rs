@@ -183,7 +183,13 @@ fn move_choices_are_the_reachable_spots_and_moving_costs_ct() {
     assert!(!moves.contains(&(1, 4, 1)), "nor on the ally");
     assert!(moves.contains(&(1, 3, 1)) && !moves.contains(&(5, 5, 2)));
     let events = session.apply(&Choice::MoveUnit { unit: "a".to_owned(), x: 1, y: 3, z: 1 }).unwrap();
-    assert!(events.contains(&Event::UnitMoved { unit: "a".to_owned(), from: [1, 1, 1], to: [1, 3, 1], steps: 2 }));
+    assert!(events.contains(&Event::UnitMoved {
+        unit: "a".to_owned(),
+        skill: Id::new("walk"),
+        from: [1, 1, 1],
+        to: [1, 3, 1],
+        steps: 2
+    }));
     let battle = session.tactics().unwrap();
     assert_eq!(battle.stat("a", "ct"), Some(70.0), "moveCT 30");
     assert_eq!(battle.unit("a").unwrap().facing, 90.0, "faces along its last step");

@@ -162,6 +162,7 @@ fn eval_prints_values_nan_and_infinities() {
         (&["eval", "--set", "c.PA=7", "--set", "t.Zodiac=3", "c.PA * 2 + t.Zodiac"], "17"),
         (&["eval", "--set", "arg.currentHitType=1", "arg.currentHitType + 1"], "2"),
         (&["eval", "--set", "Element=2", "Element"], "2"),
+        (&["eval", "--set", "a=10", "--set", "b=4", "--set", "c=3", "a - (b - c)"], "9"),
         (&["eval", "0/0"], "NaN"),
         (&["eval", "1/0"], "inf"),
         (&["eval", "--", "-1/0"], "-inf"),

@@ -380,6 +380,8 @@ pub enum Event {
     UnitMoved {
         /// The unit.
         unit: String,
+        /// The move skill it used (so simulations count move skills as used).
+        skill: Id<Skill>,
         /// Where from (x, y, level).
         from: [u16; 3],
         /// Where to.

@@ -482,6 +482,11 @@ impl<'a> Parser<'a> {
                 let (name, end) = self.dotted(name, start)?;
                 make(Scope::Auto, name, end)
             }
+            // A scope letter alone is a plain name, as in the SRPGCK manual's `a - (b - c)`:
+            // only a following `.` makes it a scope.
+            TokenKind::Keyword(keyword @ (Keyword::F | Keyword::C | Keyword::T)) if !self.at_symbol(Symbol::Dot) => {
+                make(Scope::Auto, keyword.text().to_owned(), start)
+            }
             TokenKind::Keyword(Keyword::F) => {
                 let (name, end) = self.dot_name("f")?;
                 make(Scope::Formula, name, end)

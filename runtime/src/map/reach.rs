@@ -150,12 +150,15 @@ pub struct SightParams {
     pub target_height: f32,
     /// Invisible (collision-only) tiles block sight too.
     pub invisible_blocks: bool,
+    /// Tiles block at all: a region that may cross walls (`can_cross_walls`, §b.7) sees and
+    /// throws through them.
+    pub tiles_block: bool,
 }
 
 impl Default for SightParams {
-    /// Eye one level up (SRPGCK's head), target half a level up, invisible tiles block.
+    /// Eye one level up (SRPGCK's head), target half a level up, every tile blocks.
     fn default() -> Self {
-        Self { eye_height: 1.0, target_height: 0.5, invisible_blocks: true }
+        Self { eye_height: 1.0, target_height: 0.5, invisible_blocks: true, tiles_block: true }
     }
 }
 
@@ -621,9 +624,65 @@ pub(super) fn segment_meets_box(from: [f32; 3], to: [f32; 3], low: [f32; 3], hig
     t_enter < t_exit
 }
 
+/// The boxes (spot, low, high) of the enemies that block lines (none when enemies may be
+/// crossed): `clearance` levels tall over their standing point.
+fn enemy_boxes(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Vec<(Spot, [f32; 3], [f32; 3])> {
+    if params.can_cross_enemies {
+        return Vec::new();
+    }
+    let clearance = f32::from(params.clearance.max(1));
+    occupants
+        .iter()
+        .filter(|(spot, occupant)| occupant.is_enemy() && **spot != start)
+        .filter_map(|(spot, _)| {
+            let [_, _, z] = spot_point(grid, *spot)?;
+            let (x, y) = (f32::from(spot.cell_x), f32::from(spot.cell_y));
+            Some((*spot, [x, y, z], [x + 1.0, y + 1.0, z + clearance]))
+        })
+        .collect()
+}
+
+/// Whether the line from `eye` reaches the target point over `to`: no tile face between
+/// (when tiles block) and no enemy box it passes (it may end on one).
+fn line_clear(
+    grid: &TileGrid,
+    eye: [f32; 3],
+    to: Spot,
+    sight: &SightParams,
+    enemy_boxes: &[(Spot, [f32; 3], [f32; 3])],
+) -> bool {
+    eye_point(grid, to, sight.target_height).is_some_and(|target| {
+        (!sight.tiles_block || first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none())
+            && !enemy_boxes.iter().any(|(spot, low, high)| *spot != to && segment_meets_box(eye, target, *low, *high))
+    })
+}
+
+/// Whether a line from the eye over `start` reaches `to` in Line space (§b.7): tiles block
+/// it when `sight.tiles_block`, enemies unless `params.can_cross_enemies` (a line may end on
+/// one). `start` itself is always reached; a spot that is not a standing spot never is.
+pub fn line_reaches(
+    grid: &TileGrid,
+    start: Spot,
+    to: Spot,
+    params: &ReachParams,
+    sight: &SightParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> bool {
+    if to == start {
+        return spot_tile(grid, start).is_some();
+    }
+    let Some(eye) = eye_point(grid, start, sight.eye_height) else { return false };
+    line_clear(grid, eye, to, sight, &enemy_boxes(grid, start, params, occupants))
+}
+
 /// The Line space of a cylinder region (line of sight, §b.7): the candidates seen from the
-/// start's eye (see [`line_of_sight`]); enemies in the way block unless `can_cross_enemies`
-/// (a line may end on an enemy, not pass it).
+/// start's eye (see [`line_of_sight`]); tiles block unless `sight.tiles_block` is off,
+/// enemies in the way unless `can_cross_enemies` (a line may end on an enemy, not pass it).
 pub fn reach_line(
     grid: &TileGrid,
     start: Spot,
@@ -637,30 +696,10 @@ pub fn reach_line(
         cell_y: start.cell_y,
         level: start.level,
     })?;
-    let clearance = f32::from(params.clearance.max(1));
-    let enemy_boxes: Vec<(Spot, [f32; 3], [f32; 3])> = if params.can_cross_enemies {
-        Vec::new()
-    } else {
-        occupants
-            .iter()
-            .filter(|(spot, occupant)| occupant.is_enemy() && **spot != start)
-            .filter_map(|(spot, _)| {
-                let [_, _, z] = spot_point(grid, *spot)?;
-                let (x, y) = (f32::from(spot.cell_x), f32::from(spot.cell_y));
-                Some((*spot, [x, y, z], [x + 1.0, y + 1.0, z + clearance]))
-            })
-            .collect()
-    };
+    let boxes = enemy_boxes(grid, start, params, occupants);
     let mut nodes = BTreeMap::new();
     for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
-        let seen = node.spot == start
-            || eye_point(grid, node.spot, sight.target_height).is_some_and(|target| {
-                first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none()
-                    && !enemy_boxes
-                        .iter()
-                        .any(|(spot, low, high)| *spot != node.spot && segment_meets_box(eye, target, *low, *high))
-            });
-        if seen {
+        if node.spot == start || line_clear(grid, eye, node.spot, sight, &boxes) {
             settle(grid, start, params, occupants, &mut node);
             nodes.insert(node.spot, node);
         }
@@ -679,6 +718,9 @@ fn eye_point(grid: &TileGrid, spot: Spot, height: f32) -> Option<[f32; 3]> {
 pub fn sight_blocker(grid: &TileGrid, from: Spot, to: Spot, sight: &SightParams) -> Option<PickHit> {
     let eye = eye_point(grid, from, sight.eye_height)?;
     let target = eye_point(grid, to, sight.target_height)?;
+    if !sight.tiles_block {
+        return None;
+    }
     first_hit_on_segment(grid, eye, target, sight.invisible_blocks)
 }
 

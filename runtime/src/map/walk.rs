@@ -248,9 +248,10 @@ pub struct ArcShot {
 
 /// The ballistic arc from the eye over `from` to the target point over `to` (`spec/srpgck.md`
 /// §b.7): launch speed `√(g · max_range)`, the steep angle tried before the flat one, each
-/// flight sampled every 0.05 s and every piece tested against the real tile shapes (and the
-/// boxes of `blockers`, units that cannot be crossed, 2 levels tall). None when neither angle clears (or the
-/// target is out of the speed's range, or either spot is not a standing spot).
+/// flight sampled every 0.05 s and every piece tested against the real tile shapes (unless
+/// `sight.tiles_block` is off) and the boxes of `blockers` (units that cannot be crossed, 2
+/// levels tall). None when neither angle clears (or the target is out of the speed's range,
+/// or either spot is not a standing spot).
 pub fn arc_shot(
     grid: &TileGrid,
     from: Spot,
@@ -286,7 +287,7 @@ pub fn arc_shot(
         .collect();
     let root = discriminant.sqrt();
     [(v2 + root).atan2(GRAVITY * distance), (v2 - root).atan2(GRAVITY * distance)].into_iter().find_map(|angle| {
-        let clear = flight_clear(grid, launch, target, speed, angle, sight.invisible_blocks, &boxes);
+        let clear = flight_clear(grid, launch, target, speed, angle, sight, &boxes);
         clear.then_some(ArcShot { angle_degrees: angle.to_degrees(), speed })
     })
 }
@@ -299,7 +300,7 @@ fn flight_clear(
     target: [f64; 3],
     speed: f64,
     angle: f64,
-    invisible_blocks: bool,
+    sight: &SightParams,
     boxes: &[([f32; 3], [f32; 3])],
 ) -> bool {
     let (dx, dy) = (target[0] - launch[0], target[1] - launch[1]);
@@ -321,7 +322,7 @@ fn flight_clear(
         let time = f64::from(sample) * ARC_DT;
         let landed = time >= duration || sample >= MAX_ARC_SAMPLES;
         let point = if landed { end } else { at(time) };
-        if first_hit_on_segment(grid, previous, point, invisible_blocks).is_some()
+        if (sight.tiles_block && first_hit_on_segment(grid, previous, point, sight.invisible_blocks).is_some())
             || boxes.iter().any(|(low, high)| segment_meets_box(previous, point, *low, *high))
         {
             return false;

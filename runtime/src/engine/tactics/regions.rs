@@ -7,7 +7,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::Side;
 use crate::map::{
-    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, arc_shot, line_move, line_of_sight, reach_line,
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, arc_shot, line_move, line_reaches, reach_line,
     reach_path, reach_pick, signed_dz,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
@@ -80,25 +80,28 @@ pub(super) fn direction_towards(from: Spot, to: Spot) -> Option<f64> {
     (dx != 0.0 || dy != 0.0).then(|| wrap_degrees(dy.atan2(dx).to_degrees()))
 }
 
-/// The cells of a line region (§b.4, SRPGCK's perpendicular fixed): `along` cells out along
-/// `theta` (radians) from `center`, `across` cells to each side.
+/// The cells of a line region (§b.4, SRPGCK's perpendicular fixed), each with the heights
+/// (levels above the centre) of the axis over it: steps `r_min..=r_max` of one cell along the
+/// axis, which points `theta` (radians) across the map and `phi` up, so a step covers
+/// `cos phi` cells and rises `sin phi` levels; `w_min..=width` cells to each side.
 pub(super) fn line_cells(
     center: Spot,
-    theta: f64,
+    (theta, phi): (f64, f64),
     (r_min, r_max): (u16, u16),
     (w_min, width): (u16, u16),
-) -> BTreeSet<(i64, i64)> {
+) -> BTreeMap<(i64, i64), Vec<f64>> {
     let (cos, sin) = (theta.cos(), theta.sin());
-    let mut found = BTreeSet::new();
+    let mut found: BTreeMap<(i64, i64), Vec<f64>> = BTreeMap::new();
     for along in r_min..=r_max {
+        let (flat, axis) = (f64::from(along) * phi.cos(), f64::from(along) * phi.sin());
         for across in i64::from(width).saturating_neg()..=i64::from(width) {
             if across.unsigned_abs() < u64::from(w_min) {
                 continue;
             }
-            let (along, across) = (f64::from(along), across as f64);
-            let x = i64::from(center.cell_x).saturating_add((along * cos - across * sin).round() as i64);
-            let y = i64::from(center.cell_y).saturating_add((along * sin + across * cos).round() as i64);
-            found.insert((x, y));
+            let across = across as f64;
+            let x = i64::from(center.cell_x).saturating_add((flat * cos - across * sin).round() as i64);
+            let y = i64::from(center.cell_y).saturating_add((flat * sin + across * cos).round() as i64);
+            found.entry((x, y)).or_default().push(axis);
         }
     }
     found
@@ -127,8 +130,12 @@ pub(super) struct RegionNumbers {
     pub(super) z_down_min: f64,
     pub(super) z_down_max: f64,
     pub(super) xy_direction: f64,
+    pub(super) z_direction: f64,
     pub(super) xy_arc_min: f64,
     pub(super) xy_arc_max: f64,
+    pub(super) z_arc_min: f64,
+    pub(super) z_arc_max: f64,
+    pub(super) forward_clip_max: f64,
     pub(super) line_width_min: f64,
     pub(super) line_width_max: f64,
     pub(super) n_ways: f64,
@@ -142,6 +149,59 @@ pub(super) fn cells(value: f64) -> u16 {
 /// A level window bound: NaN is 0.
 pub(super) fn levels(value: f64) -> f32 {
     if value.is_nan() { 0.0 } else { value as f32 }
+}
+
+/// How lines and arcs of `region` see: tiles block unless it may cross walls (§b.7).
+fn sight_of(region: &Region) -> SightParams {
+    SightParams { tiles_block: !region.can_cross_walls, ..SightParams::default() }
+}
+
+/// A shape's reach settings: the region's numbers and flags, searching `extra` cells beyond
+/// `radius_max` (a line's width, the arc range bonus).
+fn region_params(region: &Region, numbers: &RegionNumbers, extra: u16) -> ReachParams {
+    let cylinder = region.shape == RegionShape::Cylinder;
+    ReachParams {
+        radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
+        radius_max: cells(numbers.radius_max).saturating_add(extra),
+        z_up_min: levels(numbers.z_up_min),
+        z_up_max: levels(numbers.z_up_max),
+        z_down_min: levels(numbers.z_down_min),
+        z_down_max: levels(numbers.z_down_max),
+        use_absolute_dz: region.use_absolute_dz,
+        can_cross_walls: region.can_cross_walls,
+        can_cross_enemies: region.can_cross_enemies,
+        // Who may be targeted is decided after the shape, by the targeting flags.
+        can_halt_at_enemies: true,
+        can_halt_at_allies: true,
+        clearance: 1,
+        leap_cells: 0,
+        mount_step_bonus: region.use_mounting_step_bonus,
+    }
+}
+
+/// Whether the offset `[dx, dy, rise]` from the centre lies in a cone (§b.4) whose axis
+/// points `theta` across the map and `phi` up (radians): at most `r_max` cells and levels
+/// away (|dx| + |dy| + |rise|, as a sphere) and at least `radius_min` straight away; off the
+/// axis by `xy_arc_min..=xy_arc_max` degrees across and `z_arc_min..=z_arc_max` degrees up
+/// or down (either side, with SRPGCK's tolerance of half a cell: 0.5/distance radians); and
+/// no further along the axis than `forward_clip_max` when that is above 0.
+fn cone_holds(numbers: &RegionNumbers, (theta, phi): (f64, f64), [dx, dy, rise]: [f64; 3], r_max: u16) -> bool {
+    let flat = dx.hypot(dy);
+    let distance = flat.hypot(rise);
+    if distance == 0.0 {
+        return numbers.radius_min <= 0.0 || numbers.radius_min.is_nan();
+    }
+    let tolerance = (0.5 / distance).to_degrees();
+    let arc = |off: f64, min: f64, max: f64| off.abs() >= min - tolerance && off.abs() <= max + tolerance;
+    let across = degrees_between(dy.atan2(dx).to_degrees(), theta.to_degrees());
+    let up = degrees_between(rise.atan2(flat).to_degrees(), phi.to_degrees());
+    let forward = (dx * theta.cos() + dy * theta.sin()) * phi.cos() + rise * phi.sin();
+    let clip = numbers.forward_clip_max;
+    dx.abs() + dy.abs() + rise.abs() <= f64::from(r_max)
+        && (numbers.radius_min.is_nan() || distance >= numbers.radius_min)
+        && arc(across, numbers.xy_arc_min, numbers.xy_arc_max)
+        && arc(up, numbers.z_arc_min, numbers.z_arc_max)
+        && (clip.is_nan() || clip <= 0.0 || forward <= clip + 1e-9)
 }
 
 impl TacticsState {
@@ -213,8 +273,12 @@ impl TacticsState {
             z_down_min: eval(&region.z_down_min),
             z_down_max: eval(&region.z_down_max),
             xy_direction: eval(&region.xy_direction),
+            z_direction: eval(&region.z_direction),
             xy_arc_min: eval(&region.xy_arc_min),
             xy_arc_max: eval(&region.xy_arc_max),
+            z_arc_min: eval(&region.z_arc_min),
+            z_arc_max: eval(&region.z_arc_max),
+            forward_clip_max: eval(&region.forward_clip_max),
             line_width_min: eval(&region.line_width_min),
             line_width_max: eval(&region.line_width_max),
             n_ways: eval(&region.n_ways),
@@ -285,26 +349,55 @@ impl TacticsState {
         center: Spot,
         facing: f64,
     ) -> BTreeSet<Spot> {
+        self.region_spots_in(content, rng, ctx, region, region.space, (center, facing))
+    }
+
+    /// [`Self::region_spots`] with the intervening space `space` (subregions are cut in Pick
+    /// space and their union goes through the parent's space, §b.4).
+    fn region_spots_in(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        region: &Region,
+        space: InterveningSpace,
+        (center, facing): (Spot, f64),
+    ) -> BTreeSet<Spot> {
         let n = self.numbers(content, rng, ctx, region);
         let mut spots: BTreeSet<Spot> = match region.shape {
-            RegionShape::SelfOnly => BTreeSet::from([center]),
-            RegionShape::Compound => {
+            RegionShape::SelfOnly | RegionShape::Compound | RegionShape::NWay => {
                 let mut all = BTreeSet::new();
-                for sub in &region.subregions {
-                    all.extend(self.region_spots(content, rng, ctx, sub, center, facing));
-                }
-                all
-            }
-            RegionShape::NWay => {
-                let ways = cells(n.n_ways).max(1);
-                let mut all = BTreeSet::new();
-                for way in 0..ways {
-                    let yaw = facing + n.xy_direction + 360.0 * f64::from(way) / f64::from(ways);
+                if region.shape == RegionShape::SelfOnly {
+                    all.insert(center);
+                } else if region.shape == RegionShape::Compound {
                     for sub in &region.subregions {
-                        all.extend(self.region_spots(content, rng, ctx, sub, center, yaw));
+                        all.extend(self.region_spots_in(
+                            content,
+                            rng,
+                            ctx,
+                            sub,
+                            InterveningSpace::Pick,
+                            (center, facing),
+                        ));
+                    }
+                } else {
+                    let ways = cells(n.n_ways).max(1);
+                    for way in 0..ways {
+                        let yaw = facing + n.xy_direction + 360.0 * f64::from(way) / f64::from(ways);
+                        for sub in &region.subregions {
+                            all.extend(self.region_spots_in(
+                                content,
+                                rng,
+                                ctx,
+                                sub,
+                                InterveningSpace::Pick,
+                                (center, yaw),
+                            ));
+                        }
                     }
                 }
-                all
+                let params = region_params(region, &n, 0);
+                self.through_space(region, &n, space, &params, ctx.actor, center, all)
             }
             RegionShape::LineMove => {
                 // The spots the walk (§b.8) passes, the start left out, and the units it meets.
@@ -315,7 +408,7 @@ impl TacticsState {
                 spots.extend(walk.collided);
                 spots
             }
-            _ => self.shaped(region, &n, ctx.actor, center, facing),
+            _ => self.shaped(region, &n, space, ctx.actor, center, facing),
         };
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
         spots.retain(|spot| match self.unit_at(*spot) {
@@ -338,11 +431,12 @@ impl TacticsState {
         spots
     }
 
-    /// Cylinder, sphere, line, line-move and cone shapes with their intervening space.
+    /// Cylinder, sphere, line and cone shapes with their intervening space.
     fn shaped(
         &self,
         region: &Region,
         numbers: &RegionNumbers,
+        space: InterveningSpace,
         actor: Option<&str>,
         center: Spot,
         facing: f64,
@@ -359,32 +453,14 @@ impl TacticsState {
         } else {
             0
         };
-        let params = ReachParams {
-            radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
-            radius_max: cells(numbers.radius_max).saturating_add(width).saturating_add(arc_bonus),
-            z_up_min: levels(numbers.z_up_min),
-            z_up_max: levels(numbers.z_up_max),
-            z_down_min: levels(numbers.z_down_min),
-            z_down_max: levels(numbers.z_down_max),
-            use_absolute_dz: region.use_absolute_dz,
-            can_cross_walls: region.can_cross_walls,
-            can_cross_enemies: region.can_cross_enemies,
-            // Who may be targeted is decided after the shape, by the targeting flags.
-            can_halt_at_enemies: true,
-            can_halt_at_allies: true,
-            clearance: 1,
-            leap_cells: 0,
-            mount_step_bonus: region.use_mounting_step_bonus,
-        };
-        let sight = SightParams::default();
-        let reach = match (region.shape, region.space) {
-            (RegionShape::Cylinder, InterveningSpace::Path) => reach_path(grid, center, &params, &occupants),
-            (RegionShape::Cylinder, InterveningSpace::Line) => reach_line(grid, center, &params, &sight, &occupants),
-            _ => reach_pick(grid, center, &params, &occupants),
-        };
-        let Ok(reach) = reach else { return BTreeSet::new() };
-        let pool = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
+        let params = region_params(region, numbers, width.saturating_add(arc_bonus));
         if cylinder {
+            let reach = match space {
+                InterveningSpace::Path => reach_path(grid, center, &params, &occupants),
+                InterveningSpace::Line => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                _ => reach_pick(grid, center, &params, &occupants),
+            };
+            let Ok(reach) = reach else { return BTreeSet::new() };
             let radius = f64::from(cells(numbers.radius_max));
             let within = |spot: &Spot| {
                 let xy = spot.xy_distance(center);
@@ -393,57 +469,101 @@ impl TacticsState {
                     && (arc_bonus == 0
                         || f64::from(xy) <= radius - f64::from(signed_dz(grid, center, *spot).unwrap_or(0.0)) / 2.0)
             };
-            let kept: BTreeSet<Spot> = pool.filter(within).collect();
+            let kept = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
+            let kept: BTreeSet<Spot> = kept.filter(within).collect();
             // Path and Line spaces were the search itself.
-            return match region.space {
+            return match space {
                 InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
                 _ => kept,
             };
         }
+        // Lines and cones measure their height window from their axis, not from the centre,
+        // so their candidates are every spot in reach, at any height (§b.4 step 1).
+        let axial = matches!(region.shape, RegionShape::Line | RegionShape::Cone);
+        let pool_params = if axial {
+            ReachParams {
+                z_up_min: 0.0,
+                z_up_max: f32::INFINITY,
+                z_down_min: 0.0,
+                z_down_max: f32::INFINITY,
+                use_absolute_dz: true,
+                mount_step_bonus: false,
+                ..params
+            }
+        } else {
+            params
+        };
+        let Ok(pool) = reach_pick(grid, center, &pool_params, &occupants) else { return BTreeSet::new() };
+        let pool = pool.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
+        let phi = numbers.z_direction.to_radians();
         let line_cells = if line_like {
-            line_cells(center, theta, (r_min, r_max), (cells(numbers.line_width_min), width))
+            line_cells(center, (theta, phi), (r_min, r_max), (cells(numbers.line_width_min), width))
         } else {
-            BTreeSet::new()
+            BTreeMap::new()
+        };
+        let bonus = if region.use_mounting_step_bonus { 1.0 } else { 0.0 };
+        // The height window around the axis (§b.4 step 4, the step bonus included).
+        let window = |offset: f64| {
+            const SLACK: f64 = 1e-6;
+            offset <= f64::from(levels(numbers.z_up_max)) + bonus + SLACK
+                && offset >= -f64::from(levels(numbers.z_down_max)) - bonus - SLACK
+                && (offset <= -f64::from(levels(numbers.z_down_min)) + SLACK
+                    || offset >= f64::from(levels(numbers.z_up_min)) - SLACK)
         };
         let in_shape = |spot: Spot| {
-            let xy = spot.xy_distance(center);
+            let rise = f64::from(signed_dz(grid, center, spot).unwrap_or(0.0));
+            let dx = f64::from(spot.cell_x) - f64::from(center.cell_x);
+            let dy = f64::from(spot.cell_y) - f64::from(center.cell_y);
             match region.shape {
                 RegionShape::Sphere => {
-                    let dz = signed_dz(grid, center, spot).unwrap_or(0.0).abs();
-                    let distance = f64::from(xy) + f64::from(dz);
+                    let distance = dx.abs() + dy.abs() + rise.abs();
                     distance >= f64::from(r_min) && distance <= f64::from(r_max)
                 }
-                RegionShape::Line => line_cells.contains(&(i64::from(spot.cell_x), i64::from(spot.cell_y))),
+                RegionShape::Line => line_cells
+                    .get(&(i64::from(spot.cell_x), i64::from(spot.cell_y)))
+                    .is_some_and(|axis| axis.iter().any(|height| window(rise - height))),
                 _ => {
-                    // Cone: within the radius and the arc either side of the direction.
-                    if xy == 0 {
-                        return r_min == 0;
+                    cone_holds(numbers, (theta, phi), [dx, dy, rise], r_max) && {
+                        let distance = (dx * dx + dy * dy + rise * rise).sqrt();
+                        window(rise - distance * phi.sin())
                     }
-                    let dx = f64::from(spot.cell_x) - f64::from(center.cell_x);
-                    let dy = f64::from(spot.cell_y) - f64::from(center.cell_y);
-                    let off = degrees_between(dy.atan2(dx).to_degrees(), theta.to_degrees()).abs();
-                    let tolerance = (0.5 / f64::from(xy)).to_degrees();
-                    xy >= u32::from(r_min)
-                        && xy <= u32::from(r_max)
-                        && off >= numbers.xy_arc_min - tolerance
-                        && off <= numbers.xy_arc_max + tolerance
                 }
             }
         };
         let shaped: BTreeSet<Spot> = pool.filter(|spot| in_shape(*spot)).collect();
-        match region.space {
-            InterveningSpace::Line => shaped
-                .into_iter()
-                .filter(|spot| *spot == center || line_of_sight(grid, center, *spot, &sight))
-                .collect(),
-            InterveningSpace::Path => {
-                let Ok(walk) = reach_path(grid, center, &params, &occupants) else { return BTreeSet::new() };
-                shaped.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
+        self.through_space(region, numbers, space, &params, actor, center, shaped)
+    }
+
+    /// The spots of `spots` that `space` reaches from `center` (§b.4 step 2): Line space
+    /// those in sight (tiles block unless the region may cross walls, enemies unless it may
+    /// cross them), Path space those a path with `params` reaches, Arc space those a
+    /// ballistic arc reaches; Pick space keeps them all.
+    #[allow(clippy::too_many_arguments)] // the region's numbers, flags and where they apply
+    fn through_space(
+        &self,
+        region: &Region,
+        numbers: &RegionNumbers,
+        space: InterveningSpace,
+        params: &ReachParams,
+        actor: Option<&str>,
+        center: Spot,
+        spots: BTreeSet<Spot>,
+    ) -> BTreeSet<Spot> {
+        let grid = &self.setup.grid;
+        let occupants = self.occupants(actor);
+        match space {
+            InterveningSpace::Line => {
+                let sight = sight_of(region);
+                spots.into_iter().filter(|spot| line_reaches(grid, center, *spot, params, &sight, &occupants)).collect()
             }
-            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, shaped),
-            InterveningSpace::Pick | InterveningSpace::LineMove => shaped,
+            InterveningSpace::Path => {
+                let Ok(walk) = reach_path(grid, center, params, &occupants) else { return BTreeSet::new() };
+                spots.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
+            }
+            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, spots),
+            InterveningSpace::Pick | InterveningSpace::LineMove => spots,
         }
     }
 
@@ -466,7 +586,7 @@ impl TacticsState {
         } else {
             occupants.iter().filter(|(_, occupant)| **occupant == Occupant::Enemy).map(|(spot, _)| *spot).collect()
         };
-        let sight = SightParams::default();
+        let sight = sight_of(region);
         spots
             .into_iter()
             .filter(|spot| *spot == center || arc_shot(grid, center, *spot, range, &sight, &blockers).is_some())

@@ -121,6 +121,9 @@ impl TacticsState {
     ) {
         let path = self.move_path(content, rng, key, at, to);
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
+        // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
+        let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
+        let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
         let length: u32 =
             path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
@@ -141,6 +144,7 @@ impl TacticsState {
         }
         events.push(Event::UnitMoved {
             unit: key.to_owned(),
+            skill,
             from: [from.cell_x, from.cell_y, from.level],
             to: [to.cell_x, to.cell_y, to.level],
             steps: length,
