@@ -45,7 +45,7 @@ pub use table::{
 };
 pub use tactics::{
     EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
-    StatEffect, StatusEffect, Unit,
+    StatEffect, StatusClock, StatusEffect, StatusStacking, Unit,
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,
