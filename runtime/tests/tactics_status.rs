@@ -347,3 +347,22 @@ fn check_reports_bad_status_values() {
         validate(&field(vec![status("fine", "5")]), &Sources::memory(), None)
     );
 }
+
+#[test]
+fn why_not_says_a_jumping_unit_waits_for_a_turn_that_does_not_come() {
+    let mut session = Session::new(field(vec![status("jumping", "50")]), 1).unwrap();
+    session.run_script("expect turn a\nset unit b status jumping").unwrap();
+    let why = session.explain(&Subject::Skill { unit: "b".to_owned(), skill: "jab".to_owned(), at: None }).unwrap();
+    assert_eq!(why[0].text, "it is a's turn, and b is `jumping`: its CT does not grow");
+}
+
+#[test]
+fn the_skirmish_venom_playtest_passes() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../content/srpg-skirmish");
+    let project = actforge_runtime::project::load_folder(&root).unwrap().project;
+    let script = std::fs::read_to_string(root.join("tests/srpg_skirmish_venom.play")).unwrap();
+    let mut session = Session::new(project, 3).unwrap();
+    let report = session.run_script(&script).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report.expectations >= 15, "{}", report.expectations);
+    assert_eq!(session.tactics().unwrap().stat("mystic", "hp"), Some(15.0));
+}
