@@ -1112,6 +1112,35 @@ fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect
             let effect_path = path.clone().field(field).index(at);
             checks.name(effect_path.clone().field("stat"), &effect.stat, "stat");
             checks.finite(effect_path.clone().field("value"), &effect.value, "the amount");
+            // Status amounts are read with `c` the holder only (SRPGCK passes no target and
+            // no skill), so these read NaN.
+            let unread: Vec<String> = crate::model::lookups(&effect.value)
+                .into_iter()
+                .filter(|lookup| {
+                    use crate::formula::Scope;
+                    matches!(
+                        lookup.scope,
+                        Scope::Target
+                            | Scope::TargetIsNull
+                            | Scope::TargetIsNotNull
+                            | Scope::Skill
+                            | Scope::TargetMount
+                            | Scope::TargetMounter
+                            | Scope::TargetStatus
+                    ) || (lookup.scope == Scope::Auto && lookup.name.starts_with("arg."))
+                })
+                .map(|lookup| crate::formula::lookup_text(&lookup))
+                .collect();
+            if !unread.is_empty() {
+                checks.warning(
+                    effect_path.clone().field("value"),
+                    format!(
+                        "a status's amounts are read with `c` the unit that holds it, and no target or skill: {} \
+                         reads NaN here",
+                        unread.join(", ")
+                    ),
+                );
+            }
             if effect.target == EffectTarget::Actor {
                 checks.warning(
                     effect_path.field("target"),

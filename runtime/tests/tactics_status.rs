@@ -327,6 +327,7 @@ fn check_reports_bad_status_values() {
             ..status("f", "5")
         },
         status("", "5"),
+        StatusEffect { stat_effects: vec![change("def", "-(t.def + skill.power) + c.def")], ..status("h", "5") },
     ];
     let project = field(bad);
     let found: Vec<String> = validate(&project, &Sources::memory(), None).iter().map(ToString::to_string).collect();
@@ -338,6 +339,8 @@ fn check_reports_bad_status_values() {
         "status_effects[4].tick_interval: tick_interval is only used by tick_effects, and there are none",
         "status_effects[5].tick_effects[0].target: a status changes the unit that holds it",
         "status_effects[6].name: a status needs a name",
+        "status_effects[7].stat_effects[0].value: a status's amounts are read with `c` the unit that holds it, \
+         and no target or skill: t.def, skill.power reads NaN here",
     ] {
         assert!(found.iter().any(|message| message.contains(expected)), "{expected}\n{found:#?}");
     }

@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks};
+pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks, lookups};
 pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
