@@ -344,9 +344,11 @@ pub struct StatusEffect {
     pub duration_ticks: Expr,
     /// The clock its duration and per-tick effects count on.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub clock: StatusClock,
     /// What it does to a status of the same name the unit has.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub stacking: StatusStacking,
     /// Against a status of the same name: a lower priority cannot replace a higher one.
     #[serde(skip_serializing_if = "is_default")]
