@@ -9,11 +9,11 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::formula::lexer::is_keyword;
 use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
-    Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, Effects, Era, Expr, FieldPath,
-    Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE,
+    Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, EffectTarget, Effects, Era, Expr,
+    FieldPath, Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE,
     MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat,
-    StatValue, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks, Visitor, Walk,
-    slug_problem,
+    StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks,
+    Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
 
@@ -1084,6 +1084,10 @@ impl ValueChecks for Skill {
         check_region(checks, &root.clone().field("target_region"), &self.target_region);
         check_region(checks, &root.clone().field("effect_region"), &self.effect_region);
         for (at, hit) in self.hit_types.iter().enumerate() {
+            for (index, status) in hit.status_effects.iter().enumerate() {
+                let path = root.clone().field("hit_types").index(at).field("status_effects").index(index);
+                check_status(checks, &path, status);
+            }
             for (index, line_move) in hit.line_moves.iter().enumerate() {
                 let path = root.clone().field("hit_types").index(at).field("line_moves").index(index).field("region");
                 check_region(checks, &path, &line_move.region);
@@ -1091,6 +1095,83 @@ impl ValueChecks for Skill {
         }
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
+        }
+    }
+}
+
+/// A status effect's values: a name, a duration that can put it on, a positive tick interval
+/// that something uses, and per-tick effects that change the holder.
+fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect) {
+    if status.name.trim().is_empty() {
+        checks.error(path.clone().field("name"), "a status needs a name (formulas ask `exists(t.status.NAME)`)");
+    }
+    checks.not_negative(path.clone().field("duration_ticks"), &status.duration_ticks, "duration_ticks");
+    if status.unremovable {
+        if !status.duration_ticks.is_zero() {
+            checks.warning(
+                path.clone().field("duration_ticks"),
+                "an unremovable status lasts the whole battle: its duration_ticks is not used",
+            );
+        }
+    } else if status.duration_ticks.as_int().is_some_and(|ticks| ticks < 1) {
+        checks.warning(
+            path.clone().field("duration_ticks"),
+            "a status lasting 0 ticks is never put on (give duration_ticks, or make it unremovable)",
+        );
+    }
+    checks.finite(path.clone().field("tick_interval"), &status.tick_interval, "tick_interval");
+    if status.tick_interval.as_int().is_some_and(|interval| interval <= 0) {
+        checks.error(
+            path.clone().field("tick_interval"),
+            format!("tick_interval must be above 0 (it is {})", status.tick_interval.text()),
+        );
+    }
+    if status.tick_effects.is_empty() && !status.tick_interval.is_one() {
+        checks.warning(
+            path.clone().field("tick_interval"),
+            "tick_interval is only used by tick_effects, and there are none",
+        );
+    }
+    for (field, effects) in [("stat_effects", &status.stat_effects), ("tick_effects", &status.tick_effects)] {
+        for (at, effect) in effects.iter().enumerate() {
+            let effect_path = path.clone().field(field).index(at);
+            checks.name(effect_path.clone().field("stat"), &effect.stat, "stat");
+            checks.finite(effect_path.clone().field("value"), &effect.value, "the amount");
+            // Status amounts are read with `c` the holder only (SRPGCK passes no target and
+            // no skill), so these read NaN.
+            let unread: Vec<String> = crate::model::lookups(&effect.value)
+                .into_iter()
+                .filter(|lookup| {
+                    use crate::formula::Scope;
+                    matches!(
+                        lookup.scope,
+                        Scope::Target
+                            | Scope::TargetIsNull
+                            | Scope::TargetIsNotNull
+                            | Scope::Skill
+                            | Scope::TargetMount
+                            | Scope::TargetMounter
+                            | Scope::TargetStatus
+                    ) || (lookup.scope == Scope::Auto && lookup.name.starts_with("arg."))
+                })
+                .map(|lookup| crate::formula::lookup_text(&lookup))
+                .collect();
+            if !unread.is_empty() {
+                checks.warning(
+                    effect_path.clone().field("value"),
+                    format!(
+                        "a status's amounts are read with `c` the unit that holds it, and no target or skill: {} \
+                         reads NaN here",
+                        unread.join(", ")
+                    ),
+                );
+            }
+            if effect.target == EffectTarget::Actor {
+                checks.warning(
+                    effect_path.field("target"),
+                    "a status changes the unit that holds it: `target: Actor` is not used here",
+                );
+            }
         }
     }
 }

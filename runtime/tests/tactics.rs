@@ -121,6 +121,7 @@ fn field() -> Project {
                     value: Expr::new("-3"),
                     ..StatEffect::default()
                 }],
+                ..StatusEffect::default()
             }],
             ..HitType::default()
         }],

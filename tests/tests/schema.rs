@@ -267,7 +267,9 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"
-        | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect" => "### skills/",
+        | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect" => {
+            "### skills/"
+        }
         _ => return None,
     };
     Some(section)

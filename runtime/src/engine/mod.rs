@@ -471,10 +471,10 @@ pub enum Event {
         unit: String,
         /// The status.
         status: String,
-        /// Its duration in scheduler ticks.
+        /// Its duration in ticks of its clock (scheduler ticks, or the unit's own time).
         ticks: u64,
     },
-    /// Tactics: a status effect ran out.
+    /// Tactics: a status effect ran out (or a set-up line took it off).
     UnitStatusExpired {
         /// The unit.
         unit: String,

@@ -19,6 +19,19 @@ fn constant(expr: &Expr) -> Option<f64> {
     compiled.constant()
 }
 
+/// The lookups a formula reads (none when it does not parse; the formula checks report that).
+pub fn lookups(expr: &Expr) -> Vec<crate::formula::Lookup> {
+    if expr.as_int().is_some() {
+        return Vec::new();
+    }
+    let Ok(ast) = crate::formula::parse(expr.text()) else { return Vec::new() };
+    let mut set = crate::formula::FormulaSet::new();
+    if set.compile_ast(&ast, &crate::formula::AnyNames).is_err() {
+        return Vec::new();
+    }
+    set.lookups().cloned().collect()
+}
+
 /// Most cards one step of play creates (levels of Adjust, Transform, sub-cards…); beyond,
 /// creation stops with a warning, so a level of ten million costs what ten thousand do.
 pub const MAX_CARDS_CREATED_PER_STEP: usize = 10_000;

@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks};
+pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks, lookups};
 pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, Patrol, Phase};
@@ -45,7 +45,7 @@ pub use table::{
 };
 pub use tactics::{
     EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill, SkillKind,
-    StatEffect, StatusEffect, Unit,
+    StatEffect, StatusClock, StatusEffect, StatusStacking, Unit,
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,

@@ -312,21 +312,80 @@ pub enum EffectTarget {
     Actor,
 }
 
+/// Which clock a status counts its duration and its per-tick effects on (`spec/srpgck.md` §d).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum StatusClock {
+    /// The scheduler's ticks: one a tick.
+    #[default]
+    Global,
+    /// The holder's own time: its effective `speed` a tick (SRPGCK's "ticks in local time").
+    Unit,
+}
+
+/// What putting a status on a unit that has one of the same name does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum StatusStacking {
+    /// The new one takes the place of the old ones (not of an unremovable one or one of a
+    /// higher priority: then the new one is not put on).
+    #[default]
+    Replace,
+    /// The new one is added: each counts down and changes stats on its own.
+    Cumulative,
+}
+
 /// A status effect a skill applies for a while.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StatusEffect {
     /// Its type name (read by `exists(status.NAME)`).
     pub name: String,
-    /// How long it lasts, in scheduler ticks.
+    /// How long it lasts, in ticks of its clock (evaluated when it is put on).
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub duration_ticks: Expr,
-    /// Passive changes to stats while it lasts.
+    /// The clock its duration and per-tick effects count on.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub clock: StatusClock,
+    /// What it does to a status of the same name the unit has.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub stacking: StatusStacking,
+    /// Against a status of the same name: a lower priority cannot replace a higher one.
+    #[serde(skip_serializing_if = "is_default")]
+    pub priority: i32,
+    /// Lasts the whole battle (its duration is not used) and is never replaced.
+    #[serde(skip_serializing_if = "is_default")]
+    pub unremovable: bool,
+    /// Passive changes to the holder's stats while it lasts (formulas read live, `c` the holder).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stat_effects: Vec<StatEffect>,
+    /// Changes to the holder's stored stats each `tick_interval` of its clock (poison, regen;
+    /// formulas with `c` the holder).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tick_effects: Vec<StatEffect>,
+    /// How many ticks of its clock between two rounds of `tick_effects`.
+    #[serde(skip_serializing_if = "Expr::is_one")]
+    #[schemars(!skip_serializing_if)]
+    pub tick_interval: Expr,
 }
 
-impl_walk!(StatusEffect { duration_ticks, stat_effects });
+impl Default for StatusEffect {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            duration_ticks: Expr::default(),
+            clock: StatusClock::default(),
+            stacking: StatusStacking::default(),
+            priority: 0,
+            unremovable: false,
+            stat_effects: Vec::new(),
+            tick_effects: Vec::new(),
+            tick_interval: Expr::one(),
+        }
+    }
+}
+
+impl_walk!(StatusEffect { duration_ticks, stat_effects, tick_effects, tick_interval });
 
 /// A change to a unit stat.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

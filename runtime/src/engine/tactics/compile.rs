@@ -14,7 +14,6 @@ use crate::model::{Id, TileMap};
 use crate::engine::Event;
 use crate::engine::content::Content;
 
-use super::env::{Perspective, eval_expr};
 use super::{MAX_IDLE_TICKS, TacticsState, UnitState};
 
 /// What a lookup reads in a battle.
@@ -74,12 +73,14 @@ pub(super) struct Setup {
     pub(super) order: Vec<String>,
     /// The battle began with units of two or more teams (the default win rule applies).
     pub(super) contested: bool,
+    /// The content, for the formulas read live (stats, limits, status amounts).
+    pub(super) content: Arc<Content>,
 }
 
 impl TacticsState {
     /// Sets up the battle of `entry.tile_map`, if the project names one with placements, and
     /// runs the scheduler to the first turn.
-    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<(Self, Vec<Event>)> {
+    pub(crate) fn start(content: &Arc<Content>, rng: &mut Pcg64Mcg) -> Option<(Self, Vec<Event>)> {
         let project = &content.project;
         let map = project.tile_maps.get(project.manifest.entry.tile_map.as_ref()?.as_str())?;
         if map.placements.is_empty() {
@@ -122,7 +123,7 @@ impl TacticsState {
                     spot,
                     facing: f64::from(placement.facing_degrees),
                     stats: BTreeMap::new(),
-                    limits: BTreeMap::new(),
+                    live: BTreeSet::new(),
                     statuses: Vec::new(),
                     defeated: false,
                     scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
@@ -130,7 +131,7 @@ impl TacticsState {
                 },
             );
             order.push(key.clone());
-            state.compute_stats(content, rng, &key, unit);
+            state.base_stats(&key, unit);
             if !unit.stats.contains_key("ct") || !unit.stats.contains_key("speed") {
                 events.push(Event::Warning(format!("{key} has no `ct` or no `speed` stat: it never gets a turn")));
             }
@@ -146,10 +147,17 @@ impl TacticsState {
         Some((state, events))
     }
 
-    fn empty(content: &Content, map: &TileMap, grid: TileGrid) -> Self {
+    fn empty(content: &Arc<Content>, map: &TileMap, grid: TileGrid) -> Self {
         let accessors = content.formulas().lookups().map(accessor).collect();
         Self {
-            setup: Arc::new(Setup { map: map.id.clone(), grid, accessors, order: Vec::new(), contested: false }),
+            setup: Arc::new(Setup {
+                map: map.id.clone(),
+                grid,
+                accessors,
+                order: Vec::new(),
+                contested: false,
+                content: Arc::clone(content),
+            }),
             tick: 0,
             turns: 0,
             units: BTreeMap::new(),
@@ -158,32 +166,17 @@ impl TacticsState {
         }
     }
 
-    /// Base stats: each formula with the unit as `c`, repeated until they settle (a stat may
-    /// read another), then the limits.
-    fn compute_stats(&mut self, content: &Content, rng: &mut Pcg64Mcg, key: &str, unit: &crate::model::Unit) {
-        for _ in 0..=unit.stats.len() {
-            let mut changed = false;
-            for (name, expr) in &unit.stats {
-                let ctx = Perspective { actor: Some(key), ..Perspective::default() };
-                let value = eval_expr(content, self, ctx, rng, expr, 0);
-                if let Some(state) = self.units.get_mut(key)
-                    && state.stats.get(name).is_none_or(|old| old.to_bits() != value.to_bits())
-                {
-                    state.stats.insert(name.clone(), value);
-                    changed = true;
-                }
+    /// Base stats: a number is stored; a formula stays live (it is read whenever the stat is,
+    /// with the unit as `c`) until something changes the stat. The limits are read live too.
+    fn base_stats(&mut self, key: &str, unit: &crate::model::Unit) {
+        let Some(state) = self.units.get_mut(key) else { return };
+        for (name, expr) in &unit.stats {
+            // A formula stands for NaN in the shown values until the first refresh.
+            let shown = expr.as_int().map_or(f64::NAN, |value| value as f64);
+            if expr.as_int().is_none() {
+                state.live.insert(name.clone());
             }
-            if !changed {
-                break;
-            }
-        }
-        for (name, limits) in &unit.limits {
-            let ctx = Perspective { actor: Some(key), ..Perspective::default() };
-            let min = limits.min.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
-            let max = limits.max.as_ref().map(|expr| eval_expr(content, self, ctx, rng, expr, 0));
-            if let Some(state) = self.units.get_mut(key) {
-                state.limits.insert(name.clone(), (min, max));
-            }
+            state.stats.insert(name.clone(), shown);
         }
     }
 }

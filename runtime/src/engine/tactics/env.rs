@@ -53,7 +53,7 @@ pub(super) fn eval_expr(
 
 impl TacticsEnv<'_> {
     fn unit_stat(&self, key: Option<&str>, name: &str) -> f64 {
-        key.and_then(|key| self.state.stat(key, name)).unwrap_or(f64::NAN)
+        key.and_then(|key| self.state.stat_at(key, name, self.depth)).unwrap_or(f64::NAN)
     }
 
     fn has_status(&self, key: Option<&str>, name: &str) -> bool {

@@ -12,13 +12,15 @@ mod step;
 
 use compile::{Acc, Setup, battle_accessor};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::formula::{Lookup, Scope};
 use crate::map::{Spot, TileGrid, standing_spots};
-use crate::model::{Id, StatOp, TileMap};
+use crate::model::{Expr, Id, StatOp, StatusEffect, TileMap};
+
+use env::{Perspective, eval_expr};
 
 /// Ticks the scheduler runs looking for the next turn before it gives up (nobody gains CT).
 pub(super) const MAX_IDLE_TICKS: u64 = 100_000;
@@ -38,6 +40,10 @@ pub(super) const MOVE_CT: (&str, f64) = ("moveCT", 30.0);
 pub(super) const PER_TILE_CT: (&str, f64) = ("perTileCT", 0.0);
 
 pub(super) const ACT_CT: (&str, f64) = ("actCT", 40.0);
+
+/// The seed of the fixed stream `random` draws from in formulas read live (stats, limits,
+/// status amounts): reading them must not use up the battle's draws.
+const LIVE_STREAM: u128 = 0x5eed_0f11;
 
 /// A status that stops a unit's CT from growing (SRPGCK's `jumping`).
 pub(super) const FROZEN_STATUS: &str = "jumping";
@@ -59,10 +65,15 @@ pub fn compass_name(facing: u16) -> String {
 pub struct ActiveStatus {
     /// Its type name.
     pub name: String,
-    /// Scheduler ticks left.
-    pub remaining: u64,
-    /// Passive changes (stat, how, amount evaluated when it was applied).
-    pub effects: Vec<(String, StatOp, f64)>,
+    /// Ticks of its clock left (an unremovable one does not count down).
+    pub remaining: f64,
+    /// Ticks of its clock since it was put on (its per-tick effects come every `interval`).
+    pub elapsed: f64,
+    /// Ticks of its clock between two rounds of its per-tick effects (evaluated when put on).
+    pub interval: f64,
+    /// Its definition: clock, stacking, passive and per-tick effects (their amounts are read
+    /// live, with `c` the holder).
+    pub definition: StatusEffect,
 }
 
 /// A unit in a battle.
@@ -76,10 +87,11 @@ pub struct UnitState {
     pub spot: Spot,
     /// Facing in degrees, counter-clockwise from +x.
     pub facing: f64,
-    /// Stored (base) stats; effective values add the statuses (see [`TacticsState::stat`]).
+    /// Base stats by name: the stored value, or for a stat in `live` its formula's value when
+    /// last shown (reads evaluate the formula; see [`TacticsState::stat`]).
     pub stats: BTreeMap<String, f64>,
-    /// Limits by stat, evaluated at the start.
-    pub limits: BTreeMap<String, (Option<f64>, Option<f64>)>,
+    /// Stats that still follow their formula (nothing has changed them yet).
+    pub live: BTreeSet<String>,
     /// Status effects, oldest first.
     pub statuses: Vec<ActiveStatus>,
     /// Out of the battle (its hp fell to 0 or below).
@@ -132,14 +144,12 @@ impl Hash for TacticsState {
             unit.defeated.hash(state);
             unit.mount.hash(state);
             crate::engine::hash_values(&unit.stats, state);
+            unit.live.hash(state);
             for status in &unit.statuses {
                 status.name.hash(state);
-                status.remaining.hash(state);
-                for (stat, op, amount) in &status.effects {
-                    stat.hash(state);
-                    op.hash(state);
-                    amount.to_bits().hash(state);
-                }
+                status.remaining.to_bits().hash(state);
+                status.elapsed.to_bits().hash(state);
+                status.interval.to_bits().hash(state);
             }
         }
     }
@@ -208,9 +218,16 @@ impl TacticsState {
         self.winner.as_deref()
     }
 
-    /// A unit's effective stat: the stored value changed by its statuses in order, within its
-    /// limits; also the pseudo-stats `position.x/y/z`, `size.x/y/z`, `isMounted`, `isMounting`.
+    /// A unit's effective stat: its base value (the stored number, or its formula read now
+    /// with the unit as `c` while nothing has changed it) changed by its statuses in order
+    /// (their amounts read now, `c` the unit), within its limits; also the pseudo-stats
+    /// `position.x/y/z`, `size.x/y/z`, `isMounted`, `isMounting`.
     pub fn stat(&self, key: &str, name: &str) -> Option<f64> {
+        self.stat_at(key, name, 0)
+    }
+
+    /// [`Self::stat`] read `depth` formulas deep (a cycle of stats reads NaN).
+    pub(super) fn stat_at(&self, key: &str, name: &str, depth: u8) -> Option<f64> {
         let unit = self.units.get(key)?;
         let pseudo = match name {
             "position.x" => Some(f64::from(unit.spot.cell_x)),
@@ -225,16 +242,132 @@ impl TacticsState {
         if pseudo.is_some() {
             return pseudo;
         }
-        let stored = *unit.stats.get(name)?;
-        let mut value = stored;
+        let base = self.base_stat(key, name, depth)?;
+        let mut value = base;
+        let mut changed = false;
         for status in &unit.statuses {
-            for (stat, op, amount) in &status.effects {
-                if stat == name {
-                    value = apply_op(*op, value, *amount);
-                }
+            for effect in status.definition.stat_effects.iter().filter(|effect| effect.stat == name) {
+                value = apply_op(effect.op, value, self.live_value(key, &effect.value, depth));
+                changed = true;
             }
         }
-        Some(limited(stored, value, unit.limits.get(name)))
+        if !changed {
+            return Some(base);
+        }
+        Some(limited(base, value, self.limits_at(key, name, depth).as_ref()))
+    }
+
+    /// A unit's base stat: the stored number, or its formula's value now while it is live.
+    pub(super) fn base_stat(&self, key: &str, name: &str, depth: u8) -> Option<f64> {
+        let unit = self.units.get(key)?;
+        if !unit.live.contains(name) {
+            return unit.stats.get(name).copied();
+        }
+        let formula = self.setup.content.project.units.get(unit.unit.as_str())?.stats.get(name)?;
+        Some(self.live_value(key, formula, depth))
+    }
+
+    /// A unit's limits of a stat, their formulas read now with the unit as `c`.
+    pub(super) fn limits_at(&self, key: &str, name: &str, depth: u8) -> Option<(Option<f64>, Option<f64>)> {
+        let unit = self.units.get(key)?;
+        let limits = self.setup.content.project.units.get(unit.unit.as_str())?.limits.get(name)?;
+        let read = |expr: &Option<Expr>| expr.as_ref().map(|expr| self.live_value(key, expr, depth));
+        Some((read(&limits.min), read(&limits.max)))
+    }
+
+    /// A unit's limits of a stat now (`min`, `max`), if it has any.
+    pub fn limits(&self, key: &str, name: &str) -> Option<(Option<f64>, Option<f64>)> {
+        self.limits_at(key, name, 0)
+    }
+
+    /// A formula read live for a unit (a stat, a limit, a status amount): the unit is `c`,
+    /// there is no target nor skill, and `random` draws from a fixed stream, so reading a stat
+    /// never changes the battle.
+    fn live_value(&self, key: &str, expr: &Expr, depth: u8) -> f64 {
+        if let Some(value) = expr.as_int() {
+            return value as f64;
+        }
+        if depth >= MAX_PARAM_DEPTH {
+            return f64::NAN;
+        }
+        let mut rng = rand_pcg::Pcg64Mcg::new(LIVE_STREAM);
+        let ctx = Perspective { actor: Some(key), ..Perspective::default() };
+        eval_expr(&self.setup.content, self, ctx, &mut rng, expr, depth.saturating_add(1))
+    }
+
+    /// Stores a base stat: from now on it holds this number instead of following its formula.
+    pub(super) fn store_stat(&mut self, key: &str, name: &str, value: f64) {
+        if let Some(unit) = self.units.get_mut(key) {
+            unit.live.remove(name);
+            unit.stats.insert(name.to_owned(), value);
+        }
+    }
+
+    /// Brings the shown values of live stats up to date (they are read live anyway).
+    pub(super) fn refresh_live(&mut self) {
+        let mut shown = Vec::new();
+        for (key, unit) in &self.units {
+            for name in &unit.live {
+                shown.push((key.clone(), name.clone(), self.base_stat(key, name, 0).unwrap_or(f64::NAN)));
+            }
+        }
+        for (key, name, value) in shown {
+            if let Some(stored) = self.units.get_mut(&key).and_then(|unit| unit.stats.get_mut(&name)) {
+                *stored = value;
+            }
+        }
+    }
+
+    /// The unit's statuses in words, with the amounts they change its stats by now and the
+    /// ticks left: "slowed (speed -3, def -2; 34 ticks left)".
+    pub fn status_notes(&self, key: &str) -> Vec<String> {
+        let Some(unit) = self.units.get(key) else { return Vec::new() };
+        let show = |value: f64| crate::number::show_value(value, None);
+        unit.statuses
+            .iter()
+            .map(|status| {
+                let definition = &status.definition;
+                let mut parts: Vec<String> = definition
+                    .stat_effects
+                    .iter()
+                    .map(|effect| {
+                        let amount = self.live_value(key, &effect.value, 0);
+                        match effect.op {
+                            StatOp::Add if amount >= 0.0 => format!("{} +{}", effect.stat, show(amount)),
+                            StatOp::Add => format!("{} {}", effect.stat, show(amount)),
+                            StatOp::Multiply => format!("{} ×{}", effect.stat, show(amount)),
+                            StatOp::Set => format!("{} = {}", effect.stat, show(amount)),
+                        }
+                    })
+                    .collect();
+                for effect in &definition.tick_effects {
+                    let amount = self.live_value(key, &effect.value, 0);
+                    let every = show(status.interval);
+                    parts.push(match effect.op {
+                        StatOp::Add if amount >= 0.0 => {
+                            format!("{} +{} every {every} ticks", effect.stat, show(amount))
+                        }
+                        StatOp::Add => format!("{} {} every {every} ticks", effect.stat, show(amount)),
+                        StatOp::Multiply => format!("{} ×{} every {every} ticks", effect.stat, show(amount)),
+                        StatOp::Set => format!("{} = {} every {every} ticks", effect.stat, show(amount)),
+                    });
+                }
+                let clock = match definition.clock {
+                    crate::model::StatusClock::Global => "",
+                    crate::model::StatusClock::Unit => " of its own time",
+                };
+                let left = if definition.unremovable {
+                    "unremovable".to_owned()
+                } else {
+                    format!("{} ticks{clock} left", show(status.remaining))
+                };
+                if parts.is_empty() {
+                    format!("{} ({left})", status.name)
+                } else {
+                    format!("{} ({}; {left})", status.name, parts.join(", "))
+                }
+            })
+            .collect()
     }
 
     pub(super) fn setting(&self, key: &str, (name, default): (&str, f64)) -> f64 {

@@ -1,18 +1,43 @@
 //! The battle's playtest lines and expectations (FORMAT.md §12).
 
+use crate::engine::content::Content;
 use crate::map::{Spot, standing_spots};
-use crate::model::{Id, Skill};
+use crate::model::{Id, Skill, StatusEffect};
 
-use super::{COMPASS, MAX_IDLE_TICKS, TacticsState, compass_name};
+use super::{COMPASS, FROZEN_STATUS, MAX_IDLE_TICKS, TacticsState, compass_name};
 use crate::engine::explain::Reason;
 use crate::engine::script::{Line, ScriptReport};
-use crate::engine::{Choice, Session};
+use crate::engine::{Choice, Event, Session};
 use crate::number::{parse_finite, within_limits};
 
 /// A number in a script line.
 fn number<T: std::str::FromStr>(word: Option<&str>, what: &str) -> Result<T, String> {
     let word = word.ok_or_else(|| format!("give {what}"))?;
     word.parse().map_err(|_| format!("`{word}` is not a valid {what}"))
+}
+
+/// The first status named `name` a skill puts on (skills in id order, hit types in order).
+fn status_definition<'c>(content: &'c Content, name: &str) -> Option<&'c StatusEffect> {
+    content
+        .project
+        .skills
+        .iter()
+        .flat_map(|skill| skill.hit_types.iter())
+        .flat_map(|hit| hit.status_effects.iter())
+        .find(|status| status.name == name)
+}
+
+/// Every status name a skill puts on, sorted.
+fn status_names(content: &Content) -> Vec<String> {
+    let names: std::collections::BTreeSet<String> = content
+        .project
+        .skills
+        .iter()
+        .flat_map(|skill| skill.hit_types.iter())
+        .flat_map(|hit| hit.status_effects.iter())
+        .map(|status| status.name.clone())
+        .collect();
+    names.into_iter().collect()
 }
 
 /// A value as scripts and queries print it: whole numbers without a fraction.
@@ -119,10 +144,33 @@ impl Session {
                     "status" => {
                         let name = rest.first().ok_or("name a status")?;
                         let has: Vec<&str> = unit.statuses.iter().map(|status| status.name.as_str()).collect();
-                        if has.contains(name) {
-                            Ok(String::new())
-                        } else {
-                            Err(format!("{key} has no status `{name}` (it has: {})", has.join(", ")))
+                        let held: Vec<&super::ActiveStatus> =
+                            unit.statuses.iter().filter(|status| status.name == *name).collect();
+                        match rest.get(1..).unwrap_or_default() {
+                            [] if held.is_empty() => {
+                                Err(format!("{key} has no status `{name}` (it has: {})", has.join(", ")))
+                            }
+                            [] => Ok(String::new()),
+                            ["none"] => {
+                                compare(format!("{key}'s `{name}` statuses"), held.len().to_string(), "0".into())
+                            }
+                            ["stacks", count] => compare(
+                                format!("{key}'s `{name}` statuses"),
+                                held.len().to_string(),
+                                (*count).to_owned(),
+                            ),
+                            ["ticks", ticks] => {
+                                let newest = held.last().ok_or_else(|| format!("{key} has no status `{name}`"))?;
+                                let left = if newest.definition.unremovable {
+                                    "unremovable".to_owned()
+                                } else {
+                                    shown(newest.remaining)
+                                };
+                                compare(format!("{key}'s `{name}` ticks left"), left, (*ticks).to_owned())
+                            }
+                            _ => Err(format!(
+                                "usage: expect unit {key} status {name} [none | stacks N | ticks N|unremovable]"
+                            )),
                         }
                     }
                     "facing" => compare(format!("{key}'s facing"), shown(unit.facing), rest.join(" ")),
@@ -181,12 +229,17 @@ impl Session {
     /// value that is not a finite number or one outside the stat's limits; an `hp` of 0 or
     /// less defeats the unit as a hit would.
     fn set_unit_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<(), String> {
-        let [name, stat, value] = words else { return Err("usage: set unit UNIT STAT VALUE".to_owned()) };
+        if words.get(1) == Some(&"status") {
+            return self.set_status_line(words, report);
+        }
+        let [name, stat, value] = words else {
+            return Err("usage: set unit UNIT STAT VALUE or set unit UNIT status NAME [TICKS|off]".to_owned());
+        };
         let value = parse_finite(value)?;
         let content = std::sync::Arc::clone(&self.content);
         let mut rng = self.rng.clone();
         let (battle, key) = self.set_up_unit(name)?;
-        let unit = battle.units.get_mut(&key).ok_or("no such unit")?;
+        let unit = battle.units.get(&key).ok_or("no such unit")?;
         if !unit.stats.contains_key(*stat) {
             if stat.starts_with("position.") {
                 return Err(format!("`{stat}` is where the unit stands: use `place unit {key} X Y [Z]`"));
@@ -194,12 +247,68 @@ impl Session {
             let known: Vec<&str> = unit.stats.keys().map(String::as_str).collect();
             return Err(format!("{key} has no stat `{stat}` (it has: {})", known.join(", ")));
         }
-        let (min, max) = unit.limits.get(*stat).copied().unwrap_or_default();
+        let (min, max) = battle.limits(&key, stat).unwrap_or_default();
         within_limits(&format!("{key}'s {stat}"), value, min, max)?;
-        unit.stats.insert((*stat).to_owned(), value);
+        battle.store_stat(&key, stat, value);
         // A unit at 0 hp is out of the battle, however it got there; that may end the battle,
         // or end its turn, and then the next unit's turn comes as after any step.
         let mut events = Vec::new();
+        battle.check_defeats(&mut events);
+        battle.check_end(&content, &mut rng, &mut events);
+        battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
+        self.rng = rng;
+        self.record(events, report);
+        Ok(())
+    }
+
+    /// Set-up: `set unit UNIT status NAME [TICKS]` puts the status NAME on the unit as the
+    /// first skill that applies it defines it (its stacking rule included), for TICKS ticks of
+    /// its clock (without TICKS, its duration when that is a number); `set unit UNIT status
+    /// NAME off` takes every status of that name off it (unremovable ones too: set-up is
+    /// outside the rules).
+    fn set_status_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<(), String> {
+        let usage = "usage: set unit UNIT status NAME [TICKS|off]";
+        let (name, status, ticks) = match words {
+            [name, _, status] => (*name, *status, None),
+            [name, _, status, ticks] => (*name, *status, Some(*ticks)),
+            _ => return Err(usage.to_owned()),
+        };
+        let content = std::sync::Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        let (battle, key) = self.set_up_unit(name)?;
+        let mut events = Vec::new();
+        if ticks == Some("off") {
+            let unit = battle.units.get_mut(&key).ok_or("no such unit")?;
+            let before = unit.statuses.len();
+            unit.statuses.retain(|held| held.name != status);
+            if unit.statuses.len() == before {
+                return Err(format!("{key} has no status `{status}`"));
+            }
+            events.push(Event::UnitStatusExpired { unit: key.clone(), status: status.to_owned() });
+        } else {
+            let definition = status_definition(&content, status).ok_or_else(|| {
+                let known = status_names(&content);
+                format!("no skill puts on a status `{status}` (statuses: {})", known.join(", "))
+            })?;
+            let ticks = match ticks {
+                Some(word) => parse_finite(word)?,
+                None => definition.duration_ticks.as_int().map(|value| value as f64).ok_or_else(|| {
+                    format!(
+                        "the duration of `{status}` is the formula `{}`: give the ticks, `{usage}`",
+                        definition.duration_ticks.text()
+                    )
+                })?,
+            };
+            if ticks < 1.0 && !definition.unremovable {
+                return Err(format!("a status lasts at least 1 tick (given {})", shown(ticks)));
+            }
+            let interval = battle.live_value(&key, &definition.tick_interval, 0);
+            if !battle.add_status(&key, definition, ticks.floor(), interval, &mut events) {
+                return Err(format!(
+                    "{key} has a status `{status}` that this one cannot replace (unremovable or of a higher priority)"
+                ));
+            }
+        }
         battle.check_defeats(&mut events);
         battle.check_end(&content, &mut rng, &mut events);
         battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
@@ -325,7 +434,7 @@ impl Session {
             }
             _ => where_words,
         };
-        Ok(vec![Reason::new(item, text)])
+        Ok(vec![Reason::new(item, Self::with_statuses(battle, unit, text))])
     }
 
     /// Why `unit` cannot walk to `at` now.
@@ -340,7 +449,14 @@ impl Session {
         if spots.contains_key(&Spot::new(x, y, z)) {
             return Ok(Vec::new());
         }
-        Ok(vec![Reason::new(item, format!("{unit} cannot reach it ({} spots in reach)", spots.len()))])
+        let text = format!("{unit} cannot reach it ({} spots in reach)", spots.len());
+        Ok(vec![Reason::new(item, Self::with_statuses(battle, unit, text))])
+    }
+
+    /// A reason that depends on the unit's stats, with the statuses that change them now.
+    fn with_statuses(battle: &TacticsState, unit: &str, text: String) -> String {
+        let notes = battle.status_notes(unit);
+        if notes.is_empty() { text } else { format!("{text}; its statuses: {}", notes.join("; ")) }
     }
 
     /// Why it is not `unit`'s time to act: the battle over, another unit's turn, or `done`.
@@ -358,6 +474,9 @@ impl Session {
         } else {
             match &battle.active {
                 None => Some("it is nobody's turn (time passes)".to_owned()),
+                Some(turn) if turn.unit != unit && state.statuses.iter().any(|held| held.name == FROZEN_STATUS) => {
+                    Some(format!("it is {}'s turn, and {unit} is `{FROZEN_STATUS}`: its CT does not grow", turn.unit))
+                }
                 Some(turn) if turn.unit != unit => Some(format!("it is {}'s turn", turn.unit)),
                 Some(turn) if done(turn) => Some(format!("{unit} {done_words}")),
                 Some(_) => None,

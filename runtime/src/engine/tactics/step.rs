@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
-use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp};
+use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking};
 
 use super::env::{Perspective, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
@@ -14,6 +14,10 @@ use super::{
     ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
     TacticsState, Turn, apply_op, limited,
 };
+
+/// Most rounds of a status's per-tick effects in one scheduler tick (a huge speed against a
+/// tiny interval would otherwise repeat them without end).
+const MAX_TICK_ROUNDS: u32 = 100;
 use crate::engine::content::Content;
 use crate::engine::core;
 use crate::engine::{Choice, Event};
@@ -158,11 +162,9 @@ impl TacticsState {
     }
 
     fn spend_ct(&mut self, key: &str, cost: f64) {
-        if let Some(unit) = self.units.get_mut(key)
-            && let Some(ct) = unit.stats.get("ct").copied()
-        {
-            let new = limited(ct, ct - cost, unit.limits.get("ct"));
-            unit.stats.insert("ct".to_owned(), new);
+        if let Some(ct) = self.base_stat(key, "ct", 0) {
+            let new = limited(ct, ct - cost, self.limits(key, "ct").as_ref());
+            self.store_stat(key, "ct", new);
         }
     }
 
@@ -211,27 +213,12 @@ impl TacticsState {
             }
             for status in &hit.status_effects {
                 let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
-                let effects: Vec<(String, StatOp, f64)> = status
-                    .stat_effects
-                    .iter()
-                    .map(|effect| {
-                        (effect.stat.clone(), effect.op, eval_expr(content, self, ctx, rng, &effect.value, 0))
-                    })
-                    .collect();
-                let remaining = if ticks.is_finite() && ticks >= 1.0 { ticks as u64 } else { 0 };
-                if remaining == 0 {
+                let interval = eval_expr(content, self, ctx, rng, &status.tick_interval, 0);
+                let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
+                if ticks == 0.0 && !status.unremovable {
                     continue;
                 }
-                if let Some(unit) = self.units.get_mut(target) {
-                    // The same status again starts over instead of stacking.
-                    unit.statuses.retain(|old| old.name != status.name);
-                    unit.statuses.push(ActiveStatus { name: status.name.clone(), remaining, effects });
-                }
-                events.push(Event::UnitStatusAdded {
-                    unit: target.clone(),
-                    status: status.name.clone(),
-                    ticks: remaining,
-                });
+                self.add_status(target, status, ticks, interval, events);
             }
             for line_move in &hit.line_moves {
                 self.push_unit(content, rng, ctx, line_move, events);
@@ -305,8 +292,10 @@ impl TacticsState {
     }
 
     fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {
-        let Some(unit) = self.units.get_mut(key) else { return };
-        let Some(old) = unit.stats.get(stat).copied() else {
+        if !self.units.contains_key(key) {
+            return;
+        }
+        let Some(old) = self.base_stat(key, stat, 0) else {
             events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
             return;
         };
@@ -314,8 +303,9 @@ impl TacticsState {
             events.push(Event::Warning(format!("the change to {key}'s `{stat}` is not a number")));
             return;
         }
-        let new = limited(old, apply_op(op, old, amount), unit.limits.get(stat));
-        unit.stats.insert(stat.to_owned(), new);
+        // A live stat changed holds the new number from now on (SRPGCK only changes constants).
+        let new = limited(old, apply_op(op, old, amount), self.limits(key, stat).as_ref());
+        self.store_stat(key, stat, new);
         if stat == "hp" && new < old {
             events.push(Event::UnitDamaged { unit: key.to_owned(), amount: old - new, hp: new });
         } else {
@@ -395,6 +385,11 @@ impl TacticsState {
     /// Runs the scheduler until a turn starts, the battle ends or `limit` ticks pass; the win
     /// conditions are tried after every tick (they may read `battle.tick`).
     pub(super) fn schedule(&mut self, content: &Content, rng: &mut Pcg64Mcg, limit: u64, events: &mut Vec<Event>) {
+        self.run_scheduler(content, rng, limit, events);
+        self.refresh_live();
+    }
+
+    fn run_scheduler(&mut self, content: &Content, rng: &mut Pcg64Mcg, limit: u64, events: &mut Vec<Event>) {
         let setup = Arc::clone(&self.setup);
         for _ in 0..=limit {
             if self.active.is_some() || self.winner.is_some() {
@@ -406,15 +401,13 @@ impl TacticsState {
             });
             if let Some(key) = ready {
                 let max_ct = self.setting(key, MAX_CT);
-                if let Some(unit) = self.units.get_mut(key) {
-                    unit.stats.insert("ct".to_owned(), max_ct);
-                }
+                self.store_stat(key, "ct", max_ct);
                 self.active = Some(Turn { unit: key.clone(), moved: false, acted: false });
                 self.turns = self.turns.saturating_add(1);
                 events.push(Event::UnitTurnStarted { unit: key.clone() });
                 return;
             }
-            self.tick_once(events);
+            self.tick_once(content, rng, events);
             self.check_end(content, rng, events);
         }
         if self.active.is_none() && self.winner.is_none() && limit == MAX_IDLE_TICKS {
@@ -422,8 +415,46 @@ impl TacticsState {
         }
     }
 
-    /// One scheduler tick: CT grows by speed (not while `jumping`), statuses count down.
-    fn tick_once(&mut self, events: &mut Vec<Event>) {
+    /// Puts a status on a unit for `ticks` ticks of its clock, by its stacking rule: `Replace`
+    /// takes the place of the unit's statuses of that name unless one of them is unremovable
+    /// or of a higher priority (then nothing is put on: false); `Cumulative` adds another.
+    pub(super) fn add_status(
+        &mut self,
+        key: &str,
+        status: &StatusEffect,
+        ticks: f64,
+        interval: f64,
+        events: &mut Vec<Event>,
+    ) -> bool {
+        let Some(unit) = self.units.get_mut(key) else { return false };
+        if status.stacking == StatusStacking::Replace {
+            let kept = unit.statuses.iter().any(|old| {
+                old.name == status.name && (old.definition.unremovable || old.definition.priority > status.priority)
+            });
+            if kept {
+                return false;
+            }
+            unit.statuses.retain(|old| old.name != status.name);
+        }
+        unit.statuses.push(ActiveStatus {
+            name: status.name.clone(),
+            remaining: ticks,
+            elapsed: 0.0,
+            interval,
+            definition: status.clone(),
+        });
+        events.push(Event::UnitStatusAdded {
+            unit: key.to_owned(),
+            status: status.name.clone(),
+            ticks: if ticks.is_finite() && ticks > 0.0 { ticks as u64 } else { 0 },
+        });
+        true
+    }
+
+    /// One scheduler tick: CT grows by speed (not while `jumping`); statuses count down on
+    /// their clock (one, or the holder's speed), their per-tick effects come each `interval`,
+    /// then those that ran out end.
+    fn tick_once(&mut self, content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) {
         let setup = Arc::clone(&self.setup);
         for key in &setup.order {
             let Some(unit) = self.units.get(key) else { continue };
@@ -431,30 +462,76 @@ impl TacticsState {
                 continue;
             }
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
-            if unit.scheduled && !frozen {
-                let speed = self.setting(key, SPEED);
-                if let Some(ct) = self.stat(key, "ct").and_then(|_| unit.stats.get("ct").copied()) {
-                    let new = limited(ct, ct + speed, unit.limits.get("ct"));
-                    if let Some(unit) = self.units.get_mut(key) {
-                        unit.stats.insert("ct".to_owned(), new);
+            let scheduled = unit.scheduled;
+            let speed = self.setting(key, SPEED);
+            if scheduled
+                && !frozen
+                && self.stat(key, "ct").is_some()
+                && let Some(ct) = self.base_stat(key, "ct", 0)
+            {
+                let new = limited(ct, ct + speed, self.limits(key, "ct").as_ref());
+                self.store_stat(key, "ct", new);
+            }
+            let local = if speed.is_finite() && speed > 0.0 { speed } else { 0.0 };
+            let mut rounds: Vec<(usize, u32)> = Vec::new();
+            if let Some(unit) = self.units.get_mut(key) {
+                for (at, status) in unit.statuses.iter_mut().enumerate() {
+                    let step = match status.definition.clock {
+                        StatusClock::Global => 1.0,
+                        StatusClock::Unit => local,
+                    };
+                    let before = status.elapsed;
+                    status.elapsed += step;
+                    if !status.definition.unremovable {
+                        status.remaining -= step;
+                    }
+                    if !status.definition.tick_effects.is_empty()
+                        && status.interval.is_finite()
+                        && status.interval > 0.0
+                    {
+                        let count = (status.elapsed / status.interval).floor() - (before / status.interval).floor();
+                        // A unit faster than its status's interval gets several rounds a tick.
+                        let count = count.clamp(0.0, f64::from(MAX_TICK_ROUNDS)) as u32;
+                        if count > 0 {
+                            rounds.push((at, count));
+                        }
+                    }
+                }
+            }
+            for (at, count) in rounds {
+                let Some(effects) = self
+                    .units
+                    .get(key)
+                    .and_then(|unit| unit.statuses.get(at))
+                    .map(|status| status.definition.tick_effects.clone())
+                else {
+                    continue;
+                };
+                for _ in 0..count {
+                    for effect in &effects {
+                        let ctx = Perspective { actor: Some(key), ..Perspective::default() };
+                        let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                        self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
             }
             if let Some(unit) = self.units.get_mut(key) {
                 let mut expired = Vec::new();
-                for status in &mut unit.statuses {
-                    status.remaining = status.remaining.saturating_sub(1);
-                    if status.remaining == 0 {
+                unit.statuses.retain(|status| {
+                    let ends = !status.definition.unremovable && status.remaining <= 0.0;
+                    if ends {
                         expired.push(status.name.clone());
                     }
-                }
-                unit.statuses.retain(|status| status.remaining > 0);
+                    !ends
+                });
                 for status in expired {
                     events.push(Event::UnitStatusExpired { unit: key.clone(), status });
                 }
             }
         }
         self.tick = self.tick.saturating_add(1);
+        // Poison may bring a unit to 0 hp between turns.
+        self.check_defeats(events);
     }
 
     /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn.
