@@ -575,6 +575,23 @@ fn twister_rechecks_both_swapped_columns_against_the_facing_board() {
          expect cell player_one 3 1 2
          expect cell player_two 1 1 5",
     );
+    // Both swapped dice in one column: the first is reflected, the second slides down into its
+    // cell and is checked there (it is reflected too).
+    let mut s = session(1);
+    run(
+        &mut s,
+        "setup turn player_two
+         ability shield 1
+         setup cell player_two 1 1 3
+         setup cell player_two 1 2 5
+         setup cell player_one 1 1 5
+         setup cell player_one 1 2 3
+         ability twister 1,1 1,2
+         expect cell player_one 1 1 empty
+         expect cell player_one 1 2 empty
+         expect cell player_two 1 1 3
+         expect cell player_two 1 2 5",
+    );
 }
 
 #[test]

@@ -419,7 +419,7 @@ fn play_runs_the_knucklebones_golden_game_and_explains_refusals() {
     let (outcome, _, err) = actforge(&["play", path(&pack), "--script", path(&illegal), "--seed", "7"]);
     assert_eq!(outcome, Exit::Failure);
     assert!(
-        err.contains("illegal.play:line 2: cards are played before rolling; possible now: place player_one 1, place player_one 2, place player_one 3"),
+        err.contains("illegal.play:line 2: that card is played before rolling; possible now: place player_one 1, place player_one 2, place player_one 3"),
         "{err}"
     );
     let (outcome, out, err) = actforge(&["check", path(&pack)]);

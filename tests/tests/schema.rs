@@ -244,7 +244,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "Effects" | "ActModifier" | "ActOp" | "CardModifier" | "CardOp" | "TableModifier" | "TableOp"
         | "PathModifier" | "PathOp" | "DeckModifier" | "DeckOp" | "StatModifier" | "StatOp" | "RuleModifier"
         | "RuleOp" => "### Effects",
-        "BoardModifier" | "BoardOp" | "BoardSide" | "BoardPlay" | "BoardTarget" => "## 11. Boards",
+        "BoardModifier" | "BoardOp" | "BoardSide" | "BoardPlay" | "BoardTarget" | "BoardTiming" => "## 11. Boards",
         "Rule" => "### rules/",
         "Act" | "ActLink" => "### acts/",
         "Token" => "### tokens/",

@@ -323,9 +323,16 @@ impl Run {
         let own = saved.own;
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
-        let cells = [saved.cell, saved.second].into_iter().flatten().filter(|(side, _, _)| *side == own);
+        let mut cells: Vec<Option<(u32, u32)>> = [saved.cell, saved.second]
+            .into_iter()
+            .flatten()
+            .filter(|(side, _, _)| *side == own)
+            .map(|(_, c, r)| Some((c, r)))
+            .collect();
+        let board = self.board_id(own);
         self.placing = self.placing.saturating_add(1);
-        for (_, column, row) in cells {
+        for at in 0..cells.len() {
+            let Some((column, row)) = cells.get(at).copied().flatten() else { continue };
             // A die the first placement's rules removed (a shield's reflection) is not placed.
             let Some(value) = self.game.sides.get(own).and_then(|state| state.cell(column, row)).map(|die| die.value)
             else {
@@ -336,7 +343,34 @@ impl Run {
             }
             self.focus =
                 BoardFocus { own, column: Some(column), cell: Some((own, column, row)), cell_value: value, ..saved };
+            let before = self.events.len();
             self.run_rules(content, &code.on_place);
+            // On a compact board a die destroyed below a later die lets it slide down: the later
+            // die is followed to its new cell (or dropped when it was destroyed itself).
+            if code.compact {
+                let removed: Vec<(u32, u32)> = self
+                    .events
+                    .get(before..)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|event| match event {
+                        Event::BoardDestroyed { board: on, column, row, .. } if *on == board => Some((*column, *row)),
+                        Event::BoardTaken { from, from_row, column, .. } if *from == board => {
+                            Some((*column, *from_row))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                for later in cells.iter_mut().skip(at.saturating_add(1)) {
+                    for (column, row) in &removed {
+                        *later = match *later {
+                            Some((c, r)) if c == *column && r == *row => None,
+                            Some((c, r)) if c == *column && *row < r => Some((c, r.saturating_sub(1))),
+                            other => other,
+                        };
+                    }
+                }
+            }
         }
         self.placing = self.placing.saturating_sub(1);
         self.focus = saved;
