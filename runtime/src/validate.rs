@@ -1093,6 +1093,12 @@ impl ValueChecks for Skill {
                 check_region(checks, &path, &line_move.region);
             }
         }
+        if self.kind == SkillKind::Move && self.target_region.shape == RegionShape::SelfOnly {
+            checks.warning(
+                root.clone().field("target_region").field("shape"),
+                "a move whose region is SelfOnly has only the unit's own spot: it goes nowhere",
+            );
+        }
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
         }
@@ -1186,6 +1192,7 @@ fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
         (&region.z_down_max, "z_down_max"),
         (&region.line_width_min, "line_width_min"),
         (&region.line_width_max, "line_width_max"),
+        (&region.fly_ceiling, "fly_ceiling"),
     ] {
         checks.not_negative(path.clone().field(field), expr, field);
     }
@@ -1226,6 +1233,12 @@ fn check_region_fields(checks: &mut Checks<'_>, path: &FieldPath, region: &Regio
                 format!("a {shape:?} region does not use {field}; it changes nothing"),
             );
         }
+    }
+    if region.space != InterveningSpace::Fly && !region.fly_ceiling.is_zero() {
+        checks.warning(
+            path.clone().field("fly_ceiling"),
+            format!("only Fly space uses fly_ceiling, not {:?}; it changes nothing", region.space),
+        );
     }
     if region.use_arc_range_bonus && shape != RegionShape::Cylinder {
         checks.warning(

@@ -127,6 +127,21 @@ pub enum Choice {
         /// Standing level.
         z: u16,
     },
+    /// Tactics: the active unit moves through waypoints, in order, to a standing spot: each
+    /// leg a move of the same move skill from the last waypoint with the radius left
+    /// (FORMAT.md §12). Not listed among the choices (there are too many); applied when possible.
+    MoveUnitVia {
+        /// The unit's key.
+        unit: String,
+        /// The waypoints `[x, y, level]`, in order.
+        via: Vec<[u16; 3]>,
+        /// Cell x of the end.
+        x: u16,
+        /// Cell y of the end.
+        y: u16,
+        /// Standing level of the end.
+        z: u16,
+    },
     /// Tactics: the active unit uses an action skill aimed at a standing spot.
     UseSkill {
         /// The unit's key.

@@ -56,9 +56,11 @@ impl System {
             | Choice::Close { .. }
             | Choice::Flip { .. } => Self::Table,
             Choice::RollDie { .. } | Choice::PlaceOnBoard { .. } | Choice::PlayBoardCard { .. } => Self::Board,
-            Choice::MoveUnit { .. } | Choice::UseSkill { .. } | Choice::WaitUnit { .. } | Choice::FaceUnit { .. } => {
-                Self::Tactics
-            }
+            Choice::MoveUnit { .. }
+            | Choice::MoveUnitVia { .. }
+            | Choice::UseSkill { .. }
+            | Choice::WaitUnit { .. }
+            | Choice::FaceUnit { .. } => Self::Tactics,
             Choice::PlayOption { .. } | Choice::EndTurn => Self::Turns,
             Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => Self::Campaign,
         }

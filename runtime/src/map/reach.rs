@@ -547,6 +547,123 @@ pub fn reach_path(
     Ok(Reach { start, nodes })
 }
 
+/// A unit's height in levels (SRPGCK's character size z): flights pass over enemies this high.
+const UNIT_HEIGHT: u32 = 2;
+
+/// The Fly space of a region (Actforge's flight; SRPGCK has none): every standing spot a
+/// flyer on `start` reaches through open air within `radius_max` cells, rising and dropping
+/// any amount on the way (the height window is not used) but never with its feet above
+/// `ceiling` (a level; None: no limit). A flyer needs `clearance` free levels where it is,
+/// so it goes around and over tiles, never through them; it passes over units, and through
+/// enemies (their two levels above their spot) only when `can_cross_enemies`. Cells with no
+/// tiles are flown over. The path to each spot runs through the air it crossed: its
+/// entries are feet positions (the level need not be a standing spot) and `steps` counts
+/// cells, never levels.
+pub fn reach_fly(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    ceiling: Option<u16>,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Reach, MapError> {
+    start_of(grid, start)?;
+    let radius = i32::from(params.radius_max);
+    let (x0, y0) = (i32::from(start.cell_x), i32::from(start.cell_y));
+    let clearance = u32::from(params.clearance.max(1));
+    // Above the highest top in range (and a unit's height over it, to pass over units)
+    // everything is air: no flight needs to go higher.
+    let mut highest = u32::from(start.level);
+    for cell_y in (y0 - radius).max(0)..=(y0 + radius).min(i32::from(grid.depth()) - 1) {
+        for cell_x in (x0 - radius).max(0)..=(x0 + radius).min(i32::from(grid.width()) - 1) {
+            for tile in grid.column(cell_x, cell_y) {
+                highest = highest.max(tile.top_z());
+            }
+        }
+    }
+    let highest = highest + UNIT_HEIGHT;
+    let cap = ceiling.map_or(highest, |ceiling| highest.min(u32::from(ceiling)));
+    let enemy_at = |x: i32, y: i32, level: u32| {
+        !params.can_cross_enemies
+            && occupants.iter().any(|(spot, occupant)| {
+                *occupant == Occupant::Enemy
+                    && i32::from(spot.cell_x) == x
+                    && i32::from(spot.cell_y) == y
+                    && level + clearance > u32::from(spot.level)
+                    && level < u32::from(spot.level) + UNIT_HEIGHT
+            })
+    };
+    let air = |x: i32, y: i32, level: u32| {
+        grid.contains(x, y)
+            && level <= cap
+            && (x - x0).abs() + (y - y0).abs() <= radius
+            && column_free(grid, x, y, level, level + clearance)
+            && !enemy_at(x, y, level)
+    };
+    let zero = Cost { steps: 0, leaps: 0, climb: 0.0 };
+    let first =
+        ReachNode { spot: start, steps: 0, leaps: 0, climb: 0.0, prev: None, leap: false, dz: 0.0, can_stop: false };
+    let mut nodes: BTreeMap<Spot, (ReachNode, Cost)> = BTreeMap::from([(start, (first, zero))]);
+    let mut queue = BinaryHeap::from([Queued { cost: zero, spot: start }]);
+    let mut done = BTreeSet::new();
+    while let Some(Queued { cost, spot }) = queue.pop() {
+        if !done.insert(spot) {
+            continue;
+        }
+        let (x, y, level) = (i32::from(spot.cell_x), i32::from(spot.cell_y), u32::from(spot.level));
+        let mut moves: Vec<(i32, i32, u32, Cost)> = Vec::new();
+        if cost.steps < params.radius_max {
+            let step = Cost { steps: cost.steps + 1, ..cost };
+            for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                moves.push((x + dx, y + dy, level, step));
+            }
+        }
+        let climb = Cost { climb: cost.climb + 1.0, ..cost };
+        moves.push((x, y, level + 1, climb));
+        if let Some(down) = level.checked_sub(1) {
+            moves.push((x, y, down, climb));
+        }
+        for (to_x, to_y, to_level, to_cost) in moves {
+            if !air(to_x, to_y, to_level) {
+                continue;
+            }
+            // `air` keeps every position inside the map and under `cap` (≤ 256).
+            let to = Spot::new(to_x as u16, to_y as u16, to_level as u16);
+            if nodes.get(&to).is_some_and(|(_, known)| known.cmp(to_cost) != Ordering::Greater) {
+                continue;
+            }
+            let node = ReachNode {
+                spot: to,
+                steps: to_cost.steps,
+                leaps: 0,
+                climb: to_cost.climb,
+                prev: Some(spot),
+                leap: false,
+                dz: 0.0,
+                can_stop: false,
+            };
+            nodes.insert(to, (node, to_cost));
+            queue.push(Queued { cost: to_cost, spot: to });
+        }
+    }
+    // The height window is not a flyer's: only the radius, headroom and occupants decide.
+    let open = ReachParams {
+        z_up_min: 0.0,
+        z_up_max: f32::INFINITY,
+        z_down_min: 0.0,
+        z_down_max: f32::INFINITY,
+        mount_step_bonus: false,
+        ..*params
+    };
+    let mut reached = BTreeMap::new();
+    for (spot, (mut node, _)) in nodes {
+        if spot_tile(grid, spot).is_some() {
+            settle(grid, start, &open, occupants, &mut node);
+        }
+        reached.insert(spot, node);
+    }
+    Ok(Reach { start, nodes: reached })
+}
+
 /// The candidates of a cylinder region (§b.4 step 1): spots within `radius_max` of the
 /// start and, with `use_absolute_dz`, inside the rise window; enemies that can be neither
 /// crossed nor halted at are left out.

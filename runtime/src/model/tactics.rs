@@ -105,6 +105,8 @@ pub enum InterveningSpace {
     Arc,
     /// Only with the line-move shape.
     LineMove,
+    /// Flight through open air: any rise or drop, around tiles, never above `fly_ceiling`.
+    Fly,
 }
 
 /// A region of tiles around a unit: where a skill can target, or what it affects.
@@ -164,6 +166,9 @@ pub struct Region {
     /// Line: largest width offset.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub line_width_max: Expr,
+    /// Fly space: the highest a flight may rise, in levels above the centre (0 = no limit).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub fly_ceiling: Expr,
     /// Per-tile test; non-zero keeps the tile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate: Option<Expr>,
@@ -256,6 +261,7 @@ impl_walk!(Region {
     forward_clip_max,
     line_width_min,
     line_width_max,
+    fly_ceiling,
     predicate,
     n_ways,
     subregions
@@ -281,6 +287,7 @@ impl Default for Region {
             forward_clip_max: Expr::default(),
             line_width_min: Expr::default(),
             line_width_max: Expr::default(),
+            fly_ceiling: Expr::default(),
             predicate: None,
             n_ways: Expr::one(),
             subregions: Vec::new(),

@@ -79,6 +79,7 @@ impl Session {
             | Choice::PlaceOnBoard { .. }
             | Choice::PlayBoardCard { .. }
             | Choice::MoveUnit { .. }
+            | Choice::MoveUnitVia { .. }
             | Choice::UseSkill { .. }
             | Choice::WaitUnit { .. }
             | Choice::FaceUnit { .. }

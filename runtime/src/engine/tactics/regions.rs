@@ -7,8 +7,8 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::Side;
 use crate::map::{
-    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, arc_shot, line_move, line_reaches, reach_line,
-    reach_path, reach_pick, signed_dz,
+    LineMoveParams, Occupant, ReachParams, SightParams, Spot, arc_shot, line_move, line_reaches, reach_fly, reach_line,
+    reach_path, reach_pick, signed_dz, standing_spots,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
@@ -107,6 +107,11 @@ pub(super) fn line_cells(
     found
 }
 
+/// The cells a route crosses (the sum of its steps' grid distances; rises are free).
+pub(super) fn path_cells(path: &[Spot]) -> f64 {
+    path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| f64::from(a.xy_distance(*b))).sum()
+}
+
 /// A region's line-move walk settings.
 pub(super) fn walk_params(region: &Region, numbers: &RegionNumbers) -> LineMoveParams {
     LineMoveParams {
@@ -139,6 +144,7 @@ pub(super) struct RegionNumbers {
     pub(super) line_width_min: f64,
     pub(super) line_width_max: f64,
     pub(super) n_ways: f64,
+    pub(super) fly_ceiling: f64,
 }
 
 /// A count from a formula value: NaN and negatives are 0.
@@ -282,31 +288,39 @@ impl TacticsState {
             line_width_min: eval(&region.line_width_min),
             line_width_max: eval(&region.line_width_max),
             n_ways: eval(&region.n_ways),
+            fly_ceiling: eval(&region.fly_ceiling),
         }
     }
 
-    /// Where `key` can walk with its move skills (the start excluded), with the skill that
+    /// Where `key` can move with its move skills (the start excluded), with the skill that
     /// reaches each spot first in the unit's list.
     pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
         let mut spots = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return spots };
-        for (at, skill_id) in model.skills.iter().enumerate() {
-            let Some(skill) = content.project.skills.get(skill_id.as_str()) else { continue };
-            if skill.kind != SkillKind::Move {
-                continue;
-            }
-            let Some(reach) = self.move_reach(content, rng, key, skill) else { continue };
-            for spot in reach.stops().filter(|spot| *spot != unit.spot) {
+        for (at, skill) in self.move_skills(content, key) {
+            for spot in self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).into_keys() {
                 spots.entry(spot).or_insert(at);
             }
         }
         spots
     }
 
-    /// The path of a move of `key` to `to` with its skill number `at` (start and end included).
+    /// The move skills of `key` with their numbers in its list.
+    pub(super) fn move_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<(usize, &'c Skill)> {
+        let Some(model) = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str())) else {
+            return Vec::new();
+        };
+        model
+            .skills
+            .iter()
+            .enumerate()
+            .filter_map(|(at, id)| content.project.skills.get(id.as_str()).map(|skill| (at, skill)))
+            .filter(|(_, skill)| skill.kind == SkillKind::Move)
+            .collect()
+    }
+
+    /// The route of a move of `key` to `to` with its skill number `at` (start and end included).
     pub(super) fn move_path(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot) -> Vec<Spot> {
-        let fallback = |from: Spot| vec![from, to];
         let Some(unit) = self.units.get(key) else { return vec![to] };
         let skill = content
             .project
@@ -314,28 +328,147 @@ impl TacticsState {
             .get(unit.unit.as_str())
             .and_then(|model| model.skills.get(at))
             .and_then(|id| content.project.skills.get(id.as_str()));
-        let Some(skill) = skill else { return fallback(unit.spot) };
-        self.move_reach(content, rng, key, skill)
-            .and_then(|reach| reach.path_to(to))
-            .unwrap_or_else(|| fallback(unit.spot))
+        let Some(skill) = skill else { return vec![unit.spot, to] };
+        self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).remove(&to).unwrap_or_else(|| vec![unit.spot, to])
     }
 
-    /// Where `key` can walk with the move skill `skill` (Path space; mounts it may ride can
-    /// be stopped on, with the mounting step bonus when the region asks for it).
-    pub(super) fn move_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> Option<Reach> {
-        let unit = self.units.get(key)?;
+    /// Where a move of `key` with the move skill `skill` can end when it sets out from `from`
+    /// having already used `spent` cells of its radius (a waypointed move's later legs), each
+    /// with its route (`from` and the end included). The whole target region counts (FORMAT.md
+    /// §12): its shape, its space (`Path` walks and leaps, `Fly` flies, `Pick` teleports,
+    /// `Line` and `Arc` jump to spots in sight or in range of a throw), its predicate and
+    /// targeting flags; a move ends on nobody but a unit it may ride, and on an enemy only
+    /// with `can_halt_at_enemies`.
+    pub(super) fn move_routes(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+        (from, spent): (Spot, f64),
+    ) -> BTreeMap<Spot, Vec<Spot>> {
+        let mut routes = BTreeMap::new();
+        let Some(unit) = self.units.get(key) else { return routes };
         let region = &skill.target_region;
         let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
-        let n = self.numbers(content, rng, ctx, region);
-        let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
-        params.radius_min = cells(n.radius_min);
-        params.z_up_min = levels(n.z_up_min);
-        params.z_down_min = levels(n.z_down_min);
-        params.use_absolute_dz = region.use_absolute_dz;
-        params.can_cross_walls = region.can_cross_walls;
-        params.can_cross_enemies = region.can_cross_enemies;
-        params.mount_step_bonus = region.use_mounting_step_bonus;
-        reach_path(&self.setup.grid, unit.spot, &params, &self.move_occupants(key, region)).ok()
+        let grid = &self.setup.grid;
+        let occupants = self.move_occupants(key, region);
+        match region.space {
+            InterveningSpace::Path | InterveningSpace::Fly => {
+                let mut n = self.numbers(content, rng, ctx, region);
+                n.radius_max -= spent;
+                let mut params = ReachParams::movement(cells(n.radius_max), levels(n.z_up_max), levels(n.z_down_max));
+                params.radius_min = cells(n.radius_min);
+                params.z_up_min = levels(n.z_up_min);
+                params.z_down_min = levels(n.z_down_min);
+                params.use_absolute_dz = region.use_absolute_dz;
+                params.can_cross_walls = region.can_cross_walls;
+                params.can_cross_enemies = region.can_cross_enemies;
+                params.mount_step_bonus = region.use_mounting_step_bonus;
+                let reach = if region.space == InterveningSpace::Fly {
+                    let ceiling = eval_expr(content, self, ctx, rng, &region.fly_ceiling, 0);
+                    let ceiling =
+                        (ceiling.is_finite() && ceiling > 0.0).then(|| from.level.saturating_add(cells(ceiling)));
+                    reach_fly(grid, from, &params, ceiling, &occupants)
+                } else {
+                    reach_path(grid, from, &params, &occupants)
+                };
+                let Ok(reach) = reach else { return routes };
+                let ends: BTreeSet<Spot> = reach.stops().collect();
+                // The shape cut in Pick space (a flight's without the height window), then the
+                // targeting flags and predicate; a cylinder is the search itself.
+                let ends = if region.shape == RegionShape::Cylinder {
+                    self.targeting(content, rng, ctx, region, ends)
+                } else {
+                    let mut open = region.clone();
+                    if region.space == InterveningSpace::Fly {
+                        open.z_up_min = Expr::default();
+                        open.z_down_min = Expr::default();
+                        open.z_up_max = Expr::new("1024");
+                        open.z_down_max = Expr::new("1024");
+                    }
+                    let shaped = self.region_spots_in(
+                        content,
+                        rng,
+                        ctx,
+                        &open,
+                        InterveningSpace::Pick,
+                        (from, unit.facing, spent),
+                    );
+                    ends.intersection(&shaped).copied().collect()
+                };
+                for end in ends {
+                    if let Some(path) = reach.path_to(end) {
+                        routes.insert(end, path);
+                    }
+                }
+            }
+            _ => {
+                // Teleports and jumps: no path, the route is the start and the end.
+                let ends = self.region_spots_in(content, rng, ctx, region, region.space, (from, unit.facing, spent));
+                routes.extend(ends.into_iter().map(|end| (end, vec![from, end])));
+            }
+        }
+        routes.retain(|end, _| {
+            *end != from
+                && standing_spots(grid, end.cell_x, end.cell_y).contains(end)
+                && match occupants.get(end) {
+                    None | Some(Occupant::MountAlly) => true,
+                    Some(Occupant::MountEnemy) => region.can_halt_at_enemies,
+                    Some(Occupant::Ally | Occupant::Enemy) => false,
+                }
+        });
+        routes
+    }
+
+    /// A waypointed move of `key` (FORMAT.md §12): with the first of its move skills that
+    /// gets through, a move to each waypoint in turn and then to `to`, each leg setting out
+    /// from the last with the radius the earlier legs left; the skill's number and the whole
+    /// route. Err says which leg is out of reach.
+    pub(super) fn waypoint_route(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        via: &[Spot],
+        to: Spot,
+    ) -> Result<(usize, Vec<Spot>), String> {
+        let start = self.units.get(key).map(|unit| unit.spot).ok_or_else(|| format!("no unit `{key}`"))?;
+        let skills = self.move_skills(content, key);
+        let mut why = format!("{key} has no move skill");
+        for (at, skill) in skills {
+            let mut route = vec![start];
+            let (mut from, mut spent) = (start, 0.0);
+            let mut failed = None;
+            for (leg, stop) in via.iter().chain([&to]).enumerate() {
+                let last = leg == via.len();
+                let mut routes = self.move_routes(content, rng, key, skill, (from, spent));
+                let fits = routes.get(stop).is_some_and(|_| last || self.unit_at(*stop).is_none());
+                let Some(path) = routes.remove(stop).filter(|_| fits) else {
+                    failed = Some(format!(
+                        "with {}, {} ({}, {}, {}) is out of reach from ({}, {}, {}) ({} spent)",
+                        skill.id,
+                        if last { "the end".to_owned() } else { format!("waypoint {}", leg.saturating_add(1)) },
+                        stop.cell_x,
+                        stop.cell_y,
+                        stop.level,
+                        from.cell_x,
+                        from.cell_y,
+                        from.level,
+                        if (spent - 1.0).abs() < f64::EPSILON { "1 cell".to_owned() } else { format!("{spent} cells") },
+                    ));
+                    break;
+                };
+                spent += path_cells(&path);
+                route.extend(path.into_iter().skip(1));
+                from = *stop;
+            }
+            match failed {
+                None => return Ok((at, route)),
+                Some(reason) => why = reason,
+            }
+        }
+        Err(why)
     }
 
     /// The spots of `region` around `center` facing `facing` (`spec/srpgck.md` §b.4): the
@@ -349,11 +482,12 @@ impl TacticsState {
         center: Spot,
         facing: f64,
     ) -> BTreeSet<Spot> {
-        self.region_spots_in(content, rng, ctx, region, region.space, (center, facing))
+        self.region_spots_in(content, rng, ctx, region, region.space, (center, facing, 0.0))
     }
 
     /// [`Self::region_spots`] with the intervening space `space` (subregions are cut in Pick
-    /// space and their union goes through the parent's space, §b.4).
+    /// space and their union goes through the parent's space, §b.4), `spent` cells of the
+    /// radius already used (a waypointed move's later legs).
     fn region_spots_in(
         &self,
         content: &Content,
@@ -361,10 +495,11 @@ impl TacticsState {
         ctx: Perspective<'_>,
         region: &Region,
         space: InterveningSpace,
-        (center, facing): (Spot, f64),
+        (center, facing, spent): (Spot, f64, f64),
     ) -> BTreeSet<Spot> {
-        let n = self.numbers(content, rng, ctx, region);
-        let mut spots: BTreeSet<Spot> = match region.shape {
+        let mut n = self.numbers(content, rng, ctx, region);
+        n.radius_max -= spent;
+        let spots: BTreeSet<Spot> = match region.shape {
             RegionShape::SelfOnly | RegionShape::Compound | RegionShape::NWay => {
                 let mut all = BTreeSet::new();
                 if region.shape == RegionShape::SelfOnly {
@@ -377,7 +512,7 @@ impl TacticsState {
                             ctx,
                             sub,
                             InterveningSpace::Pick,
-                            (center, facing),
+                            (center, facing, spent),
                         ));
                     }
                 } else {
@@ -391,7 +526,7 @@ impl TacticsState {
                                 ctx,
                                 sub,
                                 InterveningSpace::Pick,
-                                (center, yaw),
+                                (center, yaw, spent),
                             ));
                         }
                     }
@@ -410,6 +545,18 @@ impl TacticsState {
             }
             _ => self.shaped(region, &n, space, ctx.actor, center, facing),
         };
+        self.targeting(content, rng, ctx, region, spots)
+    }
+
+    /// The targeting flags and the predicate of `region` applied to `spots` (§b.4 step 3).
+    fn targeting(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        region: &Region,
+        mut spots: BTreeSet<Spot>,
+    ) -> BTreeSet<Spot> {
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
         spots.retain(|spot| match self.unit_at(*spot) {
             None => true,
@@ -474,6 +621,7 @@ impl TacticsState {
             // Path and Line spaces were the search itself.
             return match space {
                 InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
+                InterveningSpace::Fly => self.through_space(region, numbers, space, &params, actor, center, kept),
                 _ => kept,
             };
         }
@@ -563,6 +711,12 @@ impl TacticsState {
                 spots.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
             InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, spots),
+            InterveningSpace::Fly => {
+                let ceiling = (numbers.fly_ceiling.is_finite() && numbers.fly_ceiling > 0.0)
+                    .then(|| center.level.saturating_add(cells(numbers.fly_ceiling)));
+                let Ok(flight) = reach_fly(grid, center, params, ceiling, &occupants) else { return BTreeSet::new() };
+                spots.into_iter().filter(|spot| flight.get(*spot).is_some()).collect()
+            }
             InterveningSpace::Pick | InterveningSpace::LineMove => spots,
         }
     }

@@ -83,9 +83,28 @@ impl Session {
                 .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south)"), Ok)?;
             return Ok(Choice::FaceUnit { unit, facing });
         }
+        let rest: Vec<&str> = words.collect();
+        let mut groups = rest.split(|word| *word == "via");
+        let mut words = groups.next().unwrap_or_default().iter().copied();
         let x: u16 = number(words.next(), "cell x")?;
         let y: u16 = number(words.next(), "cell y")?;
         let z: Option<u16> = words.next().map(|word| number(Some(word), "level")).transpose()?;
+        if let Some(extra) = words.next() {
+            return Err(format!(
+                "`{extra}` is not expected after the level (usage: {command} UNIT X Y [Z] [via X Y [Z]]…)"
+            ));
+        }
+        let via = groups.map(|group| Self::waypoint(battle, group)).collect::<Result<Vec<[u16; 3]>, String>>()?;
+        if !via.is_empty() {
+            if skill.is_some() {
+                return Err("only a move goes through waypoints (`via`)".to_owned());
+            }
+            let z = match z {
+                Some(z) => z,
+                None => battle.top_spot(x, y).map_or(0, |spot| spot.level),
+            };
+            return Ok(Choice::MoveUnitVia { unit, via, x, y, z });
+        }
         let make = |z: u16| match &skill {
             Some(skill) => Choice::UseSkill { unit: unit.clone(), skill: skill.clone(), x, y, z },
             None => Choice::MoveUnit { unit: unit.clone(), x, y, z },
@@ -101,6 +120,23 @@ impl Session {
             .map(|spot| make(spot.level))
             .find(|choice| possible.contains(choice));
         Ok(found.unwrap_or_else(|| make(battle.top_spot(x, y).map_or(0, |spot| spot.level))))
+    }
+
+    /// A waypoint of a `move … via X Y [Z]` line: without Z, the top standing spot of the cell.
+    fn waypoint(battle: &TacticsState, words: &[&str]) -> Result<[u16; 3], String> {
+        let usage = "usage: move UNIT X Y [Z] via X Y [Z] [via X Y [Z]]…";
+        let (x, y, z) = match words {
+            [x, y] => (*x, *y, None),
+            [x, y, z] => (*x, *y, Some(*z)),
+            _ => return Err(format!("a waypoint is X Y [Z] ({usage})")),
+        };
+        let x: u16 = number(Some(x), "cell x")?;
+        let y: u16 = number(Some(y), "cell y")?;
+        let z = match z {
+            Some(z) => number(Some(z), "level")?,
+            None => battle.top_spot(x, y).ok_or_else(|| format!("no unit can stand on ({x}, {y})"))?.level,
+        };
+        Ok([x, y, z])
     }
 
     /// `expect unit UNIT hp N` (any stat), `expect unit UNIT at X Y [Z]`, `expect unit UNIT
@@ -368,6 +404,11 @@ impl Session {
     pub(crate) fn describe_tactics_choice(choice: &Choice) -> String {
         match choice {
             Choice::MoveUnit { unit, x, y, z } => format!("move {unit} {x} {y} {z}"),
+            Choice::MoveUnitVia { unit, via, x, y, z } => {
+                let via: Vec<String> = via.iter().map(|[x, y, z]| format!(" via {x} {y} {z}")).collect();
+                let via = via.concat();
+                format!("move {unit} {x} {y} {z}{via}")
+            }
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
             Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
@@ -378,7 +419,7 @@ impl Session {
     /// Why the battle refuses a choice.
     pub(crate) fn why_not_tactics(choice: &Choice) -> &'static str {
         match choice {
-            Choice::MoveUnit { .. } => "that unit cannot move there now",
+            Choice::MoveUnit { .. } | Choice::MoveUnitVia { .. } => "that unit cannot move there now",
             Choice::UseSkill { .. } => "that unit cannot use that skill there now",
             _ => "it is not that unit's turn",
         }

@@ -75,7 +75,16 @@ impl TacticsState {
                 let Some(at) = self.move_spots(content, rng, unit).get(&to).copied() else {
                     return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
                 };
-                self.move_unit(content, rng, unit, at, to, &mut events);
+                let path = self.move_path(content, rng, unit, at, to);
+                self.move_unit(content, unit, at, &path, &mut events);
+            }
+            Choice::MoveUnitVia { unit, via, x, y, z } => {
+                if *unit != turn.unit || turn.moved {
+                    return Err(format!("{unit} cannot move now"));
+                }
+                let via: Vec<Spot> = via.iter().map(|[x, y, z]| Spot::new(*x, *y, *z)).collect();
+                let (at, path) = self.waypoint_route(content, rng, unit, &via, Spot::new(*x, *y, *z))?;
+                self.move_unit(content, unit, at, &path, &mut events);
             }
             Choice::UseSkill { unit, skill, x, y, z } => {
                 let at = Spot::new(*x, *y, *z);
@@ -114,23 +123,18 @@ impl TacticsState {
         Ok(events)
     }
 
-    fn move_unit(
-        &mut self,
-        content: &Content,
-        rng: &mut Pcg64Mcg,
-        key: &str,
-        at: usize,
-        to: Spot,
-        events: &mut Vec<Event>,
-    ) {
-        let path = self.move_path(content, rng, key, at, to);
+    /// Moves `key` along `path` (start and end included) with its move skill number `at`.
+    fn move_unit(&mut self, content: &Content, key: &str, at: usize, path: &[Spot], events: &mut Vec<Event>) {
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
+        let Some(to) = path.last().copied() else { return };
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
         let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
         let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
         let length: u32 =
             path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
-        let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
+        // A flight's route rises and drops within cells: the last step across cells faces it.
+        let last_step = path.iter().rev().find(|spot| (spot.cell_x, spot.cell_y) != (to.cell_x, to.cell_y));
+        let last_step = last_step.copied().unwrap_or(from);
         let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
         // Ending on another unit (the move region allowed it) is riding it.
         let mount = self.unit_at(to).filter(|other| *other != key).map(str::to_owned);
