@@ -181,6 +181,62 @@ fn play_from_here_runs_the_act_at_once_and_refuses_unknown_acts() {
     assert!(game.highlight().acts.is_empty());
 }
 
+/// Issue 29 (battle preview): choose a skill, see its targets, hover one for the effect area
+/// and the forecast from the skill's formulas, confirm with a click.
+#[test]
+fn the_battle_preview_aims_a_chosen_skill_forecasts_it_on_hover_and_uses_it_on_click() {
+    use actforge_runtime::engine::Choice;
+    use actforge_runtime::map::{Spot, spot_point};
+    let mut harness = playing("srpg-skirmish");
+    let active = harness.state().preview().game.session().unwrap().tactics().unwrap().active_unit().unwrap().to_owned();
+    // Aim the first skill the active unit can use now.
+    let skill = {
+        let session = harness.state().preview().game.session().unwrap();
+        session
+            .choices()
+            .into_iter()
+            .find_map(|choice| match choice {
+                Choice::UseSkill { skill, .. } => Some(skill.to_string()),
+                _ => None,
+            })
+            .expect("the first unit can use a skill")
+    };
+    let label =
+        harness.state().preview().game.session().unwrap().content().project.skills.get(&skill).unwrap().label.clone();
+    harness.get_by_label_contains(&format!(" {label}")).click();
+    harness.run_steps(3);
+    let (line, screen) = {
+        let app = harness.state();
+        let session = app.preview().game.session().unwrap();
+        let battle = session.tactics().unwrap();
+        let view = app.preview().map_view();
+        session
+            .choices()
+            .into_iter()
+            .filter_map(|choice| match choice {
+                Choice::UseSkill { unit, skill: s, x, y, z } if s.as_str() == skill => Some((unit, x, y, z)),
+                _ => None,
+            })
+            .find_map(|(unit, x, y, z)| {
+                let point = spot_point(battle.grid(), Spot { cell_x: x, cell_y: y, level: z })?;
+                let screen = view.screen_of_grid(point)?;
+                let hit = view.pick_at(screen)?;
+                (hit.cell_x == x && hit.cell_y == y && screen.y < 520.0)
+                    .then(|| (format!("use {unit} {skill} {x} {y} {z}"), screen))
+            })
+            .expect("a target tile in view")
+    };
+    harness.hover_at(screen);
+    harness.run_steps(3);
+    harness.get_by_label_contains(&format!("{label} at ("));
+    harness.hover_at(screen);
+    harness.drag_at(screen);
+    harness.run_steps(1);
+    harness.drop_at(screen);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log(), [line], "{active}");
+}
+
 #[test]
 fn the_tactics_preview_moves_the_active_unit_to_a_clicked_tile() {
     use actforge_runtime::engine::Choice;

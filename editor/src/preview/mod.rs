@@ -3,6 +3,7 @@
 //! project uses, the synthesis table, and saving the inputs as a playtest script.
 
 mod art;
+mod battle;
 mod board;
 mod edit;
 mod session;

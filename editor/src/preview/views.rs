@@ -11,11 +11,12 @@ use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
 use super::art::ArtCache;
+use super::battle::{BattlePick, battle_ui};
 use super::board::{BoardPick, board_ui};
 use super::table::{has_table, table_ui};
 use crate::document::ItemKey;
 use crate::style::{kind_colour, readable_text_colour};
-use crate::views::map::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
+use crate::views::map::MapViewState;
 
 /// An item's label, or its id where it has none (or is missing).
 pub(super) fn name_of<T: Item>(items: &Items<T>, id: &str) -> String {
@@ -60,6 +61,8 @@ pub struct Looks {
     pub art: ArtCache,
     /// The board ability card chosen, waiting for its target.
     pub board: BoardPick,
+    /// The battle skill chosen, waiting for its target, and its last forecast.
+    pub battle: BattlePick,
 }
 
 /// Draws every system the session plays, each under its own heading.
@@ -98,7 +101,7 @@ pub fn systems_ui(
         board_ui(ui, session, choices, &mut looks.board, looks.debug, chosen);
     }
     if session.tactics().is_some() {
-        tactics_ui(ui, session, choices, map_view, chosen);
+        battle_ui(ui, session, choices, (map_view, &mut looks.battle), chosen);
     }
     if session.campaign().is_some() {
         campaign_ui(ui, session, choices, wants);
@@ -238,141 +241,6 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: boo
     for warning in &turns.warnings {
         ui.label(RichText::new(format!("{} {warning}", icon::WARNING)).weak());
     }
-}
-
-// ---------------------------------------------------------------- tactics
-
-/// Team colours in order of first appearance.
-const TEAM_COLOURS: [Color32; 4] = [
-    Color32::from_rgb(0x5b, 0xa4, 0xe6),
-    Color32::from_rgb(0xef, 0x6f, 0x6c),
-    Color32::from_rgb(0x9c, 0xcc, 0x65),
-    Color32::from_rgb(0xe0, 0xb0, 0x40),
-];
-
-/// The battle on the shared tile-map view: units as markers (the active one ringed), the tiles
-/// the active unit can reach tinted, a click on one moves it there; skills, waiting and facing
-/// as buttons.
-fn tactics_ui(
-    ui: &mut egui::Ui,
-    session: &Session,
-    choices: &[Choice],
-    map_view: &mut MapViewState,
-    chosen: &mut Vec<Choice>,
-) {
-    let Some(battle) = session.tactics() else { return };
-    heading_ui(ui, icon::SWORD, &format!("Tactics — turn {}", battle.turns));
-    let mut teams: Vec<&str> = Vec::new();
-    for (_, unit) in battle.units() {
-        if !teams.contains(&unit.team.as_str()) {
-            teams.push(unit.team.as_str());
-        }
-    }
-    let team_colour = |team: &str| {
-        let index = teams.iter().position(|t| *t == team).unwrap_or(0) % TEAM_COLOURS.len();
-        TEAM_COLOURS.get(index).copied().unwrap_or(Color32::GRAY)
-    };
-    // The turn order strip: the active unit first, then the others by key.
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new("Turn order").weak());
-        if let Some(active) = battle.active_unit() {
-            let colour = readable_text_colour(Color32::YELLOW, ui.visuals());
-            ui.label(RichText::new(format!("▶ {active}")).strong().color(colour));
-        }
-        for (key, unit) in battle.units() {
-            if Some(key) != battle.active_unit() && !unit.defeated {
-                ui.label(RichText::new(key).color(readable_text_colour(team_colour(&unit.team), ui.visuals())));
-            }
-        }
-    });
-    let Some(map) = session.content().project.tile_maps.get(battle.map().as_str()) else {
-        ui.label(format!("The battle's tile map `{}` is missing.", battle.map()));
-        return;
-    };
-    let mut overlays = Overlays::default();
-    for choice in choices {
-        if let Choice::MoveUnit { x, y, z, .. } = choice {
-            overlays.tinted_cells.push(CellTint {
-                cell_x: *x,
-                cell_y: *y,
-                level: f32::from(*z),
-                colour: Color32::from_rgba_unmultiplied(120, 200, 255, 110),
-            });
-        }
-    }
-    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
-        overlays.units.push(UnitMarker {
-            cell_x: unit.spot.cell_x,
-            cell_y: unit.spot.cell_y,
-            level: f32::from(unit.spot.level),
-            label: key.to_owned(),
-            colour: team_colour(&unit.team),
-            active: battle.active_unit() == Some(key),
-        });
-    }
-    map_view.primary_drag_orbits = true;
-    ui.allocate_ui(Vec2::new(ui.available_width(), 380.0), |ui| {
-        let view = map_view_ui(ui, map_view, map, &overlays);
-        if let Some(hit) = view.clicked
-            && let Some(choice) = choices
-                .iter()
-                .find(|c| matches!(c, Choice::MoveUnit { x, y, .. } if *x == hit.cell_x && *y == hit.cell_y))
-        {
-            chosen.push(choice.clone());
-        }
-        view.response.on_hover_text("Click a tinted tile to move the active unit there; drag to orbit");
-    });
-    unit_stats_ui(ui, session);
-    ui.horizontal_wrapped(|ui| {
-        for choice in choices {
-            if matches!(choice, Choice::UseSkill { .. } | Choice::WaitUnit { .. } | Choice::FaceUnit { .. })
-                && ui.button(session.describe_choice(choice)).clicked()
-            {
-                chosen.push(choice.clone());
-            }
-        }
-    });
-    if let Some(active) = battle.active_unit() {
-        let project = &session.content().project;
-        let skills: Vec<String> = battle
-            .unit(active)
-            .and_then(|unit| project.units.get(unit.unit.as_str()))
-            .map(|unit| unit.skills.iter().map(ToString::to_string).collect())
-            .unwrap_or_default();
-        why_not_list_ui(
-            ui,
-            "tactics_why_not",
-            "Why can a skill not be used?",
-            "Every skill of the unit can be used.",
-            || {
-                let mut reasons = Vec::new();
-                for skill in skills {
-                    let subject = Subject::Skill { unit: active.to_owned(), skill, at: None };
-                    let why = session.explain(&subject).unwrap_or_default();
-                    // A move skill is not an action skill: it is the walk, not a button.
-                    reasons.extend(why.into_iter().filter(|reason| !reason.text.contains("has no action skill")));
-                }
-                reasons
-            },
-        );
-    }
-}
-
-fn unit_stats_ui(ui: &mut egui::Ui, session: &Session) {
-    let Some(battle) = session.tactics() else { return };
-    egui::CollapsingHeader::new("Units").id_salt("preview_units").show(ui, |ui| {
-        egui::Grid::new("preview_unit_grid").striped(true).show(ui, |ui| {
-            for (key, unit) in battle.units() {
-                ui.label(RichText::new(key).strong());
-                ui.label(&unit.team);
-                ui.label(format!("({}, {}, {})", unit.spot.cell_x, unit.spot.cell_y, unit.spot.level));
-                let stats: Vec<String> =
-                    unit.stats.iter().take(6).map(|(name, value)| format!("{name} {value:.0}")).collect();
-                ui.label(RichText::new(stats.join(" · ")).small());
-                ui.end_row();
-            }
-        });
-    });
 }
 
 // ---------------------------------------------------------------- campaign

@@ -46,7 +46,7 @@ use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skil
 pub use campaign::{CampaignResult, CampaignState};
 use system::System;
 use table::listing::ListingCache;
-pub use tactics::{ActiveStatus, TacticsState, Turn, UnitState};
+pub use tactics::{ActiveStatus, FORECAST_TRIALS, SkillForecast, TacticsState, Turn, UnitForecast, UnitState};
 
 /// The last tick of game time: 2^53, the largest whole number a formula's f64 holds exactly.
 /// Waits stop there (a script's `wait` past it is refused), so no tick sum can overflow.

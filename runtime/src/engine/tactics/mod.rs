@@ -5,10 +5,13 @@
 
 mod compile;
 mod env;
+mod forecast;
 mod regions;
 mod script;
 mod session;
 mod step;
+
+pub use forecast::{FORECAST_TRIALS, SkillForecast, UnitForecast};
 
 use compile::{Acc, Setup, battle_accessor};
 
