@@ -307,3 +307,16 @@ fn a_waypointed_move_spends_the_terrain_cost_of_each_leg() {
     let events = scene.apply(&near).unwrap();
     assert!(events.iter().any(|event| matches!(event, Event::UnitMoved { to: [3, 0, 1], steps: 3, .. })), "{events:?}");
 }
+
+#[test]
+fn why_not_names_refused_terrain_and_the_maps_move_costs() {
+    use actforge_runtime::engine::Subject;
+    let plan = ["..w..", "..m..", "....."];
+    let dry = Region { no_enter_tags: vec!["water".to_owned()], ..walk("2") };
+    let scene = session(project(&plan, (0, 1), (4, 2), dry));
+    let why = |at| format!("{:?}", scene.explain(&Subject::Move { unit: "a".to_owned(), at }).unwrap());
+    let water = why((2, 0, 1));
+    assert!(water.contains("its terrain is refused by the move skill: `water` (walk)"), "{water}");
+    let beyond = why((3, 1, 1));
+    assert!(beyond.contains("walks spend terrain move costs here (mud 2)"), "{beyond}");
+}
