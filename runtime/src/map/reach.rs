@@ -468,7 +468,8 @@ impl Search<'_> {
             if !grid.contains(next_x, next_y) {
                 continue;
             }
-            if cost.steps < params.radius_max {
+            // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
+            if cost.steps <= params.radius_max {
                 // Inside the map: the coordinates fit u16.
                 for to in column_spots(grid, next_x as u16, next_y as u16) {
                     self.offer(node, from.tile, cost, to, 1, false);
@@ -482,7 +483,7 @@ impl Search<'_> {
                 let (land_x, land_y) = cell_at(i32::from(gap) + 1);
                 let cells = gap + 1;
                 if !grid.contains(land_x, land_y)
-                    || u32::from(cost.steps) + u32::from(cells) > u32::from(params.radius_max)
+                    || u32::from(cost.steps) + u32::from(gap) > u32::from(params.radius_max)
                     || !column_free(grid, gap_x, gap_y, level.saturating_sub(1), head)
                 {
                     break;
