@@ -60,7 +60,12 @@ fn terrain() -> TileMap {
         }
     }
     let palette = (0..5)
-        .map(|i| PaletteEntry { label: format!("P{i}"), image: None, colour: Colour::rgb(40 * i, 200 - 30 * i, 90) })
+        .map(|i| PaletteEntry {
+            label: format!("P{i}"),
+            image: None,
+            colour: Colour::rgb(40 * i, 200 - 30 * i, 90),
+            ..PaletteEntry::default()
+        })
         .collect();
     TileMap { id: "bench".into(), width: SIDE, depth: SIDE, palette, columns, ..TileMap::default() }
 }

@@ -729,6 +729,26 @@ impl ValueChecks for TileMap {
     }
 }
 
+/// A tile map's palette: pictures and terrain (FORMAT.md §9 "Terrain").
+fn check_palette(map: &TileMap, checks: &mut Checks<'_>, root: &FieldPath) {
+    for (at, entry) in map.palette.iter().enumerate() {
+        checks.asset(root.clone().field("palette").index(at).field("image"), entry.image.as_ref());
+        check_terrain(checks, &root.clone().field("palette").index(at).field("terrain"), &entry.terrain);
+    }
+    let tags: BTreeSet<&str> =
+        map.palette.iter().flat_map(|entry| entry.terrain.tags.iter().map(String::as_str)).collect();
+    if tags.len() > crate::map::MAX_TERRAIN_TAGS {
+        checks.warning(
+            root.clone().field("palette"),
+            format!(
+                "the palette uses {} terrain tags; regions can keep walkers off only the first {} (sorted by name)",
+                tags.len(),
+                crate::map::MAX_TERRAIN_TAGS
+            ),
+        );
+    }
+}
+
 fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
     let root = FieldPath::root();
     for (value, field) in [(map.width, "width"), (map.depth, "depth")] {
@@ -744,9 +764,7 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
             checks.error(root.clone().field(field), format!("{field} must be a positive number (it is {value})"));
         }
     }
-    for (at, entry) in map.palette.iter().enumerate() {
-        checks.asset(root.clone().field("palette").index(at).field("image"), entry.image.as_ref());
-    }
+    check_palette(map, checks, &root);
     let palette_len = map.palette.len();
     let mut seen_cells = BTreeSet::new();
     let mut previous: Option<(u16, u16)> = None;
@@ -1182,7 +1200,37 @@ fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect
     }
 }
 
+/// A palette entry's terrain (FORMAT.md §9 "Terrain").
+fn check_terrain(checks: &mut Checks<'_>, path: &FieldPath, terrain: &crate::model::Terrain) {
+    if terrain.move_cost < 0 {
+        checks.error(
+            path.clone().field("move_cost"),
+            format!("move_cost must be 0 or more (it is {}); a walk cannot gain steps", terrain.move_cost),
+        );
+    }
+    if !terrain.defence.is_finite() {
+        checks.error(path.clone().field("defence"), format!("defence must be a number (it is {})", terrain.defence));
+    }
+    let mut seen = BTreeSet::new();
+    for (at, tag) in terrain.tags.iter().enumerate() {
+        checks.name(path.clone().field("tags").index(at), tag, "terrain tag");
+        if !seen.insert(tag) {
+            checks.warning(path.clone().field("tags").index(at), format!("the tag `{tag}` is listed twice"));
+        }
+    }
+}
+
 fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
+    for (at, tag) in region.no_enter_tags.iter().enumerate() {
+        let known =
+            checks.project.tile_maps.iter().any(|map| map.palette.iter().any(|entry| entry.terrain.tags.contains(tag)));
+        if !known {
+            checks.warning(
+                path.clone().field("no_enter_tags").index(at),
+                format!("no palette entry has the terrain tag `{tag}`; it keeps nothing out"),
+            );
+        }
+    }
     for (expr, field) in [
         (&region.radius_min, "radius_min"),
         (&region.radius_max, "radius_max"),

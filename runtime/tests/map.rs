@@ -9,9 +9,9 @@ use actforge_runtime::map::{
     AtlasLayout, ChunkKey, Face, LineMoveParams, MapError, MapMesher, MapScale, MeshStyle, Occupant, ReachParams,
     SightParams, Spot, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade, line_move,
     line_of_sight, pick, reach_line, reach_path, reach_pick, resize_tile_map, sight_blocker, signed_dz, spot_point,
-    standing_height, standing_spots,
+    spot_tags, spot_terrain, standing_height, standing_spots,
 };
-use actforge_runtime::model::{Column, Corners, Faces, Id, Placement, Prop, Tile, TileMap};
+use actforge_runtime::model::{Column, Corners, Faces, Id, PaletteEntry, Placement, Prop, Terrain, Tile, TileMap};
 
 fn cube(z: u16) -> Tile {
     Tile::cube(z)
@@ -626,6 +626,44 @@ fn per_step(radius: u16, up: f32, down: f32) -> ReachParams {
 
 fn nobody() -> BTreeMap<Spot, Occupant> {
     BTreeMap::new()
+}
+
+#[test]
+fn terrain_costs_and_tags_come_from_the_top_paint() {
+    // A corridor: (1, 0) mud (cost 3), (2, 0) a sand top (cost 0) over a mud side, (3, 0) water.
+    let painted = |top: Option<u16>, side: Option<u16>| {
+        vec![Tile { paint: Faces { top, neg_y: side, ..Faces::default() }, ..cube(0) }]
+    };
+    let mut grid = floor(
+        5,
+        1,
+        vec![((1, 0), painted(Some(0), None)), ((2, 0), painted(Some(1), Some(0))), ((3, 0), painted(Some(2), None))],
+    );
+    let entry = |move_cost: i32, tags: &[&str]| PaletteEntry {
+        terrain: Terrain { move_cost, defence: 1.5, tags: tags.iter().map(|tag| (*tag).to_owned()).collect() },
+        ..PaletteEntry::default()
+    };
+    grid.set_palette(&[entry(3, &["mud"]), entry(0, &[]), entry(1, &["water", "deep"])]);
+    let start = Spot::new(0, 0, 1);
+    let steps = |params: &ReachParams| -> Vec<(u16, u16)> {
+        reach_path(&grid, start, params, &nobody())
+            .unwrap()
+            .nodes()
+            .map(|node| (node.spot.cell_x, node.steps))
+            .collect()
+    };
+    // 3 into the mud, 0 onto the sand, 1 into the water, 1 beyond.
+    assert_eq!(steps(&ReachParams::movement(5, 1.0, 1.0)), [(0, 0), (1, 3), (2, 3), (3, 4), (4, 5)]);
+    assert_eq!(steps(&ReachParams::movement(3, 1.0, 1.0)), [(0, 0), (1, 3), (2, 3)]);
+    let dry = ReachParams { no_enter: grid.tag_mask(["water"]), ..ReachParams::movement(5, 1.0, 1.0) };
+    assert_eq!(steps(&dry), [(0, 0), (1, 3), (2, 3)]);
+    assert_eq!(grid.tag_mask(["deep", "water"]).count_ones(), 2);
+    assert_eq!(grid.tag_mask(["lava"]), 0);
+    // A side face's paint means nothing; unpainted tops are plain ground.
+    assert_eq!(spot_terrain(&grid, Spot::new(2, 0, 1)).map(|t| t.move_cost), Some(0));
+    assert_eq!(spot_terrain(&grid, start), Some(&Terrain::default()));
+    assert_eq!(spot_tags(&grid, Spot::new(3, 0, 1)), Some(grid.tag_mask(["water", "deep"])));
+    assert_eq!(spot_tags(&grid, Spot::new(3, 0, 2)), None);
 }
 
 #[test]

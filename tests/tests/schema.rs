@@ -11,8 +11,8 @@ use actforge_runtime::model::{
     Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Era, Faces, Formula, FragmentCount, Grade, HitType,
     Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, PaletteEntry,
     PathModifier, Patrol, Phase, Placement, Prop, Region, Requirements, Rule, RuleModifier, Settings, Skill, Slot,
-    Stat, StatEffect, StatModifier, StatusEffect, Synthesis, TableModifier, Test, Threshold, Tile, TileMap, Token,
-    TurnConfig, Unit, WinCondition, slug_problem,
+    Stat, StatEffect, StatModifier, StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap,
+    Token, TurnConfig, Unit, WinCondition, slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
 use actforge_runtime::schema::{self, SLUG_PATTERN, bundle_schema, item_schema, resolve};
@@ -211,7 +211,7 @@ fn every_default_in_the_schema_is_the_models() {
         BoardPlay => "BoardPlay", Act => "Act", ActLink => "ActLink", Token => "Token", Formula => "Formula",
         Stat => "Stat", Threshold => "Threshold", TurnConfig => "TurnConfig", Era => "Era",
         Synthesis => "Synthesis", DiceCheck => "DiceCheck", Board => "Board", TileMap => "TileMap",
-        PaletteEntry => "PaletteEntry", Column => "Column", Tile => "Tile", Corners<u8> => "Corners_of_uint8",
+        PaletteEntry => "PaletteEntry", Terrain => "Terrain", Column => "Column", Tile => "Tile", Corners<u8> => "Corners_of_uint8",
         Faces<f32> => "Faces_of_float", Faces<Option<u16>> => "Faces_of_Nullable_uint16",
         Placement => "Placement", Prop => "Prop", WinCondition => "WinCondition", NodeMap => "NodeMap",
         MapNode => "MapNode", MapEdge => "MapEdge", Phase => "Phase", Patrol => "Patrol", Grade => "Grade",
@@ -256,6 +256,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "Board" => "### boards/",
         "TileMap"
         | "PaletteEntry"
+        | "Terrain"
         | "Column"
         | "Tile"
         | "Corners_of_uint8"

@@ -364,6 +364,7 @@ pub struct ProjectNames {
     column_vars: BTreeSet<String>,
     cell_vars: BTreeSet<String>,
     unit_stats: BTreeSet<String>,
+    terrain_tags: BTreeSet<String>,
     skill_params: BTreeSet<String>,
     units: BTreeSet<String>,
 }
@@ -402,7 +403,44 @@ impl ProjectNames {
         for skill in &project.skills {
             names.skill_params.extend(skill.params.keys().cloned());
         }
+        for map in &project.tile_maps {
+            for entry in &map.palette {
+                names.terrain_tags.extend(entry.terrain.tags.iter().cloned());
+            }
+        }
         names
+    }
+
+    /// A terrain name after `tile.` (`move_cost`, `defence`, `tag.NAME`, FORMAT.md §9).
+    fn check_tile(&self, property: &str) -> NameCheck {
+        match property {
+            "move_cost" | "defence" => NameCheck::Known,
+            _ => match property.strip_prefix("tag.") {
+                Some(tag) if self.terrain_tags.contains(tag) => NameCheck::Known,
+                Some(tag) => NameCheck::Unknown(format!(
+                    "no palette entry has the terrain tag `{tag}` (tags: {})",
+                    Self::known_list(&self.terrain_tags)
+                )),
+                None => NameCheck::Unknown(format!(
+                    "`tile.{property}` is not a terrain property (write tile.move_cost, tile.defence or tile.tag.NAME)"
+                )),
+            },
+        }
+    }
+
+    /// A unit's stat or pseudo-stat, the terrain under it included.
+    fn check_unit_stat(&self, stat: &str) -> NameCheck {
+        if let Some(property) = stat.strip_prefix("tile.") {
+            return self.check_tile(property);
+        }
+        if self.unit_stats.contains(stat) || PSEUDO_STATS.contains(&stat) {
+            NameCheck::Known
+        } else {
+            NameCheck::Unknown(format!(
+                "no unit has the stat `{stat}` (units have: {})",
+                Self::known_list(&self.unit_stats)
+            ))
+        }
     }
 
     fn known_list(set: &BTreeSet<String>) -> String {
@@ -453,20 +491,13 @@ impl ProjectNames {
             GameName::Phase(name) => in_set(&self.phases, &name, "phase"),
             GameName::Board(board) => self.check_board(&board),
             GameName::UnitStat(id, stat) => match in_set(&self.units, &id, "unit") {
-                NameCheck::Known => {
-                    if self.unit_stats.contains(&stat) || PSEUDO_STATS.contains(&stat.as_str()) {
-                        NameCheck::Known
-                    } else {
-                        unknown(format!(
-                            "no unit has the stat `{stat}` (units have: {})",
-                            Self::known_list(&self.unit_stats)
-                        ))
-                    }
-                }
+                NameCheck::Known => self.check_unit_stat(&stat),
                 other => other,
             },
             GameName::Arg(_) => {
-                if ARG_NAMES.contains(&name) {
+                if let Some(property) = name.strip_prefix("arg.tile.") {
+                    self.check_tile(property)
+                } else if ARG_NAMES.contains(&name) {
                     NameCheck::Known
                 } else {
                     unknown(format!("skill arguments are {}", ARG_NAMES.join(", ")))
@@ -612,17 +643,11 @@ impl Names for ProjectNames {
             | Scope::ActorMount
             | Scope::ActorMounter
             | Scope::TargetMount
-            | Scope::TargetMounter => {
-                if self.unit_stats.contains(name) || PSEUDO_STATS.contains(&name) {
-                    NameCheck::Known
-                } else {
-                    NameCheck::Unknown(format!(
-                        "no unit has the stat `{name}` (units have: {})",
-                        Self::known_list(&self.unit_stats)
-                    ))
-                }
-            }
+            | Scope::TargetMounter => self.check_unit_stat(name),
             Scope::Skill => {
+                if let Some(property) = name.strip_prefix("arg.tile.") {
+                    return self.check_tile(property);
+                }
                 let engine_set = ARG_NAMES.contains(&name) || name == "hitType" || name == "reaction.hitType";
                 if self.skill_params.contains(name) || engine_set {
                     NameCheck::Known

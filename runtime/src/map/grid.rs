@@ -1,7 +1,9 @@
 //! `TileGrid`: a dense, checked copy of a tile map's columns, indexed by cell, that every map
 //! algorithm reads; and resizing that keeps each column at its (x, y).
 
-use crate::model::{Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, Tile, TileMap};
+use crate::model::{
+    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Terrain, Tile, TileMap,
+};
 
 use super::MapError;
 
@@ -24,7 +26,19 @@ pub struct TileGrid {
     /// Per cell: its solid prefix and ceiling; culling decides buried tiles and faces above
     /// a neighbour's ceiling without reading the tiles.
     solid_below: Vec<SolidPrefix>,
+    /// The palette's terrain, by palette index: what a tile's top paint means to a walk.
+    terrain: Vec<Terrain>,
+    /// Per palette index: its tags as bits of [`TileGrid::tag_mask`].
+    terrain_tags: Vec<u64>,
+    /// The tags the palette uses, sorted; tag i is bit i of a mask (the first 64 only).
+    tag_names: Vec<String>,
 }
+
+/// The terrain of unpainted tops and of paint outside the palette: plain ground.
+static PLAIN_TERRAIN: Terrain = Terrain { move_cost: 1, defence: 0.0, tags: Vec::new() };
+
+/// Most distinct terrain tags a map's walks can tell apart (the bits of a mask).
+pub const MAX_TERRAIN_TAGS: usize = 64;
 
 /// What a resize dropped because it fell outside the new bounds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,7 +145,60 @@ impl TileGrid {
     pub fn new(width: u16, depth: u16) -> Result<Self, MapError> {
         check_size(width, depth)?;
         let cells = usize::from(width) * usize::from(depth);
-        Ok(Self { width, depth, columns: vec![Vec::new(); cells], solid_below: vec![SolidPrefix::default(); cells] })
+        Ok(Self {
+            width,
+            depth,
+            columns: vec![Vec::new(); cells],
+            solid_below: vec![SolidPrefix::default(); cells],
+            terrain: Vec::new(),
+            terrain_tags: Vec::new(),
+            tag_names: Vec::new(),
+        })
+    }
+
+    /// Takes the terrain of `palette` (FORMAT.md §9 "Terrain"): entry i is what a top painted
+    /// with index i costs to enter and which tags it carries.
+    pub fn set_palette(&mut self, palette: &[PaletteEntry]) {
+        let mut names: Vec<String> = palette.iter().flat_map(|entry| entry.terrain.tags.iter().cloned()).collect();
+        names.sort();
+        names.dedup();
+        names.truncate(MAX_TERRAIN_TAGS);
+        self.terrain = palette.iter().map(|entry| entry.terrain.clone()).collect();
+        self.terrain_tags = palette
+            .iter()
+            .map(|entry| {
+                entry.terrain.tags.iter().fold(0, |mask, tag| {
+                    mask | names.binary_search(tag).map_or(0, |bit| 1u64.checked_shl(bit as u32).unwrap_or(0))
+                })
+            })
+            .collect();
+        self.tag_names = names;
+    }
+
+    /// The bits of the named tags (names no palette entry carries have none).
+    pub fn tag_mask<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> u64 {
+        names.into_iter().fold(0, |mask, name| {
+            mask | self
+                .tag_names
+                .binary_search_by(|known| known.as_str().cmp(name))
+                .map_or(0, |bit| 1u64.checked_shl(bit as u32).unwrap_or(0))
+        })
+    }
+
+    /// The terrain of a tile: that of its top face's paint; plain ground (cost 1, defence 0,
+    /// no tags) when the top is unpainted or painted outside the palette.
+    pub fn terrain(&self, tile: &Tile) -> &Terrain {
+        tile.paint.top.and_then(|index| self.terrain.get(usize::from(index))).unwrap_or(&PLAIN_TERRAIN)
+    }
+
+    /// Steps a walk spends entering `tile`: its terrain's `move_cost`, negatives read as 0.
+    pub fn move_cost(&self, tile: &Tile) -> u16 {
+        u16::try_from(self.terrain(tile).move_cost.max(0)).unwrap_or(u16::MAX)
+    }
+
+    /// The tag bits of `tile`'s terrain (see [`TileGrid::tag_mask`]).
+    pub fn tile_tags(&self, tile: &Tile) -> u64 {
+        tile.paint.top.and_then(|index| self.terrain_tags.get(usize::from(index))).copied().unwrap_or(0)
     }
 
     /// The grid of `map`. Refused only for a size outside `1..=MAX_MAP_SIDE`; otherwise what
@@ -150,6 +217,7 @@ impl TileGrid {
             tiles.sort_by_key(|tile| tile.z);
             *solid = solid_prefix(tiles);
         }
+        grid.set_palette(&map.palette);
         Ok(grid)
     }
 
@@ -254,6 +322,9 @@ impl TileGrid {
         for (tiles, solid) in resized.columns.iter_mut().zip(&mut resized.solid_below) {
             *solid = solid_prefix(tiles);
         }
+        resized.terrain = std::mem::take(&mut self.terrain);
+        resized.terrain_tags = std::mem::take(&mut self.terrain_tags);
+        resized.tag_names = std::mem::take(&mut self.tag_names);
         *self = resized;
         Ok(report)
     }

@@ -18,14 +18,14 @@ mod reach;
 mod walk;
 
 pub use geometry::{Face, TileSolid};
-pub use grid::{CHUNK_SIDE, MAX_INSET, ResizeReport, TileGrid, resize_tile_map};
+pub use grid::{CHUNK_SIDE, MAX_INSET, MAX_TERRAIN_TAGS, ResizeReport, TileGrid, resize_tile_map};
 pub use mesh::{
     AtlasLayout, ChunkKey, ChunkMesh, MapMesher, MeshBuffers, MeshStyle, UvRect, chunks_touched, face_shade,
 };
 pub use pick::{PickHit, Stand, first_hit_on_segment, pick, standing_height};
 pub use reach::{
     Occupant, Reach, ReachNode, ReachParams, SightParams, Spot, line_of_sight, line_reaches, reach_fly, reach_line,
-    reach_path, reach_pick, sight_blocker, signed_dz, spot_point, standing_spots,
+    reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain, standing_spots,
 };
 pub use walk::{ArcShot, LineMoveParams, LineMoveWalk, WalkStop, arc_shot, line_move};
 

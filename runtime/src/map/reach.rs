@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
-use crate::model::Tile;
+use crate::model::{Terrain, Tile};
 
 use super::MapError;
 use super::geometry::{Face, TileSolid};
@@ -93,6 +93,9 @@ pub struct ReachParams {
     /// SRPGCK's `useMountingStepBonus`: a step off a mount may climb, and a step onto one
     /// drop, one level more (§b.6); the window of chosen spots is one level wider.
     pub mount_step_bonus: bool,
+    /// Terrain tags ([`TileGrid::tag_mask`]) whose tiles a walk never enters and that can
+    /// never be chosen (FORMAT.md §9 "Terrain").
+    pub no_enter: u64,
 }
 
 impl Default for ReachParams {
@@ -122,6 +125,7 @@ impl ReachParams {
             clearance: 1,
             leap_cells,
             mount_step_bonus: false,
+            no_enter: 0,
         }
     }
 
@@ -167,7 +171,8 @@ impl Default for SightParams {
 pub struct ReachNode {
     /// The spot.
     pub spot: Spot,
-    /// Path length (Path space), else grid distance from the start.
+    /// Path length (Path space: each entered tile counts its terrain's move cost, a leap's
+    /// gap one per cell), else grid distance from the start.
     pub steps: u16,
     /// Leaps on the path.
     pub leaps: u16,
@@ -266,6 +271,18 @@ pub fn standing_spots(grid: &TileGrid, cell_x: u16, cell_y: u16) -> Vec<Spot> {
 
 fn spot_tile(grid: &TileGrid, spot: Spot) -> Option<SpotTile<'_>> {
     column_spots(grid, spot.cell_x, spot.cell_y).find(|found| found.spot.level == spot.level)
+}
+
+/// The terrain of the tile `spot` stands on (its top face's paint, FORMAT.md §9 "Terrain");
+/// None when `spot` is not a standing spot.
+pub fn spot_terrain(grid: &TileGrid, spot: Spot) -> Option<&Terrain> {
+    spot_tile(grid, spot).map(|found| grid.terrain(found.tile))
+}
+
+/// The terrain tag bits ([`TileGrid::tag_mask`]) of the tile `spot` stands on; None when
+/// `spot` is not a standing spot.
+pub fn spot_tags(grid: &TileGrid, spot: Spot) -> Option<u64> {
+    spot_tile(grid, spot).map(|found| grid.tile_tags(found.tile))
 }
 
 /// The point a unit on `spot` stands on: the middle of the tile's footprint, at the height
@@ -375,6 +392,9 @@ impl Search<'_> {
         if window_dz > up || window_dz < -down {
             return;
         }
+        if self.grid.tile_tags(to.tile) & params.no_enter != 0 {
+            return;
+        }
         if !params.can_cross_walls {
             if to.free < u32::from(params.clearance) {
                 return;
@@ -409,12 +429,15 @@ impl Search<'_> {
         {
             return;
         }
+        // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
         let cost = Cost {
-            steps: from_cost.steps.saturating_add(cells),
+            steps: from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(self.grid.move_cost(to.tile)),
             leaps: from_cost.leaps.saturating_add(u16::from(leap)),
             climb: from_cost.climb + step_dz.abs(),
         };
-        if self.nodes.get(&to.spot).is_some_and(|(_, known)| known.cmp(cost) != Ordering::Greater) {
+        if cost.steps > params.radius_max
+            || self.nodes.get(&to.spot).is_some_and(|(_, known)| known.cmp(cost) != Ordering::Greater)
+        {
             return;
         }
         let node = ReachNode {
@@ -445,7 +468,8 @@ impl Search<'_> {
             if !grid.contains(next_x, next_y) {
                 continue;
             }
-            if cost.steps < params.radius_max {
+            // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
+            if cost.steps <= params.radius_max {
                 // Inside the map: the coordinates fit u16.
                 for to in column_spots(grid, next_x as u16, next_y as u16) {
                     self.offer(node, from.tile, cost, to, 1, false);
@@ -459,7 +483,7 @@ impl Search<'_> {
                 let (land_x, land_y) = cell_at(i32::from(gap) + 1);
                 let cells = gap + 1;
                 if !grid.contains(land_x, land_y)
-                    || u32::from(cost.steps) + u32::from(cells) > u32::from(params.radius_max)
+                    || u32::from(cost.steps) + u32::from(gap) > u32::from(params.radius_max)
                     || !column_free(grid, gap_x, gap_y, level.saturating_sub(1), head)
                 {
                     break;
@@ -495,9 +519,12 @@ fn settle(
             Some(Occupant::Ally) => params.can_halt_at_allies,
             Some(Occupant::Enemy) => params.can_halt_at_enemies,
         };
-    let headroom = spot_tile(grid, node.spot).is_some_and(|found| found.free >= u32::from(params.clearance));
+    let found = spot_tile(grid, node.spot);
+    let headroom = found.is_some_and(|found| found.free >= u32::from(params.clearance));
+    let terrain_allows = found.is_some_and(|found| grid.tile_tags(found.tile) & params.no_enter == 0);
     node.can_stop = occupant_allows
         && headroom
+        && (terrain_allows || node.spot == start)
         && distance >= u32::from(params.radius_min)
         && distance <= u32::from(params.radius_max)
         && params.dz_allowed(node.dz);
@@ -508,7 +535,9 @@ fn settle(
 ///
 /// One Dijkstra search over standing spots, ordered by (steps, leaps, climb, spot). A step
 /// goes to any standing spot of a side neighbour within the rise window; a leap crosses up
-/// to `leap_cells` cells lower than the take-off. Enemies are not passed unless
+/// to `leap_cells` cells lower than the take-off. Entering a tile spends its terrain's move
+/// cost (1 on plain ground; a leap's gap cells one each) and tiles with a `no_enter` tag are
+/// never entered (FORMAT.md §9 "Terrain"). Enemies are not passed unless
 /// `can_cross_enemies` (nor entered unless they may be crossed or halted at); allies are
 /// passed. The start is always included.
 pub fn reach_path(

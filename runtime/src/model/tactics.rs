@@ -179,6 +179,9 @@ pub struct Region {
     /// N-way and compound parts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub subregions: Vec<Region>,
+    /// Terrain tags (FORMAT.md §9) a walk never enters and the region never holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub no_enter_tags: Vec<String>,
     /// Height limits are measured from the start tile, not per step.
     #[serde(skip_serializing_if = "is_true", default = "default_true")]
     #[schemars(!skip_serializing_if)]
@@ -291,6 +294,7 @@ impl Default for Region {
             predicate: None,
             n_ways: Expr::one(),
             subregions: Vec::new(),
+            no_enter_tags: Vec::new(),
             use_absolute_dz: true,
             can_cross_walls: true,
             can_cross_enemies: true,

@@ -271,6 +271,40 @@ pub struct PaletteEntry {
     pub image: Option<String>,
     /// Colour used without a picture, and as the picture's tint.
     pub colour: Colour,
+    /// What standing on a tile whose top face has this paint means in a battle.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub terrain: Terrain,
+}
+
+/// The battle properties of a palette entry, read from the top face of a standing tile
+/// (FORMAT.md §9): walking cost, a defence number for formulas, and tags.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Terrain {
+    /// Steps a walk spends to enter such a tile (0 or more; 1 = plain ground).
+    #[serde(skip_serializing_if = "is_one")]
+    #[schemars(!skip_serializing_if)]
+    pub move_cost: i32,
+    /// Read by formulas as `c.tile.defence` / `t.tile.defence`.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub defence: f64,
+    /// Names such as `water`: read as `t.tile.tag.water`; regions can refuse them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schemars(!skip_serializing_if)]
+    pub tags: Vec<String>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(value: &i32) -> bool {
+    *value == 1
+}
+
+impl Default for Terrain {
+    fn default() -> Self {
+        Self { move_cost: 1, defence: 0.0, tags: Vec::new() }
+    }
 }
 
 /// A unit placed on the map at the start of a battle.

@@ -13,7 +13,7 @@ use actforge_runtime::Project;
 use actforge_runtime::map::{
     Face, PickHit, ReachParams, SightParams, Spot, line_of_sight, reach_path, spot_point, standing_spots,
 };
-use actforge_runtime::model::{Colour, PaletteEntry, TileMap};
+use actforge_runtime::model::{Colour, PaletteEntry, Terrain, TileMap};
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
@@ -577,6 +577,7 @@ impl MapEditor {
                     label: format!("Colour {}", map.palette.len() + 1),
                     image: None,
                     colour: Colour { r, g, b, a },
+                    terrain: Terrain::default(),
                 };
                 if let Some(index) = tools::add_palette_entry(&mut edited, entry) {
                     self.paint = Some(index);

@@ -78,6 +78,7 @@ pub fn import_png(project_folder: &Path, source: &Path) -> Result<PaletteEntry, 
         image: Some(relative.to_string_lossy().replace('\\', "/")),
         // The default (transparent) colour means "no tint": the picture as it is.
         colour: actforge_runtime::model::Colour::default(),
+        terrain: actforge_runtime::model::Terrain::default(),
     };
     if let (Ok(folder), Ok(file)) = (project_folder.canonicalize(), source.canonicalize())
         && let Ok(inside) = file.strip_prefix(&folder)

@@ -78,6 +78,9 @@ impl TacticsEnv<'_> {
     /// The `arg.*` values (`spec/srpgck.md` §c.6) for the aimed spot.
     fn arg(&self, name: &str) -> f64 {
         let Some(point) = self.ctx.point else { return f64::NAN };
+        if let Some(property) = name.strip_prefix("arg.tile.") {
+            return self.state.tile_value(point, property);
+        }
         let actor = self.ctx.actor.and_then(|key| self.state.units.get(key));
         let start = actor.map_or(point, |unit| unit.spot);
         let (px, py, pz) = (f64::from(point.cell_x), f64::from(point.cell_y), f64::from(point.level));

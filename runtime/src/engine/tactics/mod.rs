@@ -20,8 +20,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::formula::{Lookup, Scope};
-use crate::map::{Spot, TileGrid, standing_spots};
-use crate::model::{Expr, Id, StatOp, StatusEffect, TileMap};
+use crate::map::{Spot, TileGrid, spot_terrain, standing_spots};
+use crate::model::{Expr, Id, StatOp, StatusEffect, Terrain, TileMap};
 
 use env::{Perspective, eval_expr};
 
@@ -224,7 +224,8 @@ impl TacticsState {
     /// A unit's effective stat: its base value (the stored number, or its formula read now
     /// with the unit as `c` while nothing has changed it) changed by its statuses in order
     /// (their amounts read now, `c` the unit), within its limits; also the pseudo-stats
-    /// `position.x/y/z`, `size.x/y/z`, `isMounted`, `isMounting`.
+    /// `position.x/y/z`, `size.x/y/z`, `isMounted`, `isMounting` and the terrain under it,
+    /// `tile.move_cost`, `tile.defence`, `tile.tag.NAME`.
     pub fn stat(&self, key: &str, name: &str) -> Option<f64> {
         self.stat_at(key, name, 0)
     }
@@ -240,7 +241,7 @@ impl TacticsState {
             "size.z" => Some(2.0),
             "isMounted" => Some(flag(self.rider_of(key).is_some())),
             "isMounting" => Some(flag(unit.mount.is_some())),
-            _ => None,
+            _ => name.strip_prefix("tile.").map(|property| self.tile_value(unit.spot, property)),
         };
         if pseudo.is_some() {
             return pseudo;
@@ -258,6 +259,18 @@ impl TacticsState {
             return Some(base);
         }
         Some(limited(base, value, self.limits_at(key, name, depth).as_ref()))
+    }
+
+    /// A terrain property of the tile under `spot` (FORMAT.md §9 "Terrain"): `move_cost`,
+    /// `defence`, `tag.NAME` (1 or 0); NaN for any other name.
+    pub(super) fn tile_value(&self, spot: Spot, property: &str) -> f64 {
+        let plain = Terrain::default();
+        let terrain = spot_terrain(&self.setup.grid, spot).unwrap_or(&plain);
+        match property {
+            "move_cost" => f64::from(terrain.move_cost),
+            "defence" => terrain.defence,
+            _ => property.strip_prefix("tag.").map_or(f64::NAN, |tag| flag(terrain.tags.iter().any(|t| t == tag))),
+        }
     }
 
     /// A unit's base stat: the stored number, or its formula's value now while it is live.

@@ -7,8 +7,8 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::Side;
 use crate::map::{
-    LineMoveParams, Occupant, ReachParams, SightParams, Spot, arc_shot, line_move, line_reaches, reach_fly, reach_line,
-    reach_path, reach_pick, signed_dz, standing_spots,
+    LineMoveParams, Occupant, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches, reach_fly,
+    reach_line, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain, standing_spots,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
@@ -112,6 +112,18 @@ pub(super) fn path_cells(path: &[Spot]) -> f64 {
     path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| f64::from(a.xy_distance(*b))).sum()
 }
 
+/// What walking `path` spent of a Path-space radius: each tile entered costs its terrain's
+/// move cost, a leap's gap cells one each (FORMAT.md §9 "Terrain").
+pub(super) fn walk_cost(grid: &TileGrid, path: &[Spot]) -> f64 {
+    path.windows(2)
+        .filter_map(|pair| pair.first().zip(pair.get(1)))
+        .map(|(a, b)| {
+            let entered = spot_terrain(grid, *b).map_or(1.0, |terrain| f64::from(terrain.move_cost.max(0)));
+            f64::from(a.xy_distance(*b).saturating_sub(1)) + entered
+        })
+        .sum()
+}
+
 /// A region's line-move walk settings.
 pub(super) fn walk_params(region: &Region, numbers: &RegionNumbers) -> LineMoveParams {
     LineMoveParams {
@@ -164,7 +176,8 @@ fn sight_of(region: &Region) -> SightParams {
 
 /// A shape's reach settings: the region's numbers and flags, searching `extra` cells beyond
 /// `radius_max` (a line's width, the arc range bonus).
-fn region_params(region: &Region, numbers: &RegionNumbers, extra: u16) -> ReachParams {
+/// `no_enter` is the mask of the region's `no_enter_tags` on the battle's grid.
+fn region_params(region: &Region, numbers: &RegionNumbers, extra: u16, no_enter: u64) -> ReachParams {
     let cylinder = region.shape == RegionShape::Cylinder;
     ReachParams {
         radius_min: if cylinder { cells(numbers.radius_min) } else { 0 },
@@ -182,6 +195,7 @@ fn region_params(region: &Region, numbers: &RegionNumbers, extra: u16) -> ReachP
         clearance: 1,
         leap_cells: 0,
         mount_step_bonus: region.use_mounting_step_bonus,
+        no_enter,
     }
 }
 
@@ -365,6 +379,7 @@ impl TacticsState {
                 params.can_cross_walls = region.can_cross_walls;
                 params.can_cross_enemies = region.can_cross_enemies;
                 params.mount_step_bonus = region.use_mounting_step_bonus;
+                params.no_enter = self.no_enter_mask(region);
                 let reach = if region.space == InterveningSpace::Fly {
                     let ceiling = eval_expr(content, self, ctx, rng, &region.fly_ceiling, 0);
                     let ceiling =
@@ -459,7 +474,11 @@ impl TacticsState {
                     ));
                     break;
                 };
-                spent += path_cells(&path);
+                spent += if skill.target_region.space == InterveningSpace::Path {
+                    walk_cost(&self.setup.grid, &path)
+                } else {
+                    path_cells(&path)
+                };
                 route.extend(path.into_iter().skip(1));
                 from = *stop;
             }
@@ -531,7 +550,8 @@ impl TacticsState {
                         }
                     }
                 }
-                let params = region_params(region, &n, 0);
+                let no_enter = self.no_enter_mask(region);
+                let params = region_params(region, &n, 0, no_enter);
                 self.through_space(region, &n, space, &params, ctx.actor, center, all)
             }
             RegionShape::LineMove => {
@@ -558,6 +578,15 @@ impl TacticsState {
         mut spots: BTreeSet<Spot>,
     ) -> BTreeSet<Spot> {
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
+        let no_enter = self.no_enter_mask(region);
+        if no_enter != 0 {
+            // Refused terrain is never in the region (the unit's own spot aside).
+            let grid = &self.setup.grid;
+            let center = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.spot);
+            spots.retain(|spot| {
+                Some(*spot) == center || spot_tags(grid, *spot).is_some_and(|tags| tags & no_enter == 0)
+            });
+        }
         spots.retain(|spot| match self.unit_at(*spot) {
             None => true,
             Some(key) if Some(key) == ctx.actor => region.can_target_self,
@@ -600,7 +629,7 @@ impl TacticsState {
         } else {
             0
         };
-        let params = region_params(region, numbers, width.saturating_add(arc_bonus));
+        let params = region_params(region, numbers, width.saturating_add(arc_bonus), self.no_enter_mask(region));
         if cylinder {
             let reach = match space {
                 InterveningSpace::Path => reach_path(grid, center, &params, &occupants),
@@ -745,6 +774,11 @@ impl TacticsState {
             .into_iter()
             .filter(|spot| *spot == center || arc_shot(grid, center, *spot, range, &sight, &blockers).is_some())
             .collect()
+    }
+
+    /// The tag bits of `region`'s `no_enter_tags` on the battle's grid.
+    fn no_enter_mask(&self, region: &Region) -> u64 {
+        self.setup.grid.tag_mask(region.no_enter_tags.iter().map(String::as_str))
     }
 
     /// Where `key` can aim `skill` now.

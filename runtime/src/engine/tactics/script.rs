@@ -1,7 +1,7 @@
 //! The battle's playtest lines and expectations (FORMAT.md §12).
 
 use crate::engine::content::Content;
-use crate::map::{Spot, standing_spots};
+use crate::map::{Spot, spot_terrain, standing_spots};
 use crate::model::{Id, Skill, StatusEffect};
 
 use super::{COMPASS, FROZEN_STATUS, MAX_IDLE_TICKS, TacticsState, compass_name};
@@ -490,8 +490,39 @@ impl Session {
         if spots.contains_key(&Spot::new(x, y, z)) {
             return Ok(Vec::new());
         }
-        let text = format!("{unit} cannot reach it ({} spots in reach)", spots.len());
+        let mut text = format!("{unit} cannot reach it ({} spots in reach)", spots.len());
+        text.push_str(&self.terrain_note(battle, unit, Spot::new(x, y, z)));
         Ok(vec![Reason::new(item, Self::with_statuses(battle, unit, text))])
+    }
+
+    /// What terrain has to do with a refused move to `at` (FORMAT.md §9 "Terrain"): a tag the
+    /// unit's move skills refuse there, else the move costs of the map's palette; empty when
+    /// the map has no terrain.
+    fn terrain_note(&self, battle: &TacticsState, unit: &str, at: Spot) -> String {
+        let Some(terrain) = spot_terrain(battle.grid(), at) else { return String::new() };
+        let refusing: Vec<String> = battle
+            .move_skills(&self.content, unit)
+            .into_iter()
+            .flat_map(|(_, skill)| {
+                let refused = terrain.tags.iter().filter(|tag| skill.target_region.no_enter_tags.contains(tag));
+                refused.map(|tag| format!("`{tag}` ({})", skill.id)).collect::<Vec<_>>()
+            })
+            .collect();
+        if !refusing.is_empty() {
+            return format!("; its terrain is refused by the move skill: {}", refusing.join(", "));
+        }
+        let Some(map) = self.content.project.tile_maps.get(battle.setup.map.as_str()) else { return String::new() };
+        let costs: Vec<String> = map
+            .palette
+            .iter()
+            .filter(|entry| entry.terrain.move_cost != 1)
+            .map(|entry| format!("{} {}", entry.label, entry.terrain.move_cost))
+            .collect();
+        if costs.is_empty() {
+            String::new()
+        } else {
+            format!("; walks spend terrain move costs here ({})", costs.join(", "))
+        }
     }
 
     /// A reason that depends on the unit's stats, with the statuses that change them now.
