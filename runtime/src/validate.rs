@@ -726,6 +726,7 @@ impl ValueChecks for Board {
 impl ValueChecks for TileMap {
     fn check_values(&self, checks: &mut Checks<'_>) {
         check_tile_map(self, checks);
+        check_scheduler(self, checks);
     }
 }
 
@@ -830,6 +831,48 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
         }
     }
     check_win_conditions(map, checks);
+}
+
+/// The scheduler's settings: only those its kind uses, a team order that plays every team
+/// placed, and points a round to pick with.
+fn check_scheduler(map: &TileMap, checks: &mut Checks<'_>) {
+    use crate::model::SchedulerKind;
+    let scheduler = &map.scheduler;
+    let root = FieldPath::root().field("scheduler");
+    let rounds = scheduler.kind != SchedulerKind::Ct;
+    let points = scheduler.kind == SchedulerKind::TeamPoints;
+    if scheduler.coalesce_ct && rounds {
+        checks.warning(root.clone().field("coalesce_ct"), "coalesce_ct is only used by the CT scheduler");
+    }
+    if !rounds && !scheduler.teams.is_empty() {
+        checks
+            .warning(root.clone().field("teams"), "teams (the round order) is only used by the team-round schedulers");
+    }
+    let unused = [
+        ("points_per_round", scheduler.points_per_round.is_some()),
+        ("unit_points", scheduler.unit_points.is_some()),
+        ("points_diminish", scheduler.points_diminish.is_some()),
+        ("move_points", scheduler.move_points.is_some()),
+    ];
+    for (name, given) in unused {
+        if given && !points {
+            checks
+                .warning(root.clone().field(name), format!("{name} is only used by the points scheduler (TeamPoints)"));
+        }
+    }
+    if points && scheduler.points_per_round == Some(0) {
+        checks.error(root.clone().field("points_per_round"), "a team with 0 points a round can never pick a unit");
+    }
+    if rounds && !scheduler.teams.is_empty() {
+        for placement in &map.placements {
+            if !placement.team.is_empty() && !scheduler.teams.contains(&placement.team) {
+                checks.warning(
+                    root.clone().field("teams"),
+                    format!("team `{}` is placed but not in the round order: it never plays", placement.team),
+                );
+            }
+        }
+    }
 }
 
 fn check_win_conditions(map: &TileMap, checks: &mut Checks<'_>) {
@@ -1092,6 +1135,10 @@ impl ValueChecks for Skill {
                 let path = root.clone().field("hit_types").index(at).field("line_moves").index(index).field("region");
                 check_region(checks, &path, &line_move.region);
             }
+        }
+        checks.not_negative(root.clone().field("delay"), &self.delay, "delay");
+        if self.kind == SkillKind::Move && !self.delay.is_zero() {
+            checks.warning(root.clone().field("delay"), "a move skill does not charge: its delay is not used");
         }
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");

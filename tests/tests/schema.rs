@@ -263,7 +263,9 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "Faces_of_Nullable_uint16"
         | "Placement"
         | "Prop"
-        | "WinCondition" => "### tile_maps/",
+        | "WinCondition"
+        | "Scheduler"
+        | "SchedulerKind" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"

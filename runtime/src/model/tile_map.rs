@@ -354,8 +354,11 @@ pub struct TileMap {
     /// none, the last team with units standing wins.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub win_conditions: Vec<WinCondition>,
+    /// How a battle on this map decides whose turn it is.
+    #[serde(skip_serializing_if = "is_default")]
+    pub scheduler: super::Scheduler,
 }
-impl_walk!(TileMap { placements, win_conditions });
+impl_walk!(TileMap { placements, win_conditions, scheduler });
 
 /// A battle's end: `team` wins as soon as `when` is non-zero (checked after every action).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -384,6 +387,7 @@ impl Default for TileMap {
             placements: Vec::new(),
             props: Vec::new(),
             win_conditions: Vec::new(),
+            scheduler: super::Scheduler::default(),
         }
     }
 }

@@ -212,6 +212,7 @@ fn without_columns(map: &TileMap) -> TileMap {
         placements,
         props,
         win_conditions,
+        scheduler,
     } = map;
     TileMap {
         id: id.clone(),
@@ -227,6 +228,7 @@ fn without_columns(map: &TileMap) -> TileMap {
         placements: placements.clone(),
         props: props.clone(),
         win_conditions: win_conditions.clone(),
+        scheduler: scheduler.clone(),
     }
 }
 

@@ -6,13 +6,16 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
-use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking};
+use crate::model::{
+    EffectTarget, LineMoveEffect, SchedulerKind, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+};
 
 use super::env::{Perspective, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
+use super::rounds::path_length;
 use super::{
-    ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
-    TacticsState, Turn, apply_op, limited,
+    ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, Charge, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT,
+    SPEED, TacticsState, Turn, apply_op, limited,
 };
 
 /// Most rounds of a status's per-tick effects in one scheduler tick (a huge speed against a
@@ -26,11 +29,15 @@ impl TacticsState {
     /// What the active unit can do: move (to each reachable spot), use each action skill (at
     /// each spot it can aim at), or end its turn.
     pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg) -> Vec<Choice> {
-        let Some(turn) = self.active.as_ref().filter(|_| self.winner.is_none()) else { return Vec::new() };
+        if self.winner.is_some() {
+            return Vec::new();
+        }
+        let Some(turn) = self.active.as_ref() else { return self.round_choices() };
         let key = turn.unit.as_str();
         let mut choices = Vec::new();
-        if !turn.moved {
-            for spot in self.move_spots(content, rng, key).into_keys() {
+        // With points, a unit walks as long as its action points last.
+        if !turn.moved || self.action_points.is_some() {
+            for spot in self.reachable(content, rng, key).into_keys() {
                 choices.push(Choice::MoveUnit { unit: key.to_owned(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
             }
         }
@@ -64,15 +71,28 @@ impl TacticsState {
         if self.winner.is_some() {
             return Err("the battle has ended".to_owned());
         }
-        let Some(turn) = self.active.clone() else { return Err("it is nobody's turn".to_owned()) };
         let mut events = Vec::new();
+        match choice {
+            Choice::PickUnit { unit } => {
+                self.pick_unit(unit, &mut events)?;
+                self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+                return Ok(events);
+            }
+            Choice::EndRound { team } => {
+                self.end_round(team)?;
+                self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+                return Ok(events);
+            }
+            _ => {}
+        }
+        let Some(turn) = self.active.clone() else { return Err(self.nobody_words()) };
         match choice {
             Choice::MoveUnit { unit, x, y, z } => {
                 let to = Spot::new(*x, *y, *z);
-                if *unit != turn.unit || turn.moved {
+                if *unit != turn.unit || (turn.moved && self.action_points.is_none()) {
                     return Err(format!("{unit} cannot move now"));
                 }
-                let Some(at) = self.move_spots(content, rng, unit).get(&to).copied() else {
+                let Some(at) = self.reachable(content, rng, unit).get(&to).copied() else {
                     return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
                 };
                 self.move_unit(content, rng, unit, at, to, &mut events);
@@ -109,6 +129,7 @@ impl TacticsState {
             }
             _ => return Err("not a tactics choice".to_owned()),
         }
+        self.end_spent_activation(&mut events);
         self.check_end(content, rng, &mut events);
         self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
         Ok(events)
@@ -128,8 +149,7 @@ impl TacticsState {
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
         let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
         let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
-        let length: u32 =
-            path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
+        let length = path_length(&path);
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
         let cost = self.setting(key, PER_TILE_CT) * f64::from(length) + self.setting(key, MOVE_CT);
         // Ending on another unit (the move region allowed it) is riding it.
@@ -143,6 +163,9 @@ impl TacticsState {
             }
         }
         self.spend_ct(key, cost);
+        if let Some(points) = self.action_points {
+            self.action_points = Some(points - self.move_points(key) * f64::from(length));
+        }
         if let Some(turn) = self.active.as_mut() {
             turn.moved = true;
         }
@@ -161,7 +184,16 @@ impl TacticsState {
         }
     }
 
+    /// Takes a cost off the unit's `ct` (CT scheduler only): at once, or, when the scheduler
+    /// coalesces, added to the turn's costs taken off when the turn ends.
     fn spend_ct(&mut self, key: &str, cost: f64) {
+        if self.setup.scheduler.kind != SchedulerKind::Ct {
+            return;
+        }
+        if self.setup.scheduler.coalesce_ct && self.active_unit() == Some(key) {
+            self.pending_ct += cost;
+            return;
+        }
         if let Some(ct) = self.base_stat(key, "ct", 0) {
             let new = limited(ct, ct - cost, self.limits(key, "ct").as_ref());
             self.store_stat(key, "ct", new);
@@ -182,6 +214,45 @@ impl TacticsState {
         if let (Some(unit), Some(facing)) = (self.units.get_mut(key), facing) {
             unit.facing = facing;
         }
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
+        let delay = if skill.delay.is_zero() { 0.0 } else { eval_expr(content, self, ctx, rng, &skill.delay, 0) };
+        if delay.is_nan() {
+            events.push(Event::Warning(format!(
+                "the delay of {} (`{}`) is not a number: it resolves at once",
+                skill.id,
+                skill.delay.text()
+            )));
+        }
+        if delay > 0.0 {
+            self.charging.push(Charge { unit: key.to_owned(), skill: skill.id.clone(), at, remaining: delay });
+            events.push(Event::UnitSkillCharging {
+                unit: key.to_owned(),
+                skill: skill.id.clone(),
+                at: [at.cell_x, at.cell_y, at.level],
+                delay,
+            });
+        } else {
+            self.resolve_skill(content, rng, key, skill, at, events);
+        }
+        let cost = self.setting(key, ACT_CT);
+        self.spend_ct(key, cost);
+        if let Some(turn) = self.active.as_mut() {
+            turn.acted = true;
+        }
+        self.check_defeats(events);
+    }
+
+    /// A skill's effects at the spot aimed at: its effect region around the spot (facing as
+    /// the actor faces now), each unit there hit by the hit type its formula picks.
+    pub(super) fn resolve_skill(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+        at: Spot,
+        events: &mut Vec<Event>,
+    ) {
         let actor_facing = self.units.get(key).map_or(0.0, |unit| unit.facing);
         events.push(Event::UnitUsedSkill {
             unit: key.to_owned(),
@@ -224,12 +295,6 @@ impl TacticsState {
                 self.push_unit(content, rng, ctx, line_move, events);
             }
         }
-        let cost = self.setting(key, ACT_CT);
-        self.spend_ct(key, cost);
-        if let Some(turn) = self.active.as_mut() {
-            turn.acted = true;
-        }
-        self.check_defeats(events);
     }
 
     /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
@@ -336,14 +401,18 @@ impl TacticsState {
             events.push(Event::UnitDefeated { unit: key.clone() });
             if self.active_unit() == Some(key.as_str()) {
                 self.active = None;
+                self.action_points = None;
+                self.pending_ct = 0.0;
                 events.push(Event::UnitTurnEnded { unit: key });
             }
         }
     }
 
-    fn end_turn(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn end_turn(&mut self, events: &mut Vec<Event>) {
         let Some(turn) = self.active.take() else { return };
-        let cost = self.setting(&turn.unit, ACTIVATION_CT);
+        self.action_points = None;
+        // Coalesced, the turn's costs and the activation cost come off at once.
+        let cost = self.setting(&turn.unit, ACTIVATION_CT) + std::mem::take(&mut self.pending_ct);
         self.spend_ct(&turn.unit, cost);
         events.push(Event::UnitTurnEnded { unit: turn.unit });
     }
@@ -394,6 +463,29 @@ impl TacticsState {
         for _ in 0..=limit {
             if self.active.is_some() || self.winner.is_some() {
                 return;
+            }
+            // A charged skill whose delay has run out resolves before anyone's turn (§d 2a).
+            if self.resolve_charge(content, rng, events) {
+                self.check_end(content, rng, events);
+                continue;
+            }
+            if setup.scheduler.kind != SchedulerKind::Ct {
+                if self.round_open() {
+                    return;
+                }
+                // A round's end is one scheduler tick; then the next team's round begins.
+                if self.round.is_some() {
+                    self.tick_once(content, rng, events);
+                    self.check_end(content, rng, events);
+                    if self.winner.is_some() {
+                        return;
+                    }
+                }
+                if !self.next_round(events) {
+                    events.push(Event::Warning("no team has a unit to play: the rounds stop".to_owned()));
+                    return;
+                }
+                continue;
             }
             let ready = setup.order.iter().find(|key| {
                 self.units.get(*key).is_some_and(|unit| unit.scheduled && !unit.defeated)
@@ -462,7 +554,7 @@ impl TacticsState {
                 continue;
             }
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
-            let scheduled = unit.scheduled;
+            let scheduled = unit.scheduled && setup.scheduler.kind == SchedulerKind::Ct;
             let speed = self.setting(key, SPEED);
             if scheduled
                 && !frozen
@@ -529,6 +621,7 @@ impl TacticsState {
                 }
             }
         }
+        self.count_down_charges(content, rng, events);
         self.tick = self.tick.saturating_add(1);
         // Poison may bring a unit to 0 hp between turns.
         self.check_defeats(events);
