@@ -69,6 +69,7 @@ pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Ve
     }
     validator.manifest();
     project.visit_kinds(&mut validator);
+    validator.battle_formulas();
     validator.instant_cycles();
     validator.window_capacity();
     validator.out
@@ -129,6 +130,18 @@ impl Validator<'_> {
             diagnostic = diagnostic.for_item(kind, id);
         }
         self.out.push(self.sources.place_in_string(diagnostic, item, path, error.column(text)));
+    }
+
+    /// Warns about each lookup of a battle formula that reads NaN where the formula is read,
+    /// at its column in the formula.
+    fn battle_formulas(&mut self) {
+        for problem in crate::engine::tactics::formula_problems(self.project) {
+            let item = Some((problem.kind, problem.id.as_str()));
+            let diagnostic =
+                Diagnostic::new(Severity::Warning, problem.message.clone()).for_field(problem.path.to_string());
+            let diagnostic = diagnostic.for_item(problem.kind, &problem.id);
+            self.out.push(self.sources.place_in_string(diagnostic, item, &problem.path, problem.column));
+        }
     }
 
     fn push(&mut self, item: Option<(Kind, &str)>, severity: Severity, path: &FieldPath, message: String) {

@@ -3,6 +3,7 @@
 //! target and effect regions, hit types, status effects with durations and win conditions.
 //! FORMAT.md §12 describes what content means here; everything comes from the project.
 
+mod check;
 mod compile;
 mod env;
 mod regions;
@@ -11,6 +12,7 @@ mod script;
 mod session;
 mod step;
 
+pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};
 
 use std::collections::{BTreeMap, BTreeSet};

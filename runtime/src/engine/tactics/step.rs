@@ -184,6 +184,27 @@ impl TacticsState {
         }
     }
 
+    /// Evaluates a battle formula; a NaN is a warning that names `what` and the formula (no
+    /// silent NaN in play, issue 29.10).
+    pub(super) fn eval_or_warn(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        expr: &crate::model::Expr,
+        what: &str,
+        events: &mut Vec<Event>,
+    ) -> f64 {
+        let value = eval_expr(content, self, ctx, rng, expr, 0);
+        if value.is_nan() {
+            events.push(Event::Warning(format!(
+                "{what} `{}` is NaN (`check` names the lookups that read NaN)",
+                expr.text()
+            )));
+        }
+        value
+    }
+
     /// Takes a cost off the unit's `ct` (CT scheduler only): at once, or, when the scheduler
     /// coalesces, added to the turn's costs taken off when the turn ends.
     fn spend_ct(&mut self, key: &str, cost: f64) {
@@ -268,7 +289,8 @@ impl TacticsState {
             }
             let point = self.units.get(target).map(|unit| unit.spot);
             let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
-            let chosen = eval_expr(content, self, ctx, rng, &skill.hit_type, 0);
+            let what = format!("{}'s hit_type", skill.id);
+            let chosen = self.eval_or_warn(content, rng, ctx, &skill.hit_type, &what, events);
             let last = skill.hit_types.len().saturating_sub(1);
             let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
             let Some(hit) = skill.hit_types.get(index) else { continue };
@@ -279,12 +301,15 @@ impl TacticsState {
                     EffectTarget::Target => target.as_str(),
                     EffectTarget::Actor => key,
                 };
-                let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                let what = format!("{}'s effect on {who}'s `{}`", skill.id, effect.stat);
+                let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
                 self.change_stat(who, &effect.stat, effect.op, value, events);
             }
             for status in &hit.status_effects {
-                let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
-                let interval = eval_expr(content, self, ctx, rng, &status.tick_interval, 0);
+                let what = format!("the duration of {}'s status `{}`", skill.id, status.name);
+                let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, &what, events);
+                let what = format!("the tick_interval of {}'s status `{}`", skill.id, status.name);
+                let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, &what, events);
                 let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
                 if ticks == 0.0 && !status.unremovable {
                     continue;
@@ -364,8 +389,8 @@ impl TacticsState {
             events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
             return;
         };
+        // The caller has warned, naming the formula.
         if amount.is_nan() {
-            events.push(Event::Warning(format!("the change to {key}'s `{stat}` is not a number")));
             return;
         }
         // A live stat changed holds the new number from now on (SRPGCK only changes constants).
@@ -431,7 +456,8 @@ impl TacticsState {
             .unwrap_or_default();
         let mut winner = None;
         for condition in conditions {
-            let value = eval_expr(content, self, Perspective::default(), rng, &condition.when, 0);
+            let what = format!("the win condition of team {}", condition.team);
+            let value = self.eval_or_warn(content, rng, Perspective::default(), &condition.when, &what, events);
             if core::truthy(value) {
                 winner = Some(condition.team.clone());
                 break;
@@ -602,7 +628,8 @@ impl TacticsState {
                 for _ in 0..count {
                     for effect in &effects {
                         let ctx = Perspective { actor: Some(key), ..Perspective::default() };
-                        let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                        let what = format!("{key}'s status tick effect on `{}`", effect.stat);
+                        let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
                         self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
