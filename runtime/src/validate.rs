@@ -1149,6 +1149,7 @@ impl ValueChecks for Skill {
                 check_region(checks, &path, &line_move.region);
             }
         }
+        check_skill_group(checks, self);
         checks.not_negative(root.clone().field("delay"), &self.delay, "delay");
         if self.kind == SkillKind::Move && !self.delay.is_zero() {
             checks.warning(root.clone().field("delay"), "a move skill does not charge: its delay is not used");
@@ -1156,6 +1157,35 @@ impl ValueChecks for Skill {
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
         }
+    }
+}
+
+/// A skill's group path has no empty level, and what it replaces is a skill or group of the
+/// project other than itself.
+fn check_skill_group(checks: &mut Checks<'_>, skill: &Skill) {
+    let root = FieldPath::root();
+    if !skill.group.is_empty() && skill.group.split("//").any(|level| level.trim().is_empty()) {
+        checks.warning(
+            root.clone().field("group"),
+            format!("`{}` has an empty level: levels are separated by `//` (\"Act//Black Magic\")", skill.group),
+        );
+    }
+    let path = skill.replaces.trim();
+    if path.is_empty() {
+        if skill.replacement_priority != 0 {
+            checks.warning(root.field("replacement_priority"), "replacement_priority is only used with replaces");
+        }
+        return;
+    }
+    let named: Vec<&Skill> =
+        checks.project.skills.iter().filter(|other| crate::engine::tactics::names_skill(path, other)).collect();
+    if named.is_empty() {
+        checks.error(
+            root.field("replaces"),
+            format!("`{path}` names no skill (a skill id, `GROUP//ID`, or a group ending in `//`)"),
+        );
+    } else if named.iter().all(|other| other.id == skill.id) {
+        checks.warning(root.field("replaces"), "a skill cannot replace itself: it replaces nothing");
     }
 }
 

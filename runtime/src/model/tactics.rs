@@ -508,6 +508,19 @@ pub struct Skill {
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub kind: SkillKind,
+    /// Its group, levels separated by `//` ("Act//Black Magic"); empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// Its place within its group: lower first (ties keep the unit's list order).
+    #[serde(skip_serializing_if = "is_default")]
+    pub sorting: i32,
+    /// The skill it replaces while the unit has it: a skill id, `GROUP//ID`, or a group
+    /// ending in `//` (every skill of that group); empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub replaces: String,
+    /// Between skills replacing the same skill, the highest wins (the others are replaced too).
+    #[serde(skip_serializing_if = "is_default")]
+    pub replacement_priority: i32,
     /// Named parameters (read as `skill.NAME`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Expr>,

@@ -357,6 +357,10 @@ pub struct TileMap {
     /// How a battle on this map decides whose turn it is.
     #[serde(skip_serializing_if = "is_default")]
     pub scheduler: super::Scheduler,
+    /// The facings a unit may end its turn with (`FaceUnit`): `Cardinal` the four axes,
+    /// `Ordinal` the diagonals, `CardinalOrdinal` the eight, `Free` any whole degree.
+    #[serde(skip_serializing_if = "is_default")]
+    pub wait_facing: super::FacingLock,
 }
 impl_walk!(TileMap { placements, win_conditions, scheduler });
 
@@ -388,6 +392,7 @@ impl Default for TileMap {
             props: Vec::new(),
             win_conditions: Vec::new(),
             scheduler: super::Scheduler::default(),
+            wait_facing: super::FacingLock::default(),
         }
     }
 }

@@ -213,6 +213,7 @@ fn without_columns(map: &TileMap) -> TileMap {
         props,
         win_conditions,
         scheduler,
+        wait_facing,
     } = map;
     TileMap {
         id: id.clone(),
@@ -229,6 +230,7 @@ fn without_columns(map: &TileMap) -> TileMap {
         props: props.clone(),
         win_conditions: win_conditions.clone(),
         scheduler: scheduler.clone(),
+        wait_facing: *wait_facing,
     }
 }
 

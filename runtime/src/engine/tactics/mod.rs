@@ -10,10 +10,12 @@ mod regions;
 mod rounds;
 mod script;
 mod session;
+mod skills;
 mod step;
 
 pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};
+pub use skills::names_skill;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};

@@ -290,12 +290,8 @@ impl TacticsState {
     pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
         let mut spots = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return spots };
-        for (at, skill_id) in model.skills.iter().enumerate() {
-            let Some(skill) = content.project.skills.get(skill_id.as_str()) else { continue };
-            if skill.kind != SkillKind::Move {
-                continue;
-            }
+        // Replaced move skills do not walk; the others in their sorted order.
+        for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
             let Some(reach) = self.move_reach(content, rng, key, skill) else { continue };
             for spot in reach.stops().filter(|spot| *spot != unit.spot) {
                 spots.entry(spot).or_insert(at);
@@ -606,15 +602,8 @@ impl TacticsState {
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 
-    /// The action skills of `key`, in its list's order.
+    /// The action skills of `key` it can use (not replaced), grouped and sorted.
     pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        let Some(unit) = self.units.get(key) else { return Vec::new() };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return Vec::new() };
-        model
-            .skills
-            .iter()
-            .filter_map(|id| content.project.skills.get(id.as_str()))
-            .filter(|skill| skill.kind == SkillKind::Action)
-            .collect()
+        self.usable_skills(content, key, SkillKind::Action).into_iter().map(|(_, skill)| skill).collect()
     }
 }

@@ -83,11 +83,13 @@ impl Session {
         }
         if command == "face" {
             let word = words.next().ok_or("usage: face UNIT east|north|west|south (or 0|90|180|270)")?;
+            let diagonals = [("northeast", 45), ("northwest", 135), ("southwest", 225), ("southeast", 315)];
             let facing = COMPASS
                 .iter()
+                .chain(diagonals.iter())
                 .find(|(name, _)| name.eq_ignore_ascii_case(word))
                 .map(|(_, degrees)| *degrees)
-                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south)"), Ok)?;
+                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south, or degrees)"), Ok)?;
             return Ok(Choice::FaceUnit { unit, facing });
         }
         let x: u16 = number(words.next(), "cell x")?;
@@ -235,6 +237,15 @@ impl Session {
                         }
                     }
                     "facing" => compare(format!("{key}'s facing"), shown(unit.facing), rest.join(" ")),
+                    "skills" => {
+                        // The skills it can use, grouped and sorted, replaced ones left out.
+                        let usable: Vec<String> = super::skills::unit_skills(&self.content, unit.unit.as_str())
+                            .into_iter()
+                            .filter(|(_, _, by)| by.is_none())
+                            .map(|(_, skill, _)| skill.id.to_string())
+                            .collect();
+                        compare(format!("{key}'s skills"), usable.join(" "), rest.join(" "))
+                    }
                     stat => {
                         let expected: f64 = number(rest.first().copied(), "number")?;
                         let actual = battle.stat(key, stat).ok_or_else(|| format!("{key} has no stat `{stat}`"))?;
@@ -513,6 +524,20 @@ impl Session {
         }
         let known = battle.action_skills(&self.content, unit).into_iter().any(|known| known.id.as_str() == skill);
         if !known {
+            let model = battle.unit(unit).map(|state| state.unit.as_str()).unwrap_or_default();
+            let replaced = super::skills::unit_skills(&self.content, model)
+                .into_iter()
+                .find(|(_, listed, _)| listed.id.as_str() == skill)
+                .and_then(|(_, _, by)| by);
+            if let Some(by) = replaced {
+                return Ok(vec![Reason::new(
+                    item,
+                    format!(
+                        "`{skill}` is replaced by {unit}'s `{}` (replaces `{}`, priority {})",
+                        by.id, by.replaces, by.replacement_priority
+                    ),
+                )]);
+            }
             return Ok(vec![Reason::new(item, format!("{unit} has no action skill `{skill}`"))]);
         }
         let mut rng = self.rng.clone();

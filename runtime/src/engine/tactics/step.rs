@@ -7,7 +7,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
 use crate::model::{
-    EffectTarget, LineMoveEffect, SchedulerKind, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+    EffectTarget, FacingLock, LineMoveEffect, SchedulerKind, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
 };
 
 use super::env::{Perspective, eval_expr};
@@ -55,7 +55,7 @@ impl TacticsState {
             }
         }
         choices.push(Choice::WaitUnit { unit: key.to_owned() });
-        for facing in COMPASS.map(|(_, degrees)| degrees) {
+        for facing in self.wait_facings(content).1 {
             choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
         }
         choices
@@ -118,8 +118,15 @@ impl TacticsState {
                 if *unit != turn.unit {
                     return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
                 }
-                if !COMPASS.iter().any(|(_, degrees)| degrees == facing) {
-                    return Err(format!("{unit} can face 0, 90, 180 or 270 degrees, not {facing}"));
+                let (lock, listed) = self.wait_facings(content);
+                let allowed = if lock == FacingLock::Free { *facing < 360 } else { listed.contains(facing) };
+                if !allowed {
+                    let words = if lock == FacingLock::Free {
+                        "any whole degree from 0 to 359".to_owned()
+                    } else {
+                        listed.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+                    };
+                    return Err(format!("{unit} can face {words} here (the map's wait_facing {lock:?}), not {facing}"));
                 }
                 if let Some(state) = self.units.get_mut(unit) {
                     state.facing = f64::from(*facing);
@@ -203,6 +210,19 @@ impl TacticsState {
             )));
         }
         value
+    }
+
+    /// The facings a unit may end its turn with on this map: its `wait_facing` lock and the
+    /// facings listed as choices (with `Free` any whole degree is taken, the eight are listed).
+    pub(super) fn wait_facings(&self, content: &Content) -> (FacingLock, Vec<u16>) {
+        let lock =
+            content.project.tile_maps.get(self.setup.map.as_str()).map(|map| map.wait_facing).unwrap_or_default();
+        let listed = match lock {
+            FacingLock::Cardinal => COMPASS.map(|(_, degrees)| degrees).to_vec(),
+            FacingLock::Ordinal => vec![45, 135, 225, 315],
+            FacingLock::CardinalOrdinal | FacingLock::Free => vec![0, 45, 90, 135, 180, 225, 270, 315],
+        };
+        (lock, listed)
     }
 
     /// Takes a cost off the unit's `ct` (CT scheduler only): at once, or, when the scheduler
