@@ -356,10 +356,12 @@ pub struct TileMap {
     pub win_conditions: Vec<WinCondition>,
     /// How a battle on this map decides whose turn it is.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub scheduler: super::Scheduler,
     /// The facings a unit may end its turn with (`FaceUnit`): `Cardinal` the four axes,
     /// `Ordinal` the diagonals, `CardinalOrdinal` the eight, `Free` any whole degree.
     #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub wait_facing: super::FacingLock,
 }
 impl_walk!(TileMap { placements, win_conditions, scheduler });
