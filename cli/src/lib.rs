@@ -151,7 +151,7 @@ pub enum Command {
         queries: Vec<String>,
         /// After the script, say why something is not possible now (what fails, with the
         /// values): `ACT`, `option:CARD:OPTION`, `node:NODE`, `synthesis:A:B`,
-        /// `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`, `ability:CARD[:OPTION]` or
+        /// `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`, `pick:UNIT`, `ability:CARD[:OPTION]` or
         /// `slot:CARD:TOKEN[:PLACE]` (repeatable).
         #[arg(long = "explain", value_name = "SUBJECT")]
         explain: Vec<String>,

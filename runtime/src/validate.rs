@@ -69,6 +69,7 @@ pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Ve
     }
     validator.manifest();
     project.visit_kinds(&mut validator);
+    validator.battle_formulas();
     validator.instant_cycles();
     validator.window_capacity();
     validator.out
@@ -129,6 +130,18 @@ impl Validator<'_> {
             diagnostic = diagnostic.for_item(kind, id);
         }
         self.out.push(self.sources.place_in_string(diagnostic, item, path, error.column(text)));
+    }
+
+    /// Warns about each lookup of a battle formula that reads NaN where the formula is read,
+    /// at its column in the formula.
+    fn battle_formulas(&mut self) {
+        for problem in crate::engine::tactics::formula_problems(self.project) {
+            let item = Some((problem.kind, problem.id.as_str()));
+            let diagnostic =
+                Diagnostic::new(Severity::Warning, problem.message.clone()).for_field(problem.path.to_string());
+            let diagnostic = diagnostic.for_item(problem.kind, &problem.id);
+            self.out.push(self.sources.place_in_string(diagnostic, item, &problem.path, problem.column));
+        }
     }
 
     fn push(&mut self, item: Option<(Kind, &str)>, severity: Severity, path: &FieldPath, message: String) {
@@ -726,6 +739,7 @@ impl ValueChecks for Board {
 impl ValueChecks for TileMap {
     fn check_values(&self, checks: &mut Checks<'_>) {
         check_tile_map(self, checks);
+        check_scheduler(self, checks);
     }
 }
 
@@ -848,6 +862,48 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
         }
     }
     check_win_conditions(map, checks);
+}
+
+/// The scheduler's settings: only those its kind uses, a team order that plays every team
+/// placed, and points a round to pick with.
+fn check_scheduler(map: &TileMap, checks: &mut Checks<'_>) {
+    use crate::model::SchedulerKind;
+    let scheduler = &map.scheduler;
+    let root = FieldPath::root().field("scheduler");
+    let rounds = scheduler.kind != SchedulerKind::Ct;
+    let points = scheduler.kind == SchedulerKind::TeamPoints;
+    if scheduler.coalesce_ct && rounds {
+        checks.warning(root.clone().field("coalesce_ct"), "coalesce_ct is only used by the CT scheduler");
+    }
+    if !rounds && !scheduler.teams.is_empty() {
+        checks
+            .warning(root.clone().field("teams"), "teams (the round order) is only used by the team-round schedulers");
+    }
+    let unused = [
+        ("points_per_round", scheduler.points_per_round.is_some()),
+        ("unit_points", scheduler.unit_points.is_some()),
+        ("points_diminish", scheduler.points_diminish.is_some()),
+        ("move_points", scheduler.move_points.is_some()),
+    ];
+    for (name, given) in unused {
+        if given && !points {
+            checks
+                .warning(root.clone().field(name), format!("{name} is only used by the points scheduler (TeamPoints)"));
+        }
+    }
+    if points && scheduler.points_per_round == Some(0) {
+        checks.error(root.clone().field("points_per_round"), "a team with 0 points a round can never pick a unit");
+    }
+    if rounds && !scheduler.teams.is_empty() {
+        for placement in &map.placements {
+            if !placement.team.is_empty() && !scheduler.teams.contains(&placement.team) {
+                checks.warning(
+                    root.clone().field("teams"),
+                    format!("team `{}` is placed but not in the round order: it never plays", placement.team),
+                );
+            }
+        }
+    }
 }
 
 fn check_win_conditions(map: &TileMap, checks: &mut Checks<'_>) {
@@ -1117,9 +1173,43 @@ impl ValueChecks for Skill {
                 "a move whose region is SelfOnly has only the unit's own spot: it goes nowhere",
             );
         }
+        check_skill_group(checks, self);
+        checks.not_negative(root.clone().field("delay"), &self.delay, "delay");
+        if self.kind == SkillKind::Move && !self.delay.is_zero() {
+            checks.warning(root.clone().field("delay"), "a move skill does not charge: its delay is not used");
+        }
         if self.kind == SkillKind::Action && self.hit_types.is_empty() {
             checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
         }
+    }
+}
+
+/// A skill's group path has no empty level, and what it replaces is a skill or group of the
+/// project other than itself.
+fn check_skill_group(checks: &mut Checks<'_>, skill: &Skill) {
+    let root = FieldPath::root();
+    if !skill.group.is_empty() && skill.group.split("//").any(|level| level.trim().is_empty()) {
+        checks.warning(
+            root.clone().field("group"),
+            format!("`{}` has an empty level: levels are separated by `//` (\"Act//Black Magic\")", skill.group),
+        );
+    }
+    let path = skill.replaces.trim();
+    if path.is_empty() {
+        if skill.replacement_priority != 0 {
+            checks.warning(root.field("replacement_priority"), "replacement_priority is only used with replaces");
+        }
+        return;
+    }
+    let named: Vec<&Skill> =
+        checks.project.skills.iter().filter(|other| crate::engine::tactics::names_skill(path, other)).collect();
+    if named.is_empty() {
+        checks.error(
+            root.field("replaces"),
+            format!("`{path}` names no skill (a skill id, `GROUP//ID`, or a group ending in `//`)"),
+        );
+    } else if named.iter().all(|other| other.id == skill.id) {
+        checks.warning(root.field("replaces"), "a skill cannot replace itself: it replaces nothing");
     }
 }
 

@@ -10,9 +10,9 @@ use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Board, BoardModifier, BoardPlay, Card, CardModifier, CardOption, Column,
     Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Era, Faces, Formula, FragmentCount, Grade, HitType,
     Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, PaletteEntry,
-    PathModifier, Patrol, Phase, Placement, Prop, Region, Requirements, Rule, RuleModifier, Settings, Skill, Slot,
-    Stat, StatEffect, StatModifier, StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap,
-    Token, TurnConfig, Unit, WinCondition, slug_problem,
+    PathModifier, Patrol, Phase, Placement, Prop, Region, Requirements, Rule, RuleModifier, Scheduler, Settings, Skill,
+    Slot, Stat, StatEffect, StatModifier, StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile,
+    TileMap, Token, TurnConfig, Unit, WinCondition, slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
 use actforge_runtime::schema::{self, SLUG_PATTERN, bundle_schema, item_schema, resolve};
@@ -217,6 +217,7 @@ fn every_default_in_the_schema_is_the_models() {
         MapNode => "MapNode", MapEdge => "MapEdge", Phase => "Phase", Patrol => "Patrol", Grade => "Grade",
         Unit => "Unit", Limits => "Limits", Skill => "Skill", Region => "Region", HitType => "HitType",
         StatEffect => "StatEffect", StatusEffect => "StatusEffect", LineMoveEffect => "LineMoveEffect",
+        Scheduler => "Scheduler",
     }
     let structs: BTreeSet<&str> = bundle["$defs"]
         .as_object()
@@ -264,7 +265,9 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "Faces_of_Nullable_uint16"
         | "Placement"
         | "Prop"
-        | "WinCondition" => "### tile_maps/",
+        | "WinCondition"
+        | "Scheduler"
+        | "SchedulerKind" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"

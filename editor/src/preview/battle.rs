@@ -149,12 +149,14 @@ pub(super) fn battle_ui(
     }
 }
 
-/// Waiting and facing as buttons named by their playtest lines.
+/// Waiting, facing, picking a unit and ending a team's round as buttons named by their playtest lines.
 fn actions_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
-            if matches!(choice, Choice::WaitUnit { .. } | Choice::FaceUnit { .. })
-                && ui.button(session.describe_choice(choice)).clicked()
+            if matches!(
+                choice,
+                Choice::WaitUnit { .. } | Choice::FaceUnit { .. } | Choice::PickUnit { .. } | Choice::EndRound { .. }
+            ) && ui.button(session.describe_choice(choice)).clicked()
             {
                 chosen.push(choice.clone());
             }

@@ -62,6 +62,11 @@ pub enum Subject {
         /// The spot.
         at: (u16, u16, u16),
     },
+    /// A tactics unit picked for a turn by its team (team-round schedulers).
+    Pick {
+        /// The unit's key.
+        unit: String,
+    },
     /// Playing a board card from the hand of the side whose turn it is.
     Ability {
         /// The card type.
@@ -132,12 +137,13 @@ impl Session {
             Subject::Synthesis { a, b } => self.explain_synthesis(a, b),
             Subject::Skill { unit, skill, at } => self.explain_skill(unit, skill, *at),
             Subject::Move { unit, at } => self.explain_move(unit, *at),
+            Subject::Pick { unit } => self.explain_pick(unit),
             Subject::Ability { card, option } => self.explain_ability(card, *option),
         }
     }
 
     /// Reads `--explain` words (FORMAT.md §7): `ACT`, `act:ACT`, `option:CARD:OPTION`,
-    /// `node:NODE`, `synthesis:A:B`, `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`,
+    /// `node:NODE`, `synthesis:A:B`, `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`, `pick:UNIT`,
     /// `ability:CARD[:OPTION]`, `slot:CARD:TOKEN[:PLACE]`.
     pub fn parse_subject(&self, text: &str) -> Result<Subject, String> {
         let words: Vec<&str> = text.split(':').collect();
@@ -163,6 +169,7 @@ impl Session {
                 Ok(Subject::Skill { unit: (*unit).to_owned(), skill: (*skill).to_owned(), at: Some(spot(at)?) })
             }
             ["move", unit, at] => Ok(Subject::Move { unit: (*unit).to_owned(), at: spot(at)? }),
+            ["pick", unit] => Ok(Subject::Pick { unit: (*unit).to_owned() }),
             ["ability", card] => Ok(Subject::Ability { card: (*card).to_owned(), option: 0 }),
             ["ability", card, option] => {
                 let index = self.board_option_index(card, option)?;
@@ -175,7 +182,7 @@ impl Session {
             }
             _ => Err(format!(
                 "`{text}` is not a subject (ACT, option:CARD:OPTION, node:NODE, synthesis:A:B, skill:UNIT:SKILL[:X,Y,Z], \
-                 move:UNIT:X,Y,Z, ability:CARD[:OPTION], slot:CARD:TOKEN[:PLACE])"
+                 move:UNIT:X,Y,Z, pick:UNIT, ability:CARD[:OPTION], slot:CARD:TOKEN[:PLACE])"
             )),
         }
     }

@@ -46,7 +46,9 @@ use crate::model::{ActId, Board, CardId, Era, Id, MapNode, Project, RuleId, Skil
 pub use campaign::{CampaignResult, CampaignState};
 use system::System;
 use table::listing::ListingCache;
-pub use tactics::{ActiveStatus, FORECAST_TRIALS, SkillForecast, TacticsState, Turn, UnitForecast, UnitState};
+pub use tactics::{
+    ActiveStatus, Charge, FORECAST_TRIALS, Round, SkillForecast, TacticsState, Turn, UnitForecast, UnitState,
+};
 
 /// The last tick of game time: 2^53, the largest whole number a formula's f64 holds exactly.
 /// Waits stop there (a script's `wait` past it is refused), so no tick sum can overflow.
@@ -166,6 +168,16 @@ pub enum Choice {
         unit: String,
         /// Degrees counter-clockwise from +x: 0 east, 90 north, 180 west, 270 south.
         facing: u16,
+    },
+    /// Tactics, team rounds: the team whose round it is gives a turn to one of its units.
+    PickUnit {
+        /// The unit's key.
+        unit: String,
+    },
+    /// Tactics, team rounds: the team whose round it is ends its round.
+    EndRound {
+        /// The team.
+        team: String,
     },
     /// Turns system: choose an option of a card in the hand; the turn then ends.
     PlayOption {
@@ -385,6 +397,31 @@ pub enum Event {
     UnitTurnStarted {
         /// The unit.
         unit: String,
+    },
+    /// Tactics, team rounds: a team's round began.
+    TeamRoundStarted {
+        /// The team.
+        team: String,
+        /// Rounds started so far in the battle.
+        round: u64,
+    },
+    /// Tactics: a unit used a charged skill; it resolves at the spot after its delay.
+    UnitSkillCharging {
+        /// The unit.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
+        /// The spot aimed at (x, y, level).
+        at: [u16; 3],
+        /// Its delay in scheduler ticks.
+        delay: f64,
+    },
+    /// Tactics: a charged skill did not resolve (its user was defeated first).
+    UnitSkillCancelled {
+        /// The unit.
+        unit: String,
+        /// The skill.
+        skill: Id<Skill>,
     },
     /// Tactics: a unit's turn ended.
     UnitTurnEnded {

@@ -60,7 +60,9 @@ impl System {
             | Choice::MoveUnitVia { .. }
             | Choice::UseSkill { .. }
             | Choice::WaitUnit { .. }
-            | Choice::FaceUnit { .. } => Self::Tactics,
+            | Choice::FaceUnit { .. }
+            | Choice::PickUnit { .. }
+            | Choice::EndRound { .. } => Self::Tactics,
             Choice::PlayOption { .. } | Choice::EndTurn => Self::Turns,
             Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => Self::Campaign,
         }
@@ -154,7 +156,7 @@ impl Session {
         match system {
             System::Table => Self::why_not_table(choice).to_owned(),
             System::Board => self.board_why_not(choice).to_owned(),
-            System::Tactics => Self::why_not_tactics(choice).to_owned(),
+            System::Tactics => self.why_not_tactics(choice),
             System::Turns => self.why_not_turn(choice).to_owned(),
             System::Campaign => self.why_not_campaign(choice),
         }

@@ -59,6 +59,53 @@ pub struct Unit {
 }
 impl_walk!(Unit { stats, limits, skills });
 
+/// Which scheduler decides whose turn it is in a battle (`spec/srpgck.md` §d; seed 001
+/// "Schedulers").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum SchedulerKind {
+    /// Charge time: each tick every unit's `ct` grows by its `speed`; the first at `maxCT` acts.
+    #[default]
+    Ct,
+    /// Team rounds, pick any once: the teams take rounds; in its round a team picks each of
+    /// its units once, in any order, and may end the round sooner.
+    TeamRounds,
+    /// Team rounds with points: a team has `points_per_round` activations a round; a unit
+    /// may be picked again, each time with fewer action points to move with.
+    TeamPoints,
+}
+
+/// How a battle on a map schedules turns (FORMAT.md §12).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scheduler {
+    /// Which scheduler.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub kind: SchedulerKind,
+    /// CT: a turn's costs are added up and taken off its `ct` at once when the turn ends
+    /// (SRPGCK's `coalesceCTDecrements`).
+    #[serde(skip_serializing_if = "is_default")]
+    pub coalesce_ct: bool,
+    /// Team rounds: the teams in the order they play (empty: in the order of their first
+    /// placement).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<String>,
+    /// Points: activations a team has each round (default 8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points_per_round: Option<u32>,
+    /// Points: action points of a unit's first activation in a round (`c` the unit; default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit_points: Option<Expr>,
+    /// Points: each later activation of a unit in the same round has this times the action
+    /// points of the one before (`c` the unit; default 0.75).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points_diminish: Option<Expr>,
+    /// Points: action points a cell walked costs (`c` the unit; default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub move_points: Option<Expr>,
+}
+impl_walk!(Scheduler { unit_points, points_diminish, move_points });
+
 /// The kind of a skill.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum SkillKind {
@@ -472,6 +519,19 @@ pub struct Skill {
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub kind: SkillKind,
+    /// Its group, levels separated by `//` ("Act//Black Magic"); empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// Its place within its group: lower first (ties keep the unit's list order).
+    #[serde(skip_serializing_if = "is_default")]
+    pub sorting: i32,
+    /// The skill it replaces while the unit has it: a skill id, `GROUP//ID`, or a group
+    /// ending in `//` (every skill of that group); empty: none.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub replaces: String,
+    /// Between skills replacing the same skill, the highest wins (the others are replaced too).
+    #[serde(skip_serializing_if = "is_default")]
+    pub replacement_priority: i32,
     /// Named parameters (read as `skill.NAME`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Expr>,
@@ -485,5 +545,10 @@ pub struct Skill {
     /// Effects by hit type.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hit_types: Vec<HitType>,
+    /// Charged skill: scheduler ticks before it resolves at the spot aimed at (evaluated
+    /// when used; 0 = at once). The skill parameter `speed` (default 1) is taken off it
+    /// each tick (SRPGCK's delayed skill activations).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub delay: Expr,
 }
-impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types });
+impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, delay });

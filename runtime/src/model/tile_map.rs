@@ -388,8 +388,17 @@ pub struct TileMap {
     /// none, the last team with units standing wins.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub win_conditions: Vec<WinCondition>,
+    /// How a battle on this map decides whose turn it is.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub scheduler: super::Scheduler,
+    /// The facings a unit may end its turn with (`FaceUnit`): `Cardinal` the four axes,
+    /// `Ordinal` the diagonals, `CardinalOrdinal` the eight, `Free` any whole degree.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub wait_facing: super::FacingLock,
 }
-impl_walk!(TileMap { placements, win_conditions });
+impl_walk!(TileMap { placements, win_conditions, scheduler });
 
 /// A battle's end: `team` wins as soon as `when` is non-zero (checked after every action).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -418,6 +427,8 @@ impl Default for TileMap {
             placements: Vec::new(),
             props: Vec::new(),
             win_conditions: Vec::new(),
+            scheduler: super::Scheduler::default(),
+            wait_facing: super::FacingLock::default(),
         }
     }
 }

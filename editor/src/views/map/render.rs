@@ -212,6 +212,8 @@ fn without_columns(map: &TileMap) -> TileMap {
         placements,
         props,
         win_conditions,
+        scheduler,
+        wait_facing,
     } = map;
     TileMap {
         id: id.clone(),
@@ -227,6 +229,8 @@ fn without_columns(map: &TileMap) -> TileMap {
         placements: placements.clone(),
         props: props.clone(),
         win_conditions: win_conditions.clone(),
+        scheduler: scheduler.clone(),
+        wait_facing: *wait_facing,
     }
 }
 

@@ -83,6 +83,8 @@ impl Session {
             | Choice::UseSkill { .. }
             | Choice::WaitUnit { .. }
             | Choice::FaceUnit { .. }
+            | Choice::PickUnit { .. }
+            | Choice::EndRound { .. }
             | Choice::PlayOption { .. }
             | Choice::EndTurn
             | Choice::MoveToNode { .. }

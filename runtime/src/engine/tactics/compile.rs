@@ -9,7 +9,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::formula::names::GameName;
 use crate::formula::{Lookup, Scope};
 use crate::map::{TileGrid, standing_spots};
-use crate::model::{Id, TileMap};
+use crate::model::{Id, Scheduler, SchedulerKind, TileMap};
 
 use crate::engine::Event;
 use crate::engine::content::Content;
@@ -75,6 +75,10 @@ pub(super) struct Setup {
     pub(super) contested: bool,
     /// The content, for the formulas read live (stats, limits, status amounts).
     pub(super) content: Arc<Content>,
+    /// The map's scheduler.
+    pub(super) scheduler: Scheduler,
+    /// Team-round schedulers: the teams in the order they play.
+    pub(super) teams: Vec<String>,
 }
 
 impl TacticsState {
@@ -126,21 +130,37 @@ impl TacticsState {
                     live: BTreeSet::new(),
                     statuses: Vec::new(),
                     defeated: false,
-                    scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
+                    // Team rounds give turns to every unit; CT only to those with `ct` and `speed`.
+                    scheduled: map.scheduler.kind != SchedulerKind::Ct
+                        || (unit.stats.contains_key("ct") && unit.stats.contains_key("speed")),
                     mount: None,
                 },
             );
             order.push(key.clone());
             state.base_stats(&key, unit);
-            if !unit.stats.contains_key("ct") || !unit.stats.contains_key("speed") {
+            if map.scheduler.kind == SchedulerKind::Ct
+                && (!unit.stats.contains_key("ct") || !unit.stats.contains_key("speed"))
+            {
                 events.push(Event::Warning(format!("{key} has no `ct` or no `speed` stat: it never gets a turn")));
             }
         }
         let teams: BTreeSet<&str> = state.units.values().map(|unit| unit.team.as_str()).collect();
         let contested = teams.len() > 1;
+        // The round order: as the map lists the teams, else by their first placement.
+        let mut round_teams = map.scheduler.teams.clone();
+        if round_teams.is_empty() {
+            for key in &order {
+                if let Some(team) = state.units.get(key).map(|unit| &unit.team)
+                    && !round_teams.contains(team)
+                {
+                    round_teams.push(team.clone());
+                }
+            }
+        }
         if let Some(setup) = Arc::get_mut(&mut state.setup) {
             setup.order = order;
             setup.contested = contested;
+            setup.teams = round_teams;
         }
         state.check_end(content, rng, &mut events);
         state.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
@@ -157,12 +177,18 @@ impl TacticsState {
                 order: Vec::new(),
                 contested: false,
                 content: Arc::clone(content),
+                scheduler: map.scheduler.clone(),
+                teams: Vec::new(),
             }),
             tick: 0,
             turns: 0,
             units: BTreeMap::new(),
             active: None,
             winner: None,
+            pending_ct: 0.0,
+            action_points: None,
+            charging: Vec::new(),
+            round: None,
         }
     }
 

@@ -3,17 +3,22 @@
 //! target and effect regions, hit types, status effects with durations and win conditions.
 //! FORMAT.md §12 describes what content means here; everything comes from the project.
 
+mod check;
 mod compile;
 mod env;
 mod forecast;
 mod regions;
+mod rounds;
 mod script;
 mod session;
+mod skills;
 mod step;
 
 pub use forecast::{FORECAST_TRIALS, SkillForecast, UnitForecast};
 
+pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};
+pub use skills::names_skill;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
@@ -116,6 +121,34 @@ pub struct Turn {
     pub acted: bool,
 }
 
+/// A charged skill waiting to resolve (`spec/srpgck.md` §d, delayed skill activations).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Charge {
+    /// The unit that used it.
+    pub unit: String,
+    /// The skill.
+    pub skill: Id<crate::model::Skill>,
+    /// The spot aimed at.
+    pub at: Spot,
+    /// Ticks of delay left (the skill's `speed` parameter comes off each tick).
+    pub remaining: f64,
+}
+
+/// A team round of the team-round schedulers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Round {
+    /// The team whose round it is.
+    pub team: String,
+    /// Rounds started so far.
+    pub number: u64,
+    /// Units given a turn this round, with how many times (points: activations).
+    pub picked: BTreeMap<String, u32>,
+    /// Points: activations the team has left this round.
+    pub points: u32,
+    /// The team ended its round.
+    pub ended: bool,
+}
+
 /// A battle: units on a map, the scheduler's clock, whose turn it is, the winner.
 #[derive(Clone, Debug)]
 pub struct TacticsState {
@@ -129,6 +162,14 @@ pub struct TacticsState {
     pub active: Option<Turn>,
     /// The winning team once the battle has ended.
     pub winner: Option<String>,
+    /// CT costs of the turn so far, when the scheduler coalesces them.
+    pub pending_ct: f64,
+    /// Points scheduler: the active unit's action points left.
+    pub action_points: Option<f64>,
+    /// Charged skills waiting to resolve, in the order they were used.
+    pub charging: Vec<Charge>,
+    /// Team-round schedulers: the round under way.
+    pub round: Option<Round>,
 }
 
 impl Hash for TacticsState {
@@ -138,6 +179,15 @@ impl Hash for TacticsState {
         self.turns.hash(state);
         self.active.hash(state);
         self.winner.hash(state);
+        self.pending_ct.to_bits().hash(state);
+        self.action_points.map(f64::to_bits).hash(state);
+        self.round.hash(state);
+        for charge in &self.charging {
+            charge.unit.hash(state);
+            charge.skill.hash(state);
+            charge.at.hash(state);
+            charge.remaining.to_bits().hash(state);
+        }
         for (key, unit) in &self.units {
             key.hash(state);
             unit.unit.hash(state);

@@ -311,7 +311,8 @@ impl TacticsState {
     pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
         let mut spots = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
-        for (at, skill) in self.move_skills(content, key) {
+        // Replaced move skills do not walk; the others in their sorted order.
+        for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
             for spot in self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).into_keys() {
                 spots.entry(spot).or_insert(at);
             }
@@ -321,16 +322,8 @@ impl TacticsState {
 
     /// The move skills of `key` with their numbers in its list.
     pub(super) fn move_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<(usize, &'c Skill)> {
-        let Some(model) = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str())) else {
-            return Vec::new();
-        };
-        model
-            .skills
-            .iter()
-            .enumerate()
-            .filter_map(|(at, id)| content.project.skills.get(id.as_str()).map(|skill| (at, skill)))
-            .filter(|(_, skill)| skill.kind == SkillKind::Move)
-            .collect()
+        // A replaced move skill does not walk (skill replacement, FORMAT.md §12).
+        self.usable_skills(content, key, SkillKind::Move)
     }
 
     /// The route of a move of `key` to `to` with its skill number `at` (start and end included).
@@ -794,15 +787,8 @@ impl TacticsState {
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 
-    /// The action skills of `key`, in its list's order.
+    /// The action skills of `key` it can use (not replaced), grouped and sorted.
     pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        let Some(unit) = self.units.get(key) else { return Vec::new() };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return Vec::new() };
-        model
-            .skills
-            .iter()
-            .filter_map(|id| content.project.skills.get(id.as_str()))
-            .filter(|skill| skill.kind == SkillKind::Action)
-            .collect()
+        self.usable_skills(content, key, SkillKind::Action).into_iter().map(|(_, skill)| skill).collect()
     }
 }

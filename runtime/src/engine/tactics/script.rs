@@ -65,7 +65,14 @@ impl Session {
     pub(crate) fn tactics_line(&self, command: &str, rest: &str) -> Result<Choice, String> {
         let battle = self.battle()?;
         let mut words = rest.split_whitespace();
+        if command == "pass" {
+            let team = words.next().ok_or("usage: pass TEAM (the team whose round it is ends it)")?;
+            return Ok(Choice::EndRound { team: team.to_owned() });
+        }
         let unit = Self::unit_arg(battle, words.next())?.to_owned();
+        if command == "pick" {
+            return Ok(Choice::PickUnit { unit });
+        }
         let skill = if command == "use" {
             Some(Id::<Skill>::new(words.next().ok_or("usage: use UNIT SKILL X Y [Z]")?))
         } else {
@@ -76,11 +83,13 @@ impl Session {
         }
         if command == "face" {
             let word = words.next().ok_or("usage: face UNIT east|north|west|south (or 0|90|180|270)")?;
+            let diagonals = [("northeast", 45), ("northwest", 135), ("southwest", 225), ("southeast", 315)];
             let facing = COMPASS
                 .iter()
+                .chain(diagonals.iter())
                 .find(|(name, _)| name.eq_ignore_ascii_case(word))
                 .map(|(_, degrees)| *degrees)
-                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south)"), Ok)?;
+                .map_or_else(|| number::<u16>(Some(word), "direction (east, north, west, south, or degrees)"), Ok)?;
             return Ok(Choice::FaceUnit { unit, facing });
         }
         let rest: Vec<&str> = words.collect();
@@ -139,6 +148,59 @@ impl Session {
         Ok([x, y, z])
     }
 
+    /// The schedulers' expectations: `expect round TEAM|none`, `expect points N`, `expect ap
+    /// N`, `expect charging UNIT SKILL [ticks N] | none`.
+    fn round_expect<'w>(
+        battle: &TacticsState,
+        what: &str,
+        mut words: impl Iterator<Item = &'w str>,
+    ) -> Result<String, String> {
+        let compare = |name: String, actual: String, expected: String| {
+            if actual == expected { Ok(String::new()) } else { Err(format!("{name} is {actual}, expected {expected}")) }
+        };
+        match what {
+            "round" => {
+                let want = words.next().ok_or("usage: expect round TEAM|none")?;
+                let actual = battle.round.as_ref().map_or("none", |round| round.team.as_str());
+                compare("the round".to_owned(), actual.to_owned(), want.to_owned())
+            }
+            "points" => {
+                let want = words.next().ok_or("usage: expect points N")?;
+                let round = battle.round.as_ref().ok_or("no round is under way (a team-round scheduler has them)")?;
+                compare(format!("{}'s points left", round.team), round.points.to_string(), want.to_owned())
+            }
+            "ap" => {
+                let want: f64 = number(words.next(), "number of action points")?;
+                let actual =
+                    battle.action_points.ok_or("no unit has action points now (the points scheduler gives them)")?;
+                compare("the active unit's action points".to_owned(), shown(actual), shown(want))
+            }
+            "charging" => {
+                let first = words.next().ok_or("usage: expect charging UNIT SKILL [ticks N] | none")?;
+                if first == "none" {
+                    let all: Vec<String> =
+                        battle.charging.iter().map(|charge| format!("{} {}", charge.unit, charge.skill)).collect();
+                    return compare("the charged skills".to_owned(), all.join(", "), String::new())
+                        .map_err(|_| format!("skills are charging: {}", all.join(", ")));
+                }
+                let skill = words.next().ok_or("usage: expect charging UNIT SKILL [ticks N] | none")?;
+                let charge = battle
+                    .charging
+                    .iter()
+                    .find(|charge| charge.unit == first && charge.skill.as_str() == skill)
+                    .ok_or_else(|| format!("{first} is not charging {skill}"))?;
+                match (words.next(), words.next()) {
+                    (None, _) => Ok(String::new()),
+                    (Some("ticks"), Some(want)) => {
+                        compare(format!("{first}'s {skill} delay left"), shown(charge.remaining), want.to_owned())
+                    }
+                    _ => Err("usage: expect charging UNIT SKILL [ticks N] | none".to_owned()),
+                }
+            }
+            _ => Err(format!("`{what}` is not a scheduler expectation")),
+        }
+    }
+
     /// `expect unit UNIT hp N` (any stat), `expect unit UNIT at X Y [Z]`, `expect unit UNIT
     /// defeated|standing`, `expect unit UNIT status NAME`, `expect unit UNIT facing DEGREES`,
     /// `expect turn UNIT|none`, `expect winner TEAM|none`.
@@ -157,6 +219,7 @@ impl Session {
                 let want = words.next().ok_or("usage: expect winner TEAM|none")?;
                 compare("the winner".to_owned(), battle.winner().unwrap_or("none").to_owned(), want.to_owned())
             }
+            "round" | "points" | "ap" | "charging" => Self::round_expect(battle, what, words),
             _ => {
                 let key = Self::unit_arg(battle, words.next())?;
                 let unit = battle.unit(key).ok_or("no such unit")?;
@@ -210,6 +273,15 @@ impl Session {
                         }
                     }
                     "facing" => compare(format!("{key}'s facing"), shown(unit.facing), rest.join(" ")),
+                    "skills" => {
+                        // The skills it can use, grouped and sorted, replaced ones left out.
+                        let usable: Vec<String> = super::skills::unit_skills(&self.content, unit.unit.as_str())
+                            .into_iter()
+                            .filter(|(_, _, by)| by.is_none())
+                            .map(|(_, skill, _)| skill.id.to_string())
+                            .collect();
+                        compare(format!("{key}'s skills"), usable.join(" "), rest.join(" "))
+                    }
                     stat => {
                         let expected: f64 = number(rest.first().copied(), "number")?;
                         let actual = battle.stat(key, stat).ok_or_else(|| format!("{key} has no stat `{stat}`"))?;
@@ -236,12 +308,16 @@ impl Session {
         report: &mut ScriptReport,
     ) -> Option<Result<Line, String>> {
         let mut words = rest.split_whitespace();
+        if command == "set" && self.tactics.is_some() && matches!(rest.split_whitespace().next(), Some("points" | "ap"))
+        {
+            return Some(self.set_points_line(rest).map(|()| Line::Done(String::new())));
+        }
         if matches!(command, "set" | "place") && words.next() == Some("unit") {
             let words: Vec<&str> = words.collect();
             let done = if command == "set" { self.set_unit_line(&words, report) } else { self.place_unit_line(&words) };
             return Some(done.map(|()| Line::Done(String::new())));
         }
-        let ours = matches!(command, "move" | "use" | "face")
+        let ours = matches!(command, "move" | "use" | "face" | "pick" | "pass")
             || (command == "wait" && rest.starts_with(|c: char| !c.is_ascii_digit()));
         ours.then(|| self.tactics_line(command, rest).map(Line::Choose))
     }
@@ -353,6 +429,35 @@ impl Session {
         Ok(())
     }
 
+    /// Set-up: `set points N` gives the team whose round it is N activations left (points
+    /// scheduler); `set ap N` gives the active unit N action points.
+    fn set_points_line(&mut self, rest: &str) -> Result<(), String> {
+        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["points", count] => {
+                let count: u32 = number(Some(count), "number of points (a whole number)")?;
+                if battle.setup.scheduler.kind != crate::model::SchedulerKind::TeamPoints {
+                    return Err("only the points scheduler (`scheduler: (kind: TeamPoints)`) has points".to_owned());
+                }
+                let round = battle.round.as_mut().ok_or("no round is under way")?;
+                round.points = count;
+                round.ended = false;
+                Ok(())
+            }
+            ["ap", value] => {
+                let value = parse_finite(value)?;
+                if battle.action_points.is_none() {
+                    return Err(
+                        "no unit has action points now (the points scheduler gives them to a picked unit)".to_owned()
+                    );
+                }
+                battle.action_points = Some(value);
+                Ok(())
+            }
+            _ => Err("usage: set points N or set ap N".to_owned()),
+        }
+    }
+
     /// Set-up: `place unit UNIT X Y [Z]` puts the unit on a standing spot of the battle's map
     /// (without Z, the top one of the cell), facing as it did; its rider goes with it and, if
     /// it rode, it gets off. Refused off the map, where no unit can stand, and where another
@@ -412,22 +517,32 @@ impl Session {
             Choice::UseSkill { unit, skill, x, y, z } => format!("use {unit} {skill} {x} {y} {z}"),
             Choice::WaitUnit { unit } => format!("wait {unit}"),
             Choice::FaceUnit { unit, facing } => format!("face {unit} {}", compass_name(*facing)),
+            Choice::PickUnit { unit } => format!("pick {unit}"),
+            Choice::EndRound { team } => format!("pass {team}"),
             _ => String::new(),
         }
     }
 
     /// Why the battle refuses a choice.
-    pub(crate) fn why_not_tactics(choice: &Choice) -> &'static str {
+    pub(crate) fn why_not_tactics(&self, choice: &Choice) -> String {
+        let battle = self.tactics.as_ref();
         match choice {
-            Choice::MoveUnit { .. } | Choice::MoveUnitVia { .. } => "that unit cannot move there now",
-            Choice::UseSkill { .. } => "that unit cannot use that skill there now",
-            _ => "it is not that unit's turn",
+            Choice::MoveUnit { .. } | Choice::MoveUnitVia { .. } => "that unit cannot move there now".to_owned(),
+            Choice::UseSkill { .. } => "that unit cannot use that skill there now".to_owned(),
+            Choice::PickUnit { unit } => battle
+                .and_then(|battle| battle.pick_refusal(unit))
+                .unwrap_or_else(|| "the team whose round it is cannot pick that unit now".to_owned()),
+            Choice::EndRound { team } => battle
+                .and_then(|battle| battle.clone().end_round(team).err())
+                .unwrap_or_else(|| "it is not that team's round".to_owned()),
+            _ => "it is not that unit's turn".to_owned(),
         }
     }
 
     /// The battle's expectations (`unit`, `turn`, `winner`), when a battle runs.
     pub(crate) fn expect_tactics(&self, what: &str, args: &str) -> Option<Result<String, String>> {
-        (self.tactics.is_some() && matches!(what, "unit" | "turn" | "winner")).then(|| self.tactics_expect(what, args))
+        (self.tactics.is_some() && matches!(what, "unit" | "turn" | "winner" | "round" | "points" | "ap" | "charging"))
+            .then(|| self.tactics_expect(what, args))
     }
 }
 
@@ -450,6 +565,20 @@ impl Session {
         }
         let known = battle.action_skills(&self.content, unit).into_iter().any(|known| known.id.as_str() == skill);
         if !known {
+            let model = battle.unit(unit).map(|state| state.unit.as_str()).unwrap_or_default();
+            let replaced = super::skills::unit_skills(&self.content, model)
+                .into_iter()
+                .find(|(_, listed, _)| listed.id.as_str() == skill)
+                .and_then(|(_, _, by)| by);
+            if let Some(by) = replaced {
+                return Ok(vec![Reason::new(
+                    item,
+                    format!(
+                        "`{skill}` is replaced by {unit}'s `{}` (replaces `{}`, priority {})",
+                        by.id, by.replaces, by.replacement_priority
+                    ),
+                )]);
+            }
             return Ok(vec![Reason::new(item, format!("{unit} has no action skill `{skill}`"))]);
         }
         let mut rng = self.rng.clone();
@@ -478,20 +607,41 @@ impl Session {
         Ok(vec![Reason::new(item, Self::with_statuses(battle, unit, text))])
     }
 
+    /// Why the team whose round it is cannot pick `unit` now (team-round schedulers).
+    pub(crate) fn explain_pick(&self, unit: &str) -> Result<Vec<Reason>, String> {
+        let item = format!("pick of {unit}");
+        let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
+        if battle.unit(unit).is_none() {
+            return Err(format!("there is no unit `{unit}` in the battle"));
+        }
+        Ok(battle.pick_refusal(unit).map(|why| Reason::new(item, why)).into_iter().collect())
+    }
+
     /// Why `unit` cannot walk to `at` now.
     pub(crate) fn explain_move(&self, unit: &str, (x, y, z): (u16, u16, u16)) -> Result<Vec<Reason>, String> {
         let item = format!("move of {unit} to ({x}, {y}, {z})");
         let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
-        if let Some(why) = Self::turn_refusal(battle, unit, |turn| turn.moved, "already moved this turn")? {
+        let moved = |turn: &super::Turn| turn.moved && battle.action_points.is_none();
+        if let Some(why) = Self::turn_refusal(battle, unit, moved, "already moved this turn")? {
             return Ok(vec![Reason::new(item, why)]);
         }
         let mut rng = self.rng.clone();
-        let spots = battle.move_spots(&self.content, &mut rng, unit);
+        let spots = battle.reachable(&self.content, &mut rng, unit);
         if spots.contains_key(&Spot::new(x, y, z)) {
             return Ok(Vec::new());
         }
         let mut text = format!("{unit} cannot reach it ({} spots in reach)", spots.len());
         text.push_str(&self.terrain_note(battle, unit, Spot::new(x, y, z)));
+        if let Some(points) = battle.action_points {
+            let walkable = battle.move_spots(&self.content, &mut rng, unit);
+            if walkable.contains_key(&Spot::new(x, y, z)) {
+                text = format!(
+                    "{unit} has {} action points left, {} a cell: not enough to walk there",
+                    shown(points),
+                    shown(battle.move_points(unit))
+                );
+            }
+        }
         Ok(vec![Reason::new(item, Self::with_statuses(battle, unit, text))])
     }
 
@@ -545,6 +695,7 @@ impl Session {
             Some(format!("{unit} is defeated"))
         } else {
             match &battle.active {
+                None if battle.round.is_some() => Some(battle.nobody_words()),
                 None => Some("it is nobody's turn (time passes)".to_owned()),
                 Some(turn) if turn.unit != unit && state.statuses.iter().any(|held| held.name == FROZEN_STATUS) => {
                     Some(format!("it is {}'s turn, and {unit} is `{FROZEN_STATUS}`: its CT does not grow", turn.unit))

@@ -6,13 +6,16 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
-use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking};
+use crate::model::{
+    EffectTarget, FacingLock, LineMoveEffect, SchedulerKind, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+};
 
 use super::env::{Perspective, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
+use super::rounds::path_length;
 use super::{
-    ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
-    TacticsState, Turn, apply_op, limited,
+    ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, Charge, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT,
+    SPEED, TacticsState, Turn, apply_op, limited,
 };
 
 /// Most rounds of a status's per-tick effects in one scheduler tick (a huge speed against a
@@ -26,11 +29,15 @@ impl TacticsState {
     /// What the active unit can do: move (to each reachable spot), use each action skill (at
     /// each spot it can aim at), or end its turn.
     pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg) -> Vec<Choice> {
-        let Some(turn) = self.active.as_ref().filter(|_| self.winner.is_none()) else { return Vec::new() };
+        if self.winner.is_some() {
+            return Vec::new();
+        }
+        let Some(turn) = self.active.as_ref() else { return self.round_choices() };
         let key = turn.unit.as_str();
         let mut choices = Vec::new();
-        if !turn.moved {
-            for spot in self.move_spots(content, rng, key).into_keys() {
+        // With points, a unit walks as long as its action points last.
+        if !turn.moved || self.action_points.is_some() {
+            for spot in self.reachable(content, rng, key).into_keys() {
                 choices.push(Choice::MoveUnit { unit: key.to_owned(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
             }
         }
@@ -48,7 +55,7 @@ impl TacticsState {
             }
         }
         choices.push(Choice::WaitUnit { unit: key.to_owned() });
-        for facing in COMPASS.map(|(_, degrees)| degrees) {
+        for facing in self.wait_facings(content).1 {
             choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
         }
         choices
@@ -64,15 +71,28 @@ impl TacticsState {
         if self.winner.is_some() {
             return Err("the battle has ended".to_owned());
         }
-        let Some(turn) = self.active.clone() else { return Err("it is nobody's turn".to_owned()) };
         let mut events = Vec::new();
+        match choice {
+            Choice::PickUnit { unit } => {
+                self.pick_unit(unit, &mut events)?;
+                self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+                return Ok(events);
+            }
+            Choice::EndRound { team } => {
+                self.end_round(team)?;
+                self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+                return Ok(events);
+            }
+            _ => {}
+        }
+        let Some(turn) = self.active.clone() else { return Err(self.nobody_words()) };
         match choice {
             Choice::MoveUnit { unit, x, y, z } => {
                 let to = Spot::new(*x, *y, *z);
-                if *unit != turn.unit || turn.moved {
+                if *unit != turn.unit || (turn.moved && self.action_points.is_none()) {
                     return Err(format!("{unit} cannot move now"));
                 }
-                let Some(at) = self.move_spots(content, rng, unit).get(&to).copied() else {
+                let Some(at) = self.reachable(content, rng, unit).get(&to).copied() else {
                     return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
                 };
                 let path = self.move_path(content, rng, unit, at, to);
@@ -107,8 +127,15 @@ impl TacticsState {
                 if *unit != turn.unit {
                     return Err(format!("it is {}'s turn, not {unit}'s", turn.unit));
                 }
-                if !COMPASS.iter().any(|(_, degrees)| degrees == facing) {
-                    return Err(format!("{unit} can face 0, 90, 180 or 270 degrees, not {facing}"));
+                let (lock, listed) = self.wait_facings(content);
+                let allowed = if lock == FacingLock::Free { *facing < 360 } else { listed.contains(facing) };
+                if !allowed {
+                    let words = if lock == FacingLock::Free {
+                        "any whole degree from 0 to 359".to_owned()
+                    } else {
+                        listed.iter().map(u16::to_string).collect::<Vec<_>>().join(", ")
+                    };
+                    return Err(format!("{unit} can face {words} here (the map's wait_facing {lock:?}), not {facing}"));
                 }
                 if let Some(state) = self.units.get_mut(unit) {
                     state.facing = f64::from(*facing);
@@ -118,6 +145,7 @@ impl TacticsState {
             }
             _ => return Err("not a tactics choice".to_owned()),
         }
+        self.end_spent_activation(&mut events);
         self.check_end(content, rng, &mut events);
         self.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
         Ok(events)
@@ -130,8 +158,7 @@ impl TacticsState {
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
         let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
         let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
-        let length: u32 =
-            path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
+        let length = path_length(path);
         // A flight's route rises and drops within cells: the last step across cells faces it.
         let last_step = path.iter().rev().find(|spot| (spot.cell_x, spot.cell_y) != (to.cell_x, to.cell_y));
         let last_step = last_step.copied().unwrap_or(from);
@@ -147,6 +174,9 @@ impl TacticsState {
             }
         }
         self.spend_ct(key, cost);
+        if let Some(points) = self.action_points {
+            self.action_points = Some(points - self.move_points(key) * f64::from(length));
+        }
         if let Some(turn) = self.active.as_mut() {
             turn.moved = true;
         }
@@ -165,7 +195,50 @@ impl TacticsState {
         }
     }
 
+    /// Evaluates a battle formula; a NaN is a warning that names `what` and the formula (no
+    /// silent NaN in play, issue 29.10).
+    pub(super) fn eval_or_warn(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        expr: &crate::model::Expr,
+        what: &str,
+        events: &mut Vec<Event>,
+    ) -> f64 {
+        let value = eval_expr(content, self, ctx, rng, expr, 0);
+        if value.is_nan() {
+            events.push(Event::Warning(format!(
+                "{what} `{}` is NaN (`check` names the lookups that read NaN)",
+                expr.text()
+            )));
+        }
+        value
+    }
+
+    /// The facings a unit may end its turn with on this map: its `wait_facing` lock and the
+    /// facings listed as choices (with `Free` any whole degree is taken, the eight are listed).
+    pub(super) fn wait_facings(&self, content: &Content) -> (FacingLock, Vec<u16>) {
+        let lock =
+            content.project.tile_maps.get(self.setup.map.as_str()).map(|map| map.wait_facing).unwrap_or_default();
+        let listed = match lock {
+            FacingLock::Cardinal => COMPASS.map(|(_, degrees)| degrees).to_vec(),
+            FacingLock::Ordinal => vec![45, 135, 225, 315],
+            FacingLock::CardinalOrdinal | FacingLock::Free => vec![0, 45, 90, 135, 180, 225, 270, 315],
+        };
+        (lock, listed)
+    }
+
+    /// Takes a cost off the unit's `ct` (CT scheduler only): at once, or, when the scheduler
+    /// coalesces, added to the turn's costs taken off when the turn ends.
     fn spend_ct(&mut self, key: &str, cost: f64) {
+        if self.setup.scheduler.kind != SchedulerKind::Ct {
+            return;
+        }
+        if self.setup.scheduler.coalesce_ct && self.active_unit() == Some(key) {
+            self.pending_ct += cost;
+            return;
+        }
         if let Some(ct) = self.base_stat(key, "ct", 0) {
             let new = limited(ct, ct - cost, self.limits(key, "ct").as_ref());
             self.store_stat(key, "ct", new);
@@ -186,6 +259,45 @@ impl TacticsState {
         if let (Some(unit), Some(facing)) = (self.units.get_mut(key), facing) {
             unit.facing = facing;
         }
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
+        let delay = if skill.delay.is_zero() { 0.0 } else { eval_expr(content, self, ctx, rng, &skill.delay, 0) };
+        if delay.is_nan() {
+            events.push(Event::Warning(format!(
+                "the delay of {} (`{}`) is not a number: it resolves at once",
+                skill.id,
+                skill.delay.text()
+            )));
+        }
+        if delay > 0.0 {
+            self.charging.push(Charge { unit: key.to_owned(), skill: skill.id.clone(), at, remaining: delay });
+            events.push(Event::UnitSkillCharging {
+                unit: key.to_owned(),
+                skill: skill.id.clone(),
+                at: [at.cell_x, at.cell_y, at.level],
+                delay,
+            });
+        } else {
+            self.resolve_skill(content, rng, key, skill, at, events);
+        }
+        let cost = self.setting(key, ACT_CT);
+        self.spend_ct(key, cost);
+        if let Some(turn) = self.active.as_mut() {
+            turn.acted = true;
+        }
+        self.check_defeats(events);
+    }
+
+    /// A skill's effects at the spot aimed at: its effect region around the spot (facing as
+    /// the actor faces now), each unit there hit by the hit type its formula picks.
+    pub(super) fn resolve_skill(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+        at: Spot,
+        events: &mut Vec<Event>,
+    ) {
         let actor_facing = self.units.get(key).map_or(0.0, |unit| unit.facing);
         events.push(Event::UnitUsedSkill {
             unit: key.to_owned(),
@@ -201,7 +313,8 @@ impl TacticsState {
             }
             let point = self.units.get(target).map(|unit| unit.spot);
             let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
-            let chosen = eval_expr(content, self, ctx, rng, &skill.hit_type, 0);
+            let what = format!("{}'s hit_type", skill.id);
+            let chosen = self.eval_or_warn(content, rng, ctx, &skill.hit_type, &what, events);
             let last = skill.hit_types.len().saturating_sub(1);
             let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
             let Some(hit) = skill.hit_types.get(index) else { continue };
@@ -212,12 +325,15 @@ impl TacticsState {
                     EffectTarget::Target => target.as_str(),
                     EffectTarget::Actor => key,
                 };
-                let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                let what = format!("{}'s effect on {who}'s `{}`", skill.id, effect.stat);
+                let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
                 self.change_stat(who, &effect.stat, effect.op, value, events);
             }
             for status in &hit.status_effects {
-                let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
-                let interval = eval_expr(content, self, ctx, rng, &status.tick_interval, 0);
+                let what = format!("the duration of {}'s status `{}`", skill.id, status.name);
+                let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, &what, events);
+                let what = format!("the tick_interval of {}'s status `{}`", skill.id, status.name);
+                let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, &what, events);
                 let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
                 if ticks == 0.0 && !status.unremovable {
                     continue;
@@ -228,12 +344,6 @@ impl TacticsState {
                 self.push_unit(content, rng, ctx, line_move, events);
             }
         }
-        let cost = self.setting(key, ACT_CT);
-        self.spend_ct(key, cost);
-        if let Some(turn) = self.active.as_mut() {
-            turn.acted = true;
-        }
-        self.check_defeats(events);
     }
 
     /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
@@ -303,8 +413,8 @@ impl TacticsState {
             events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
             return;
         };
+        // The caller has warned, naming the formula.
         if amount.is_nan() {
-            events.push(Event::Warning(format!("the change to {key}'s `{stat}` is not a number")));
             return;
         }
         // A live stat changed holds the new number from now on (SRPGCK only changes constants).
@@ -340,14 +450,18 @@ impl TacticsState {
             events.push(Event::UnitDefeated { unit: key.clone() });
             if self.active_unit() == Some(key.as_str()) {
                 self.active = None;
+                self.action_points = None;
+                self.pending_ct = 0.0;
                 events.push(Event::UnitTurnEnded { unit: key });
             }
         }
     }
 
-    fn end_turn(&mut self, events: &mut Vec<Event>) {
+    pub(super) fn end_turn(&mut self, events: &mut Vec<Event>) {
         let Some(turn) = self.active.take() else { return };
-        let cost = self.setting(&turn.unit, ACTIVATION_CT);
+        self.action_points = None;
+        // Coalesced, the turn's costs and the activation cost come off at once.
+        let cost = self.setting(&turn.unit, ACTIVATION_CT) + std::mem::take(&mut self.pending_ct);
         self.spend_ct(&turn.unit, cost);
         events.push(Event::UnitTurnEnded { unit: turn.unit });
     }
@@ -366,7 +480,8 @@ impl TacticsState {
             .unwrap_or_default();
         let mut winner = None;
         for condition in conditions {
-            let value = eval_expr(content, self, Perspective::default(), rng, &condition.when, 0);
+            let what = format!("the win condition of team {}", condition.team);
+            let value = self.eval_or_warn(content, rng, Perspective::default(), &condition.when, &what, events);
             if core::truthy(value) {
                 winner = Some(condition.team.clone());
                 break;
@@ -398,6 +513,29 @@ impl TacticsState {
         for _ in 0..=limit {
             if self.active.is_some() || self.winner.is_some() {
                 return;
+            }
+            // A charged skill whose delay has run out resolves before anyone's turn (§d 2a).
+            if self.resolve_charge(content, rng, events) {
+                self.check_end(content, rng, events);
+                continue;
+            }
+            if setup.scheduler.kind != SchedulerKind::Ct {
+                if self.round_open() {
+                    return;
+                }
+                // A round's end is one scheduler tick; then the next team's round begins.
+                if self.round.is_some() {
+                    self.tick_once(content, rng, events);
+                    self.check_end(content, rng, events);
+                    if self.winner.is_some() {
+                        return;
+                    }
+                }
+                if !self.next_round(events) {
+                    events.push(Event::Warning("no team has a unit to play: the rounds stop".to_owned()));
+                    return;
+                }
+                continue;
             }
             let ready = setup.order.iter().find(|key| {
                 self.units.get(*key).is_some_and(|unit| unit.scheduled && !unit.defeated)
@@ -466,7 +604,7 @@ impl TacticsState {
                 continue;
             }
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
-            let scheduled = unit.scheduled;
+            let scheduled = unit.scheduled && setup.scheduler.kind == SchedulerKind::Ct;
             let speed = self.setting(key, SPEED);
             if scheduled
                 && !frozen
@@ -514,7 +652,8 @@ impl TacticsState {
                 for _ in 0..count {
                     for effect in &effects {
                         let ctx = Perspective { actor: Some(key), ..Perspective::default() };
-                        let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
+                        let what = format!("{key}'s status tick effect on `{}`", effect.stat);
+                        let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
                         self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
@@ -533,6 +672,7 @@ impl TacticsState {
                 }
             }
         }
+        self.count_down_charges(content, rng, events);
         self.tick = self.tick.saturating_add(1);
         // Poison may bring a unit to 0 hp between turns.
         self.check_defeats(events);
