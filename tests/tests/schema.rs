@@ -266,6 +266,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "WinCondition" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
+        "Equipment" => "### equipment/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"
         | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect" => {
             "### skills/"

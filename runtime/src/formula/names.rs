@@ -366,6 +366,9 @@ pub struct ProjectNames {
     unit_stats: BTreeSet<String>,
     skill_params: BTreeSet<String>,
     units: BTreeSet<String>,
+    equip_params: BTreeSet<String>,
+    equip_categories: BTreeSet<String>,
+    equip_slots: BTreeSet<String>,
 }
 
 impl ProjectNames {
@@ -402,7 +405,35 @@ impl ProjectNames {
         for skill in &project.skills {
             names.skill_params.extend(skill.params.keys().cloned());
         }
+        for equipment in &project.equipment {
+            names.equip_params.extend(equipment.params.keys().cloned());
+            names.equip_categories.extend(equipment.categories.iter().cloned());
+            names.equip_slots.extend(equipment.slots.iter().cloned());
+        }
         names
+    }
+
+    /// An `equip(…)` search names categories, slots and a parameter some equipment has (else
+    /// it never matches and reads NaN).
+    fn check_equip(&self, search: &crate::formula::EquipSearch, name: &str) -> NameCheck {
+        for (names, known, what) in
+            [(&search.categories, &self.equip_categories, "category"), (&search.slots, &self.equip_slots, "slot")]
+        {
+            if let Some(missing) = names.iter().find(|name| !known.contains(*name)) {
+                return NameCheck::Unknown(format!(
+                    "no equipment has the {what} `{missing}` (equipment has: {})",
+                    Self::known_list(known)
+                ));
+            }
+        }
+        if name.is_empty() || self.equip_params.contains(name) {
+            NameCheck::Known
+        } else {
+            NameCheck::Unknown(format!(
+                "no equipment has the parameter `{name}` (equipment has: {})",
+                Self::known_list(&self.equip_params)
+            ))
+        }
     }
 
     fn known_list(set: &BTreeSet<String>) -> String {
@@ -633,7 +664,8 @@ impl Names for ProjectNames {
                     ))
                 }
             }
-            // Equipment, items, statuses and effects come from the tactics engine at run time.
+            Scope::Equip(search) => self.check_equip(search, name),
+            // Items, statuses and effects come from the tactics engine at run time.
             _ => NameCheck::Unchecked,
         }
     }

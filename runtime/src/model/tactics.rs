@@ -56,8 +56,52 @@ pub struct Unit {
     /// Skills the unit can use.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Id<Skill>>,
+    /// Equipment slots the unit has (a name once per slot: `["hand", "hand", "body"]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<String>,
+    /// Equipment the unit wields when a battle starts, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub equipment: Vec<Id<Equipment>>,
 }
-impl_walk!(Unit { stats, limits, skills });
+impl_walk!(Unit { stats, limits, skills, equipment });
+
+/// A piece of equipment (seed 001 "Equipment"): it takes slots on its wielder, belongs to
+/// categories `equip(…)` searches match, has parameters, changes the wielder's stats, grants
+/// skills and puts statuses on the wielder while it is worn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
+pub struct Equipment {
+    /// Unique id.
+    #[schemars(schema_with = "super::id::slug_schema")]
+    pub id: Id<Equipment>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Slots it takes on its wielder, a name once per slot (`["hand", "hand"]` for two hands).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<String>,
+    /// Categories it belongs to (`["weapon", "sword"]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// Named parameters (read as `equip.NAME`, `equip(…).NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Expr>,
+    /// Passive changes to the wielder's stats while it is worn (formulas read live, `c` the
+    /// wielder, `equip.NAME` this item's parameters).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passive_effects: Vec<StatEffect>,
+    /// Skills the wielder can use while it is worn (after its own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Id<Skill>>,
+    /// Statuses the wielder has while it is worn (put on with it, taken off with it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub status_effects: Vec<StatusEffect>,
+}
+impl_walk!(Equipment { params, passive_effects, skills, status_effects });
 
 /// The kind of a skill.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -474,5 +518,9 @@ pub struct Skill {
     /// Effects by hit type.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hit_types: Vec<HitType>,
+    /// Passive changes to the stats of the unit that has the skill (formulas read live, `c`
+    /// the unit, `skill.NAME` this skill's parameters); after equipment, before statuses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passive_effects: Vec<StatEffect>,
 }
-impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types });
+impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, passive_effects });

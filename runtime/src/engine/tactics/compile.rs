@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::formula::names::GameName;
-use crate::formula::{Lookup, Scope};
+use crate::formula::{EquipSearch, Lookup, Scope};
 use crate::map::{TileGrid, standing_spots};
 use crate::model::{Id, TileMap};
 
@@ -27,6 +27,8 @@ pub(super) enum Acc {
     Arg(String),
     ActorStatus(String),
     TargetStatus(String),
+    /// An equipment search and the parameter it reads (empty: only `exists`).
+    Equip(EquipSearch, String),
     UnitStat(String, String),
     TeamAlive(String),
     Tick,
@@ -59,6 +61,7 @@ pub(super) fn accessor(lookup: &Lookup) -> Acc {
         Scope::ActorStatus => Acc::ActorStatus(name),
         Scope::TargetStatus => Acc::TargetStatus(name),
         Scope::Auto => battle_accessor(&name),
+        Scope::Equip(ref search) => Acc::Equip(EquipSearch::clone(search), name),
         _ => Acc::Missing,
     }
 }
@@ -128,10 +131,16 @@ impl TacticsState {
                     defeated: false,
                     scheduled: unit.stats.contains_key("ct") && unit.stats.contains_key("speed"),
                     mount: None,
+                    equipment: Vec::new(),
                 },
             );
             order.push(key.clone());
             state.base_stats(&key, unit);
+            for id in &unit.equipment {
+                if let Some(equipment) = project.equipment.get(id.as_str()) {
+                    state.wield(&key, equipment, &mut events);
+                }
+            }
             if !unit.stats.contains_key("ct") || !unit.stats.contains_key("speed") {
                 events.push(Event::Warning(format!("{key} has no `ct` or no `speed` stat: it never gets a turn")));
             }

@@ -290,8 +290,7 @@ impl TacticsState {
     pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
         let mut spots = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return spots };
-        for (at, skill_id) in model.skills.iter().enumerate() {
+        for (at, skill_id) in self.skill_ids(content, key).iter().enumerate() {
             let Some(skill) = content.project.skills.get(skill_id.as_str()) else { continue };
             if skill.kind != SkillKind::Move {
                 continue;
@@ -308,12 +307,7 @@ impl TacticsState {
     pub(super) fn move_path(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot) -> Vec<Spot> {
         let fallback = |from: Spot| vec![from, to];
         let Some(unit) = self.units.get(key) else { return vec![to] };
-        let skill = content
-            .project
-            .units
-            .get(unit.unit.as_str())
-            .and_then(|model| model.skills.get(at))
-            .and_then(|id| content.project.skills.get(id.as_str()));
+        let skill = self.skill_ids(content, key).get(at).and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return fallback(unit.spot) };
         self.move_reach(content, rng, key, skill)
             .and_then(|reach| reach.path_to(to))
@@ -606,15 +600,8 @@ impl TacticsState {
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 
-    /// The action skills of `key`, in its list's order.
+    /// The action skills of `key`, in its list's order (then those its equipment grants).
     pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        let Some(unit) = self.units.get(key) else { return Vec::new() };
-        let Some(model) = content.project.units.get(unit.unit.as_str()) else { return Vec::new() };
-        model
-            .skills
-            .iter()
-            .filter_map(|id| content.project.skills.get(id.as_str()))
-            .filter(|skill| skill.kind == SkillKind::Action)
-            .collect()
+        self.skills_of(content, key).into_iter().filter(|skill| skill.kind == SkillKind::Action).collect()
     }
 }

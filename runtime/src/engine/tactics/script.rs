@@ -40,6 +40,11 @@ fn status_names(content: &Content) -> Vec<String> {
     names.into_iter().collect()
 }
 
+/// Names for a message: "a, b" or "nothing".
+fn listed(names: &[&str]) -> String {
+    if names.is_empty() { "nothing".to_owned() } else { names.join(", ") }
+}
+
 /// A value as scripts and queries print it: whole numbers without a fraction.
 fn shown(value: f64) -> String {
     if value.is_finite() && value.fract() == 0.0 { format!("{value:.0}") } else { format!("{value}") }
@@ -173,6 +178,18 @@ impl Session {
                             )),
                         }
                     }
+                    "equip" => {
+                        let item = rest.first().ok_or("name an equipment item")?;
+                        let worn: Vec<&str> = unit.equipment.iter().map(Id::as_str).collect();
+                        let wields = worn.contains(item);
+                        match rest.get(1..).unwrap_or_default() {
+                            [] if wields => Ok(String::new()),
+                            [] => Err(format!("{key} does not wield `{item}` (it wields: {})", listed(&worn))),
+                            ["none"] if wields => Err(format!("{key} wields `{item}`, expected none")),
+                            ["none"] => Ok(String::new()),
+                            _ => Err(format!("usage: expect unit {key} equip {item} [none]")),
+                        }
+                    }
                     "facing" => compare(format!("{key}'s facing"), shown(unit.facing), rest.join(" ")),
                     stat => {
                         let expected: f64 = number(rest.first().copied(), "number")?;
@@ -232,8 +249,14 @@ impl Session {
         if words.get(1) == Some(&"status") {
             return self.set_status_line(words, report);
         }
+        if words.get(1) == Some(&"equip") {
+            return self.set_equip_line(words, report);
+        }
         let [name, stat, value] = words else {
-            return Err("usage: set unit UNIT STAT VALUE or set unit UNIT status NAME [TICKS|off]".to_owned());
+            return Err(
+                "usage: set unit UNIT STAT VALUE, set unit UNIT status NAME [TICKS|off] or set unit UNIT equip ITEM [off]"
+                    .to_owned(),
+            );
         };
         let value = parse_finite(value)?;
         let content = std::sync::Arc::clone(&self.content);
@@ -303,11 +326,61 @@ impl Session {
                 return Err(format!("a status lasts at least 1 tick (given {})", shown(ticks)));
             }
             let interval = battle.live_value(&key, &definition.tick_interval, 0);
-            if !battle.add_status(&key, definition, ticks.floor(), interval, &mut events) {
+            if !battle.add_status(&key, definition, ticks.floor(), interval, None, &mut events) {
                 return Err(format!(
                     "{key} has a status `{status}` that this one cannot replace (unremovable or of a higher priority)"
                 ));
             }
+        }
+        battle.check_defeats(&mut events);
+        battle.check_end(&content, &mut rng, &mut events);
+        battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
+        self.rng = rng;
+        self.record(events, report);
+        Ok(())
+    }
+
+    /// Set-up: `set unit UNIT equip ITEM` puts the equipment ITEM on the unit (its statuses
+    /// with it) when the unit has the slots it takes free; `set unit UNIT equip ITEM off` takes
+    /// it off (with the statuses it put on).
+    fn set_equip_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<(), String> {
+        let usage = "usage: set unit UNIT equip ITEM [off]";
+        let (name, item, off) = match words {
+            [name, _, item] => (*name, *item, false),
+            [name, _, item, "off"] => (*name, *item, true),
+            _ => return Err(usage.to_owned()),
+        };
+        let content = std::sync::Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        let (battle, key) = self.set_up_unit(name)?;
+        let mut events = Vec::new();
+        if off {
+            if !battle.unwield(&key, item) {
+                let worn: Vec<&str> = battle
+                    .units
+                    .get(&key)
+                    .map(|unit| unit.equipment.iter().map(Id::as_str).collect())
+                    .unwrap_or_default();
+                return Err(format!("{key} does not wield `{item}` (it wields: {})", listed(&worn)));
+            }
+        } else {
+            let equipment = content.project.equipment.get(item).ok_or_else(|| {
+                let known: Vec<&str> = content.project.equipment.ids().map(Id::as_str).collect();
+                format!("there is no equipment `{item}` (the project has: {})", listed(&known))
+            })?;
+            let free = battle.free_slots(&key);
+            let mut needs: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for slot in &equipment.slots {
+                let counted = needs.entry(slot.as_str()).or_insert(0);
+                *counted = counted.saturating_add(1);
+            }
+            for (slot, count) in needs {
+                let left = free.get(slot).copied().unwrap_or(0);
+                if left < count {
+                    return Err(format!("`{item}` takes {count} `{slot}` slot(s) and {key} has {left} free"));
+                }
+            }
+            battle.wield(&key, equipment, &mut events);
         }
         battle.check_defeats(&mut events);
         battle.check_end(&content, &mut rng, &mut events);

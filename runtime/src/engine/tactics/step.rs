@@ -6,7 +6,9 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
-use crate::model::{EffectTarget, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking};
+use crate::model::{
+    EffectTarget, Equipment, Id, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+};
 
 use super::env::{Perspective, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
@@ -126,8 +128,7 @@ impl TacticsState {
         let path = self.move_path(content, rng, key, at, to);
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
-        let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
-        let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
+        let Some(skill) = self.skill_ids(content, key).get(at).cloned() else { return };
         let length: u32 =
             path.windows(2).filter_map(|pair| pair.first().zip(pair.get(1))).map(|(a, b)| a.xy_distance(*b)).sum();
         let last_step = path.len().checked_sub(2).and_then(|at| path.get(at)).copied().unwrap_or(from);
@@ -196,7 +197,13 @@ impl TacticsState {
                 continue;
             }
             let point = self.units.get(target).map(|unit| unit.spot);
-            let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
+            let ctx = Perspective {
+                actor: Some(key),
+                target: Some(target),
+                skill: Some(skill),
+                point,
+                ..Perspective::default()
+            };
             let chosen = eval_expr(content, self, ctx, rng, &skill.hit_type, 0);
             let last = skill.hit_types.len().saturating_sub(1);
             let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
@@ -218,7 +225,7 @@ impl TacticsState {
                 if ticks == 0.0 && !status.unremovable {
                     continue;
                 }
-                self.add_status(target, status, ticks, interval, events);
+                self.add_status(target, status, ticks, interval, None, events);
             }
             for line_move in &hit.line_moves {
                 self.push_unit(content, rng, ctx, line_move, events);
@@ -424,6 +431,7 @@ impl TacticsState {
         status: &StatusEffect,
         ticks: f64,
         interval: f64,
+        worn: Option<&Id<Equipment>>,
         events: &mut Vec<Event>,
     ) -> bool {
         let Some(unit) = self.units.get_mut(key) else { return false };
@@ -442,6 +450,7 @@ impl TacticsState {
             elapsed: 0.0,
             interval,
             definition: status.clone(),
+            worn: worn.cloned(),
         });
         events.push(Event::UnitStatusAdded {
             unit: key.to_owned(),
