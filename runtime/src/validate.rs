@@ -1150,10 +1150,15 @@ impl ValueChecks for Skill {
                 check_region(checks, &path, &line_move.region);
             }
         }
-        if self.kind == SkillKind::Action && self.hit_types.is_empty() {
+        // A skill with only a reaction or passive effects is passive: it is never used.
+        let passive = self.reaction.is_some() || !self.passive_effects.is_empty();
+        if self.kind == SkillKind::Action && self.hit_types.is_empty() && !passive {
             checks.warning(root.clone().field("hit_types"), "an action skill without hit types has no effect");
         }
-        check_passive(checks, &root.field("passive_effects"), &self.passive_effects, Passive::Skill);
+        check_passive(checks, &root.clone().field("passive_effects"), &self.passive_effects, Passive::Skill);
+        if let Some(reaction) = &self.reaction {
+            check_reaction(checks, &root.field("reaction"), reaction);
+        }
     }
 }
 
@@ -1200,6 +1205,47 @@ fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect
     }
     check_passive(checks, &path.clone().field("stat_effects"), &status.stat_effects, Passive::Status);
     check_passive(checks, &path.clone().field("tick_effects"), &status.tick_effects, Passive::Status);
+}
+
+/// A reaction: what sets it off, where it reaches and what it does.
+fn check_reaction(checks: &mut Checks<'_>, path: &FieldPath, reaction: &crate::model::Reaction) {
+    let triggers = [
+        ("attacker_stat_changes", &reaction.attacker_stat_changes),
+        ("defender_stat_changes", &reaction.defender_stat_changes),
+    ];
+    for (field, list) in triggers {
+        for (at, trigger) in list.iter().enumerate() {
+            checks.name(path.clone().field(field).index(at).field("stat"), &trigger.stat, "stat");
+        }
+    }
+    for (field, list) in [
+        ("attacker_effect_types", &reaction.attacker_effect_types),
+        ("defender_effect_types", &reaction.defender_effect_types),
+    ] {
+        for (at, kind) in list.iter().enumerate() {
+            checks.name(path.clone().field(field).index(at), kind, "reactable type");
+        }
+    }
+    for name in reaction.params.keys() {
+        checks.name(path.clone().field("params"), name, "parameter");
+    }
+    let untriggered = reaction.attacker_stat_changes.is_empty()
+        && reaction.defender_stat_changes.is_empty()
+        && reaction.attacker_effect_types.is_empty()
+        && reaction.defender_effect_types.is_empty();
+    if untriggered {
+        checks.warning(path.clone(), "a reaction with no stat changes and no effect types to react to never happens");
+    }
+    if reaction.hit_types.is_empty() {
+        checks.warning(path.clone().field("hit_types"), "a reaction without hit types has no effect");
+    }
+    check_region(checks, &path.clone().field("region"), &reaction.region);
+    for (at, hit) in reaction.hit_types.iter().enumerate() {
+        for (index, status) in hit.status_effects.iter().enumerate() {
+            let status_path = path.clone().field("hit_types").index(at).field("status_effects").index(index);
+            check_status(checks, &status_path, status, false);
+        }
+    }
 }
 
 /// Whose passive (or per-tick) stat effects these are: it decides what their amounts can read.

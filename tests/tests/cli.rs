@@ -619,10 +619,11 @@ fn test_runs_every_pack_s_own_playtests() {
         out.contains("ok     srpg_skirmish (")
             && out.contains("ok     srpg_skirmish_bash (8 expectations)")
             && out.contains("ok     srpg_skirmish_venom (")
+            && out.contains("ok     srpg_skirmish_riposte (")
             && out.contains("ok     setup_and_checks ("),
         "{out}"
     );
-    assert!(out.ends_with("4 passed, 0 failed\n"), "{out}");
+    assert!(out.ends_with("5 passed, 0 failed\n"), "{out}");
 }
 
 #[test]

@@ -268,9 +268,8 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "Unit" | "Limits" => "### units/",
         "Equipment" => "### equipment/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"
-        | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect" => {
-            "### skills/"
-        }
+        | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect"
+        | "Reaction" | "StatTrigger" | "StatChange" => "### skills/",
         _ => return None,
     };
     Some(section)

@@ -44,8 +44,9 @@ pub use table::{
     SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token, TokenId,
 };
 pub use tactics::{
-    EffectTarget, Equipment, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Skill,
-    SkillKind, StatEffect, StatusClock, StatusEffect, StatusStacking, Unit,
+    EffectTarget, Equipment, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Reaction, Region,
+    RegionShape, Skill, SkillKind, StatChange, StatEffect, StatTrigger, StatusClock, StatusEffect, StatusStacking,
+    Unit,
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Tile, TileMap,

@@ -448,9 +448,74 @@ pub struct StatEffect {
     /// By how much.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub value: Expr,
+    /// Reactable types of the effect (`attack`, `melee`…): reactions trigger on them and
+    /// `effect(… by TYPES)` searches match them (a hit's effects only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reactable_types: Vec<String>,
 }
 
 impl_walk!(StatEffect { value });
+
+/// How a stat changed, for a reaction trigger.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum StatChange {
+    /// It went up or down.
+    #[default]
+    Change,
+    /// It went up.
+    Increase,
+    /// It went down.
+    Decrease,
+    /// An effect changed it by nothing.
+    NoChange,
+    /// Any effect on it.
+    Any,
+}
+
+/// A stat change that triggers a reaction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatTrigger {
+    /// The stat.
+    pub stat: String,
+    /// How it changed.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub change: StatChange,
+}
+
+/// What a skill does in reply to another unit's skill (seed 001 "Reactions"): when the
+/// skill's holder is a target of an action skill and a trigger is met, the attacker in
+/// `region` gets the reaction's hit type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Reaction {
+    /// Changes to the attacker's stats (by the action) that trigger it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attacker_stat_changes: Vec<StatTrigger>,
+    /// Changes to the reacting unit's stats that trigger it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defender_stat_changes: Vec<StatTrigger>,
+    /// Reactable types of effects on the attacker that trigger it (any one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attacker_effect_types: Vec<String>,
+    /// Reactable types of effects on the reacting unit that trigger it (any one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defender_effect_types: Vec<String>,
+    /// Named parameters (read as `reaction.NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Expr>,
+    /// Where, from the reacting unit, the attacker must stand to be reached.
+    pub region: Region,
+    /// Chooses the hit type (read as `reaction.hitType`): an index into `hit_types`, clamped.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub hit_type: Expr,
+    /// Effects by hit type: `Target` is the attacker, `Actor` the reacting unit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hit_types: Vec<HitType>,
+}
+
+impl_walk!(Reaction { params, region, hit_type, hit_types });
 
 /// One hit type's effects (e.g. normal hit, critical, miss).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -522,5 +587,8 @@ pub struct Skill {
     /// the unit, `skill.NAME` this skill's parameters); after equipment, before statuses.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub passive_effects: Vec<StatEffect>,
+    /// What the skill does in reply when its holder is hit (a counter-attack).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction: Option<Reaction>,
 }
-impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, passive_effects });
+impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, passive_effects, reaction });

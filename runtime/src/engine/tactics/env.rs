@@ -6,8 +6,8 @@ use std::sync::Arc;
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
+use crate::formula::{Change, EffectSearch, EquipSearch, Holder, Merge};
 use crate::formula::{Env, LookupSlot, Side};
-use crate::formula::{EquipSearch, Holder, Merge};
 use crate::map::Spot;
 use crate::model::{Equipment, Expr, Skill};
 
@@ -28,6 +28,50 @@ pub(super) struct Perspective<'a> {
     pub(super) hit_type: f64,
     /// The equipment whose parameter or passive effect is read (`equip.NAME` is its own).
     pub(super) equipment: Option<&'a Equipment>,
+    /// The effects the running skill (or reaction) has applied so far (`effect`, `effect(…)`).
+    pub(super) records: &'a [EffectRecord],
+    /// What a reaction reacts to (`reacted-skill.…`).
+    pub(super) reacted: Option<Reacted<'a>>,
+}
+
+/// An effect a skill applied (SRPGCK's effect record): on whom, which stat, from what to what,
+/// the amount its formula gave and its reactable types.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct EffectRecord {
+    pub(super) unit: String,
+    pub(super) stat: String,
+    pub(super) old: f64,
+    pub(super) new: f64,
+    pub(super) value: f64,
+    pub(super) types: Vec<String>,
+}
+
+impl EffectRecord {
+    /// Whether the stat changed as `change` says (`spec/srpgck.md` §c.6, the intended test:
+    /// the new value against the old).
+    #[allow(clippy::float_cmp)] // an exact test: a stat either moved or it did not
+    pub(super) fn changed(&self, change: Change) -> bool {
+        match change {
+            Change::Any => true,
+            Change::Change => self.new != self.old,
+            Change::Increase => self.new > self.old,
+            Change::Decrease => self.new < self.old,
+            Change::NoChange => self.new == self.old,
+        }
+    }
+}
+
+/// The action a reaction replies to.
+#[derive(Clone, Copy)]
+pub(super) struct Reacted<'a> {
+    /// The action skill.
+    pub(super) skill: &'a Skill,
+    /// Who used it.
+    pub(super) attacker: &'a str,
+    /// Every effect it applied.
+    pub(super) records: &'a [EffectRecord],
+    /// The effect that set the reaction off.
+    pub(super) trigger: &'a EffectRecord,
 }
 
 pub(super) struct TacticsEnv<'a> {
@@ -127,6 +171,57 @@ impl TacticsEnv<'_> {
         merged(&values, search.merge)
     }
 
+    /// The effect records an `effect(…)` search matches: the running skill's, or with
+    /// `reacted-skill.effect(…)` those of the action reacted to.
+    fn effect_matches(&self, search: &EffectSearch) -> Vec<f64> {
+        let records =
+            if search.reacted { self.ctx.reacted.map_or(&[][..], |reacted| reacted.records) } else { self.ctx.records };
+        let implied = [Change::Change];
+        let changes = if search.changes.is_empty() { &implied[..] } else { search.changes.as_slice() };
+        records
+            .iter()
+            .filter(|record| {
+                changes.iter().any(|change| record.changed(*change))
+                    && (search.stats.is_empty() || search.stats.contains(&record.stat))
+                    && search.categories.iter().all(|kind| record.types.contains(kind))
+            })
+            .map(|record| record.value)
+            .collect()
+    }
+
+    /// A parameter of the running skill's reaction (`reaction.NAME`; `reaction.hitType` the
+    /// reaction's hit type).
+    fn reaction_param(&mut self, name: &str) -> f64 {
+        if name == "hitType" {
+            return self.ctx.hit_type;
+        }
+        let params = self.ctx.skill.and_then(|skill| skill.reaction.as_ref()).map(|reaction| &reaction.params);
+        let Some(expr) = params.and_then(|params| params.get(name)) else { return f64::NAN };
+        if self.depth >= MAX_PARAM_DEPTH {
+            return f64::NAN;
+        }
+        eval_expr(self.content, self.state, self.ctx, self.rng, expr, self.depth.saturating_add(1))
+    }
+
+    /// A parameter of the skill a reaction replies to, read as its user read it: `c` the
+    /// attacker, `t` the reacting unit.
+    fn reacted_param(&mut self, name: &str) -> f64 {
+        let Some(reacted) = self.ctx.reacted else { return f64::NAN };
+        let Some(expr) = reacted.skill.params.get(name) else { return f64::NAN };
+        if self.depth >= MAX_PARAM_DEPTH {
+            return f64::NAN;
+        }
+        let point = self.ctx.actor.and_then(|key| self.state.units.get(key)).map(|unit| unit.spot);
+        let ctx = Perspective {
+            actor: Some(reacted.attacker),
+            target: self.ctx.actor,
+            skill: Some(reacted.skill),
+            point,
+            ..Perspective::default()
+        };
+        eval_expr(self.content, self.state, ctx, self.rng, expr, self.depth.saturating_add(1))
+    }
+
     /// The `arg.*` values (`spec/srpgck.md` §c.6) for the aimed spot.
     fn arg(&self, name: &str) -> f64 {
         let Some(point) = self.ctx.point else { return f64::NAN };
@@ -182,6 +277,11 @@ impl Env for TacticsEnv<'_> {
             Acc::Tick => self.state.tick as f64,
             Acc::Turns => self.state.turns as f64,
             Acc::Equip(search, name) => self.equip_value(search, name),
+            Acc::Effect(search) => merged(&self.effect_matches(search), search.merge),
+            Acc::EffectValue => self.ctx.records.last().map_or(f64::NAN, |record| record.value),
+            Acc::ReactedEffectValue => self.ctx.reacted.map_or(f64::NAN, |reacted| reacted.trigger.value),
+            Acc::ReactedSkill(name) => self.reacted_param(name),
+            Acc::Reaction(name) => self.reaction_param(name),
             // A status has no value: it is only asked about with exists().
             Acc::ActorStatus(_) | Acc::TargetStatus(_) | Acc::Missing => f64::NAN,
         }
@@ -204,6 +304,18 @@ impl Env for TacticsEnv<'_> {
             Acc::TargetStatus(name) => self.has_status(self.ctx.target, name),
             Acc::Arg(_) => self.ctx.point.is_some(),
             Acc::Equip(search, name) => !self.equip_matches(search, name).is_empty(),
+            Acc::Effect(search) => !self.effect_matches(search).is_empty(),
+            Acc::EffectValue => !self.ctx.records.is_empty(),
+            Acc::ReactedEffectValue => self.ctx.reacted.is_some(),
+            Acc::ReactedSkill(name) => self.ctx.reacted.is_some_and(|reacted| reacted.skill.params.contains_key(name)),
+            Acc::Reaction(name) => {
+                name == "hitType"
+                    || self
+                        .ctx
+                        .skill
+                        .and_then(|skill| skill.reaction.as_ref())
+                        .is_some_and(|reaction| reaction.params.contains_key(name))
+            }
             Acc::TargetIsNull | Acc::TargetIsNotNull | Acc::TeamAlive(_) | Acc::Tick | Acc::Turns => true,
             Acc::Missing => false,
         }

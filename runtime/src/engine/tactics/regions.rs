@@ -602,6 +602,15 @@ impl TacticsState {
 
     /// The action skills of `key`, in its list's order (then those its equipment grants).
     pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        self.skills_of(content, key).into_iter().filter(|skill| skill.kind == SkillKind::Action).collect()
+        self.skills_of(content, key)
+            .into_iter()
+            .filter(|skill| skill.kind == SkillKind::Action && !is_passive(skill))
+            .collect()
     }
+}
+
+/// A skill that only reacts or changes stats (SRPGCK's plain Skill, no action): no hit types,
+/// and a reaction or passive effects. It is never a choice.
+pub(super) fn is_passive(skill: &Skill) -> bool {
+    skill.hit_types.is_empty() && (skill.reaction.is_some() || !skill.passive_effects.is_empty())
 }

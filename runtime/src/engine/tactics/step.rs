@@ -7,10 +7,11 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
 use crate::model::{
-    EffectTarget, Equipment, Id, LineMoveEffect, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+    EffectTarget, Equipment, HitType, Id, LineMoveEffect, Reaction, Skill, StatChange, StatOp, StatusClock,
+    StatusEffect, StatusStacking,
 };
 
-use super::env::{Perspective, eval_expr};
+use super::env::{EffectRecord, Perspective, Reacted, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
 use super::{
     ACT_CT, ACTIVATION_CT, ActiveStatus, COMPASS, FROZEN_STATUS, MAX_CT, MAX_IDLE_TICKS, MOVE_CT, PER_TILE_CT, SPEED,
@@ -192,6 +193,7 @@ impl TacticsState {
         let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
         let affected = self.region_spots(content, rng, ctx, &skill.effect_region, at, actor_facing);
         let targets: Vec<String> = affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        let mut records: Vec<EffectRecord> = Vec::new();
         for target in &targets {
             if self.units.get(target).is_none_or(|unit| unit.defeated) {
                 continue;
@@ -210,33 +212,130 @@ impl TacticsState {
             let Some(hit) = skill.hit_types.get(index) else { continue };
             let ctx = Perspective { hit_type: index as f64, ..ctx };
             events.push(Event::UnitHit { unit: target.clone(), by: key.to_owned(), hit: hit.label.clone() });
-            for effect in &hit.stat_effects {
-                let who = match effect.target {
-                    EffectTarget::Target => target.as_str(),
-                    EffectTarget::Actor => key,
-                };
-                let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
-                self.change_stat(who, &effect.stat, effect.op, value, events);
-            }
-            for status in &hit.status_effects {
-                let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
-                let interval = eval_expr(content, self, ctx, rng, &status.tick_interval, 0);
-                let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
-                if ticks == 0.0 && !status.unremovable {
-                    continue;
-                }
-                self.add_status(target, status, ticks, interval, None, events);
-            }
-            for line_move in &hit.line_moves {
-                self.push_unit(content, rng, ctx, line_move, events);
-            }
+            self.apply_hit(content, rng, ctx, hit, &mut records, events);
         }
+        self.react(content, rng, key, skill, &targets, &records, events);
         let cost = self.setting(key, ACT_CT);
         self.spend_ct(key, cost);
         if let Some(turn) = self.active.as_mut() {
             turn.acted = true;
         }
         self.check_defeats(events);
+    }
+
+    /// A hit type's effects in `ctx` (actor and target set): stat effects (recorded for
+    /// `effect`, `effect(…)` and reactions), statuses on the target, then line moves.
+    fn apply_hit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        hit: &HitType,
+        records: &mut Vec<EffectRecord>,
+        events: &mut Vec<Event>,
+    ) {
+        let (Some(key), Some(target)) = (ctx.actor, ctx.target) else { return };
+        for effect in &hit.stat_effects {
+            let who = match effect.target {
+                EffectTarget::Target => target,
+                EffectTarget::Actor => key,
+            };
+            let value =
+                eval_expr(content, self, Perspective { records: records.as_slice(), ..ctx }, rng, &effect.value, 0);
+            if let Some((old, new)) = self.change_stat(who, &effect.stat, effect.op, value, events) {
+                records.push(EffectRecord {
+                    unit: who.to_owned(),
+                    stat: effect.stat.clone(),
+                    old,
+                    new,
+                    value,
+                    types: effect.reactable_types.clone(),
+                });
+            }
+        }
+        let ctx = Perspective { records: records.as_slice(), ..ctx };
+        for status in &hit.status_effects {
+            let ticks = eval_expr(content, self, ctx, rng, &status.duration_ticks, 0);
+            let interval = eval_expr(content, self, ctx, rng, &status.tick_interval, 0);
+            let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
+            if ticks == 0.0 && !status.unremovable {
+                continue;
+            }
+            self.add_status(target, status, ticks, interval, None, events);
+        }
+        for line_move in &hit.line_moves {
+            self.push_unit(content, rng, ctx, line_move, events);
+        }
+    }
+
+    /// Reactions (seed 001 "Reactions"): each target of an action that is still standing
+    /// replies with each of its skills' reactions that an effect of the action set off (a
+    /// change to its own or the attacker's stats, or an effect type on either), when the
+    /// attacker stands in the reaction's region. Reactions do not set off reactions.
+    #[allow(clippy::too_many_arguments)] // the action's whole context
+    fn react(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        attacker: &str,
+        skill: &Skill,
+        targets: &[String],
+        records: &[EffectRecord],
+        events: &mut Vec<Event>,
+    ) {
+        let mut reactors: Vec<&str> = Vec::new();
+        for target in targets {
+            if target != attacker && !reactors.contains(&target.as_str()) {
+                reactors.push(target);
+            }
+        }
+        for reactor in reactors {
+            for reacting in self.skills_of(content, reactor) {
+                let Some(reaction) = reacting.reaction.as_ref() else { continue };
+                let standing = |state: &Self, key: &str| {
+                    state.units.get(key).is_some_and(|unit| !unit.defeated)
+                        && state.stat(key, "hp").is_none_or(|hp| hp > 0.0)
+                };
+                if !standing(self, reactor) || !standing(self, attacker) {
+                    continue;
+                }
+                let Some(trigger) = set_off(reaction, reactor, attacker, records) else { continue };
+                let (Some(at), Some((origin, facing))) = (
+                    self.units.get(attacker).map(|unit| unit.spot),
+                    self.units.get(reactor).map(|unit| (unit.spot, unit.facing)),
+                ) else {
+                    continue;
+                };
+                let reacted = Reacted { skill, attacker, records, trigger };
+                let ctx = Perspective {
+                    actor: Some(reactor),
+                    skill: Some(reacting),
+                    point: Some(at),
+                    reacted: Some(reacted),
+                    ..Perspective::default()
+                };
+                if !self.region_spots(content, rng, ctx, &reaction.region, origin, facing).contains(&at) {
+                    continue;
+                }
+                events.push(Event::UnitReacted {
+                    unit: reactor.to_owned(),
+                    skill: reacting.id.clone(),
+                    against: attacker.to_owned(),
+                });
+                let ctx = Perspective { target: Some(attacker), ..ctx };
+                let chosen = eval_expr(content, self, ctx, rng, &reaction.hit_type, 0);
+                let last = reaction.hit_types.len().saturating_sub(1);
+                let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
+                let Some(hit) = reaction.hit_types.get(index) else { continue };
+                events.push(Event::UnitHit {
+                    unit: attacker.to_owned(),
+                    by: reactor.to_owned(),
+                    hit: hit.label.clone(),
+                });
+                let mut own = Vec::new();
+                self.apply_hit(content, rng, Perspective { hit_type: index as f64, ..ctx }, hit, &mut own, events);
+            }
+        }
     }
 
     /// A knockback, shove or throw (§b.8): the target walks away from the actor (the actor
@@ -298,17 +397,25 @@ impl TacticsState {
         }
     }
 
-    fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {
+    /// Changes a stored stat; the old and new values when it was changed.
+    fn change_stat(
+        &mut self,
+        key: &str,
+        stat: &str,
+        op: StatOp,
+        amount: f64,
+        events: &mut Vec<Event>,
+    ) -> Option<(f64, f64)> {
         if !self.units.contains_key(key) {
-            return;
+            return None;
         }
         let Some(old) = self.base_stat(key, stat, 0) else {
             events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
-            return;
+            return None;
         };
         if amount.is_nan() {
             events.push(Event::Warning(format!("the change to {key}'s `{stat}` is not a number")));
-            return;
+            return None;
         }
         // A live stat changed holds the new number from now on (SRPGCK only changes constants).
         let new = limited(old, apply_op(op, old, amount), self.limits(key, stat).as_ref());
@@ -318,6 +425,7 @@ impl TacticsState {
         } else {
             events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: new });
         }
+        Some((old, new))
     }
 
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
@@ -520,7 +628,7 @@ impl TacticsState {
                     for effect in &effects {
                         let ctx = Perspective { actor: Some(key), ..Perspective::default() };
                         let value = eval_expr(content, self, ctx, rng, &effect.value, 0);
-                        self.change_stat(key, &effect.stat, effect.op, value, events);
+                        let _ = self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
             }
@@ -552,4 +660,33 @@ impl TacticsState {
         }
         events
     }
+}
+
+/// The first effect of an action that sets a reaction off, if any: a change its triggers
+/// name to the reacting unit's stats or the attacker's, or an effect on either with one of
+/// its types.
+fn set_off<'r>(
+    reaction: &Reaction,
+    reactor: &str,
+    attacker: &str,
+    records: &'r [EffectRecord],
+) -> Option<&'r EffectRecord> {
+    records.iter().find(|record| {
+        let (stats, types) = if record.unit == reactor {
+            (&reaction.defender_stat_changes, &reaction.defender_effect_types)
+        } else if record.unit == attacker {
+            (&reaction.attacker_stat_changes, &reaction.attacker_effect_types)
+        } else {
+            return false;
+        };
+        let change = |trigger: StatChange| match trigger {
+            StatChange::Change => record.changed(crate::formula::Change::Change),
+            StatChange::Increase => record.changed(crate::formula::Change::Increase),
+            StatChange::Decrease => record.changed(crate::formula::Change::Decrease),
+            StatChange::NoChange => record.changed(crate::formula::Change::NoChange),
+            StatChange::Any => true,
+        };
+        stats.iter().any(|trigger| trigger.stat == record.stat && change(trigger.change))
+            || types.iter().any(|kind| record.types.contains(kind))
+    })
 }
