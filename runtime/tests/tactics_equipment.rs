@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use actforge_runtime::engine::{Choice, Session};
+use actforge_runtime::engine::{Choice, Session, Subject};
 use actforge_runtime::model::{
     Column, EffectTarget, Equipment, Expr, HitType, Id, Placement, Project, Region, Skill, StatEffect, StatOp,
     StatusEffect, Tile, TileMap, Unit,
@@ -219,6 +219,8 @@ fn equipment_grants_its_skills_and_statuses_while_it_is_worn() {
     // Without the sword: no slash, and atk loses the sword's bonus.
     session.run_script("expect unit a atk 12\nset unit a equip sword off\nexpect unit a atk 9").unwrap();
     assert!(!session.choices().contains(&use_skill("a", "slash", 2)));
+    let why = session.explain(&Subject::Skill { unit: "a".to_owned(), skill: "slash".to_owned(), at: None }).unwrap();
+    assert_eq!(why[0].text, "a has no action skill `slash`: it comes with `sword`, which a does not wield");
     // Both hands are taken again by two daggers' worth: a third hand item does not fit.
     session.run_script("set unit a equip dagger").unwrap();
     let error = session.run_script("set unit a equip sword").unwrap_err();

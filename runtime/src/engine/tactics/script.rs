@@ -482,7 +482,20 @@ impl Session {
         }
         let known = battle.action_skills(&self.content, unit).into_iter().any(|known| known.id.as_str() == skill);
         if !known {
-            return Ok(vec![Reason::new(item, format!("{unit} has no action skill `{skill}`"))]);
+            let has = battle.skill_ids(&self.content, unit).iter().any(|id| id.as_str() == skill);
+            let why = if has && super::regions::is_passive(definition) {
+                format!("`{skill}` is passive (a reaction or passive effects only): {unit} never uses it as a choice")
+            } else if let Some(equipment) =
+                self.content.project.equipment.iter().find(|item| item.skills.iter().any(|id| id.as_str() == skill))
+            {
+                format!(
+                    "{unit} has no action skill `{skill}`: it comes with `{}`, which {unit} does not wield",
+                    equipment.id
+                )
+            } else {
+                format!("{unit} has no action skill `{skill}`")
+            };
+            return Ok(vec![Reason::new(item, why)]);
         }
         let mut rng = self.rng.clone();
         let spots = battle.target_spots(&self.content, &mut rng, unit, definition);
