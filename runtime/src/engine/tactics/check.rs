@@ -109,8 +109,10 @@ struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    /// Whether a unit reads `name`: a stat of its own, a pseudo-stat, or the terrain under it
+    /// (`tile.*`, whose properties the formula checks know).
     fn has_stat(unit: &Unit, name: &str) -> bool {
-        unit.stats.contains_key(name) || PSEUDO_STATS.contains(&name)
+        unit.stats.contains_key(name) || PSEUDO_STATS.contains(&name) || name.starts_with("tile.")
     }
 
     /// Why `lookup` reads NaN with `at`, if it does.
@@ -131,7 +133,8 @@ impl<'a> Checker<'a> {
             },
             Acc::Target(_) if !at.target => Some(format!("`{text}` reads NaN: {} has no target (`t`)", at.what)),
             Acc::Skill(name) | Acc::Arg(name) if name.starts_with("arg.") => {
-                if !ARGS.contains(&name.as_str()) {
+                // `arg.tile.*` is the aimed spot's terrain (its properties are checked as names).
+                if !ARGS.contains(&name.as_str()) && !name.starts_with("arg.tile.") {
                     Some(format!("`{text}` reads NaN: there is no `{name}` (the `arg.*` names are in FORMAT.md §12)"))
                 } else if !at.point {
                     Some(format!("`{text}` reads NaN: {} has no spot aimed at (`arg.*`)", at.what))
@@ -164,9 +167,18 @@ impl<'a> Checker<'a> {
             | Acc::TeamAlive(_)
             | Acc::Tick
             | Acc::Turns => None,
+            // Equipment searches are checked by the formula checks (categories, slots and
+            // parameters no equipment has); effects and reactions read what the running action
+            // recorded, which only play knows.
+            Acc::Equip(..)
+            | Acc::Effect(_)
+            | Acc::EffectValue
+            | Acc::ReactedEffectValue
+            | Acc::ReactedSkill(_)
+            | Acc::Reaction(_) => None,
             Acc::Missing => Some(format!(
                 "`{text}` reads NaN in a battle (it reads `c.`, `t.`, `skill.`, `arg.*`, `unit.ID.STAT`, \
-                 `team.NAME.alive`, `battle.tick`, `battle.turns`)"
+                 `team.NAME.alive`, `battle.tick`, `battle.turns`, `equip(…)`, `effect`, `reaction.*`)"
             )),
         }
     }
