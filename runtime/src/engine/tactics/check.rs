@@ -166,11 +166,11 @@ impl<'a> Checker<'a> {
             | Acc::TargetIsNotNull
             | Acc::TeamAlive(_)
             | Acc::Tick
-            | Acc::Turns => None,
+            | Acc::Turns
             // Equipment searches are checked by the formula checks (categories, slots and
             // parameters no equipment has); effects and reactions read what the running action
             // recorded, which only play knows.
-            Acc::Equip(..)
+            | Acc::Equip(..)
             | Acc::Effect(_)
             | Acc::EffectValue
             | Acc::ReactedEffectValue

@@ -209,6 +209,7 @@ impl Session {
     /// `expect unit UNIT hp N` (any stat), `expect unit UNIT at X Y [Z]`, `expect unit UNIT
     /// defeated|standing`, `expect unit UNIT status NAME`, `expect unit UNIT facing DEGREES`,
     /// `expect turn UNIT|none`, `expect winner TEAM|none`.
+    #[allow(clippy::too_many_lines)] // one arm per expectation, each a few lines
     pub(crate) fn tactics_expect(&self, what: &str, args: &str) -> Result<String, String> {
         let battle = self.battle()?;
         let mut words = args.split_whitespace();
