@@ -120,6 +120,7 @@ impl UiCommand {
         UiCommand::NewItem(Kind::NodeMap),
         UiCommand::NewItem(Kind::Unit),
         UiCommand::NewItem(Kind::Skill),
+        UiCommand::NewItem(Kind::Equipment),
         UiCommand::Rename,
         UiCommand::Duplicate,
         UiCommand::Delete,
@@ -379,6 +380,7 @@ fn new_item_label(kind: Kind) -> &'static str {
         Kind::NodeMap => "New node map",
         Kind::Unit => "New unit",
         Kind::Skill => "New skill",
+        Kind::Equipment => "New equipment",
     }
 }
 

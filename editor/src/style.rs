@@ -24,6 +24,7 @@ pub fn kind_icon(kind: Kind) -> &'static str {
         Kind::NodeMap => icon::GRAPH,
         Kind::Unit => icon::PERSON,
         Kind::Skill => icon::SWORD,
+        Kind::Equipment => icon::SHIELD,
     }
 }
 
@@ -47,6 +48,7 @@ pub fn kind_colour(kind: Kind) -> Color32 {
         Kind::NodeMap => Color32::from_rgb(0x9c, 0xcc, 0x65),
         Kind::Unit => Color32::from_rgb(0xef, 0x6f, 0x6c),
         Kind::Skill => Color32::from_rgb(0xf0, 0x93, 0x3b),
+        Kind::Equipment => Color32::from_rgb(0xb8, 0x9c, 0xd9),
     }
 }
 

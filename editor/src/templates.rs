@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use actforge_runtime::model::{
-    Act, Aspect, Board, Card, Column, Deck, Era, Expr, Formula, HitType, MapNode, NodeMap, Rule, Skill, Slot, Stat,
-    Synthesis, Tile, TileMap, Token, TurnConfig, Unit,
+    Act, Aspect, Board, Card, Column, Deck, Equipment, Era, Expr, Formula, HitType, MapNode, NodeMap, Rule, Skill,
+    Slot, Stat, Synthesis, Tile, TileMap, Token, TurnConfig, Unit,
 };
 use actforge_runtime::{Kind, Project};
 
@@ -116,6 +116,15 @@ pub fn new_item(project: &Project, kind: Kind, id: &str) -> SharedItem {
             label,
             hit_types: vec![HitType { label: "Hit".to_owned(), ..HitType::default() }],
             ..Skill::default()
+        }),
+        // A weapon in one hand: a parameter its wielder's skills can read as `equip(weapon).power`.
+        Kind::Equipment => Arc::new(Equipment {
+            id: id.into(),
+            label,
+            slots: vec!["hand".to_owned()],
+            categories: vec!["weapon".to_owned()],
+            params: [("power".to_owned(), Expr::int(1))].into_iter().collect(),
+            ..Equipment::default()
         }),
     }
 }

@@ -539,3 +539,24 @@ fn a_file_that_does_not_load_and_is_removed_on_disk_leaves_the_browser() {
     assert!(harness.state().diagnostics().is_empty(), "{:?}", harness.state().diagnostics());
     harness.get_by_label_contains("Cards (0)");
 }
+
+#[test]
+fn equipment_is_created_in_an_empty_project_listed_by_the_browser_and_edited_in_its_form() {
+    let dir = new_project();
+    let mut harness = harness_at(&dir.path().join("game"));
+    harness.get_by_role_and_label(Role::Button, "New equipment").click();
+    harness.run_steps(3);
+    assert_eq!(harness.state().selection(), Some(&ItemKey::new(Kind::Equipment, "new_equipment")));
+    harness.get_by_label_contains("Equipment (1)");
+    // The inspector's form comes from the schema: the new kind's fields are there to edit.
+    retype(&mut harness, "Label", "Iron sword");
+    let project = harness.state().project().unwrap();
+    let item = project.equipment.get("new_equipment").unwrap();
+    assert_eq!(item.label, "Iron sword");
+    assert_eq!(item.slots, vec!["hand".to_owned()], "the template takes a hand");
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(dir.path().join("game/equipment/new_equipment.ron").exists());
+    let (exit, out, err) = actforge(&["check", dir.path().join("game").to_str().unwrap(), "--errors-only"]);
+    assert_eq!(exit, Exit::Success, "{out}{err}");
+}

@@ -9,11 +9,11 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::formula::lexer::is_keyword;
 use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
-    Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, EffectTarget, Effects, Era, Expr,
-    FieldPath, Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor, MAX_MAP_SIDE,
-    MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind, Slot, Stat,
-    StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit, ValueChecks,
-    Visitor, Walk, slug_problem,
+    Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, EffectTarget, Effects, Equipment,
+    Era, Expr, FieldPath, Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor,
+    MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind,
+    Slot, Stat, StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit,
+    ValueChecks, Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
 
@@ -1146,6 +1146,63 @@ impl ValueChecks for Unit {
                 checks.warning(FieldPath::root().field("limits"), format!("`{name}` has limits but no stat formula"));
             }
         }
+        check_worn(checks, self);
+    }
+}
+
+/// A unit's equipment fits its slots: each slot name is taken at most as often as the unit
+/// has it.
+fn check_worn(checks: &mut Checks<'_>, unit: &Unit) {
+    let mut free: BTreeMap<&str, usize> = BTreeMap::new();
+    for slot in &unit.slots {
+        let counted = free.entry(slot.as_str()).or_insert(0);
+        *counted = counted.saturating_add(1);
+    }
+    for (at, id) in unit.equipment.iter().enumerate() {
+        let Some(item) = checks.project.equipment.get(id.as_str()) else { continue };
+        let mut needs: BTreeMap<&str, usize> = BTreeMap::new();
+        for slot in &item.slots {
+            let counted = needs.entry(slot.as_str()).or_insert(0);
+            *counted = counted.saturating_add(1);
+        }
+        let mut short = Vec::new();
+        for (slot, count) in needs {
+            let left = free.entry(slot).or_insert(0);
+            if *left < count {
+                short.push(format!("{count} `{slot}` (free: {left})"));
+            }
+            *left = left.saturating_sub(count);
+        }
+        if !short.is_empty() {
+            checks.error(
+                FieldPath::root().field("equipment").index(at),
+                format!(
+                    "`{id}` needs {} slot(s) the unit does not have free; add them to `slots` (the unit has: {})",
+                    short.join(", "),
+                    if unit.slots.is_empty() { "none".to_owned() } else { unit.slots.join(", ") }
+                ),
+            );
+        }
+    }
+}
+
+impl ValueChecks for Equipment {
+    fn check_values(&self, checks: &mut Checks<'_>) {
+        let root = FieldPath::root();
+        for (at, slot) in self.slots.iter().enumerate() {
+            checks.name(root.clone().field("slots").index(at), slot, "slot");
+        }
+        for (at, category) in self.categories.iter().enumerate() {
+            checks.name(root.clone().field("categories").index(at), category, "category");
+        }
+        for name in self.params.keys() {
+            checks.name(root.clone().field("params"), name, "parameter");
+        }
+        check_passive(checks, &root.clone().field("passive_effects"), &self.passive_effects, Passive::Equipment);
+        for (at, status) in self.status_effects.iter().enumerate() {
+            let path = root.clone().field("status_effects").index(at);
+            check_status(checks, &path, status, true);
+        }
     }
 }
 
@@ -1160,7 +1217,7 @@ impl ValueChecks for Skill {
         for (at, hit) in self.hit_types.iter().enumerate() {
             for (index, status) in hit.status_effects.iter().enumerate() {
                 let path = root.clone().field("hit_types").index(at).field("status_effects").index(index);
-                check_status(checks, &path, status);
+                check_status(checks, &path, status, false);
             }
             for (index, line_move) in hit.line_moves.iter().enumerate() {
                 let path = root.clone().field("hit_types").index(at).field("line_moves").index(index).field("region");
@@ -1178,8 +1235,14 @@ impl ValueChecks for Skill {
         if self.kind == SkillKind::Move && !self.delay.is_zero() {
             checks.warning(root.clone().field("delay"), "a move skill does not charge: its delay is not used");
         }
-        if self.kind == SkillKind::Action && self.hit_types.is_empty() {
-            checks.warning(root.field("hit_types"), "an action skill without hit types has no effect");
+        // A skill with only a reaction or passive effects is passive: it is never used.
+        let passive = self.reaction.is_some() || !self.passive_effects.is_empty();
+        if self.kind == SkillKind::Action && self.hit_types.is_empty() && !passive {
+            checks.warning(root.clone().field("hit_types"), "an action skill without hit types has no effect");
+        }
+        check_passive(checks, &root.clone().field("passive_effects"), &self.passive_effects, Passive::Skill);
+        if let Some(reaction) = &self.reaction {
+            check_reaction(checks, &root.field("reaction"), reaction);
         }
     }
 }
@@ -1214,13 +1277,21 @@ fn check_skill_group(checks: &mut Checks<'_>, skill: &Skill) {
 }
 
 /// A status effect's values: a name, a duration that can put it on, a positive tick interval
-/// that something uses, and per-tick effects that change the holder.
-fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect) {
+/// that something uses, and per-tick effects that change the holder. A `worn` status (an
+/// equipment's) lasts while the equipment is worn, so it has no duration.
+fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect, worn: bool) {
     if status.name.trim().is_empty() {
         checks.error(path.clone().field("name"), "a status needs a name (formulas ask `exists(t.status.NAME)`)");
     }
     checks.not_negative(path.clone().field("duration_ticks"), &status.duration_ticks, "duration_ticks");
-    if status.unremovable {
+    if worn {
+        if !status.duration_ticks.is_zero() {
+            checks.warning(
+                path.clone().field("duration_ticks"),
+                "an equipment's status lasts while the equipment is worn: its duration_ticks is not used",
+            );
+        }
+    } else if status.unremovable {
         if !status.duration_ticks.is_zero() {
             checks.warning(
                 path.clone().field("duration_ticks"),
@@ -1246,46 +1317,109 @@ fn check_status(checks: &mut Checks<'_>, path: &FieldPath, status: &StatusEffect
             "tick_interval is only used by tick_effects, and there are none",
         );
     }
-    for (field, effects) in [("stat_effects", &status.stat_effects), ("tick_effects", &status.tick_effects)] {
-        for (at, effect) in effects.iter().enumerate() {
-            let effect_path = path.clone().field(field).index(at);
-            checks.name(effect_path.clone().field("stat"), &effect.stat, "stat");
-            checks.finite(effect_path.clone().field("value"), &effect.value, "the amount");
-            // Status amounts are read with `c` the holder only (SRPGCK passes no target and
-            // no skill), so these read NaN.
-            let unread: Vec<String> = crate::model::lookups(&effect.value)
-                .into_iter()
-                .filter(|lookup| {
-                    use crate::formula::Scope;
-                    matches!(
-                        lookup.scope,
-                        Scope::Target
-                            | Scope::TargetIsNull
-                            | Scope::TargetIsNotNull
-                            | Scope::Skill
-                            | Scope::TargetMount
-                            | Scope::TargetMounter
-                            | Scope::TargetStatus
-                    ) || (lookup.scope == Scope::Auto && lookup.name.starts_with("arg."))
-                })
-                .map(|lookup| crate::formula::lookup_text(&lookup))
-                .collect();
-            if !unread.is_empty() {
-                checks.warning(
-                    effect_path.clone().field("value"),
-                    format!(
-                        "a status's amounts are read with `c` the unit that holds it, and no target or skill: {} \
-                         reads NaN here",
-                        unread.join(", ")
-                    ),
-                );
-            }
-            if effect.target == EffectTarget::Actor {
-                checks.warning(
-                    effect_path.field("target"),
-                    "a status changes the unit that holds it: `target: Actor` is not used here",
-                );
-            }
+    check_passive(checks, &path.clone().field("stat_effects"), &status.stat_effects, Passive::Status);
+    check_passive(checks, &path.clone().field("tick_effects"), &status.tick_effects, Passive::Status);
+}
+
+/// A reaction: what sets it off, where it reaches and what it does.
+fn check_reaction(checks: &mut Checks<'_>, path: &FieldPath, reaction: &crate::model::Reaction) {
+    let triggers = [
+        ("attacker_stat_changes", &reaction.attacker_stat_changes),
+        ("defender_stat_changes", &reaction.defender_stat_changes),
+    ];
+    for (field, list) in triggers {
+        for (at, trigger) in list.iter().enumerate() {
+            checks.name(path.clone().field(field).index(at).field("stat"), &trigger.stat, "stat");
+        }
+    }
+    for (field, list) in [
+        ("attacker_effect_types", &reaction.attacker_effect_types),
+        ("defender_effect_types", &reaction.defender_effect_types),
+    ] {
+        for (at, kind) in list.iter().enumerate() {
+            checks.name(path.clone().field(field).index(at), kind, "reactable type");
+        }
+    }
+    for name in reaction.params.keys() {
+        checks.name(path.clone().field("params"), name, "parameter");
+    }
+    let untriggered = reaction.attacker_stat_changes.is_empty()
+        && reaction.defender_stat_changes.is_empty()
+        && reaction.attacker_effect_types.is_empty()
+        && reaction.defender_effect_types.is_empty();
+    if untriggered {
+        checks.warning(path.clone(), "a reaction with no stat changes and no effect types to react to never happens");
+    }
+    if reaction.hit_types.is_empty() {
+        checks.warning(path.clone().field("hit_types"), "a reaction without hit types has no effect");
+    }
+    check_region(checks, &path.clone().field("region"), &reaction.region);
+    for (at, hit) in reaction.hit_types.iter().enumerate() {
+        for (index, status) in hit.status_effects.iter().enumerate() {
+            let status_path = path.clone().field("hit_types").index(at).field("status_effects").index(index);
+            check_status(checks, &status_path, status, false);
+        }
+    }
+}
+
+/// Whose passive (or per-tick) stat effects these are: it decides what their amounts can read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Passive {
+    /// A status's: `c` the holder only.
+    Status,
+    /// An equipment's: `c` the wielder and `equip.` this item.
+    Equipment,
+    /// A skill's: `c` the unit and `skill.` this skill.
+    Skill,
+}
+
+/// Stat effects that change their holder, their amounts read with `c` the holder and no
+/// target (SRPGCK passes no target to passive effects): `t.` and `arg.*` read NaN there, and
+/// `skill.` outside a skill.
+fn check_passive(checks: &mut Checks<'_>, path: &FieldPath, effects: &[crate::model::StatEffect], owner: Passive) {
+    use crate::formula::Scope;
+    let (holder, whose) = match owner {
+        Passive::Status => {
+            ("a status's amounts are read with `c` the unit that holds it", "a status changes the unit that holds it")
+        }
+        Passive::Equipment => (
+            "an equipment's passive amounts are read with `c` the unit that wields it",
+            "an equipment changes the unit that wields it",
+        ),
+        Passive::Skill => (
+            "a skill's passive amounts are read with `c` the unit that has it",
+            "a passive effect changes the unit that has the skill",
+        ),
+    };
+    for (at, effect) in effects.iter().enumerate() {
+        let effect_path = path.clone().index(at);
+        checks.name(effect_path.clone().field("stat"), &effect.stat, "stat");
+        checks.finite(effect_path.clone().field("value"), &effect.value, "the amount");
+        let unread: Vec<String> = crate::model::lookups(&effect.value)
+            .into_iter()
+            .filter(|lookup| {
+                matches!(
+                    lookup.scope,
+                    Scope::Target
+                        | Scope::TargetIsNull
+                        | Scope::TargetIsNotNull
+                        | Scope::TargetMount
+                        | Scope::TargetMounter
+                        | Scope::TargetStatus
+                ) || (lookup.scope == Scope::Skill && owner != Passive::Skill)
+                    || (lookup.scope == Scope::Auto && lookup.name.starts_with("arg."))
+            })
+            .map(|lookup| crate::formula::lookup_text(&lookup))
+            .collect();
+        if !unread.is_empty() {
+            let extra = if owner == Passive::Skill { "" } else { " or skill" };
+            checks.warning(
+                effect_path.clone().field("value"),
+                format!("{holder}, and no target{extra}: {} reads NaN here", unread.join(", ")),
+            );
+        }
+        if effect.target == EffectTarget::Actor {
+            checks.warning(effect_path.field("target"), format!("{whose}: `target: Actor` is not used here"));
         }
     }
 }

@@ -621,10 +621,11 @@ fn test_runs_every_pack_s_own_playtests() {
             && out.contains("ok     srpg_skirmish_venom (")
             && out.contains("ok     srpg_skirmish_moves (")
             && out.contains("ok     srpg_skirmish_terrain (5 expectations)")
+            && out.contains("ok     srpg_skirmish_riposte (")
             && out.contains("ok     setup_and_checks ("),
         "{out}"
     );
-    assert!(out.ends_with("6 passed, 0 failed\n"), "{out}");
+    assert!(out.ends_with("7 passed, 0 failed\n"), "{out}");
 }
 
 #[test]

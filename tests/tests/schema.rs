@@ -8,11 +8,11 @@ use std::fmt::Debug;
 
 use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Board, BoardModifier, BoardPlay, Card, CardModifier, CardOption, Column,
-    Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Era, Faces, Formula, FragmentCount, Grade, HitType,
-    Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, PaletteEntry,
-    PathModifier, Patrol, Phase, Placement, Prop, Region, Requirements, Rule, RuleModifier, Scheduler, Settings, Skill,
-    Slot, Stat, StatEffect, StatModifier, StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile,
-    TileMap, Token, TurnConfig, Unit, WinCondition, slug_problem,
+    Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Equipment, Era, Faces, Formula, FragmentCount, Grade,
+    HitType, Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, PaletteEntry,
+    PathModifier, Patrol, Phase, Placement, Prop, Reaction, Region, Requirements, Rule, RuleModifier, Scheduler,
+    Settings, Skill, Slot, Stat, StatEffect, StatModifier, StatTrigger, StatusEffect, Synthesis, TableModifier,
+    Terrain, Test, Threshold, Tile, TileMap, Token, TurnConfig, Unit, WinCondition, slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
 use actforge_runtime::schema::{self, SLUG_PATTERN, bundle_schema, item_schema, resolve};
@@ -218,6 +218,7 @@ fn every_default_in_the_schema_is_the_models() {
         Unit => "Unit", Limits => "Limits", Skill => "Skill", Region => "Region", HitType => "HitType",
         StatEffect => "StatEffect", StatusEffect => "StatusEffect", LineMoveEffect => "LineMoveEffect",
         Scheduler => "Scheduler",
+        Equipment => "Equipment", Reaction => "Reaction", StatTrigger => "StatTrigger",
     }
     let structs: BTreeSet<&str> = bundle["$defs"]
         .as_object()
@@ -270,10 +271,10 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "SchedulerKind" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
+        "Equipment" => "### equipment/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"
-        | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect" => {
-            "### skills/"
-        }
+        | "StatusClock" | "StatusStacking" | "StatEffect" | "EffectTarget" | "StatusEffect" | "LineMoveEffect"
+        | "Reaction" | "StatTrigger" | "StatChange" => "### skills/",
         _ => return None,
     };
     Some(section)

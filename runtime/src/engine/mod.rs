@@ -490,6 +490,15 @@ pub enum Event {
         /// The units it ran into, in order.
         collided: Vec<String>,
     },
+    /// Tactics: a unit hit by an action skill replied with a skill's reaction (a counter-attack).
+    UnitReacted {
+        /// The unit that reacts.
+        unit: String,
+        /// The skill whose reaction it is.
+        skill: Id<Skill>,
+        /// The unit whose action it replies to.
+        against: String,
+    },
     /// Tactics: a skill reached a unit with a hit type.
     UnitHit {
         /// The unit hit.

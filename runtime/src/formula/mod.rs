@@ -20,7 +20,7 @@ pub mod query;
 pub mod rename;
 pub mod trace;
 
-pub use ast::{Ast, AstKind, Lookup, Scope, Side};
+pub use ast::{Ast, AstKind, Change, EffectSearch, EquipSearch, Holder, Lookup, Merge, Scope, Side};
 pub use code::Program;
 pub use compile::{AnyNames, Compiled, Env, FormulaSet, Issue, LookupSlot, NameCheck, NamedError, Names};
 pub use env::ValuesEnv;

@@ -98,6 +98,9 @@ pub enum GameName {
     Board(BoardName),
     /// `arg.…`: a skill argument (the whole name).
     Arg(String),
+    /// `reaction.NAME`: a parameter of the running skill's reaction (`reaction.hitType` its
+    /// hit type).
+    Reaction(String),
     /// `unit.ID.STAT` (the stat may contain dots; empty when none is written).
     UnitStat(String, String),
     /// `team.NAME.alive`.
@@ -321,6 +324,9 @@ impl GameName {
                 Self::UnitStat((*id).to_owned(), stat.to_owned())
             }
             ["arg", ..] => Self::Arg(name.to_owned()),
+            ["reaction", _, ..] => {
+                Self::Reaction(name.split_once('.').map(|(_, rest)| rest).unwrap_or_default().to_owned())
+            }
             _ => Self::Unknown,
         }
     }
@@ -367,6 +373,11 @@ pub struct ProjectNames {
     terrain_tags: BTreeSet<String>,
     skill_params: BTreeSet<String>,
     units: BTreeSet<String>,
+    equip_params: BTreeSet<String>,
+    equip_categories: BTreeSet<String>,
+    equip_slots: BTreeSet<String>,
+    reaction_params: BTreeSet<String>,
+    reactable_types: BTreeSet<String>,
 }
 
 impl ProjectNames {
@@ -402,6 +413,20 @@ impl ProjectNames {
         }
         for skill in &project.skills {
             names.skill_params.extend(skill.params.keys().cloned());
+            if let Some(reaction) = &skill.reaction {
+                names.reaction_params.extend(reaction.params.keys().cloned());
+            }
+            let reaction_hits = skill.reaction.iter().flat_map(|reaction| reaction.hit_types.iter());
+            for hit in skill.hit_types.iter().chain(reaction_hits) {
+                for effect in &hit.stat_effects {
+                    names.reactable_types.extend(effect.reactable_types.iter().cloned());
+                }
+            }
+        }
+        for equipment in &project.equipment {
+            names.equip_params.extend(equipment.params.keys().cloned());
+            names.equip_categories.extend(equipment.categories.iter().cloned());
+            names.equip_slots.extend(equipment.slots.iter().cloned());
         }
         for map in &project.tile_maps {
             for entry in &map.palette {
@@ -439,6 +464,29 @@ impl ProjectNames {
             NameCheck::Unknown(format!(
                 "no unit has the stat `{stat}` (units have: {})",
                 Self::known_list(&self.unit_stats)
+            ))
+        }
+    }
+
+    /// An `equip(…)` search names categories, slots and a parameter some equipment has (else
+    /// it never matches and reads NaN).
+    fn check_equip(&self, search: &crate::formula::EquipSearch, name: &str) -> NameCheck {
+        for (names, known, what) in
+            [(&search.categories, &self.equip_categories, "category"), (&search.slots, &self.equip_slots, "slot")]
+        {
+            if let Some(missing) = names.iter().find(|name| !known.contains(*name)) {
+                return NameCheck::Unknown(format!(
+                    "no equipment has the {what} `{missing}` (equipment has: {})",
+                    Self::known_list(known)
+                ));
+            }
+        }
+        if name.is_empty() || self.equip_params.contains(name) {
+            NameCheck::Known
+        } else {
+            NameCheck::Unknown(format!(
+                "no equipment has the parameter `{name}` (equipment has: {})",
+                Self::known_list(&self.equip_params)
             ))
         }
     }
@@ -501,6 +549,16 @@ impl ProjectNames {
                     NameCheck::Known
                 } else {
                     unknown(format!("skill arguments are {}", ARG_NAMES.join(", ")))
+                }
+            }
+            GameName::Reaction(param) => {
+                if param == "hitType" || self.reaction_params.contains(&param) {
+                    NameCheck::Known
+                } else {
+                    unknown(format!(
+                        "no skill's reaction has the parameter `{param}` (reactions have: {})",
+                        Self::known_list(&self.reaction_params)
+                    ))
                 }
             }
             GameName::Unknown => unknown(
@@ -658,7 +716,34 @@ impl Names for ProjectNames {
                     ))
                 }
             }
-            // Equipment, items, statuses and effects come from the tactics engine at run time.
+            Scope::Equip(search) => self.check_equip(search, name),
+            Scope::ReactedSkill => {
+                let engine_set = ARG_NAMES.contains(&name) || name == "hitType";
+                if self.skill_params.contains(name) || engine_set {
+                    NameCheck::Known
+                } else {
+                    NameCheck::Unknown(format!(
+                        "no skill has the parameter `{name}` (skills have: {})",
+                        Self::known_list(&self.skill_params)
+                    ))
+                }
+            }
+            Scope::Effect(search) => {
+                if let Some(stat) = search.stats.iter().find(|stat| !self.unit_stats.contains(*stat)) {
+                    NameCheck::Unknown(format!(
+                        "no unit has the stat `{stat}` (units have: {})",
+                        Self::known_list(&self.unit_stats)
+                    ))
+                } else if let Some(kind) = search.categories.iter().find(|kind| !self.reactable_types.contains(*kind)) {
+                    NameCheck::Unknown(format!(
+                        "no effect has the reactable type `{kind}` (effects have: {})",
+                        Self::known_list(&self.reactable_types)
+                    ))
+                } else {
+                    NameCheck::Known
+                }
+            }
+            // Items, statuses and effects come from the tactics engine at run time.
             _ => NameCheck::Unchecked,
         }
     }

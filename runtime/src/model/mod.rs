@@ -44,8 +44,9 @@ pub use table::{
     SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token, TokenId,
 };
 pub use tactics::{
-    EffectTarget, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Region, RegionShape, Scheduler,
-    SchedulerKind, Skill, SkillKind, StatEffect, StatusClock, StatusEffect, StatusStacking, Unit,
+    EffectTarget, Equipment, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Reaction, Region,
+    RegionShape, Scheduler, SchedulerKind, Skill, SkillKind, StatChange, StatEffect, StatTrigger, StatusClock,
+    StatusEffect, StatusStacking, Unit,
 };
 pub use tile_map::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Terrain, Tile,
@@ -373,6 +374,7 @@ kinds! {
     NodeMap: NodeMap, node_maps, "node_maps", "Node map", "Node maps";
     Unit: Unit, units, "units", "Unit", "Units";
     Skill: Skill, skills, "skills", "Skill", "Skills";
+    Equipment: Equipment, equipment, "equipment", "Equipment", "Equipment";
 }
 
 impl fmt::Display for Kind {

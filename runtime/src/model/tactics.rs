@@ -56,8 +56,52 @@ pub struct Unit {
     /// Skills the unit can use.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Id<Skill>>,
+    /// Equipment slots the unit has (a name once per slot: `["hand", "hand", "body"]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<String>,
+    /// Equipment the unit wields when a battle starts, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub equipment: Vec<Id<Equipment>>,
 }
-impl_walk!(Unit { stats, limits, skills });
+impl_walk!(Unit { stats, limits, skills, equipment });
+
+/// A piece of equipment (seed 001 "Equipment"): it takes slots on its wielder, belongs to
+/// categories `equip(…)` searches match, has parameters, changes the wielder's stats, grants
+/// skills and puts statuses on the wielder while it is worn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = super::value::require_id)]
+pub struct Equipment {
+    /// Unique id.
+    #[schemars(schema_with = "super::id::slug_schema")]
+    pub id: Id<Equipment>,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Notes.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Slots it takes on its wielder, a name once per slot (`["hand", "hand"]` for two hands).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slots: Vec<String>,
+    /// Categories it belongs to (`["weapon", "sword"]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// Named parameters (read as `equip.NAME`, `equip(…).NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Expr>,
+    /// Passive changes to the wielder's stats while it is worn (formulas read live, `c` the
+    /// wielder, `equip.NAME` this item's parameters).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passive_effects: Vec<StatEffect>,
+    /// Skills the wielder can use while it is worn (after its own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Id<Skill>>,
+    /// Statuses the wielder has while it is worn (put on with it, taken off with it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub status_effects: Vec<StatusEffect>,
+}
+impl_walk!(Equipment { params, passive_effects, skills, status_effects });
 
 /// Which scheduler decides whose turn it is in a battle (`spec/srpgck.md` §d; seed 001
 /// "Schedulers").
@@ -462,9 +506,74 @@ pub struct StatEffect {
     /// By how much.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub value: Expr,
+    /// Reactable types of the effect (`attack`, `melee`…): reactions trigger on them and
+    /// `effect(… by TYPES)` searches match them (a hit's effects only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reactable_types: Vec<String>,
 }
 
 impl_walk!(StatEffect { value });
+
+/// How a stat changed, for a reaction trigger.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum StatChange {
+    /// It went up or down.
+    #[default]
+    Change,
+    /// It went up.
+    Increase,
+    /// It went down.
+    Decrease,
+    /// An effect changed it by nothing.
+    NoChange,
+    /// Any effect on it.
+    Any,
+}
+
+/// A stat change that triggers a reaction.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatTrigger {
+    /// The stat.
+    pub stat: String,
+    /// How it changed.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub change: StatChange,
+}
+
+/// What a skill does in reply to another unit's skill (seed 001 "Reactions"): when the
+/// skill's holder is a target of an action skill and a trigger is met, the attacker in
+/// `region` gets the reaction's hit type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Reaction {
+    /// Changes to the attacker's stats (by the action) that trigger it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attacker_stat_changes: Vec<StatTrigger>,
+    /// Changes to the reacting unit's stats that trigger it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defender_stat_changes: Vec<StatTrigger>,
+    /// Reactable types of effects on the attacker that trigger it (any one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub attacker_effect_types: Vec<String>,
+    /// Reactable types of effects on the reacting unit that trigger it (any one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defender_effect_types: Vec<String>,
+    /// Named parameters (read as `reaction.NAME`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, Expr>,
+    /// Where, from the reacting unit, the attacker must stand to be reached.
+    pub region: Region,
+    /// Chooses the hit type (read as `reaction.hitType`): an index into `hit_types`, clamped.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub hit_type: Expr,
+    /// Effects by hit type: `Target` is the attacker, `Actor` the reacting unit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hit_types: Vec<HitType>,
+}
+
+impl_walk!(Reaction { params, region, hit_type, hit_types });
 
 /// One hit type's effects (e.g. normal hit, critical, miss).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -550,5 +659,12 @@ pub struct Skill {
     /// each tick (SRPGCK's delayed skill activations).
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub delay: Expr,
+    /// Passive changes to the stats of the unit that has the skill (formulas read live, `c`
+    /// the unit, `skill.NAME` this skill's parameters); after equipment, before statuses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passive_effects: Vec<StatEffect>,
+    /// What the skill does in reply when its holder is hit (a counter-attack).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction: Option<Reaction>,
 }
-impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, delay });
+impl_walk!(Skill { params, target_region, effect_region, hit_type, hit_types, delay, passive_effects, reaction });

@@ -166,10 +166,19 @@ impl<'a> Checker<'a> {
             | Acc::TargetIsNotNull
             | Acc::TeamAlive(_)
             | Acc::Tick
-            | Acc::Turns => None,
+            | Acc::Turns
+            // Equipment searches are checked by the formula checks (categories, slots and
+            // parameters no equipment has); effects and reactions read what the running action
+            // recorded, which only play knows.
+            | Acc::Equip(..)
+            | Acc::Effect(_)
+            | Acc::EffectValue
+            | Acc::ReactedEffectValue
+            | Acc::ReactedSkill(_)
+            | Acc::Reaction(_) => None,
             Acc::Missing => Some(format!(
                 "`{text}` reads NaN in a battle (it reads `c.`, `t.`, `skill.`, `arg.*`, `unit.ID.STAT`, \
-                 `team.NAME.alive`, `battle.tick`, `battle.turns`)"
+                 `team.NAME.alive`, `battle.tick`, `battle.turns`, `equip(…)`, `effect`, `reaction.*`)"
             )),
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rand_pcg::Pcg64Mcg;
 
 use crate::formula::names::GameName;
-use crate::formula::{Lookup, Scope};
+use crate::formula::{EffectSearch, EquipSearch, Lookup, Scope};
 use crate::map::{TileGrid, standing_spots};
 use crate::model::{Id, Scheduler, SchedulerKind, TileMap};
 
@@ -27,6 +27,18 @@ pub(super) enum Acc {
     Arg(String),
     ActorStatus(String),
     TargetStatus(String),
+    /// An equipment search and the parameter it reads (empty: only `exists`).
+    Equip(EquipSearch, String),
+    /// An `effect(…)` search.
+    Effect(EffectSearch),
+    /// Bare `effect`: the last effect of the running skill.
+    EffectValue,
+    /// `reacted-skill.effect`: the effect a reaction replies to.
+    ReactedEffectValue,
+    /// `reacted-skill.NAME`.
+    ReactedSkill(String),
+    /// `reaction.NAME`.
+    Reaction(String),
     UnitStat(String, String),
     TeamAlive(String),
     Tick,
@@ -40,6 +52,7 @@ pub(super) fn battle_accessor(name: &str) -> Acc {
     // No battle name is a bare word, so which bare words are stats does not matter here.
     match GameName::parse(name, |_| false) {
         GameName::Arg(name) if name.starts_with("arg.") => Acc::Arg(name),
+        GameName::Reaction(param) => Acc::Reaction(param),
         GameName::UnitStat(id, stat) if !stat.is_empty() => Acc::UnitStat(id, stat),
         GameName::TeamAlive(team) => Acc::TeamAlive(team),
         GameName::BattleTick => Acc::Tick,
@@ -59,6 +72,11 @@ pub(super) fn accessor(lookup: &Lookup) -> Acc {
         Scope::ActorStatus => Acc::ActorStatus(name),
         Scope::TargetStatus => Acc::TargetStatus(name),
         Scope::Auto => battle_accessor(&name),
+        Scope::Equip(ref search) => Acc::Equip(EquipSearch::clone(search), name),
+        Scope::Effect(ref search) => Acc::Effect(EffectSearch::clone(search)),
+        Scope::EffectValue => Acc::EffectValue,
+        Scope::ReactedEffectValue => Acc::ReactedEffectValue,
+        Scope::ReactedSkill => Acc::ReactedSkill(name),
         _ => Acc::Missing,
     }
 }
@@ -134,10 +152,16 @@ impl TacticsState {
                     scheduled: map.scheduler.kind != SchedulerKind::Ct
                         || (unit.stats.contains_key("ct") && unit.stats.contains_key("speed")),
                     mount: None,
+                    equipment: Vec::new(),
                 },
             );
             order.push(key.clone());
             state.base_stats(&key, unit);
+            for id in &unit.equipment {
+                if let Some(equipment) = project.equipment.get(id.as_str()) {
+                    state.wield(&key, equipment, &mut events);
+                }
+            }
             if map.scheduler.kind == SchedulerKind::Ct
                 && (!unit.stats.contains_key("ct") || !unit.stats.contains_key("speed"))
             {

@@ -26,9 +26,11 @@ use std::sync::Arc;
 
 use crate::formula::{Lookup, Scope};
 use crate::map::{Spot, TileGrid, spot_terrain, standing_spots};
-use crate::model::{Expr, Id, StatOp, StatusEffect, Terrain, TileMap};
+use crate::model::{Equipment, Expr, Id, Skill, StatEffect, StatOp, StatusEffect, Terrain, TileMap};
 
 use env::{Perspective, eval_expr};
+
+use crate::engine::content::Content;
 
 /// Ticks the scheduler runs looking for the next turn before it gives up (nobody gains CT).
 pub(super) const MAX_IDLE_TICKS: u64 = 100_000;
@@ -82,6 +84,9 @@ pub struct ActiveStatus {
     /// Its definition: clock, stacking, passive and per-tick effects (their amounts are read
     /// live, with `c` the holder).
     pub definition: StatusEffect,
+    /// The equipment that puts it on while it is worn (it does not count down then, and
+    /// comes off with the equipment).
+    pub worn: Option<Id<Equipment>>,
 }
 
 /// A unit in a battle.
@@ -108,6 +113,8 @@ pub struct UnitState {
     pub scheduled: bool,
     /// The unit it rides (it stands on the mount's spot and moves with it).
     pub mount: Option<String>,
+    /// The equipment it wields, in order.
+    pub equipment: Vec<Id<Equipment>>,
 }
 
 /// Whose turn it is and what they did.
@@ -196,6 +203,7 @@ impl Hash for TacticsState {
             unit.facing.to_bits().hash(state);
             unit.defeated.hash(state);
             unit.mount.hash(state);
+            unit.equipment.hash(state);
             crate::engine::hash_values(&unit.stats, state);
             unit.live.hash(state);
             for status in &unit.statuses {
@@ -203,6 +211,7 @@ impl Hash for TacticsState {
                 status.remaining.to_bits().hash(state);
                 status.elapsed.to_bits().hash(state);
                 status.interval.to_bits().hash(state);
+                status.worn.hash(state);
             }
         }
     }
@@ -299,11 +308,37 @@ impl TacticsState {
         let base = self.base_stat(key, name, depth)?;
         let mut value = base;
         let mut changed = false;
-        for status in &unit.statuses {
-            for effect in status.definition.stat_effects.iter().filter(|effect| effect.stat == name) {
-                value = apply_op(effect.op, value, self.live_value(key, &effect.value, depth));
+        // SRPGCK's chain: equipment, then skills, then statuses, each in order.
+        let content = &self.setup.content;
+        let mut apply = |effects: &[StatEffect], ctx: Perspective<'_>| {
+            for effect in effects.iter().filter(|effect| effect.stat == name) {
+                value = apply_op(effect.op, value, self.live_value_in(ctx, &effect.value, depth));
                 changed = true;
             }
+        };
+        for equipment in self.worn(key) {
+            let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
+            apply(&equipment.passive_effects, ctx);
+        }
+        // The unit's skills then its equipment's, each once (no list is built: stats are read
+        // often).
+        let own =
+            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
+        let granted = self.worn(key).flat_map(|equipment| equipment.skills.iter());
+        for (at, id) in own.iter().chain(granted).enumerate() {
+            let Some(skill) = content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
+            else {
+                continue;
+            };
+            let seen = own.iter().chain(self.worn(key).flat_map(|equipment| equipment.skills.iter())).take(at);
+            if seen.into_iter().any(|earlier| earlier == id) {
+                continue;
+            }
+            let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
+            apply(&skill.passive_effects, ctx);
+        }
+        for status in &unit.statuses {
+            apply(&status.definition.stat_effects, Perspective { actor: Some(key), ..Perspective::default() });
         }
         if !changed {
             return Some(base);
@@ -350,6 +385,11 @@ impl TacticsState {
     /// there is no target nor skill, and `random` draws from a fixed stream, so reading a stat
     /// never changes the battle.
     fn live_value(&self, key: &str, expr: &Expr, depth: u8) -> f64 {
+        self.live_value_in(Perspective { actor: Some(key), ..Perspective::default() }, expr, depth)
+    }
+
+    /// [`Self::live_value`] in a perspective (an equipment's or a skill's passive effect).
+    fn live_value_in(&self, ctx: Perspective<'_>, expr: &Expr, depth: u8) -> f64 {
         if let Some(value) = expr.as_int() {
             return value as f64;
         }
@@ -357,8 +397,81 @@ impl TacticsState {
             return f64::NAN;
         }
         let mut rng = rand_pcg::Pcg64Mcg::new(LIVE_STREAM);
-        let ctx = Perspective { actor: Some(key), ..Perspective::default() };
         eval_expr(&self.setup.content, self, ctx, &mut rng, expr, depth.saturating_add(1))
+    }
+
+    /// The equipment a unit wields now, in order (ids the project lacks are skipped).
+    pub(super) fn worn(&self, key: &str) -> impl Iterator<Item = &Equipment> {
+        let project = &self.setup.content.project;
+        let worn = self.units.get(key).map(|unit| unit.equipment.as_slice()).unwrap_or_default();
+        worn.iter().filter_map(|id| project.equipment.get(id.as_str()))
+    }
+
+    /// The ids of a unit's skills: its own, then those its equipment grants, each once.
+    pub(super) fn skill_ids(&self, content: &Content, key: &str) -> Vec<Id<Skill>> {
+        let Some(unit) = self.units.get(key) else { return Vec::new() };
+        let own =
+            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
+        let granted = unit
+            .equipment
+            .iter()
+            .filter_map(|id| content.project.equipment.get(id.as_str()))
+            .flat_map(|equipment| equipment.skills.iter());
+        let mut ids: Vec<Id<Skill>> = Vec::new();
+        for id in own.iter().chain(granted) {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+        ids
+    }
+
+    /// A unit's skills (see [`Self::skill_ids`]).
+    pub(super) fn skills_of<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
+        self.skill_ids(content, key).iter().filter_map(|id| content.project.skills.get(id.as_str())).collect()
+    }
+
+    /// Puts equipment on a unit: it wields it from now on, and the equipment's statuses are put
+    /// on it for as long as it is worn.
+    pub(super) fn wield(&mut self, key: &str, equipment: &Equipment, events: &mut Vec<crate::engine::Event>) {
+        let Some(unit) = self.units.get_mut(key) else { return };
+        unit.equipment.push(equipment.id.clone());
+        for status in &equipment.status_effects {
+            let worn = StatusEffect { unremovable: true, ..status.clone() };
+            let interval = self.live_value(key, &status.tick_interval, 0);
+            self.add_status(key, &worn, 0.0, interval, Some(&equipment.id), events);
+        }
+    }
+
+    /// Takes the first `id` off a unit with the statuses it put on; false when it wields none.
+    pub(super) fn unwield(&mut self, key: &str, id: &str) -> bool {
+        let Some(unit) = self.units.get_mut(key) else { return false };
+        let Some(at) = unit.equipment.iter().position(|worn| worn.as_str() == id) else { return false };
+        unit.equipment.remove(at);
+        let still = unit.equipment.iter().any(|worn| worn.as_str() == id);
+        if !still {
+            unit.statuses.retain(|status| status.worn.as_ref().is_none_or(|worn| worn.as_str() != id));
+        }
+        true
+    }
+
+    /// Slots of a unit that no equipment takes now, by name.
+    pub(super) fn free_slots(&self, key: &str) -> BTreeMap<String, usize> {
+        let mut free = BTreeMap::new();
+        let Some(unit) = self.units.get(key) else { return free };
+        let project = &self.setup.content.project;
+        for slot in project.units.get(unit.unit.as_str()).map(|model| model.slots.as_slice()).unwrap_or_default() {
+            let counted = free.entry(slot.clone()).or_insert(0_usize);
+            *counted = counted.saturating_add(1);
+        }
+        for equipment in self.worn(key) {
+            for slot in &equipment.slots {
+                if let Some(left) = free.get_mut(slot) {
+                    *left = left.saturating_sub(1);
+                }
+            }
+        }
+        free
     }
 
     /// Stores a base stat: from now on it holds this number instead of following its formula.
@@ -422,7 +535,9 @@ impl TacticsState {
                     crate::model::StatusClock::Global => "",
                     crate::model::StatusClock::Unit => " of its own time",
                 };
-                let left = if definition.unremovable {
+                let left = if let Some(worn) = &status.worn {
+                    format!("while {worn} is worn")
+                } else if definition.unremovable {
                     "unremovable".to_owned()
                 } else {
                     format!("{} ticks{clock} left", show(status.remaining))

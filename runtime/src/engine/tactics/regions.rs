@@ -329,12 +329,7 @@ impl TacticsState {
     /// The route of a move of `key` to `to` with its skill number `at` (start and end included).
     pub(super) fn move_path(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot) -> Vec<Spot> {
         let Some(unit) = self.units.get(key) else { return vec![to] };
-        let skill = content
-            .project
-            .units
-            .get(unit.unit.as_str())
-            .and_then(|model| model.skills.get(at))
-            .and_then(|id| content.project.skills.get(id.as_str()));
+        let skill = self.skill_ids(content, key).get(at).and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return vec![unit.spot, to] };
         self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).remove(&to).unwrap_or_else(|| vec![unit.spot, to])
     }
@@ -787,8 +782,19 @@ impl TacticsState {
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 
-    /// The action skills of `key` it can use (not replaced), grouped and sorted.
+    /// The action skills of `key` it can use (not replaced, not passive; its own, then those its
+    /// equipment grants), grouped and sorted.
     pub(super) fn action_skills<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        self.usable_skills(content, key, SkillKind::Action).into_iter().map(|(_, skill)| skill).collect()
+        self.usable_skills(content, key, SkillKind::Action)
+            .into_iter()
+            .map(|(_, skill)| skill)
+            .filter(|skill| !is_passive(skill))
+            .collect()
     }
+}
+
+/// A skill that only reacts or changes stats (SRPGCK's plain Skill, no action): no hit types,
+/// and a reaction or passive effects. It is never a choice.
+pub(super) fn is_passive(skill: &Skill) -> bool {
+    skill.hit_types.is_empty() && (skill.reaction.is_some() || !skill.passive_effects.is_empty())
 }

@@ -40,6 +40,11 @@ fn status_names(content: &Content) -> Vec<String> {
     names.into_iter().collect()
 }
 
+/// Names for a message: "a, b" or "nothing".
+fn listed(names: &[&str]) -> String {
+    if names.is_empty() { "nothing".to_owned() } else { names.join(", ") }
+}
+
 /// A value as scripts and queries print it: whole numbers without a fraction.
 fn shown(value: f64) -> String {
     if value.is_finite() && value.fract() == 0.0 { format!("{value:.0}") } else { format!("{value}") }
@@ -204,6 +209,7 @@ impl Session {
     /// `expect unit UNIT hp N` (any stat), `expect unit UNIT at X Y [Z]`, `expect unit UNIT
     /// defeated|standing`, `expect unit UNIT status NAME`, `expect unit UNIT facing DEGREES`,
     /// `expect turn UNIT|none`, `expect winner TEAM|none`.
+    #[allow(clippy::too_many_lines)] // one arm per expectation, each a few lines
     pub(crate) fn tactics_expect(&self, what: &str, args: &str) -> Result<String, String> {
         let battle = self.battle()?;
         let mut words = args.split_whitespace();
@@ -272,14 +278,27 @@ impl Session {
                             )),
                         }
                     }
+                    "equip" => {
+                        let item = rest.first().ok_or("name an equipment item")?;
+                        let worn: Vec<&str> = unit.equipment.iter().map(Id::as_str).collect();
+                        let wields = worn.contains(item);
+                        match rest.get(1..).unwrap_or_default() {
+                            [] if wields => Ok(String::new()),
+                            [] => Err(format!("{key} does not wield `{item}` (it wields: {})", listed(&worn))),
+                            ["none"] if wields => Err(format!("{key} wields `{item}`, expected none")),
+                            ["none"] => Ok(String::new()),
+                            _ => Err(format!("usage: expect unit {key} equip {item} [none]")),
+                        }
+                    }
                     "facing" => compare(format!("{key}'s facing"), shown(unit.facing), rest.join(" ")),
                     "skills" => {
                         // The skills it can use, grouped and sorted, replaced ones left out.
-                        let usable: Vec<String> = super::skills::unit_skills(&self.content, unit.unit.as_str())
-                            .into_iter()
-                            .filter(|(_, _, by)| by.is_none())
-                            .map(|(_, skill, _)| skill.id.to_string())
-                            .collect();
+                        let usable: Vec<String> =
+                            super::skills::unit_skills(&self.content, &battle.skill_ids(&self.content, key))
+                                .into_iter()
+                                .filter(|(_, _, by)| by.is_none())
+                                .map(|(_, skill, _)| skill.id.to_string())
+                                .collect();
                         compare(format!("{key}'s skills"), usable.join(" "), rest.join(" "))
                     }
                     stat => {
@@ -344,8 +363,14 @@ impl Session {
         if words.get(1) == Some(&"status") {
             return self.set_status_line(words, report);
         }
+        if words.get(1) == Some(&"equip") {
+            return self.set_equip_line(words, report);
+        }
         let [name, stat, value] = words else {
-            return Err("usage: set unit UNIT STAT VALUE or set unit UNIT status NAME [TICKS|off]".to_owned());
+            return Err(
+                "usage: set unit UNIT STAT VALUE, set unit UNIT status NAME [TICKS|off] or set unit UNIT equip ITEM [off]"
+                    .to_owned(),
+            );
         };
         let value = parse_finite(value)?;
         let content = std::sync::Arc::clone(&self.content);
@@ -415,7 +440,7 @@ impl Session {
                 return Err(format!("a status lasts at least 1 tick (given {})", shown(ticks)));
             }
             let interval = battle.live_value(&key, &definition.tick_interval, 0);
-            if !battle.add_status(&key, definition, ticks.floor(), interval, &mut events) {
+            if !battle.add_status(&key, definition, ticks.floor(), interval, None, &mut events) {
                 return Err(format!(
                     "{key} has a status `{status}` that this one cannot replace (unremovable or of a higher priority)"
                 ));
@@ -456,6 +481,56 @@ impl Session {
             }
             _ => Err("usage: set points N or set ap N".to_owned()),
         }
+    }
+
+    /// Set-up: `set unit UNIT equip ITEM` puts the equipment ITEM on the unit (its statuses
+    /// with it) when the unit has the slots it takes free; `set unit UNIT equip ITEM off` takes
+    /// it off (with the statuses it put on).
+    fn set_equip_line(&mut self, words: &[&str], report: &mut ScriptReport) -> Result<(), String> {
+        let usage = "usage: set unit UNIT equip ITEM [off]";
+        let (name, item, off) = match words {
+            [name, _, item] => (*name, *item, false),
+            [name, _, item, "off"] => (*name, *item, true),
+            _ => return Err(usage.to_owned()),
+        };
+        let content = std::sync::Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        let (battle, key) = self.set_up_unit(name)?;
+        let mut events = Vec::new();
+        if off {
+            if !battle.unwield(&key, item) {
+                let worn: Vec<&str> = battle
+                    .units
+                    .get(&key)
+                    .map(|unit| unit.equipment.iter().map(Id::as_str).collect())
+                    .unwrap_or_default();
+                return Err(format!("{key} does not wield `{item}` (it wields: {})", listed(&worn)));
+            }
+        } else {
+            let equipment = content.project.equipment.get(item).ok_or_else(|| {
+                let known: Vec<&str> = content.project.equipment.ids().map(Id::as_str).collect();
+                format!("there is no equipment `{item}` (the project has: {})", listed(&known))
+            })?;
+            let free = battle.free_slots(&key);
+            let mut needs: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+            for slot in &equipment.slots {
+                let counted = needs.entry(slot.as_str()).or_insert(0);
+                *counted = counted.saturating_add(1);
+            }
+            for (slot, count) in needs {
+                let left = free.get(slot).copied().unwrap_or(0);
+                if left < count {
+                    return Err(format!("`{item}` takes {count} `{slot}` slot(s) and {key} has {left} free"));
+                }
+            }
+            battle.wield(&key, equipment, &mut events);
+        }
+        battle.check_defeats(&mut events);
+        battle.check_end(&content, &mut rng, &mut events);
+        battle.schedule(&content, &mut rng, MAX_IDLE_TICKS, &mut events);
+        self.rng = rng;
+        self.record(events, report);
+        Ok(())
     }
 
     /// Set-up: `place unit UNIT X Y [Z]` puts the unit on a standing spot of the battle's map
@@ -565,8 +640,7 @@ impl Session {
         }
         let known = battle.action_skills(&self.content, unit).into_iter().any(|known| known.id.as_str() == skill);
         if !known {
-            let model = battle.unit(unit).map(|state| state.unit.as_str()).unwrap_or_default();
-            let replaced = super::skills::unit_skills(&self.content, model)
+            let replaced = super::skills::unit_skills(&self.content, &battle.skill_ids(&self.content, unit))
                 .into_iter()
                 .find(|(_, listed, _)| listed.id.as_str() == skill)
                 .and_then(|(_, _, by)| by);
@@ -579,7 +653,20 @@ impl Session {
                     ),
                 )]);
             }
-            return Ok(vec![Reason::new(item, format!("{unit} has no action skill `{skill}`"))]);
+            let has = battle.skill_ids(&self.content, unit).iter().any(|id| id.as_str() == skill);
+            let why = if has && super::regions::is_passive(definition) {
+                format!("`{skill}` is passive (a reaction or passive effects only): {unit} never uses it as a choice")
+            } else if let Some(equipment) =
+                self.content.project.equipment.iter().find(|item| item.skills.iter().any(|id| id.as_str() == skill))
+            {
+                format!(
+                    "{unit} has no action skill `{skill}`: it comes with `{}`, which {unit} does not wield",
+                    equipment.id
+                )
+            } else {
+                format!("{unit} has no action skill `{skill}`")
+            };
+            return Ok(vec![Reason::new(item, why)]);
         }
         let mut rng = self.rng.clone();
         let spots = battle.target_spots(&self.content, &mut rng, unit, definition);

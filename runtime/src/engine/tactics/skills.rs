@@ -2,7 +2,7 @@
 //! those another of its skills replaces.
 
 use crate::engine::content::Content;
-use crate::model::{Skill, SkillKind};
+use crate::model::{Id, Skill, SkillKind};
 
 use super::TacticsState;
 
@@ -22,12 +22,11 @@ pub fn names_skill(path: &str, skill: &Skill) -> bool {
     }
 }
 
-/// A unit's skills by its list: each with its place in the list, whether another of its
-/// skills replaces it (and which), sorted by group, then `sorting`, then the list's order.
-pub(super) fn unit_skills<'c>(content: &'c Content, unit: &str) -> Vec<(usize, &'c Skill, Option<&'c Skill>)> {
-    let Some(model) = content.project.units.get(unit) else { return Vec::new() };
-    let listed: Vec<(usize, &Skill)> = model
-        .skills
+/// A unit's skills by its list (its own, then those its equipment grants: `skill_ids`): each
+/// with its place in the list, whether another of its skills replaces it (and which), sorted by
+/// group, then `sorting`, then the list's order.
+pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[Id<Skill>]) -> Vec<(usize, &'c Skill, Option<&'c Skill>)> {
+    let listed: Vec<(usize, &Skill)> = ids
         .iter()
         .enumerate()
         .filter_map(|(at, id)| content.project.skills.get(id.as_str()).map(|skill| (at, skill)))
@@ -76,8 +75,7 @@ impl TacticsState {
         key: &str,
         kind: SkillKind,
     ) -> Vec<(usize, &'c Skill)> {
-        let Some(unit) = self.units.get(key) else { return Vec::new() };
-        unit_skills(content, unit.unit.as_str())
+        unit_skills(content, &self.skill_ids(content, key))
             .into_iter()
             .filter(|(_, skill, by)| skill.kind == kind && by.is_none())
             .map(|(at, skill, _)| (at, skill))

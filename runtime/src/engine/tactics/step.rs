@@ -7,10 +7,11 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::map::{Spot, line_move};
 use crate::model::{
-    EffectTarget, FacingLock, LineMoveEffect, SchedulerKind, Skill, StatOp, StatusClock, StatusEffect, StatusStacking,
+    EffectTarget, Equipment, FacingLock, HitType, Id, LineMoveEffect, Reaction, SchedulerKind, Skill, StatChange,
+    StatOp, StatusClock, StatusEffect, StatusStacking,
 };
 
-use super::env::{Perspective, eval_expr};
+use super::env::{EffectRecord, Perspective, Reacted, eval_expr};
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
 use super::rounds::path_length;
 use super::{
@@ -156,8 +157,7 @@ impl TacticsState {
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
         let Some(to) = path.last().copied() else { return };
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
-        let model = self.units.get(key).and_then(|unit| content.project.units.get(unit.unit.as_str()));
-        let Some(skill) = model.and_then(|model| model.skills.get(at)).cloned() else { return };
+        let Some(skill) = self.skill_ids(content, key).get(at).cloned() else { return };
         let length = path_length(path);
         // A flight's route rises and drops within cells: the last step across cells faces it.
         let last_step = path.iter().rev().find(|spot| (spot.cell_x, spot.cell_y) != (to.cell_x, to.cell_y));
@@ -307,12 +307,19 @@ impl TacticsState {
         let ctx = Perspective { actor: Some(key), skill: Some(skill), point: Some(at), ..Perspective::default() };
         let affected = self.region_spots(content, rng, ctx, &skill.effect_region, at, actor_facing);
         let targets: Vec<String> = affected.iter().filter_map(|spot| self.unit_at(*spot)).map(str::to_owned).collect();
+        let mut records: Vec<EffectRecord> = Vec::new();
         for target in &targets {
             if self.units.get(target).is_none_or(|unit| unit.defeated) {
                 continue;
             }
             let point = self.units.get(target).map(|unit| unit.spot);
-            let ctx = Perspective { actor: Some(key), target: Some(target), skill: Some(skill), point, hit_type: 0.0 };
+            let ctx = Perspective {
+                actor: Some(key),
+                target: Some(target),
+                skill: Some(skill),
+                point,
+                ..Perspective::default()
+            };
             let what = format!("{}'s hit_type", skill.id);
             let chosen = self.eval_or_warn(content, rng, ctx, &skill.hit_type, &what, events);
             let last = skill.hit_types.len().saturating_sub(1);
@@ -320,28 +327,130 @@ impl TacticsState {
             let Some(hit) = skill.hit_types.get(index) else { continue };
             let ctx = Perspective { hit_type: index as f64, ..ctx };
             events.push(Event::UnitHit { unit: target.clone(), by: key.to_owned(), hit: hit.label.clone() });
-            for effect in &hit.stat_effects {
-                let who = match effect.target {
-                    EffectTarget::Target => target.as_str(),
-                    EffectTarget::Actor => key,
-                };
-                let what = format!("{}'s effect on {who}'s `{}`", skill.id, effect.stat);
-                let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
-                self.change_stat(who, &effect.stat, effect.op, value, events);
+            self.apply_hit(content, rng, ctx, hit, &mut records, events);
+        }
+        self.react(content, rng, key, skill, &targets, &records, events);
+    }
+
+    /// A hit type's effects in `ctx` (actor and target set): stat effects (recorded for
+    /// `effect`, `effect(…)` and reactions), statuses on the target, then line moves.
+    fn apply_hit(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        ctx: Perspective<'_>,
+        hit: &HitType,
+        records: &mut Vec<EffectRecord>,
+        events: &mut Vec<Event>,
+    ) {
+        let (Some(key), Some(target)) = (ctx.actor, ctx.target) else { return };
+        for effect in &hit.stat_effects {
+            let who = match effect.target {
+                EffectTarget::Target => target,
+                EffectTarget::Actor => key,
+            };
+            let what = format!(
+                "{}'s effect on {who}'s `{}`",
+                ctx.skill.map_or("a skill", |skill| skill.id.as_str()),
+                effect.stat
+            );
+            let at = Perspective { records: records.as_slice(), ..ctx };
+            let value = self.eval_or_warn(content, rng, at, &effect.value, &what, events);
+            if let Some((old, new)) = self.change_stat(who, &effect.stat, effect.op, value, events) {
+                records.push(EffectRecord {
+                    unit: who.to_owned(),
+                    stat: effect.stat.clone(),
+                    old,
+                    new,
+                    value,
+                    types: effect.reactable_types.clone(),
+                });
             }
-            for status in &hit.status_effects {
-                let what = format!("the duration of {}'s status `{}`", skill.id, status.name);
-                let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, &what, events);
-                let what = format!("the tick_interval of {}'s status `{}`", skill.id, status.name);
-                let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, &what, events);
-                let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
-                if ticks == 0.0 && !status.unremovable {
+        }
+        let ctx = Perspective { records: records.as_slice(), ..ctx };
+        let skill = ctx.skill.map_or("a skill", |skill| skill.id.as_str());
+        for status in &hit.status_effects {
+            let what = format!("the duration of {skill}'s status `{}`", status.name);
+            let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, &what, events);
+            let what = format!("the tick_interval of {skill}'s status `{}`", status.name);
+            let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, &what, events);
+            let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
+            if ticks == 0.0 && !status.unremovable {
+                continue;
+            }
+            self.add_status(target, status, ticks, interval, None, events);
+        }
+        for line_move in &hit.line_moves {
+            self.push_unit(content, rng, ctx, line_move, events);
+        }
+    }
+
+    /// Reactions (seed 001 "Reactions"): each target of an action that is still standing
+    /// replies with each of its skills' reactions that an effect of the action set off (a
+    /// change to its own or the attacker's stats, or an effect type on either), when the
+    /// attacker stands in the reaction's region. Reactions do not set off reactions.
+    #[allow(clippy::too_many_arguments)] // the action's whole context
+    fn react(
+        &mut self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        attacker: &str,
+        skill: &Skill,
+        targets: &[String],
+        records: &[EffectRecord],
+        events: &mut Vec<Event>,
+    ) {
+        let mut reactors: Vec<&str> = Vec::new();
+        for target in targets {
+            if target != attacker && !reactors.contains(&target.as_str()) {
+                reactors.push(target);
+            }
+        }
+        for reactor in reactors {
+            for reacting in self.skills_of(content, reactor) {
+                let Some(reaction) = reacting.reaction.as_ref() else { continue };
+                let standing = |state: &Self, key: &str| {
+                    state.units.get(key).is_some_and(|unit| !unit.defeated)
+                        && state.stat(key, "hp").is_none_or(|hp| hp > 0.0)
+                };
+                if !standing(self, reactor) || !standing(self, attacker) {
                     continue;
                 }
-                self.add_status(target, status, ticks, interval, events);
-            }
-            for line_move in &hit.line_moves {
-                self.push_unit(content, rng, ctx, line_move, events);
+                let Some(trigger) = set_off(reaction, reactor, attacker, records) else { continue };
+                let (Some(at), Some((origin, facing))) = (
+                    self.units.get(attacker).map(|unit| unit.spot),
+                    self.units.get(reactor).map(|unit| (unit.spot, unit.facing)),
+                ) else {
+                    continue;
+                };
+                let reacted = Reacted { skill, attacker, records, trigger };
+                let ctx = Perspective {
+                    actor: Some(reactor),
+                    skill: Some(reacting),
+                    point: Some(at),
+                    reacted: Some(reacted),
+                    ..Perspective::default()
+                };
+                if !self.region_spots(content, rng, ctx, &reaction.region, origin, facing).contains(&at) {
+                    continue;
+                }
+                events.push(Event::UnitReacted {
+                    unit: reactor.to_owned(),
+                    skill: reacting.id.clone(),
+                    against: attacker.to_owned(),
+                });
+                let ctx = Perspective { target: Some(attacker), ..ctx };
+                let chosen = eval_expr(content, self, ctx, rng, &reaction.hit_type, 0);
+                let last = reaction.hit_types.len().saturating_sub(1);
+                let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
+                let Some(hit) = reaction.hit_types.get(index) else { continue };
+                events.push(Event::UnitHit {
+                    unit: attacker.to_owned(),
+                    by: reactor.to_owned(),
+                    hit: hit.label.clone(),
+                });
+                let mut own = Vec::new();
+                self.apply_hit(content, rng, Perspective { hit_type: index as f64, ..ctx }, hit, &mut own, events);
             }
         }
     }
@@ -405,17 +514,25 @@ impl TacticsState {
         }
     }
 
-    fn change_stat(&mut self, key: &str, stat: &str, op: StatOp, amount: f64, events: &mut Vec<Event>) {
+    /// Changes a stored stat; the old and new values when it was changed.
+    fn change_stat(
+        &mut self,
+        key: &str,
+        stat: &str,
+        op: StatOp,
+        amount: f64,
+        events: &mut Vec<Event>,
+    ) -> Option<(f64, f64)> {
         if !self.units.contains_key(key) {
-            return;
+            return None;
         }
         let Some(old) = self.base_stat(key, stat, 0) else {
             events.push(Event::Warning(format!("{key} has no stat `{stat}` to change")));
-            return;
+            return None;
         };
         // The caller has warned, naming the formula.
         if amount.is_nan() {
-            return;
+            return None;
         }
         // A live stat changed holds the new number from now on (SRPGCK only changes constants).
         let new = limited(old, apply_op(op, old, amount), self.limits(key, stat).as_ref());
@@ -425,6 +542,7 @@ impl TacticsState {
         } else {
             events.push(Event::UnitStatChanged { unit: key.to_owned(), stat: stat.to_owned(), value: new });
         }
+        Some((old, new))
     }
 
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
@@ -566,6 +684,7 @@ impl TacticsState {
         status: &StatusEffect,
         ticks: f64,
         interval: f64,
+        worn: Option<&Id<Equipment>>,
         events: &mut Vec<Event>,
     ) -> bool {
         let Some(unit) = self.units.get_mut(key) else { return false };
@@ -584,6 +703,7 @@ impl TacticsState {
             elapsed: 0.0,
             interval,
             definition: status.clone(),
+            worn: worn.cloned(),
         });
         events.push(Event::UnitStatusAdded {
             unit: key.to_owned(),
@@ -654,7 +774,7 @@ impl TacticsState {
                         let ctx = Perspective { actor: Some(key), ..Perspective::default() };
                         let what = format!("{key}'s status tick effect on `{}`", effect.stat);
                         let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
-                        self.change_stat(key, &effect.stat, effect.op, value, events);
+                        let _ = self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
             }
@@ -687,4 +807,33 @@ impl TacticsState {
         }
         events
     }
+}
+
+/// The first effect of an action that sets a reaction off, if any: a change its triggers
+/// name to the reacting unit's stats or the attacker's, or an effect on either with one of
+/// its types.
+fn set_off<'r>(
+    reaction: &Reaction,
+    reactor: &str,
+    attacker: &str,
+    records: &'r [EffectRecord],
+) -> Option<&'r EffectRecord> {
+    records.iter().find(|record| {
+        let (stats, types) = if record.unit == reactor {
+            (&reaction.defender_stat_changes, &reaction.defender_effect_types)
+        } else if record.unit == attacker {
+            (&reaction.attacker_stat_changes, &reaction.attacker_effect_types)
+        } else {
+            return false;
+        };
+        let change = |trigger: StatChange| match trigger {
+            StatChange::Change => record.changed(crate::formula::Change::Change),
+            StatChange::Increase => record.changed(crate::formula::Change::Increase),
+            StatChange::Decrease => record.changed(crate::formula::Change::Decrease),
+            StatChange::NoChange => record.changed(crate::formula::Change::NoChange),
+            StatChange::Any => true,
+        };
+        stats.iter().any(|trigger| trigger.stat == record.stat && change(trigger.change))
+            || types.iter().any(|kind| record.types.contains(kind))
+    })
 }
