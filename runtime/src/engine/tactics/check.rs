@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::formula::ast::{Ast, AstKind};
+use crate::formula::names::{ARG_NAMES, PSEUDO_STATS};
 use crate::formula::{Lookup, Scope, lookup_text, parse};
 use crate::model::{Expr, FieldPath, Kind, Project, Region, Skill, Unit};
 
@@ -40,33 +41,6 @@ struct Where<'a> {
     /// A spot (`arg.*`) is there.
     point: bool,
 }
-
-/// Names a unit answers without declaring them.
-const PSEUDO_STATS: [&str; 8] =
-    ["position.x", "position.y", "position.z", "size.x", "size.y", "size.z", "isMounted", "isMounting"];
-
-/// The `arg.*` names (`spec/srpgck.md` §c.6).
-const ARGS: [&str; 19] = [
-    "arg.distance",
-    "arg.distance.xy",
-    "arg.mdistance",
-    "arg.mdistance.xy",
-    "arg.dx",
-    "arg.dy",
-    "arg.dz",
-    "arg.x",
-    "arg.y",
-    "arg.z",
-    "arg.pos.x",
-    "arg.pos.y",
-    "arg.pos.z",
-    "arg.sameTeam",
-    "arg.otherTeam",
-    "arg.isAlly",
-    "arg.isEnemy",
-    "arg.angle.xy",
-    "arg.currentHitType",
-];
 
 /// The lookups a formula reads for their value (not inside `exists` or `lookup(…, default)`,
 /// which have a fallback), with where each starts.
@@ -134,7 +108,7 @@ impl<'a> Checker<'a> {
             Acc::Target(_) if !at.target => Some(format!("`{text}` reads NaN: {} has no target (`t`)", at.what)),
             Acc::Skill(name) | Acc::Arg(name) if name.starts_with("arg.") => {
                 // `arg.tile.*` is the aimed spot's terrain (its properties are checked as names).
-                if !ARGS.contains(&name.as_str()) && !name.starts_with("arg.tile.") {
+                if !ARG_NAMES.contains(&name.as_str()) && !name.starts_with("arg.tile.") {
                     Some(format!("`{text}` reads NaN: there is no `{name}` (the `arg.*` names are in FORMAT.md §12)"))
                 } else if !at.point {
                     Some(format!("`{text}` reads NaN: {} has no spot aimed at (`arg.*`)", at.what))
