@@ -234,6 +234,19 @@ fn equipment_grants_its_skills_and_statuses_while_it_is_worn() {
 }
 
 #[test]
+fn set_up_can_put_on_a_status_only_equipment_grants() {
+    // `warded` comes only with the mail: set-up finds it there and gives b its +2 def.
+    let mut session = Session::new(field(), 1).unwrap();
+    let before = stat(&session, "b", "def");
+    session
+        .run_script("expect unit b status warded none\nset unit b status warded 3\nexpect unit b status warded ticks 3")
+        .unwrap();
+    assert_eq!(stat(&session, "b", "def"), before + 2.0);
+    let error = session.run_script("set unit b status frozen 2").unwrap_err();
+    assert!(error.message.contains("no skill or item puts on a status `frozen` (statuses: warded)"), "{error}");
+}
+
+#[test]
 fn the_status_notes_say_a_worn_status_lasts_while_its_equipment_is_worn() {
     let session = Session::new(field(), 1).unwrap();
     assert_eq!(session.tactics().unwrap().status_notes("a"), vec!["warded (def +2; while mail is worn)".to_owned()]);

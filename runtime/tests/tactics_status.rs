@@ -266,7 +266,7 @@ fn poison_can_defeat_a_unit_between_turns_and_end_the_battle() {
 fn status_set_up_lines_say_why_not() {
     let mut session = Session::new(field(vec![status("dazed", "c.def * 2")]), 1).unwrap();
     for (line, why) in [
-        ("set unit b status frozen", "no skill puts on a status `frozen` (statuses: dazed)"),
+        ("set unit b status frozen", "no skill or item puts on a status `frozen` (statuses: dazed)"),
         ("set unit b status dazed", "the duration of `dazed` is the formula `c.def * 2`: give the ticks"),
         ("set unit b status dazed 0", "a status lasts at least 1 tick"),
         ("set unit b status dazed off", "b has no status `dazed`"),

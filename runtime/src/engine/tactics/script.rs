@@ -16,27 +16,27 @@ fn number<T: std::str::FromStr>(word: Option<&str>, what: &str) -> Result<T, Str
     word.parse().map_err(|_| format!("`{word}` is not a valid {what}"))
 }
 
-/// The first status named `name` a skill puts on (skills in id order, hit types in order).
-fn status_definition<'c>(content: &'c Content, name: &str) -> Option<&'c StatusEffect> {
-    content
+/// Every status a skill puts on or an item grants: skills in id order (hit types in order),
+/// then equipment in id order, so set-up can name a status only equipment gives.
+fn status_definitions(content: &Content) -> impl Iterator<Item = &StatusEffect> {
+    let from_skills = content
         .project
         .skills
         .iter()
         .flat_map(|skill| skill.hit_types.iter())
-        .flat_map(|hit| hit.status_effects.iter())
-        .find(|status| status.name == name)
+        .flat_map(|hit| hit.status_effects.iter());
+    from_skills.chain(content.project.equipment.iter().flat_map(|item| item.status_effects.iter()))
 }
 
-/// Every status name a skill puts on, sorted.
+/// The first status named `name` (see [`status_definitions`] for the order).
+fn status_definition<'c>(content: &'c Content, name: &str) -> Option<&'c StatusEffect> {
+    status_definitions(content).find(|status| status.name == name)
+}
+
+/// Every status name a skill puts on or an item grants, sorted.
 fn status_names(content: &Content) -> Vec<String> {
-    let names: std::collections::BTreeSet<String> = content
-        .project
-        .skills
-        .iter()
-        .flat_map(|skill| skill.hit_types.iter())
-        .flat_map(|hit| hit.status_effects.iter())
-        .map(|status| status.name.clone())
-        .collect();
+    let names: std::collections::BTreeSet<String> =
+        status_definitions(content).map(|status| status.name.clone()).collect();
     names.into_iter().collect()
 }
 
@@ -425,7 +425,7 @@ impl Session {
         } else {
             let definition = status_definition(&content, status).ok_or_else(|| {
                 let known = status_names(&content);
-                format!("no skill puts on a status `{status}` (statuses: {})", known.join(", "))
+                format!("no skill or item puts on a status `{status}` (statuses: {})", known.join(", "))
             })?;
             let ticks = match ticks {
                 Some(word) => parse_finite(word)?,
