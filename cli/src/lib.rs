@@ -561,7 +561,7 @@ fn play_json(
                 json!({
                     "key": key, "unit": unit.unit, "team": unit.team, "defeated": unit.defeated,
                     "at": [unit.spot.cell_x, unit.spot.cell_y, unit.spot.level], "facing": unit.facing,
-                    "stats": stats, "statuses": statuses,
+                    "stats": stats, "statuses": statuses, "equipment": unit.equipment,
                 })
             })
             .collect();
@@ -662,13 +662,22 @@ fn write_battle(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "battle on {} at scheduler tick {}: turn {turn}, winner {winner}", battle.map(), battle.tick)?;
     for (key, unit) in battle.units() {
         let stat = |name: &str| battle.stat(key, name).map_or_else(|| "-".to_owned(), |value| show_value(value, None));
-        let statuses: Vec<String> =
-            unit.statuses.iter().map(|status| format!("{} ({} ticks)", status.name, status.remaining)).collect();
+        let statuses: Vec<String> = unit
+            .statuses
+            .iter()
+            .map(|status| match &status.worn {
+                // A worn status does not count down: say what it comes with instead.
+                Some(item) => format!("{} (while {item} is worn)", status.name),
+                None => format!("{} ({} ticks)", status.name, status.remaining),
+            })
+            .collect();
         let (x, y, z) = (unit.spot.cell_x, unit.spot.cell_y, unit.spot.level);
         let state = if unit.defeated { " defeated" } else { "" };
+        let equipment: Vec<&str> = unit.equipment.iter().map(|item| item.as_str()).collect();
+        let wields = if equipment.is_empty() { String::new() } else { format!(", wields {}", equipment.join(", ")) };
         writeln!(
             out,
-            "  unit {key} ({}) at {x} {y} {z}{state}: hp {}, ct {} [{}]",
+            "  unit {key} ({}) at {x} {y} {z}{state}: hp {}, ct {} [{}]{wields}",
             unit.team,
             stat("hp"),
             stat("ct"),

@@ -449,6 +449,7 @@ fn play_runs_the_skirmish_battle_with_unit_queries() {
     assert!(out.contains("team.blue.alive = 1"), "{out}");
     assert!(out.contains("winner blue"), "{out}");
     assert!(out.contains("unit hexer (red) at 0 2 1 defeated"), "{out}");
+    assert!(out.contains("unit knight (blue) at 0 3 1: hp 24, ct 60 [], wields longsword, kite_shield"), "{out}");
 
     // An impossible move says why and what was possible.
     let dir = tempfile::tempdir().unwrap();
