@@ -754,6 +754,6 @@ fn why_not_a_skill_says_whose_turn_it_is_and_where_it_cannot_aim() {
     session.run_script("move raider 5 3 1\nuse raider shoot 5 0 1").unwrap();
     let again = session.explain(&skill("raider", "shoot", None)).unwrap();
     assert_eq!(again[0].text, "raider already used a skill this turn");
-    let walk = session.explain(&Subject::Move { unit: "raider".to_owned(), at: (1, 1, 1) }).unwrap();
+    let walk = session.explain(&Subject::Move { unit: "raider".to_owned(), at: (1, 1, 1), via: Vec::new() }).unwrap();
     assert_eq!(walk[0].text, "raider already moved this turn");
 }

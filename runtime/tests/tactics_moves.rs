@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use actforge_runtime::engine::{Choice, Event, Session};
+use actforge_runtime::engine::{Choice, Event, Session, Subject};
 use actforge_runtime::model::{
     Column, Expr, Id, InterveningSpace, Placement, Project, Region, RegionShape, Skill, SkillKind, Tile, TileMap, Unit,
 };
@@ -243,4 +243,23 @@ fn a_waypointed_move_follows_its_waypoints_within_the_radius() {
     assert!(refused.contains("the end (2, 2, 1) is out of reach from (0, 3, 1) (3 cells spent)"), "{refused}");
     let refused = moved(vec![[4, 4, 1]]).unwrap_err().to_string();
     assert!(refused.contains("waypoint 1 (4, 4, 1) is out of reach"), "{refused}");
+}
+
+#[test]
+fn why_not_a_waypointed_move_names_the_leg_that_is_out_of_reach() {
+    let scene = Scene::flat(5, 5, (0, 0));
+    let session = scene.session(region(InterveningSpace::Path, "4"));
+    let subject = session.parse_subject("move:a:2,2,1:via:0,3,1").unwrap();
+    let via = vec![(0, 3, 1)];
+    assert_eq!(subject, Subject::Move { unit: "a".to_owned(), at: (2, 2, 1), via });
+    let why = session.explain(&subject).unwrap();
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert_eq!(
+        why[0].to_string(),
+        "move of a to (2, 2, 1) via (0, 3, 1): with probe, the end (2, 2, 1) is out of reach from (0, 3, 1) (3 cells spent)"
+    );
+    // Through (0, 2, 1) the same end is in reach: nothing to explain.
+    assert!(session.explain(&session.parse_subject("move:a:2,2,1:via:0,2,1").unwrap()).unwrap().is_empty());
+    let error = session.parse_subject("move:a:2,2,1:over:0,2,1").unwrap_err();
+    assert!(error.contains("only `:via:X,Y,Z` waypoints follow"), "{error}");
 }

@@ -142,9 +142,11 @@ fn team_points_diminish_each_activation_and_limit_walking() {
     let mut session = Session::new(field(scheduler, "0"), 1).unwrap();
     session.run_script("expect round blue\nexpect points 2\npick a2\nexpect points 1\nexpect ap 4").unwrap();
     // 4 points reach 4 cells, not the walk's 5.
-    let why = session.explain(&Subject::Move { unit: "a2".to_owned(), at: (6, 1, 1) }).unwrap();
+    let why = session.explain(&Subject::Move { unit: "a2".to_owned(), at: (6, 1, 1), via: Vec::new() }).unwrap();
     assert_eq!(why[0].text, "a2 has 4 action points left, 1 a cell: not enough to walk there", "{why:?}");
-    assert!(session.explain(&Subject::Move { unit: "a2".to_owned(), at: (5, 1, 1) }).unwrap().is_empty());
+    assert!(
+        session.explain(&Subject::Move { unit: "a2".to_owned(), at: (5, 1, 1), via: Vec::new() }).unwrap().is_empty()
+    );
     // Walking again while points last: 2 cells, then 2 more, then no more.
     session.run_script("move a2 3 1\nexpect ap 2\nmove a2 5 1\nexpect ap 0").unwrap();
     assert!(!session.choices().iter().any(|choice| matches!(choice, Choice::MoveUnit { .. })));

@@ -306,7 +306,7 @@ fn why_not_names_the_statuses_that_change_the_units_stats() {
     }];
     let mut session = Session::new(project, 1).unwrap();
     session.run_script("set unit a status mired").unwrap();
-    let why = session.explain(&Subject::Move { unit: "a".to_owned(), at: (4, 1, 1) }).unwrap();
+    let why = session.explain(&Subject::Move { unit: "a".to_owned(), at: (4, 1, 1), via: Vec::new() }).unwrap();
     assert!(
         why[0].text.contains("its statuses: mired (move -2, hp -1 every 5 ticks; 20 ticks left)"),
         "{}",

@@ -314,7 +314,8 @@ fn why_not_names_refused_terrain_and_the_maps_move_costs() {
     let plan = ["..w..", "..m..", "....."];
     let dry = Region { no_enter_tags: vec!["water".to_owned()], ..walk("2") };
     let scene = session(project(&plan, (0, 1), (4, 2), dry));
-    let why = |at| format!("{:?}", scene.explain(&Subject::Move { unit: "a".to_owned(), at }).unwrap());
+    let why =
+        |at| format!("{:?}", scene.explain(&Subject::Move { unit: "a".to_owned(), at, via: Vec::new() }).unwrap());
     let water = why((2, 0, 1));
     assert!(water.contains("its terrain is refused by the move skill: `water` (walk)"), "{water}");
     let beyond = why((3, 1, 1));

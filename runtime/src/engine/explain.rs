@@ -55,12 +55,14 @@ pub enum Subject {
         /// The spot `(x, y, z)` to aim at.
         at: Option<(u16, u16, u16)>,
     },
-    /// A tactics unit's walk to a standing spot `(x, y, z)`.
+    /// A tactics unit's walk to a standing spot `(x, y, z)`, through waypoints in order.
     Move {
         /// The unit's key.
         unit: String,
         /// The spot.
         at: (u16, u16, u16),
+        /// The spots the move passes through first (`move … via`); empty: any route.
+        via: Vec<(u16, u16, u16)>,
     },
     /// A tactics unit picked for a turn by its team (team-round schedulers).
     Pick {
@@ -136,14 +138,14 @@ impl Session {
             Subject::Node(node) => self.explain_node(node),
             Subject::Synthesis { a, b } => self.explain_synthesis(a, b),
             Subject::Skill { unit, skill, at } => self.explain_skill(unit, skill, *at),
-            Subject::Move { unit, at } => self.explain_move(unit, *at),
+            Subject::Move { unit, at, via } => self.explain_move(unit, *at, via),
             Subject::Pick { unit } => self.explain_pick(unit),
             Subject::Ability { card, option } => self.explain_ability(card, *option),
         }
     }
 
     /// Reads `--explain` words (FORMAT.md §7): `ACT`, `act:ACT`, `option:CARD:OPTION`,
-    /// `node:NODE`, `synthesis:A:B`, `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z`, `pick:UNIT`,
+    /// `node:NODE`, `synthesis:A:B`, `skill:UNIT:SKILL[:X,Y,Z]`, `move:UNIT:X,Y,Z[:via:X,Y,Z]…`, `pick:UNIT`,
     /// `ability:CARD[:OPTION]`, `slot:CARD:TOKEN[:PLACE]`.
     pub fn parse_subject(&self, text: &str) -> Result<Subject, String> {
         let words: Vec<&str> = text.split(':').collect();
@@ -168,7 +170,16 @@ impl Session {
             ["skill", unit, skill, at] => {
                 Ok(Subject::Skill { unit: (*unit).to_owned(), skill: (*skill).to_owned(), at: Some(spot(at)?) })
             }
-            ["move", unit, at] => Ok(Subject::Move { unit: (*unit).to_owned(), at: spot(at)? }),
+            ["move", unit, at, rest @ ..] => {
+                let mut via = Vec::new();
+                for pair in rest.chunks(2) {
+                    match pair {
+                        ["via", waypoint] => via.push(spot(waypoint)?),
+                        _ => return Err(format!("`{text}`: after the spot, only `:via:X,Y,Z` waypoints follow")),
+                    }
+                }
+                Ok(Subject::Move { unit: (*unit).to_owned(), at: spot(at)?, via })
+            }
             ["pick", unit] => Ok(Subject::Pick { unit: (*unit).to_owned() }),
             ["ability", card] => Ok(Subject::Ability { card: (*card).to_owned(), option: 0 }),
             ["ability", card, option] => {
@@ -182,7 +193,7 @@ impl Session {
             }
             _ => Err(format!(
                 "`{text}` is not a subject (ACT, option:CARD:OPTION, node:NODE, synthesis:A:B, skill:UNIT:SKILL[:X,Y,Z], \
-                 move:UNIT:X,Y,Z, pick:UNIT, ability:CARD[:OPTION], slot:CARD:TOKEN[:PLACE])"
+                 move:UNIT:X,Y,Z[:via:X,Y,Z]…, pick:UNIT, ability:CARD[:OPTION], slot:CARD:TOKEN[:PLACE])"
             )),
         }
     }

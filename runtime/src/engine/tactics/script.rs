@@ -705,14 +705,28 @@ impl Session {
     }
 
     /// Why `unit` cannot walk to `at` now.
-    pub(crate) fn explain_move(&self, unit: &str, (x, y, z): (u16, u16, u16)) -> Result<Vec<Reason>, String> {
-        let item = format!("move of {unit} to ({x}, {y}, {z})");
+    pub(crate) fn explain_move(
+        &self,
+        unit: &str,
+        (x, y, z): (u16, u16, u16),
+        via: &[(u16, u16, u16)],
+    ) -> Result<Vec<Reason>, String> {
+        let through: Vec<String> = via.iter().map(|(x, y, z)| format!(" via ({x}, {y}, {z})")).collect();
+        let item = format!("move of {unit} to ({x}, {y}, {z}){}", through.concat());
         let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
         let moved = |turn: &super::Turn| turn.moved && battle.action_points.is_none();
         if let Some(why) = Self::turn_refusal(battle, unit, moved, "already moved this turn")? {
             return Ok(vec![Reason::new(item, why)]);
         }
         let mut rng = self.rng.clone();
+        if !via.is_empty() {
+            // The same route search `move … via` runs: its refusal names the leg that fails.
+            let via: Vec<Spot> = via.iter().map(|&(x, y, z)| Spot::new(x, y, z)).collect();
+            return Ok(match battle.waypoint_route(&self.content, &mut rng, unit, &via, Spot::new(x, y, z)) {
+                Ok(_) => Vec::new(),
+                Err(why) => vec![Reason::new(item, Self::with_statuses(battle, unit, why))],
+            });
+        }
         let spots = battle.reachable(&self.content, &mut rng, unit);
         if spots.contains_key(&Spot::new(x, y, z)) {
             return Ok(Vec::new());
