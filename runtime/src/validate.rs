@@ -1072,6 +1072,41 @@ fn check_campaign(
             checks.warning(root.clone().field("kind_rules"), format!("no node has the kind `{kind}`"));
         }
     }
+    check_card_cycle(map, checks);
+}
+
+/// The card cycle: deck and play names, the draw phase, and parts that do nothing.
+fn check_card_cycle(map: &NodeMap, checks: &mut Checks<'_>) {
+    let cards = &map.cards;
+    let root = FieldPath::root().field("cards");
+    let mut seen = BTreeSet::new();
+    for (at, deck) in cards.decks.iter().enumerate() {
+        let path = root.clone().field("decks").index(at);
+        names(checks, path.clone().field("id"), &deck.id, "deck", &mut seen);
+        if deck.cards.is_empty() {
+            checks.warning(path.field("cards"), "the deck has no cards: drawing from it draws nothing");
+        }
+    }
+    if let Some(phase) = &cards.draw_phase
+        && !map.phases.iter().any(|known| known.name == *phase)
+    {
+        let known: Vec<&str> = map.phases.iter().map(|known| known.name.as_str()).collect();
+        let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+        checks.error(root.clone().field("draw_phase"), format!("the map has no phase `{phase}` (its phases: {known})"));
+    }
+    let mut played = BTreeSet::new();
+    for (at, play) in cards.plays.iter().enumerate() {
+        if !played.insert(play.card.as_str()) {
+            checks.error(
+                root.clone().field("plays").index(at).field("card"),
+                format!("`{}` is played by an earlier entry: one entry per card", play.card),
+            );
+        }
+    }
+    let draws = !cards.hand_limit.is_zero() || !cards.extra_draw_cost.is_zero();
+    if cards.decks.is_empty() && draws {
+        checks.warning(root.field("decks"), "the card cycle has no decks: nothing is drawn");
+    }
 }
 
 /// A cycle in the graph, as the list of nodes along it (first repeated at the end).

@@ -202,6 +202,27 @@ pub enum Choice {
         /// The second input.
         b: CardId,
     },
+    /// Campaign: play a card of the hand, upright or reversed (its cost paid, its rules run).
+    PlayCard {
+        /// The card.
+        card: CardId,
+        /// Play a reversed copy.
+        reversed: bool,
+    },
+    /// Campaign: discard a card of the hand (back to its deck at the end of the day).
+    DiscardCard {
+        /// The card.
+        card: CardId,
+        /// Discard a reversed copy.
+        reversed: bool,
+    },
+    /// Campaign: draw one more card during the draw phase, for the extra-draw cost.
+    DrawCard,
+    /// Campaign: draw from another deck from now on (during the draw phase).
+    UseDeck {
+        /// The deck's id.
+        deck: String,
+    },
 }
 
 /// Hashes named numbers (stats, meters) by their bits: `f64` is not `Hash`, and equal runs
@@ -661,6 +682,41 @@ pub enum Event {
         chance: String,
         /// Whether it succeeded (the result joined the hand).
         success: bool,
+    },
+    /// Campaign: a card was drawn into the hand.
+    CardDrawn {
+        /// The card.
+        card: CardId,
+        /// It came reversed.
+        reversed: bool,
+        /// The deck it came from.
+        deck: String,
+    },
+    /// Campaign: a card of the hand was played (its rules run next) and went to the discard pile.
+    CardPlayed {
+        /// The card.
+        card: CardId,
+        /// It was played reversed.
+        reversed: bool,
+        /// What it cost, in words.
+        cost: String,
+    },
+    /// Campaign: a draw found the deck's pile empty; part of the discard pile was shuffled in.
+    PileReshuffled {
+        /// The deck.
+        deck: String,
+        /// How many cards went back.
+        cards: u32,
+    },
+    /// Campaign: a card was discarded from the hand.
+    CardDiscarded {
+        /// The card.
+        card: CardId,
+    },
+    /// Campaign: at the end of the day the cards discarded from the hand went back to the decks.
+    DiscardsReturned {
+        /// How many cards went back (cards of no deck leave the game).
+        cards: u32,
     },
     /// Campaign: the most probable candidate of a synthesis failed; the insight stat gained a point.
     InsightGained {

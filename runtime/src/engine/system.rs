@@ -64,7 +64,13 @@ impl System {
             | Choice::PickUnit { .. }
             | Choice::EndRound { .. } => Self::Tactics,
             Choice::PlayOption { .. } | Choice::EndTurn => Self::Turns,
-            Choice::MoveToNode { .. } | Choice::EndPhase | Choice::Synthesize { .. } => Self::Campaign,
+            Choice::MoveToNode { .. }
+            | Choice::EndPhase
+            | Choice::Synthesize { .. }
+            | Choice::PlayCard { .. }
+            | Choice::DiscardCard { .. }
+            | Choice::DrawCard
+            | Choice::UseDeck { .. } => Self::Campaign,
         }
     }
 

@@ -140,6 +140,14 @@ pub enum CampaignCount {
     Syntheses,
     /// `campaign.failures`: syntheses that failed.
     Failures,
+    /// `campaign.draw_pile`: cards left in the pile of the deck drawn from.
+    DrawPile,
+    /// `campaign.discard`: cards on the discard pile.
+    Discard,
+    /// `campaign.reversed`: reversed cards in the hand.
+    Reversed,
+    /// `campaign.off_era`: 1 while the deck drawn from is not the current era's.
+    OffEra,
 }
 
 /// What `node.ID.WHAT` reads.
@@ -250,6 +258,10 @@ impl GameName {
                 "hand" => CampaignCount::Hand,
                 "syntheses" => CampaignCount::Syntheses,
                 "failures" => CampaignCount::Failures,
+                "draw_pile" => CampaignCount::DrawPile,
+                "discard" => CampaignCount::Discard,
+                "reversed" => CampaignCount::Reversed,
+                "off_era" => CampaignCount::OffEra,
                 _ => return None,
             })
         };

@@ -161,6 +161,10 @@ pub struct NodeMap {
     /// Campaign: the grade of the end state is the first whose formula is non-zero.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub grades: Vec<Grade>,
+    /// Campaign: the card cycle (decks, the draw, playing cards, the discard pile).
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub cards: CardCycle,
 }
 impl_walk!(NodeMap {
     nodes,
@@ -178,7 +182,8 @@ impl_walk!(NodeMap {
     synthesis_b,
     win,
     lose,
-    grades
+    grades,
+    cards
 });
 
 /// A phase of a campaign day (dawn, noon, dusk…).
@@ -229,3 +234,115 @@ pub struct Grade {
     pub when: Expr,
 }
 impl_walk!(Grade { when });
+
+/// The campaign's card cycle (`spec/era-synthesis.md` §5; FORMAT.md §14 "Cards"): decks drawn up
+/// to a hand limit at the start of the draw phase, cards played for a cost with upright or
+/// reversed effects, and a discard pile that goes back to the decks at the end of each day.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct CardCycle {
+    /// The decks; the first whose `eras` lists the current era is the era's deck.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decks: Vec<CampaignDeck>,
+    /// The phase whose start draws the hand up to `hand_limit` (none: the first phase). No card
+    /// is played in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_phase: Option<String>,
+    /// How many cards the draw fills the hand to (a formula, read at each draw).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub hand_limit: Expr,
+    /// What one more card costs during the draw phase, paid from the map's `cost_stat` (0: no
+    /// extra draws).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub extra_draw_cost: Expr,
+    /// The chance (0 to 1) that a drawn card comes reversed.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub reversed_chance: Expr,
+    /// Rules run at each draw from a deck whose `eras` does not list the current era.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off_era: Vec<RuleId>,
+    /// Rules run when a draw finds the deck's pile empty, before part of the discard pile
+    /// (the cards played) is shuffled back into it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_empty: Vec<RuleId>,
+    /// The share (0 to 1) of the discard pile shuffled back into an empty pile.
+    pub reshuffle_share: Expr,
+    /// The phase in which the player may discard cards from the hand (none: any phase but the
+    /// draw phase); they go back to their deck at the end of the day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discard_phase: Option<String>,
+    /// A card discarded from the hand with this aspect goes back to the bottom of its deck
+    /// (others: the top).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottom_aspect: Option<AspectId>,
+    /// What playing each card costs and does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plays: Vec<CardPlay>,
+}
+impl_walk!(CardCycle {
+    decks,
+    hand_limit,
+    extra_draw_cost,
+    reversed_chance,
+    off_era,
+    on_empty,
+    reshuffle_share,
+    bottom_aspect,
+    plays
+});
+
+impl Default for CardCycle {
+    fn default() -> Self {
+        Self {
+            decks: Vec::new(),
+            draw_phase: None,
+            hand_limit: Expr::default(),
+            extra_draw_cost: Expr::default(),
+            reversed_chance: Expr::default(),
+            off_era: Vec::new(),
+            on_empty: Vec::new(),
+            reshuffle_share: Expr::new("0.5"),
+            discard_phase: None,
+            bottom_aspect: None,
+            plays: Vec::new(),
+        }
+    }
+}
+
+/// A deck of the card cycle: its cards in order, and the eras it belongs to.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct CampaignDeck {
+    /// Name, a slug unique within the map.
+    pub id: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The cards, in the order they are drawn (a card may be listed several times).
+    pub cards: Vec<CardId>,
+    /// The eras this deck belongs to (empty: every era; drawing it is never off-era).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<Id<Era>>,
+    /// The cycle starts at a random third of the deck (0, 1/3 or 2/3 in), as in the seed.
+    #[serde(skip_serializing_if = "is_default")]
+    pub start_at_third: bool,
+}
+impl_walk!(CampaignDeck { cards, eras });
+
+/// What playing a card of the hand costs and does, upright or reversed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct CardPlay {
+    /// The card.
+    pub card: CardId,
+    /// What playing it costs, paid from the map's `cost_stat`.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub cost: Expr,
+    /// Rules run when it is played upright.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub upright: Vec<RuleId>,
+    /// Rules run when it is played reversed (none: the upright rules).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reversed: Vec<RuleId>,
+}
+impl_walk!(CardPlay { card, cost, upright, reversed });

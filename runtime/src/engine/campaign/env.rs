@@ -97,6 +97,18 @@ impl CampaignEnv<'_> {
                 CampaignCount::Hand => state.hand.len() as f64,
                 CampaignCount::Syntheses => f64::from(state.syntheses),
                 CampaignCount::Failures => f64::from(state.failures),
+                CampaignCount::DrawPile => {
+                    state.deck.as_ref().and_then(|deck| state.piles.get(deck)).map_or(0, Vec::len) as f64
+                }
+                CampaignCount::Discard => state.discard.len() as f64,
+                CampaignCount::Reversed => state.reversed.values().map(|count| f64::from(*count)).sum(),
+                CampaignCount::OffEra => {
+                    let deck =
+                        state.deck.as_ref().and_then(|id| self.map.cards.decks.iter().find(|deck| deck.id == *id));
+                    flag(deck.is_some_and(|deck| {
+                        !deck.eras.is_empty() && state.era.as_ref().is_none_or(|era| !deck.eras.contains(era))
+                    }))
+                }
             },
             GameName::EraTurn => f64::from(state.era_day),
             GameName::Era(id) => flag(state.era.as_ref() == Some(id)),

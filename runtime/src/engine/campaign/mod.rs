@@ -11,6 +11,7 @@
 //! outcome. Stored stats are the
 //! turns system's when the project also plays turns (one set of values), else the campaign's.
 
+mod cards;
 mod env;
 mod rules;
 mod script;
@@ -77,6 +78,16 @@ pub struct CampaignState {
     pub retaken: u32,
     /// The cards the player holds, in the order they came.
     pub hand: Vec<CardId>,
+    /// How many of the hand's copies of each card are reversed (card cycle).
+    pub reversed: BTreeMap<CardId, u32>,
+    /// Each deck's draw pile, top first (card cycle; deck id → cards).
+    pub piles: BTreeMap<String, Vec<CardId>>,
+    /// The discard pile: cards played and synthesis inputs, oldest first (card cycle).
+    pub discard: Vec<CardId>,
+    /// Cards discarded from the hand today: back to their decks at the end of the day.
+    pub returning: Vec<CardId>,
+    /// The deck the draw takes from (card cycle).
+    pub deck: Option<String>,
     /// Syntheses triggered.
     pub syntheses: u32,
     /// Syntheses that failed.
@@ -102,6 +113,11 @@ impl Hash for CampaignState {
         self.moves.hash(state);
         self.retaken.hash(state);
         self.hand.hash(state);
+        self.reversed.hash(state);
+        self.piles.hash(state);
+        self.discard.hash(state);
+        self.returning.hash(state);
+        self.deck.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
         crate::engine::hash_values(&self.meters, state);

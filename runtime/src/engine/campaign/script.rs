@@ -20,6 +20,18 @@ impl Session {
             (Choice::Synthesize { a, b }, Some(_)) => self
                 .campaign_look(|step| step.synthesis_cost(a, b).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
+            (Choice::PlayCard { card, reversed }, Some(_)) => self
+                .campaign_look(|step| step.play_cost(card, *reversed).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::DiscardCard { card, reversed }, Some(_)) => self
+                .campaign_look(|step| step.discard_choice(card, *reversed).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::DrawCard, Some(_)) => self
+                .campaign_look(|step| step.extra_draw_cost().err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::UseDeck { deck }, Some(_)) => self
+                .campaign_look(|step| step.deck_choice(deck).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
             _ => "the phase cannot end now".to_owned(),
         }
     }
@@ -29,6 +41,12 @@ impl Session {
         match choice {
             Choice::MoveToNode { node } => format!("go {node}"),
             Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
+            Choice::PlayCard { card, reversed: false } => format!("play {card}"),
+            Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
+            Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
+            Choice::DiscardCard { card, reversed: true } => format!("discard {card} reversed"),
+            Choice::DrawCard => "draw".to_owned(),
+            Choice::UseDeck { deck } => format!("use-deck {deck}"),
             _ => "end-phase".to_owned(),
         }
     }
@@ -55,7 +73,7 @@ impl Session {
             "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
             "phase" => same("the phase", campaign.phase_name(map), args.trim()),
             // Boards have `expect hand BOARD …` too: a map without cards leaves the word to them.
-            "hand" if map.synthesis.is_some() || !map.hand.is_empty() => {
+            "hand" if map.synthesis.is_some() || !map.hand.is_empty() || !map.cards.decks.is_empty() => {
                 let mut want: Vec<&str> = args.split_whitespace().collect();
                 let mut have: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
                 want.sort_unstable();
@@ -112,6 +130,27 @@ impl Session {
                 (Some(a), Some(b)) => Ok(Line::Choose(Choice::Synthesize { a: Id::new(a), b: Id::new(b) })),
                 _ => Err(format!("usage: {command} A B")),
             },
+            "play" => match (words.next(), words.next(), words.next()) {
+                (Some(card), None, None) => Ok(Line::Choose(Choice::PlayCard { card: Id::new(card), reversed: false })),
+                (Some(card), Some("reversed"), None) => {
+                    Ok(Line::Choose(Choice::PlayCard { card: Id::new(card), reversed: true }))
+                }
+                _ => Err("usage: play CARD [reversed]".to_owned()),
+            },
+            "discard" => match (words.next(), words.next(), words.next()) {
+                (Some(card), None, None) => {
+                    Ok(Line::Choose(Choice::DiscardCard { card: Id::new(card), reversed: false }))
+                }
+                (Some(card), Some("reversed"), None) => {
+                    Ok(Line::Choose(Choice::DiscardCard { card: Id::new(card), reversed: true }))
+                }
+                _ => Err("usage: discard CARD [reversed]".to_owned()),
+            },
+            "draw" => Ok(Line::Choose(Choice::DrawCard)),
+            "use-deck" => words
+                .next()
+                .map(|deck| Line::Choose(Choice::UseDeck { deck: deck.to_owned() }))
+                .ok_or_else(|| "usage: use-deck DECK".to_owned()),
             "jump" => match words.next() {
                 Some(node) => self.jump_to_node(node).map(|()| Line::Done(String::new())),
                 None => Err("usage: jump NODE".to_owned()),

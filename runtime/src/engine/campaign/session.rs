@@ -44,6 +44,11 @@ impl Session {
             moves: 0,
             retaken: 0,
             hand: map.hand.clone(),
+            reversed: BTreeMap::new(),
+            piles: BTreeMap::new(),
+            discard: Vec::new(),
+            returning: Vec::new(),
+            deck: None,
             syntheses: 0,
             failures: 0,
             meters: BTreeMap::new(),
@@ -57,6 +62,7 @@ impl Session {
             if let Some(era) = step.state.era.clone() {
                 step.events.push(Event::EraStarted { era });
             }
+            step.start_cards();
             step.begin_phase(true);
         });
     }
@@ -174,6 +180,28 @@ impl Session {
                         }
                     }
                 }
+                for card in &kinds {
+                    for reversed in [false, true] {
+                        if step.play_cost(card, reversed).is_ok() {
+                            choices.push(Choice::PlayCard { card: card.clone(), reversed });
+                        }
+                    }
+                }
+                for card in &kinds {
+                    for reversed in [false, true] {
+                        if step.discard_choice(card, reversed).is_ok() {
+                            choices.push(Choice::DiscardCard { card: card.clone(), reversed });
+                        }
+                    }
+                }
+                if step.extra_draw_cost().is_ok() {
+                    choices.push(Choice::DrawCard);
+                }
+                for deck in &map.cards.decks {
+                    if step.deck_choice(&deck.id).is_ok() {
+                        choices.push(Choice::UseDeck { deck: deck.id.clone() });
+                    }
+                }
                 choices
             })
             .unwrap_or_default();
@@ -209,6 +237,36 @@ impl Session {
                     true
                 }
                 Err(_) => false,
+            }),
+            Choice::PlayCard { card, reversed } => {
+                self.campaign_step(&mut events, |step| match step.play_cost(card, *reversed) {
+                    Ok(cost) => {
+                        step.play(card, *reversed, cost);
+                        true
+                    }
+                    Err(_) => false,
+                })
+            }
+            Choice::DiscardCard { card, reversed } => self.campaign_step(&mut events, |step| {
+                let possible = step.discard_choice(card, *reversed).is_ok();
+                if possible {
+                    step.discard_from_hand(card, *reversed);
+                }
+                possible
+            }),
+            Choice::DrawCard => self.campaign_step(&mut events, |step| match step.extra_draw_cost() {
+                Ok(cost) => {
+                    step.draw_extra(cost);
+                    true
+                }
+                Err(_) => false,
+            }),
+            Choice::UseDeck { deck } => self.campaign_step(&mut events, |step| {
+                let possible = step.deck_choice(deck).is_ok();
+                if possible {
+                    step.state.deck = Some(deck.clone());
+                }
+                possible
             }),
             _ => None,
         };
@@ -274,8 +332,25 @@ impl Session {
         )];
         let captured: Vec<&str> = campaign.captured.iter().map(Id::as_str).collect();
         lines.push(format!("  captured: {}", captured.join(" ")));
-        let hand: Vec<&str> = campaign.hand.iter().map(Id::as_str).collect();
-        lines.push(format!("  hand: {}", hand.join(" ")));
+        lines.push(format!("  hand: {}", hand_words(campaign).join(" ")));
+        if !map.cards.decks.is_empty() {
+            let piles: Vec<String> = map
+                .cards
+                .decks
+                .iter()
+                .map(|deck| {
+                    let left = campaign.piles.get(&deck.id).map_or(0, Vec::len);
+                    let chosen = if campaign.deck.as_deref() == Some(deck.id.as_str()) { " (drawn from)" } else { "" };
+                    format!("{} {left}{chosen}", deck.id)
+                })
+                .collect();
+            lines.push(format!(
+                "  decks: {}; discard pile: {}; discarded today: {}",
+                piles.join(", "),
+                campaign.discard.len(),
+                campaign.returning.len()
+            ));
+        }
         for patrol in &map.patrols {
             let at = campaign.patrol_node(map, &patrol.id).map_or("?", |node| node.as_str());
             lines.push(format!("  patrol {} at {at}", patrol.id));
@@ -291,4 +366,24 @@ impl Session {
         }
         lines
     }
+}
+
+/// The hand in words: each card, `CARD (reversed)` for its reversed copies.
+pub(crate) fn hand_words(campaign: &super::CampaignState) -> Vec<String> {
+    let mut flipped = campaign.reversed.clone();
+    // The last copies of a card are shown reversed: which copy is which does not matter.
+    let mut words: Vec<String> = campaign
+        .hand
+        .iter()
+        .rev()
+        .map(|card| match flipped.get_mut(card).filter(|count| **count > 0) {
+            Some(count) => {
+                *count = count.saturating_sub(1);
+                format!("{card} (reversed)")
+            }
+            None => card.to_string(),
+        })
+        .collect();
+    words.reverse();
+    words
 }

@@ -166,7 +166,7 @@ impl Step<'_> {
     }
 
     /// `cost` when it is a number ≥ 0 that `cost_stat` can pay within its credit limit.
-    fn affordable(&mut self, cost: f64) -> Result<f64, Refusal> {
+    pub(super) fn affordable(&mut self, cost: f64) -> Result<f64, Refusal> {
         if !cost.is_finite() || cost < 0.0 {
             return Err(Refusal::BadCost);
         }
@@ -180,7 +180,7 @@ impl Step<'_> {
     }
 
     /// Pays `cost` from `cost_stat` (thresholds fire).
-    fn pay(&mut self, cost: f64) {
+    pub(super) fn pay(&mut self, cost: f64) {
         let content = self.content;
         if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
             && cost != 0.0
@@ -256,8 +256,8 @@ impl Step<'_> {
         let success = unit(self.rng) * 100.0 < chosen.success;
         self.pay(cost);
         for input in [a, b] {
-            if let Some(at) = self.state.hand.iter().position(|held| held == input) {
-                self.state.hand.remove(at);
+            if self.take_from_hand(input, false) {
+                self.discard(input.clone());
             }
         }
         self.state.syntheses = self.state.syntheses.saturating_add(1);
@@ -370,6 +370,7 @@ impl Step<'_> {
         if self.ended() {
             return;
         }
+        self.return_discards();
         self.state.day = self.state.day.saturating_add(1);
         self.state.era_day = self.state.era_day.saturating_add(1);
         self.state.phase = 0;
@@ -383,6 +384,7 @@ impl Step<'_> {
                 self.state.era = Some(next.clone());
                 self.state.era_day = 1;
                 self.events.push(Event::EraStarted { era: next });
+                self.era_changed();
             }
         }
         self.begin_phase(true);
@@ -398,6 +400,10 @@ impl Step<'_> {
         }
         if let Some(phase) = map.phases.get(self.state.phase) {
             self.run_rules(&phase.rules);
+        }
+        // After the rules: a dawn rule that grants flow raises a hand limit that reads it.
+        if self.in_draw_phase() && !self.ended() {
+            self.draw_up();
         }
     }
 
@@ -443,6 +449,14 @@ pub(super) enum Refusal {
     NoSynthesis,
     NotInHand,
     WrongInputs,
+    NotPlayable,
+    DrawPhase,
+    NotDrawPhase,
+    NoExtraDraws,
+    NothingToDraw,
+    NoDeck,
+    SameDeck,
+    NotDiscardPhase,
 }
 
 impl Refusal {
@@ -456,6 +470,14 @@ impl Refusal {
             Self::NoSynthesis => "the map has no synthesis",
             Self::NotInHand => "the hand does not hold those cards",
             Self::WrongInputs => "those cards cannot be the synthesis's inputs (A first, then B)",
+            Self::NotPlayable => "the card cycle says nothing about playing that card (no `plays` entry)",
+            Self::DrawPhase => "no card is played during the draw phase",
+            Self::NotDrawPhase => "that is only possible during the draw phase",
+            Self::NoExtraDraws => "the card cycle has no extra draws (`extra_draw_cost` is 0)",
+            Self::NothingToDraw => "the deck's pile and the discard pile are empty",
+            Self::NoDeck => "the card cycle has no such deck",
+            Self::SameDeck => "the draw already takes from that deck",
+            Self::NotDiscardPhase => "cards are discarded from the hand only in the card cycle's discard phase",
         }
     }
 }

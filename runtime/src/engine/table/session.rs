@@ -89,7 +89,11 @@ impl Session {
             | Choice::EndTurn
             | Choice::MoveToNode { .. }
             | Choice::EndPhase
-            | Choice::Synthesize { .. } => {}
+            | Choice::Synthesize { .. }
+            | Choice::PlayCard { .. }
+            | Choice::DiscardCard { .. }
+            | Choice::DrawCard
+            | Choice::UseDeck { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;

@@ -134,7 +134,8 @@ impl Session {
     /// `set stat STAT VALUE`.
     pub(crate) fn turns_command(&mut self, command: &str, rest: &str) -> Option<Result<Line, String>> {
         match command {
-            "play" => Some(self.play_choice(rest).map(Line::Choose)),
+            // A campaign without turns plays its cards with `play` too (FORMAT.md §14).
+            "play" if self.turns.is_some() || self.campaign.is_none() => Some(self.play_choice(rest).map(Line::Choose)),
             "end-turn" => Some(Ok(Line::Choose(Choice::EndTurn))),
             "set" if rest.split_whitespace().next() == Some("stat") => {
                 Some(self.set_stat_line(rest).map(|()| Line::Done(String::new())))
