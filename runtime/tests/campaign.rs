@@ -74,8 +74,11 @@ fn the_campaign_starts_at_home_at_dawn_of_the_first_era() {
     assert_eq!(query(&session, "node.sanctum.here + node.sanctum.captured + campaign.captured"), 3.0);
     // Dawn income (+3 flow, +2 compute) and the totem's favour (+1 flow) ran at the start.
     assert_eq!((query(&session, "flow"), query(&session, "compute")), (14.0, 8.0));
-    // Dawn has no moves.
-    assert_eq!(session.choices(), vec![Choice::EndPhase]);
+    // Dawn has no moves: only the card cycle's extra draw and deck choice.
+    assert_eq!(
+        session.choices(),
+        vec![Choice::DrawCard, Choice::UseDeck { deck: "relics".to_owned() }, Choice::EndPhase]
+    );
 }
 
 #[test]

@@ -29,6 +29,7 @@ fn project(root: &Path, cycle_extra: &str) -> Session {
     write(root, "stats/flow.ron", r#"(id: "flow", value: Stored(10), min: Some("0"))"#);
     write(root, "stats/score.ron", r#"(id: "score", value: Stored(0))"#);
     write(root, "stats/flip.ron", r#"(id: "flip", value: Stored(0))"#);
+    write(root, "stats/gold.ron", r#"(id: "gold", value: Stored(5), min: Some("0"))"#);
     write(root, "aspects/sinks.ron", r#"(id: "sinks")"#);
     for card in ["a1", "a2", "a3", "x"] {
         write(root, &format!("cards/{card}.ron"), &format!(r#"(id: "{card}")"#));
@@ -203,4 +204,14 @@ fn check_reports_an_unknown_draw_phase_and_twice_named_decks_and_plays() {
     assert!(has("cards.decks[1].id: two decks are called `main`"), "{problems:#?}");
     assert!(has("Warning cards.decks[1].cards: the deck has no cards"), "{problems:#?}");
     assert!(has("cards.plays[2].card: `a1` is played by an earlier entry"), "{problems:#?}");
+}
+
+#[test]
+fn the_cycle_may_pay_from_its_own_meter() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = project(dir.path(), r#"cost_stat: Some("gold"),"#);
+    // Draws and plays pay gold; flow (the map's path meter) stays at 10.
+    run(&mut session, "draw\nend-phase\nplay a1\nexpect meter gold == 1\nexpect meter flow == 10");
+    let error = session.run_script("set meter gold 0\nplay a2").unwrap_err();
+    assert!(error.message.contains("credit limit"), "{error}");
 }

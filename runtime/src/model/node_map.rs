@@ -251,8 +251,10 @@ pub struct CardCycle {
     /// How many cards the draw fills the hand to (a formula, read at each draw).
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub hand_limit: Expr,
-    /// What one more card costs during the draw phase, paid from the map's `cost_stat` (0: no
-    /// extra draws).
+    /// The meter card plays and extra draws are paid from (none: the map's `cost_stat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_stat: Option<Id<Stat>>,
+    /// What one more card costs during the draw phase (0: no extra draws).
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub extra_draw_cost: Expr,
     /// The chance (0 to 1) that a drawn card comes reversed.
@@ -282,6 +284,7 @@ pub struct CardCycle {
 impl_walk!(CardCycle {
     decks,
     hand_limit,
+    cost_stat,
     extra_draw_cost,
     reversed_chance,
     off_era,
@@ -297,6 +300,7 @@ impl Default for CardCycle {
             decks: Vec::new(),
             draw_phase: None,
             hand_limit: Expr::default(),
+            cost_stat: None,
             extra_draw_cost: Expr::default(),
             reversed_chance: Expr::default(),
             off_era: Vec::new(),
@@ -335,7 +339,7 @@ impl_walk!(CampaignDeck { cards, eras });
 pub struct CardPlay {
     /// The card.
     pub card: CardId,
-    /// What playing it costs, paid from the map's `cost_stat`.
+    /// What playing it costs, paid from the cycle's `cost_stat`.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub cost: Expr,
     /// Rules run when it is played upright.

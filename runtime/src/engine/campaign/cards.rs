@@ -6,7 +6,7 @@
 
 use rand_core::Rng as _;
 
-use crate::model::{CampaignDeck, CardId, CardPlay, FragmentRef};
+use crate::model::{CampaignDeck, CardId, CardPlay, FragmentRef, Id, NodeMap, Stat};
 
 use super::env::unit;
 use super::step::{Refusal, Step};
@@ -16,7 +16,13 @@ use crate::number::show_value;
 /// Most cards one draw takes, however large the hand limit (a content typo must not stall).
 const MAX_DRAW: usize = 200;
 
-impl Step<'_> {
+impl<'a> Step<'a> {
+    /// The meter card plays and extra draws are paid from: the cycle's, else the map's.
+    fn card_cost_stat(&self) -> Option<&'a Id<Stat>> {
+        let map: &'a NodeMap = self.map;
+        map.cards.cost_stat.as_ref().or(map.cost_stat.as_ref())
+    }
+
     /// The deck of the current era: the first whose `eras` lists it, else one for every era.
     fn era_deck(&self) -> Option<&CampaignDeck> {
         let decks = &self.map.cards.decks;
@@ -179,13 +185,13 @@ impl Step<'_> {
             return Err(Refusal::NotInHand);
         }
         let cost = self.value(&play.cost);
-        self.affordable(cost)
+        self.affordable_from(self.card_cost_stat(), cost)
     }
 
     /// Plays a card: pays, takes it from the hand to the discard pile, runs its rules.
     pub(super) fn play(&mut self, card: &CardId, reversed: bool, cost: f64) {
         let Some(play) = self.map.cards.plays.iter().find(|play| play.card == *card) else { return };
-        self.pay(cost);
+        self.pay_from(self.card_cost_stat(), cost);
         self.take_from_hand(card, reversed);
         self.discard(card.clone());
         self.events.push(Event::CardPlayed { card: card.clone(), reversed, cost: show_value(cost, None) });
@@ -207,12 +213,12 @@ impl Step<'_> {
             return Err(Refusal::NothingToDraw);
         }
         let cost = self.value(&cards.extra_draw_cost);
-        self.affordable(cost)
+        self.affordable_from(self.card_cost_stat(), cost)
     }
 
     /// Pays for and draws one more card.
     pub(super) fn draw_extra(&mut self, cost: f64) {
-        self.pay(cost);
+        self.pay_from(self.card_cost_stat(), cost);
         self.draw(1);
     }
 

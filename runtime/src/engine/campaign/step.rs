@@ -167,10 +167,15 @@ impl Step<'_> {
 
     /// `cost` when it is a number ≥ 0 that `cost_stat` can pay within its credit limit.
     pub(super) fn affordable(&mut self, cost: f64) -> Result<f64, Refusal> {
+        self.affordable_from(self.map.cost_stat.as_ref(), cost)
+    }
+
+    /// `cost` when it is a number ≥ 0 that `stat` (none: free) can pay within its credit limit.
+    pub(super) fn affordable_from(&mut self, stat: Option<&Id<Stat>>, cost: f64) -> Result<f64, Refusal> {
         if !cost.is_finite() || cost < 0.0 {
             return Err(Refusal::BadCost);
         }
-        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| self.content.project.stats.get(id.as_str())) {
+        if let Some(stat) = stat.and_then(|id| self.content.project.stats.get(id.as_str())) {
             let floor = self.floor_of(stat);
             if self.stat_value(&stat.id) - cost < floor - 1e-9 {
                 return Err(Refusal::Credit);
@@ -181,8 +186,13 @@ impl Step<'_> {
 
     /// Pays `cost` from `cost_stat` (thresholds fire).
     pub(super) fn pay(&mut self, cost: f64) {
+        self.pay_from(self.map.cost_stat.as_ref(), cost);
+    }
+
+    /// Pays `cost` from `stat` (none: free; thresholds fire).
+    pub(super) fn pay_from(&mut self, stat: Option<&Id<Stat>>, cost: f64) {
         let content = self.content;
-        if let Some(stat) = self.map.cost_stat.as_ref().and_then(|id| content.project.stats.get(id.as_str()))
+        if let Some(stat) = stat.and_then(|id| content.project.stats.get(id.as_str()))
             && cost != 0.0
         {
             let current = self.stat_value(&stat.id);
