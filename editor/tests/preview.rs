@@ -330,6 +330,31 @@ fn the_campaign_hand_shows_card_labels_with_their_ids_on_hover() {
 }
 
 #[test]
+fn the_campaign_preview_draws_from_another_deck_and_plays_the_card_drawn() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 1600.0]);
+    harness.get_by_label_contains("Roots (A and B cards): 6 left (drawn from)");
+    harness.get_by_label_contains("Discard pile: 0");
+    harness.get_by_label("use-deck relics").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Relics (C cards): 4 left (drawn from)");
+    harness.get_by_label("draw").click();
+    harness.run_steps(3);
+    // The bastion joins the hand, reversed (the preview's seed); at dawn it cannot be played.
+    harness.get_by_label_contains("Bastion (reversed)");
+    assert_eq!(harness.query_all_by_label_contains("play bastion").count(), 0);
+    harness.get_by_label("end-phase").click();
+    harness.run_steps(3);
+    // Reversed, the bastion crumbles: the balance bar tips by 3.
+    assert_eq!(harness.query_all_by_label("play bastion").count(), 0);
+    harness.get_by_label("play bastion reversed").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Discard pile: 1");
+    let session = harness.state().preview().game.session().unwrap();
+    assert_eq!(session.campaign_stat("balance"), Some(47.0));
+    assert!(!session.campaign().unwrap().hand.iter().any(|card| card.as_str() == "bastion"));
+}
+
+#[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");

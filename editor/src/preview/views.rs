@@ -375,11 +375,27 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
     let Some(campaign) = session.campaign() else { return };
     if !campaign.hand.is_empty() {
         let cards = &session.content().project.cards;
+        // The last copies of a card are drawn reversed: which copy is which does not matter.
+        let mut upright_left: BTreeMap<&str, usize> = BTreeMap::new();
+        for id in &campaign.hand {
+            *upright_left.entry(id.as_str()).or_insert(0) += 1;
+        }
+        for (id, flipped) in &campaign.reversed {
+            if let Some(count) = upright_left.get_mut(id.as_str()) {
+                *count = count.saturating_sub(*flipped as usize);
+            }
+        }
         ui.horizontal_wrapped(|ui| {
             ui.label(format!("{} Hand", icon::CARDS));
             for id in &campaign.hand {
                 let definition = cards.get(id.as_str());
-                let label = name_of(cards, id.as_str());
+                let upright = upright_left.get_mut(id.as_str()).is_some_and(|left| {
+                    let upright = *left > 0;
+                    *left = left.saturating_sub(1);
+                    upright
+                });
+                let name = name_of(cards, id.as_str());
+                let label = if upright { name } else { format!("{} {name} (reversed)", icon::ARROWS_DOWN_UP) };
                 let fill = definition.map_or(kind_colour(Kind::Card), |definition| colour32(definition.colour));
                 let description = definition.map_or("", |definition| definition.description.as_str());
                 // One widget (not a frame around a label), so the row knows its width and wraps
@@ -392,11 +408,20 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             }
         });
     }
+    piles_ui(ui, session, campaign);
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
-            if matches!(choice, Choice::EndPhase | Choice::Synthesize { .. } | Choice::MoveToNode { .. })
-                && ui.button(session.describe_choice(choice)).clicked()
-            {
+            let campaign_choice = matches!(
+                choice,
+                Choice::EndPhase
+                    | Choice::Synthesize { .. }
+                    | Choice::MoveToNode { .. }
+                    | Choice::PlayCard { .. }
+                    | Choice::DiscardCard { .. }
+                    | Choice::DrawCard
+                    | Choice::UseDeck { .. }
+            );
+            if campaign_choice && ui.button(session.describe_choice(choice)).clicked() {
                 chosen.push(choice.clone());
             }
         }
@@ -417,6 +442,32 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
         );
     }
+}
+
+/// The card cycle's piles: each deck's cards left (the one drawn from marked), the discard pile
+/// and the cards discarded today.
+fn piles_ui(ui: &mut egui::Ui, session: &Session, campaign: &actforge_runtime::engine::campaign::CampaignState) {
+    let Some(map) = session.content().project.node_maps.get(campaign.map.as_str()) else { return };
+    if map.cards.decks.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        for deck in &map.cards.decks {
+            let left = campaign.piles.get(&deck.id).map_or(0, Vec::len);
+            let name = if deck.label.is_empty() { deck.id.as_str() } else { deck.label.as_str() };
+            let text = format!("{} {name}: {left} left", icon::STACK);
+            if campaign.deck.as_deref() == Some(deck.id.as_str()) {
+                ui.label(RichText::new(format!("{text} (drawn from)")).strong());
+            } else {
+                ui.label(text);
+            }
+        }
+        ui.label(format!("{} Discard pile: {}", icon::TRASH, campaign.discard.len()));
+        if !campaign.returning.is_empty() {
+            ui.label(format!("Discarded today: {}", campaign.returning.len()))
+                .on_hover_text("They go back to their decks at the end of the day");
+        }
+    });
 }
 
 // ---------------------------------------------------------------- synthesis
