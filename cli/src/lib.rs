@@ -673,7 +673,7 @@ fn write_battle(session: &Session, out: &mut dyn Write) -> std::io::Result<()> {
             .collect();
         let (x, y, z) = (unit.spot.cell_x, unit.spot.cell_y, unit.spot.level);
         let state = if unit.defeated { " defeated" } else { "" };
-        let equipment: Vec<&str> = unit.equipment.iter().map(|item| item.as_str()).collect();
+        let equipment: Vec<&str> = unit.equipment.iter().map(actforge_runtime::Id::as_str).collect();
         let wields = if equipment.is_empty() { String::new() } else { format!(", wields {}", equipment.join(", ")) };
         writeln!(
             out,
