@@ -355,6 +355,32 @@ fn the_campaign_preview_draws_from_another_deck_and_plays_the_card_drawn() {
 }
 
 #[test]
+fn the_synthesis_table_follows_what_if_meters_and_plots_the_faith_modifier() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 2000.0]);
+    harness.get_by_label_contains("Synthesis table").click();
+    harness.run_steps(3);
+    // The first A and B of the hand are picked: ember root and flame gospel make the pyre sage.
+    harness.get_by_label("pyre_sage");
+    harness.get_by_label("What if…").click();
+    harness.run_steps(3);
+    // Faith 60 in the game: M_faith = −4 + 0.175 × 20 = −0.5.
+    harness.get_by_label_contains("M_faith over faith: -0.50 at 60.0");
+    harness.get_by_label_contains("M_entropy over entropy: ");
+    // Drag the faith slider to its left end (0): M_faith = −33.
+    let slider = harness.get_by_role_and_label(egui::accesskit::Role::Slider, "Faith").rect();
+    harness.drag_at(slider.left_center() + egui::vec2(1.0, 0.0));
+    harness.run_steps(2);
+    harness.drop_at(slider.left_center() - egui::vec2(50.0, 0.0));
+    harness.run_steps(3);
+    harness.get_by_label_contains("M_faith over faith: -33.00 at 0.0");
+    // The game's faith is unchanged; going back restores the game's values.
+    assert_eq!(harness.state().preview().game.session().unwrap().campaign_stat("faith"), Some(60.0));
+    harness.get_by_label("Back to the game's values").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("M_faith over faith: -0.50 at 60.0");
+}
+
+#[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");

@@ -111,6 +111,52 @@ fn properties(card: &Card, role: &str, values: &mut BTreeMap<String, f64>) {
     }
 }
 
+/// What some formulas read, through the named formulas and computed stats they read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// Named formulas (ids), in id order.
+    pub formulas: Vec<String>,
+    /// Stats (ids), in id order.
+    pub stats: Vec<crate::model::Id<crate::model::Stat>>,
+}
+
+/// What the formula `texts` read, following named formulas and computed stats (each once).
+pub fn reads(project: &Project, texts: impl IntoIterator<Item = String>) -> Reads {
+    let mut texts: Vec<String> = texts.into_iter().collect();
+    let mut formulas = std::collections::BTreeSet::new();
+    let mut stats = std::collections::BTreeSet::new();
+    while let Some(text) = texts.pop() {
+        let Ok(ast) = crate::formula::parse(&text) else { continue };
+        ast.each_lookup(&mut |lookup| match lookup.scope {
+            crate::formula::Scope::Formula => {
+                if let Some(formula) = project.formulas.get(lookup.name.as_str())
+                    && formulas.insert(lookup.name.clone())
+                {
+                    texts.push(formula.expr.text().to_owned());
+                }
+            }
+            crate::formula::Scope::Auto => {
+                let id = lookup.name.strip_prefix("stat.").unwrap_or(&lookup.name);
+                if let Some(stat) = project.stats.get(id)
+                    && stats.insert(stat.id.clone())
+                    && !stat.value.is_stored()
+                {
+                    texts.push(stat.value.expr().text().to_owned());
+                }
+            }
+            _ => {}
+        });
+    }
+    Reads { formulas: formulas.into_iter().collect(), stats: stats.into_iter().collect() }
+}
+
+/// What the formulas of `synthesis` read (its temperature and success chance): the named
+/// formulas and the stats a what-if table varies.
+pub fn synthesis_reads(project: &Project, synthesis: &str) -> Reads {
+    let Some(synth) = project.syntheses.get(synthesis) else { return Reads::default() };
+    reads(project, [synth.temperature.text().to_owned(), synth.success_chance.text().to_owned()])
+}
+
 /// Works out the table of `synthesis` for inputs `a` and `b`. `values` gives other names the
 /// formulas read (stats, meters, `faith`…), as `actforge eval --set` does.
 pub fn probability_table(

@@ -643,3 +643,16 @@ fn why_not_a_locked_path_names_its_unlock_condition_with_the_values() {
     assert!(session.explain(&Subject::Node("ember_forge".to_owned())).unwrap().is_empty());
     assert!(session.explain(&Subject::Node("atlantis".to_owned())).is_err());
 }
+
+#[test]
+fn the_smelt_reads_faith_and_entropy_through_its_named_formulas() {
+    let project = pack();
+    let reads = actforge_runtime::synthesis::synthesis_reads(&project, "smelt");
+    let stats: Vec<&str> = reads.stats.iter().map(Id::as_str).collect();
+    assert_eq!(stats, ["entropy", "faith"]);
+    assert_eq!(reads.formulas, ["m_affinity", "m_entropy", "m_faith", "success_chance"]);
+    // M_faith alone reads faith.
+    let m_faith = actforge_runtime::synthesis::reads(&project, ["f.m_faith".to_owned()]);
+    assert_eq!(m_faith.stats.iter().map(Id::as_str).collect::<Vec<_>>(), ["faith"]);
+    assert_eq!(actforge_runtime::synthesis::synthesis_reads(&project, "nothing"), Default::default());
+}

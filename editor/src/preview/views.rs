@@ -478,6 +478,93 @@ pub struct SynthesisPick {
     synthesis: String,
     a: String,
     b: String,
+    /// Try other meter values: the table reads these instead of the game's.
+    what_if: bool,
+    /// The tried values, by stat id (a stat not here reads the game's value).
+    tried: BTreeMap<String, f64>,
+}
+
+/// The range a what-if slider spans for `stat`: its `min`/`max` when they are numbers, else
+/// 0..100, widened to hold `value`.
+fn slider_range(stat: Option<&actforge_runtime::model::Stat>, value: f64) -> (f64, f64) {
+    let bound = |expr: Option<&actforge_runtime::model::Expr>| expr.and_then(|e| e.text().trim().parse::<f64>().ok());
+    let low = bound(stat.and_then(|s| s.min.as_ref())).unwrap_or(0.0);
+    let high = bound(stat.and_then(|s| s.max.as_ref())).unwrap_or(100.0);
+    let (low, high) = (low.min(value), high.max(value));
+    if high > low { (low, high) } else { (low, low + 1.0) }
+}
+
+/// Sliders for the meters a synthesis reads (the table follows them, the game does not), and a
+/// plot of each named formula it reads over the range of the one meter that formula reads.
+fn what_if_ui(
+    ui: &mut egui::Ui,
+    project: &actforge_runtime::model::Project,
+    pick: &mut SynthesisPick,
+    values: &mut BTreeMap<String, f64>,
+) {
+    let reads = actforge_runtime::synthesis::synthesis_reads(project, &pick.synthesis);
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut pick.what_if, "What if…")
+            .on_hover_text("Try other meter values: the table follows the sliders; the game does not change");
+        if pick.what_if && ui.button("Back to the game's values").clicked() {
+            pick.tried.clear();
+        }
+    });
+    if !pick.what_if {
+        return;
+    }
+    if reads.stats.is_empty() {
+        ui.label(RichText::new("The synthesis's formulas read no meter.").weak());
+        return;
+    }
+    egui::Grid::new("preview_what_if").show(ui, |ui| {
+        for id in &reads.stats {
+            let stat = project.stats.get(id.as_str());
+            let game = values.get(id.as_str()).copied().unwrap_or(0.0);
+            let value = pick.tried.entry(id.to_string()).or_insert(game);
+            let (low, high) = slider_range(stat, *value);
+            let name = stat
+                .map_or_else(|| id.to_string(), |s| if s.label.is_empty() { id.to_string() } else { s.label.clone() });
+            let label = ui.label(name);
+            ui.add(egui::Slider::new(value, low..=high)).labelled_by(label.id);
+            ui.label(RichText::new(format!("game: {game:.1}")).weak());
+            ui.end_row();
+        }
+    });
+    for (id, value) in &pick.tried {
+        values.insert(id.clone(), *value);
+    }
+    for formula in &reads.formulas {
+        let own = actforge_runtime::synthesis::reads(project, [format!("f.{formula}")]);
+        let [stat] = own.stats.as_slice() else { continue };
+        let Some(current) = values.get(stat.as_str()).copied() else { continue };
+        let (low, high) = slider_range(project.stats.get(stat.as_str()), current);
+        let at = |x: f64| {
+            let mut values = values.clone();
+            values.insert(stat.to_string(), x);
+            let query =
+                actforge_runtime::formula::query::Query { project: Some(project), values, ..Default::default() };
+            actforge_runtime::formula::query::evaluate(&format!("f.{formula}"), &query).unwrap_or(f64::NAN)
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let points: Vec<[f64; 2]> =
+            (0..=100).map(|step| low + (high - low) * step as f64 / 100.0).map(|x| [x, at(x)]).collect();
+        let title = project
+            .formulas
+            .get(formula.as_str())
+            .map_or(formula.as_str(), |f| if f.label.is_empty() { formula.as_str() } else { f.label.as_str() });
+        ui.label(format!("{title} over {stat}: {:.2} at {current:.1}", at(current)));
+        egui_plot::Plot::new(("preview_what_if_plot", formula.as_str()))
+            .height(110.0)
+            .allow_zoom(false)
+            .allow_drag(false)
+            .allow_scroll(false)
+            .x_axis_label(stat.as_str())
+            .show(ui, |plot| {
+                plot.line(egui_plot::Line::new(title, egui_plot::PlotPoints::from(points)));
+                plot.points(egui_plot::Points::new("now", vec![[current, at(current)]]).radius(4.0));
+            });
+    }
 }
 
 /// Pick a synthesis and two inputs; shows the runtime's probability table (candidates, softmax
@@ -498,6 +585,22 @@ pub fn synthesis_ui(ui: &mut egui::Ui, session: &Session, pick: &mut SynthesisPi
                 .map(|c| c.hand.iter().map(ToString::to_string).collect::<Vec<_>>())
                 .filter(|hand| !hand.is_empty())
                 .unwrap_or_else(|| project.cards.iter().map(|c| c.id.to_string()).collect());
+            // Start with the first inputs the campaign's map accepts, so the table shows at once.
+            if pick.a.is_empty() && pick.b.is_empty() {
+                let map = session.campaign().and_then(|c| project.node_maps.get(c.map.as_str()));
+                let fits = |card: &String, aspect: Option<&actforge_runtime::model::AspectId>| {
+                    aspect.is_none_or(|aspect| {
+                        project.cards.get(card).is_some_and(|card| {
+                            card.fragments.iter().any(|held| {
+                                matches!(&held.fragment, actforge_runtime::model::FragmentRef::Aspect(id) if id == aspect)
+                            })
+                        })
+                    })
+                };
+                let first = |aspect| cards.iter().find(|card| fits(card, aspect)).cloned().unwrap_or_default();
+                pick.a = first(map.and_then(|map| map.synthesis_a.as_ref()));
+                pick.b = first(map.and_then(|map| map.synthesis_b.as_ref()));
+            }
             ui.horizontal_wrapped(|ui| {
                 combo_ui(ui, "Synthesis", &mut pick.synthesis, project.syntheses.iter().map(|s| s.id.to_string()));
                 combo_ui(ui, "Input A", &mut pick.a, cards.iter().cloned());
@@ -507,10 +610,11 @@ pub fn synthesis_ui(ui: &mut egui::Ui, session: &Session, pick: &mut SynthesisPi
                 ui.label(RichText::new("Pick two inputs to see what they can make.").weak());
                 return;
             }
-            let values: BTreeMap<String, f64> = session
+            let mut values: BTreeMap<String, f64> = session
                 .campaign()
                 .map(|c| c.meters.iter().map(|(k, v)| (k.to_string(), *v)).collect())
                 .unwrap_or_default();
+            what_if_ui(ui, project, pick, &mut values);
             match actforge_runtime::synthesis::probability_table(project, &pick.synthesis, &pick.a, &pick.b, &values) {
                 Ok(table) => {
                     ui.label(format!(

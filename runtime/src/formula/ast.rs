@@ -346,6 +346,42 @@ impl Ast {
     pub fn new(kind: AstKind, span: Span) -> Self {
         Self { kind, span }
     }
+
+    /// Calls `visit` with every lookup of the tree, in text order.
+    pub fn each_lookup<'a>(&'a self, visit: &mut dyn FnMut(&'a Lookup)) {
+        let cases = |cases: &'a [Case], visit: &mut dyn FnMut(&'a Lookup)| {
+            for (key, value) in cases {
+                key.each_lookup(visit);
+                value.each_lookup(visit);
+            }
+        };
+        match &self.kind {
+            AstKind::Number(_) | AstKind::Bool(_) => {}
+            AstKind::Neg(inner) | AstKind::Not(inner) => inner.each_lookup(visit),
+            AstKind::Binary(_, pair) => pair.iter().for_each(|part| part.each_lookup(visit)),
+            AstKind::If(parts) => parts.iter().for_each(|part| part.each_lookup(visit)),
+            AstKind::Call(_, args) => args.iter().for_each(|arg| arg.each_lookup(visit)),
+            AstKind::Exists(lookup) | AstKind::Lookup(lookup) => visit(lookup),
+            AstKind::LookupOr(lookup, default) => {
+                visit(lookup);
+                default.each_lookup(visit);
+            }
+            AstKind::Cond(list, default) | AstKind::RandomBranch(list, default) => {
+                cases(list, visit);
+                if let Some(default) = default {
+                    default.each_lookup(visit);
+                }
+            }
+            AstKind::Switch(key, list, default) => {
+                key.each_lookup(visit);
+                cases(list, visit);
+                if let Some(default) = default {
+                    default.each_lookup(visit);
+                }
+            }
+            AstKind::Facing { cases, .. } => cases.iter().for_each(|(_, value)| value.each_lookup(visit)),
+        }
+    }
 }
 
 /// One case of `cond`, `switch` or `random {…}`: a condition, key or weight, and a value.
