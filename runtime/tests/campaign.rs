@@ -654,5 +654,8 @@ fn the_smelt_reads_faith_and_entropy_through_its_named_formulas() {
     // M_faith alone reads faith.
     let m_faith = actforge_runtime::synthesis::reads(&project, ["f.m_faith".to_owned()]);
     assert_eq!(m_faith.stats.iter().map(Id::as_str).collect::<Vec<_>>(), ["faith"]);
-    assert_eq!(actforge_runtime::synthesis::synthesis_reads(&project, "nothing"), Default::default());
+    assert_eq!(
+        actforge_runtime::synthesis::synthesis_reads(&project, "nothing"),
+        actforge_runtime::synthesis::Reads::default()
+    );
 }

@@ -546,9 +546,8 @@ fn what_if_ui(
                 actforge_runtime::formula::query::Query { project: Some(project), values, ..Default::default() };
             actforge_runtime::formula::query::evaluate(&format!("f.{formula}"), &query).unwrap_or(f64::NAN)
         };
-        #[allow(clippy::cast_precision_loss)]
         let points: Vec<[f64; 2]> =
-            (0..=100).map(|step| low + (high - low) * step as f64 / 100.0).map(|x| [x, at(x)]).collect();
+            (0..=100).map(|step: i32| low + (high - low) * f64::from(step) / 100.0).map(|x| [x, at(x)]).collect();
         let title = project
             .formulas
             .get(formula.as_str())
