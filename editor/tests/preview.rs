@@ -381,6 +381,17 @@ fn the_synthesis_table_follows_what_if_meters_and_plots_the_faith_modifier() {
 }
 
 #[test]
+fn a_named_formula_shows_its_value_in_the_running_preview() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 1200.0]);
+    harness.get_by_label_contains("Formulas (").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains("M_faith · m_faith").click();
+    harness.run_steps(3);
+    // Faith is 60 at the start: M_faith = −4 + 0.175 × (60 − 40).
+    harness.get_by_label("= -0.5 in the preview now");
+}
+
+#[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");

@@ -960,6 +960,13 @@ impl Form<'_> {
     fn live_values_ui(&mut self, ui: &mut egui::Ui, path: &[String], text: &str, session: &Session) {
         let key = path_text(path);
         let mut on = self.state.live_values.contains(&key);
+        // The value now, without opening the trace: a designer tuning a formula watches it.
+        if let Ok(now) = session.query(text) {
+            ui.label(
+                RichText::new(format!("= {} in the preview now", actforge_runtime::number::show_value(now, None)))
+                    .weak(),
+            );
+        }
         let toggle = ui.toggle_value(&mut on, format!("{} values in the preview", icon::EYE)).on_hover_text(
             "Show this formula's parts with their values in the running preview (read over the whole game)",
         );
