@@ -659,3 +659,16 @@ fn the_smelt_reads_faith_and_entropy_through_its_named_formulas() {
         actforge_runtime::synthesis::Reads::default()
     );
 }
+
+#[test]
+fn terrain_affixes_are_read_by_formulas_and_hallowed_ground_keeps_doubt_away() {
+    let mut session = session();
+    assert_eq!(query(&session, "node.whisper_market.affix.hidden_from_patrols + node.old_shrine.affix.hallowed"), 2.0);
+    assert_eq!(query(&session, "node.current.affix.hallowed"), 0.0);
+    // At the shrine at dusk, seen by nobody or not, doubt does not come: faith stays 70.
+    run(&mut session, "end-phase\ngo old_shrine\nexpect node.current.affix.hallowed\nexpect meter faith == 70");
+    run(&mut session, "end-phase\nexpect meter faith == 70");
+    // An affix no node carries is a check error, as a typo.
+    let error = session.query("node.current.affix.halowed").unwrap_err();
+    assert!(error.contains("node affix"), "{error}");
+}

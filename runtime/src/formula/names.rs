@@ -89,6 +89,8 @@ pub enum GameName {
     Node(Id<MapNode>, NodeRead),
     /// `node.current.PROPERTY`: a property of the player's node.
     CurrentNodeProperty(String),
+    /// `node.current.affix.NAME`: 1 when the player's node carries the affix.
+    CurrentNodeAffix(String),
     /// `dice.last`.
     DiceLast,
     /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.score`, `synth.share`: a synthesis's
@@ -163,6 +165,8 @@ pub enum NodeRead {
     Patrolled,
     /// `spent`: a forge was used.
     Spent,
+    /// `affix.NAME`: 1 when the node carries the affix.
+    Affix(String),
     /// Any other word: a node property.
     Property(String),
 }
@@ -284,6 +288,8 @@ impl GameName {
             ["self", property] => Self::SelfProperty((*property).to_owned()),
             ["era", id] => Self::Era(Id::new(*id)),
             ["node", "current", property] => Self::CurrentNodeProperty((*property).to_owned()),
+            ["node", "current", "affix", affix] => Self::CurrentNodeAffix((*affix).to_owned()),
+            ["node", id, "affix", affix] => Self::Node(Id::new(*id), NodeRead::Affix((*affix).to_owned())),
             ["node", id, what] => {
                 let read = match *what {
                     "visited" => NodeRead::Visited,
@@ -353,6 +359,7 @@ impl GameName {
                 | Self::Campaign(_)
                 | Self::Node(..)
                 | Self::CurrentNodeProperty(_)
+                | Self::CurrentNodeAffix(_)
         )
     }
 }
@@ -376,6 +383,7 @@ pub struct ProjectNames {
     eras: BTreeSet<String>,
     nodes: BTreeSet<String>,
     node_properties: BTreeSet<String>,
+    node_affixes: BTreeSet<String>,
     phases: BTreeSet<String>,
     boards: BTreeSet<String>,
     board_vars: BTreeSet<String>,
@@ -412,6 +420,7 @@ impl ProjectNames {
             for node in &map.nodes {
                 names.nodes.insert(node.id.as_str().to_owned());
                 names.node_properties.extend(node.properties.keys().cloned());
+                names.node_affixes.extend(node.affixes.iter().cloned());
             }
             names.phases.extend(map.phases.iter().map(|phase| phase.name.clone()));
         }
@@ -543,6 +552,11 @@ impl ProjectNames {
             GameName::SelfProperty(property) => in_set(&self.card_properties, &property, "card property"),
             GameName::Era(id) => in_set(&self.eras, id.as_str(), "era"),
             GameName::CurrentNodeProperty(property) => in_set(&self.node_properties, &property, "node property"),
+            GameName::CurrentNodeAffix(affix) => in_set(&self.node_affixes, &affix, "node affix"),
+            GameName::Node(id, NodeRead::Affix(affix)) => match in_set(&self.nodes, id.as_str(), "node") {
+                NameCheck::Known => in_set(&self.node_affixes, &affix, "node affix"),
+                other => other,
+            },
             GameName::Node(id, NodeRead::Property(property)) => match in_set(&self.nodes, id.as_str(), "node") {
                 NameCheck::Known => in_set(&self.node_properties, &property, "node property"),
                 other => other,

@@ -78,6 +78,10 @@ impl CampaignEnv<'_> {
         value.map_or(f64::NAN, |expr| self.nested(expr))
     }
 
+    fn has_affix(&self, node: &Id<MapNode>, affix: &str) -> bool {
+        self.map.nodes.iter().find(|n| n.id == *node).is_some_and(|n| n.affixes.iter().any(|known| known == affix))
+    }
+
     /// The value of a campaign name; none for a name the campaign does not read.
     fn read(&mut self, name: &GameName) -> Option<f64> {
         let state = self.state;
@@ -122,11 +126,13 @@ impl CampaignEnv<'_> {
                 }
                 NodeRead::Spent => flag(state.spent.contains(node)),
                 NodeRead::Property(property) => self.property(node, property),
+                NodeRead::Affix(affix) => flag(self.has_affix(node, affix)),
             },
             GameName::CurrentNodeProperty(property) => {
                 let node = state.node.clone();
                 self.property(&node, property)
             }
+            GameName::CurrentNodeAffix(affix) => flag(self.has_affix(&state.node, affix)),
             _ => return None,
         })
     }
