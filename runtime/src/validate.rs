@@ -1059,13 +1059,18 @@ fn check_campaign(
             );
         }
     }
-    if let Some(stat) = map.cost_stat.as_ref().and_then(|id| checks.project.stats.get(id.as_str()))
-        && !stat.value.is_stored()
-    {
-        checks.error(
-            root.clone().field("cost_stat"),
-            format!("the stat `{}` is computed; costs are paid from a stored stat", stat.id),
-        );
+    let paid_from = [
+        ("cost_stat", map.cost_stat.as_ref()),
+        ("synthesis_cost_stat", map.synthesis_cost_stat.as_ref()),
+        ("cards.cost_stat", map.cards.cost_stat.as_ref()),
+    ];
+    for (field, stat) in paid_from {
+        if let Some(stat) = stat.and_then(|id| checks.project.stats.get(id.as_str()))
+            && !stat.value.is_stored()
+        {
+            let path = field.split('.').fold(root.clone(), |path, part| path.field(part));
+            checks.error(path, format!("the stat `{}` is computed; costs are paid from a stored stat", stat.id));
+        }
     }
     for kind in map.kind_rules.keys() {
         if !map.nodes.iter().any(|node| matches!(&node.kind, crate::model::NodeKind::Custom(name) if name == kind)) {

@@ -672,3 +672,26 @@ fn terrain_affixes_are_read_by_formulas_and_hallowed_ground_keeps_doubt_away() {
     let error = session.query("node.current.affix.halowed").unwrap_err();
     assert!(error.contains("node affix"), "{error}");
 }
+
+#[test]
+fn a_synthesis_may_be_paid_from_its_own_meter() {
+    let mut project = pack();
+    project.node_maps.get_mut("shattered_frontier").unwrap().synthesis_cost_stat = Some(Id::new("flow"));
+    let mut session = Session::new(project.clone(), 3).unwrap();
+    // At noon of day 1: the smelt costs 3 flow (14 → 11); compute stays at 8.
+    run(
+        &mut session,
+        "end-phase\nsynthesize ember_root flame_gospel\nexpect meter flow == 11\nexpect meter compute == 8",
+    );
+    // A computed meter cannot pay.
+    project.node_maps.get_mut("shattered_frontier").unwrap().synthesis_cost_stat = Some(Id::new("compute_cap"));
+    project.stats.get_mut("compute_cap").unwrap().value =
+        actforge_runtime::model::StatValue::Computed(actforge_runtime::model::Expr::new("10"));
+    let problems = validate(&project, &actforge_runtime::project::Sources::memory(), None);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.message.contains("the stat `compute_cap` is computed; costs are paid from a stored stat")),
+        "{problems:?}"
+    );
+}

@@ -143,9 +143,12 @@ pub struct NodeMap {
     /// Campaign: the synthesis the player may trigger with two cards of the hand.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synthesis: Option<Id<Synthesis>>,
-    /// Campaign: what triggering the synthesis costs, paid from `cost_stat`.
+    /// Campaign: what triggering the synthesis costs, paid from `synthesis_cost_stat`.
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub synthesis_cost: Expr,
+    /// Campaign: the meter the synthesis is paid from (none: `cost_stat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis_cost_stat: Option<Id<Stat>>,
     /// Campaign: the aspect a card needs to be the synthesis's first input (A); none: any card.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synthesis_a: Option<AspectId>,
@@ -178,6 +181,7 @@ impl_walk!(NodeMap {
     hand,
     synthesis,
     synthesis_cost,
+    synthesis_cost_stat,
     synthesis_a,
     synthesis_b,
     win,

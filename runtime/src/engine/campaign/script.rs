@@ -1,6 +1,6 @@
 //! The campaign's playtest lines and expectations (FORMAT.md §14).
 
-use crate::model::{Id, StatValue};
+use crate::model::{Id, Stat, StatValue};
 
 use super::Refusal;
 use crate::engine::explain::Reason;
@@ -231,7 +231,7 @@ impl Session {
             Err(Refusal::Credit) => {
                 let edge = step.map.edges.iter().find(|edge| edge.from == step.state.node && edge.to == to);
                 let cost = edge.map_or(f64::NAN, |edge| step.value(&edge.cost));
-                Some(Ok(credit_words(step, cost)))
+                Some(Ok(credit_words(step, step.map.cost_stat.as_ref(), cost)))
             }
             Err(refusal) => Some(Ok(refusal.words().to_owned())),
         });
@@ -264,7 +264,8 @@ impl Session {
                 Ok(_) => None,
                 Err(Refusal::Credit) => {
                     let cost = step.value(&step.map.synthesis_cost);
-                    Some(credit_words(step, cost))
+                    let map = step.map;
+                    Some(credit_words(step, map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost))
                 }
                 Err(refusal) => Some(refusal.words().to_owned()),
             })
@@ -274,8 +275,8 @@ impl Session {
 }
 
 /// "costs 5 gold: gold is 3 and may not go below 0".
-fn credit_words(step: &mut super::step::Step<'_>, cost: f64) -> String {
-    let Some(stat) = step.map.cost_stat.as_ref().and_then(|id| step.content.project.stats.get(id.as_str())) else {
+fn credit_words(step: &mut super::step::Step<'_>, stat: Option<&Id<Stat>>, cost: f64) -> String {
+    let Some(stat) = stat.and_then(|id| step.content.project.stats.get(id.as_str())) else {
         return Refusal::Credit.words().to_owned();
     };
     let have = step.stat_value(&stat.id);

@@ -226,7 +226,7 @@ impl Step<'_> {
             return Err(Refusal::WrongInputs);
         }
         let cost = self.value(&map.synthesis_cost);
-        self.affordable(cost)
+        self.affordable_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost)
     }
 
     /// Triggers the synthesis: its table from the meters' values now, a candidate drawn by
@@ -264,7 +264,7 @@ impl Step<'_> {
             .or_else(|| table.candidates.last());
         let Some(chosen) = chosen else { return };
         let success = unit(self.rng) * 100.0 < chosen.success;
-        self.pay(cost);
+        self.pay_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost);
         for input in [a, b] {
             if self.take_from_hand(input, false) {
                 self.discard(input.clone());
