@@ -1068,7 +1068,7 @@ fn check_campaign(
         if let Some(stat) = stat.and_then(|id| checks.project.stats.get(id.as_str()))
             && !stat.value.is_stored()
         {
-            let path = field.split('.').fold(root.clone(), |path, part| path.field(part));
+            let path = field.split('.').fold(root.clone(), FieldPath::field);
             checks.error(path, format!("the stat `{}` is computed; costs are paid from a stored stat", stat.id));
         }
     }
