@@ -695,3 +695,21 @@ fn a_synthesis_may_be_paid_from_its_own_meter() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn insight_summons_any_candidate_for_an_a_and_a_b() {
+    let mut session = session();
+    // No insight at the start: nothing to summon.
+    run(&mut session, "end-phase");
+    assert!(!session.choices().iter().any(|c| matches!(c, Choice::Summon { .. })));
+    let error = session.run_script("summon eruption with ember_root flame_gospel").unwrap_err();
+    assert!(error.message.contains("not enough insight"), "{error}");
+    // With 2 insight: the eruption comes outright, the inputs leave, a C card is born (+5).
+    run(&mut session, "set meter insight 2\nexpect choices include summon eruption with ember_root flame_gospel");
+    let events = run(&mut session, "summon eruption with ember_root flame_gospel\nexpect meter insight == 0");
+    assert!(events.iter().any(|e| matches!(e, Event::Summoned { result, .. } if result.as_str() == "eruption")));
+    run(&mut session, "expect hand tide_base iron_id tide_medium gear_catalyst eruption\nexpect meter balance == 55");
+    // A card of no candidate deck cannot be summoned.
+    let error = session.run_script("set meter insight 5\nsummon tide_base with tide_base tide_medium").unwrap_err();
+    assert!(error.message.contains("not a candidate of the synthesis"), "{error}");
+}

@@ -202,6 +202,16 @@ pub enum Choice {
         /// The second input.
         b: CardId,
     },
+    /// Campaign: spend insight, an A and a B of the hand to summon any candidate of the map's
+    /// synthesis outright.
+    Summon {
+        /// The first input.
+        a: CardId,
+        /// The second input.
+        b: CardId,
+        /// The candidate summoned.
+        result: CardId,
+    },
     /// Campaign: play a card of the hand, upright or reversed (its cost paid, its rules run).
     PlayCard {
         /// The card.
@@ -682,6 +692,17 @@ pub enum Event {
         chance: String,
         /// Whether it succeeded (the result joined the hand).
         success: bool,
+    },
+    /// Campaign: insight was spent to summon a candidate outright (both inputs left the hand).
+    Summoned {
+        /// The first input.
+        a: CardId,
+        /// The second input.
+        b: CardId,
+        /// The card summoned.
+        result: CardId,
+        /// The insight spent, in words.
+        cost: String,
     },
     /// Campaign: a card was drawn into the hand.
     CardDrawn {

@@ -67,6 +67,7 @@ impl System {
             Choice::MoveToNode { .. }
             | Choice::EndPhase
             | Choice::Synthesize { .. }
+            | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }
             | Choice::DrawCard

@@ -281,11 +281,25 @@ pub struct Synthesis {
     /// (insight, spec era-synthesis §1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub insight: Option<Id<Stat>>,
+    /// What summoning any candidate outright costs from the insight stat, spending an A and a B
+    /// (spec era-synthesis §1; 0: not offered).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub insight_cost: Expr,
     /// The dice check after each synthesis (a revelation, spec era-synthesis §4.5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revelation: Option<DiceCheck>,
 }
-impl_walk!(Synthesis { candidates, tags, temperature, success_chance, on_success, on_failure, insight, revelation });
+impl_walk!(Synthesis {
+    candidates,
+    tags,
+    temperature,
+    success_chance,
+    on_success,
+    on_failure,
+    insight,
+    insight_cost,
+    revelation
+});
 
 /// A dice check: roll `dice` dice of `sides` sides; a sum above `above` succeeds. When it fails
 /// and the synthesis failed too, a second roll succeeds at `retry_at_least` or more.
@@ -330,6 +344,7 @@ impl Default for Synthesis {
             on_success: Vec::new(),
             on_failure: Vec::new(),
             insight: None,
+            insight_cost: Expr::default(),
             revelation: None,
         }
     }

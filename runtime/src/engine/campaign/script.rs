@@ -20,6 +20,9 @@ impl Session {
             (Choice::Synthesize { a, b }, Some(_)) => self
                 .campaign_look(|step| step.synthesis_cost(a, b).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
+            (Choice::Summon { a, b, result }, Some(_)) => self
+                .campaign_look(|step| step.summon_cost(a, b, result).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
             (Choice::PlayCard { card, reversed }, Some(_)) => self
                 .campaign_look(|step| step.play_cost(card, *reversed).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
@@ -41,6 +44,7 @@ impl Session {
         match choice {
             Choice::MoveToNode { node } => format!("go {node}"),
             Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
+            Choice::Summon { a, b, result } => format!("summon {result} with {a} {b}"),
             Choice::PlayCard { card, reversed: false } => format!("play {card}"),
             Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
             Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
@@ -145,6 +149,12 @@ impl Session {
                     Ok(Line::Choose(Choice::DiscardCard { card: Id::new(card), reversed: true }))
                 }
                 _ => Err("usage: discard CARD [reversed]".to_owned()),
+            },
+            "summon" => match (words.next(), words.next(), words.next(), words.next(), words.next()) {
+                (Some(result), Some("with"), Some(a), Some(b), None) => {
+                    Ok(Line::Choose(Choice::Summon { a: Id::new(a), b: Id::new(b), result: Id::new(result) }))
+                }
+                _ => Err("usage: summon RESULT with A B".to_owned()),
             },
             "draw" => Ok(Line::Choose(Choice::DrawCard)),
             "use-deck" => words

@@ -180,6 +180,33 @@ impl Session {
                         }
                     }
                 }
+                let content = step.content;
+                let summoned: Vec<CardId> = map
+                    .synthesis
+                    .as_ref()
+                    .and_then(|id| content.project.syntheses.get(id.as_str()))
+                    .filter(|synthesis| !synthesis.insight_cost.is_zero())
+                    .and_then(|synthesis| synthesis.candidates.as_ref())
+                    .and_then(|deck| content.project.decks.get(deck.as_str()))
+                    .map(|deck| {
+                        let mut cards: Vec<CardId> = Vec::new();
+                        for card in &deck.fragments {
+                            if !cards.contains(card) {
+                                cards.push(card.clone());
+                            }
+                        }
+                        cards
+                    })
+                    .unwrap_or_default();
+                for a in &kinds {
+                    for b in &kinds {
+                        for result in &summoned {
+                            if step.summon_cost(a, b, result).is_ok() {
+                                choices.push(Choice::Summon { a: a.clone(), b: b.clone(), result: result.clone() });
+                            }
+                        }
+                    }
+                }
                 for card in &kinds {
                     for reversed in [false, true] {
                         if step.play_cost(card, reversed).is_ok() {
@@ -238,6 +265,15 @@ impl Session {
                 }
                 Err(_) => false,
             }),
+            Choice::Summon { a, b, result } => {
+                self.campaign_step(&mut events, |step| match step.summon_cost(a, b, result) {
+                    Ok(cost) => {
+                        step.summon(a, b, result, cost);
+                        true
+                    }
+                    Err(_) => false,
+                })
+            }
             Choice::PlayCard { card, reversed } => {
                 self.campaign_step(&mut events, |step| match step.play_cost(card, *reversed) {
                     Ok(cost) => {

@@ -312,6 +312,65 @@ impl Step<'_> {
         }
     }
 
+    /// What summoning `result` with `a` and `b` costs in insight now, or why it cannot be: the
+    /// synthesis's input rules, a candidate of its deck, enough insight.
+    pub(super) fn summon_cost(&mut self, a: &CardId, b: &CardId, result: &CardId) -> Result<f64, Refusal> {
+        let content = self.content;
+        let map = self.map;
+        let synthesis = map.synthesis.as_ref().and_then(|id| content.project.syntheses.get(id.as_str()));
+        let Some(synthesis) = synthesis.filter(|synthesis| !synthesis.insight_cost.is_zero()) else {
+            return Err(Refusal::NoSummon);
+        };
+        if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
+            return Err(Refusal::Phase);
+        }
+        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
+        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
+            return Err(Refusal::NotInHand);
+        }
+        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
+            return Err(Refusal::WrongInputs);
+        }
+        let candidates = synthesis.candidates.as_ref().and_then(|deck| content.project.decks.get(deck.as_str()));
+        if !candidates.is_some_and(|deck| deck.fragments.contains(result)) {
+            return Err(Refusal::NotACandidate);
+        }
+        let cost = self.value(&synthesis.insight_cost);
+        if !cost.is_finite() || cost < 0.0 {
+            return Err(Refusal::BadCost);
+        }
+        // Insight is never borrowed: the stat must hold the whole cost, whatever its `min`.
+        let have = synthesis.insight.as_ref().map_or(f64::NAN, |stat| self.stat_value(stat));
+        if have.is_nan() || have + 1e-9 < cost {
+            return Err(Refusal::NoInsight);
+        }
+        Ok(cost)
+    }
+
+    /// Summons `result` outright: the insight is spent, both inputs go to the discard pile, the
+    /// result joins the hand and the synthesis's `on_success` rules run (a C card is born).
+    pub(super) fn summon(&mut self, a: &CardId, b: &CardId, result: &CardId, cost: f64) {
+        let content = self.content;
+        let Some(synthesis) = self.map.synthesis.as_ref().and_then(|id| content.project.syntheses.get(id.as_str()))
+        else {
+            return;
+        };
+        self.pay_from(synthesis.insight.as_ref(), cost);
+        for input in [a, b] {
+            if self.take_from_hand(input, false) {
+                self.discard(input.clone());
+            }
+        }
+        self.state.hand.push(result.clone());
+        self.events.push(Event::Summoned {
+            a: a.clone(),
+            b: b.clone(),
+            result: result.clone(),
+            cost: show_value(cost, None),
+        });
+        self.run_rules(&synthesis.on_success);
+    }
+
     /// Rolls a dice check's dice from the session's generator; succeeds at `at_least` or more.
     fn dice_check(&mut self, check: &crate::model::DiceCheck, at_least: i64) -> bool {
         let sides = u64::from(check.sides.max(1));
@@ -467,6 +526,9 @@ pub(super) enum Refusal {
     NoDeck,
     SameDeck,
     NotDiscardPhase,
+    NoSummon,
+    NotACandidate,
+    NoInsight,
 }
 
 impl Refusal {
@@ -488,6 +550,9 @@ impl Refusal {
             Self::NoDeck => "the card cycle has no such deck",
             Self::SameDeck => "the draw already takes from that deck",
             Self::NotDiscardPhase => "cards are discarded from the hand only in the card cycle's discard phase",
+            Self::NoSummon => "the map's synthesis has no insight summon (`insight_cost` is 0)",
+            Self::NotACandidate => "that card is not a candidate of the synthesis (its `candidates` deck)",
+            Self::NoInsight => "not enough insight",
         }
     }
 }
