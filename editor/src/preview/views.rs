@@ -416,6 +416,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
                 Choice::EndPhase
                     | Choice::Synthesize { .. }
                     | Choice::MoveToNode { .. }
+                    | Choice::Summon { .. }
                     | Choice::PlayCard { .. }
                     | Choice::DiscardCard { .. }
                     | Choice::DrawCard
