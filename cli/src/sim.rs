@@ -244,6 +244,8 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("options", &dead.options),
         ("skills", &dead.skills),
         ("nodes", &dead.nodes),
+        ("eras", &dead.eras),
+        ("grades", &dead.grades),
     ] {
         if !ids.is_empty() {
             let _ = writeln!(out, "  {kind:8} {}", ids.join(", "));
@@ -350,6 +352,7 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("act_runs", &summary.act_runs),
         ("act_completions", &summary.act_completions),
         ("node_runs", &summary.node_runs),
+        ("era_runs", &summary.era_runs),
         ("option_plays", &summary.option_plays),
         ("skill_uses", &summary.skill_uses),
         ("card_runs", &summary.card_runs),
@@ -387,6 +390,8 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("dead_option", &dead.options),
         ("dead_skill", &dead.skills),
         ("dead_node", &dead.nodes),
+        ("dead_era", &dead.eras),
+        ("dead_grade", &dead.grades),
     ] {
         for id in ids {
             row(kind, id, String::new());

@@ -204,6 +204,12 @@ pub struct DeadContent {
     pub skills: Vec<String>,
     /// Nodes of the campaign's map no run stood on.
     pub nodes: Vec<String>,
+    /// Eras no campaign run reached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eras: Vec<String>,
+    /// Grades of the campaign's map no run ended with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grades: Vec<String>,
 }
 
 impl DeadContent {
@@ -214,6 +220,8 @@ impl DeadContent {
             && self.options.is_empty()
             && self.skills.is_empty()
             && self.nodes.is_empty()
+            && self.eras.is_empty()
+            && self.grades.is_empty()
     }
 }
 
@@ -288,6 +296,9 @@ pub struct Summary {
     pub skill_uses: BTreeMap<String, usize>,
     /// Runs in which the player stood on each campaign node.
     pub node_runs: BTreeMap<String, usize>,
+    /// Runs in which each era began (the first era counts).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub era_runs: BTreeMap<String, usize>,
     /// What no run reached.
     pub dead: DeadContent,
     /// Final value of each stat, score and unit stat, over the runs that have it.
@@ -325,6 +336,7 @@ struct RunRecord {
     option_plays: BTreeMap<String, usize>,
     skill_uses: BTreeMap<String, usize>,
     nodes: BTreeSet<String>,
+    eras: BTreeSet<String>,
     stats: Vec<(String, f64)>,
     /// Board cards played per `(side's board, card)`.
     board_plays: BTreeMap<(String, String), usize>,
@@ -358,11 +370,14 @@ impl RunRecord {
                 let index = options.iter().position(|known| known.label == *option).map_or(0, |at| at + 1);
                 *self.option_plays.entry(format!("{card}/{index}")).or_default() += 1;
             }
-            Event::TurnCardDrawn { card } => {
+            Event::TurnCardDrawn { card } | Event::CardDrawn { card, .. } => {
                 self.cards.insert(card.to_string());
             }
-            Event::Synthesized { a, b, result, .. } => {
+            Event::Synthesized { a, b, result, .. } | Event::Summoned { a, b, result, .. } => {
                 self.cards.extend([a, b, result].map(ToString::to_string));
+            }
+            Event::EraStarted { era } => {
+                self.eras.insert(era.to_string());
             }
             Event::UnitUsedSkill { skill, .. } | Event::UnitMoved { skill, .. } => {
                 *self.skill_uses.entry(skill.to_string()).or_default() += 1;
@@ -507,6 +522,10 @@ fn play_run(
     // A wait that would pass the budget stops where it got to, so no move runs on unbounded.
     session.set_step_limit(options.max_steps);
     let mut record = RunRecord::default();
+    // The era the run starts in began before any move.
+    if let Some(era) = session.campaign().and_then(|campaign| campaign.era.as_ref()) {
+        record.eras.insert(era.to_string());
+    }
     let mut random = RandomPolicy::new(seed ^ 0x5EED);
     if let Policy::Script(script) = &options.policy {
         let report = session.run_script(script).map_err(|error| SimError::Script {
@@ -738,6 +757,9 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
         for node in &record.nodes {
             *summary.node_runs.entry(node.clone()).or_default() += 1;
         }
+        for era in &record.eras {
+            *summary.era_runs.entry(era.clone()).or_default() += 1;
+        }
         for (act, count) in &record.act_completions {
             *summary.act_completions.entry(act.clone()).or_default() += count;
         }
@@ -836,6 +858,18 @@ fn dead_content(start: &Session, summary: &Summary) -> DeadContent {
                     .collect()
             })
             .unwrap_or_default(),
+        eras: if start.campaign().is_some() {
+            project.eras.iter().map(|era| era.id.to_string()).filter(|id| !summary.era_runs.contains_key(id)).collect()
+        } else {
+            Vec::new()
+        },
+        grades: start
+            .campaign()
+            .and_then(|campaign| project.node_maps.get(campaign.map.as_str()))
+            .map(|map| {
+                map.grades.iter().map(|grade| grade.id.clone()).filter(|id| !summary.grades.contains_key(id)).collect()
+            })
+            .unwrap_or_default(),
         skills: if start.tactics().is_some() {
             project
                 .skills
@@ -914,6 +948,7 @@ pub fn diff(before: &Summary, after: &Summary) -> Vec<Change> {
         ("option plays", |s: &Summary| &s.option_plays),
         ("card runs", |s: &Summary| &s.card_runs),
         ("node runs", |s: &Summary| &s.node_runs),
+        ("era runs", |s: &Summary| &s.era_runs),
     ] {
         for key in keys(map(before), map(after)) {
             let count = |summary: &Summary| map(summary).get(&key).copied().unwrap_or(0);

@@ -150,6 +150,13 @@ fn campaigns_report_grades_node_visits_and_unvisited_nodes() {
     let start = summary.node_runs.values().max().copied();
     assert_eq!(start, Some(40), "every run stands on the start node");
     assert!(summary.turns.min >= 1.0, "days are counted: {:?}", summary.turns);
+    // Eras and grades: each one is either reached or listed as never reached.
+    assert_eq!(summary.era_runs.get("totem"), Some(&40), "every run starts in the totem era");
+    assert_eq!(summary.era_runs.len() + summary.dead.eras.len(), content.project.eras.len());
+    assert_eq!(summary.grades.len() + summary.dead.grades.len(), map.grades.len());
+    for grade in &summary.dead.grades {
+        assert!(!summary.grades.contains_key(grade), "{grade}");
+    }
 }
 
 /// Issue 27.5: an instant act that is its own next act loops without the player; a run is cut

@@ -397,7 +397,7 @@ fn dead_ui(ui: &mut egui::Ui, summary: &Summary, project: Option<&Project>, sele
     let dead = &summary.dead;
     ui.strong(format!("{}  Never reached in {} runs", icon::SKULL, summary.runs));
     if dead.is_empty() {
-        ui.label(RichText::new("Nothing: every act, card, option, skill and node was reached.").weak());
+        ui.label(RichText::new("Nothing: every act, card, option, skill, node, era and grade was reached.").weak());
         return;
     }
     let node_map = |node: &str| {
@@ -409,12 +409,18 @@ fn dead_ui(ui: &mut egui::Ui, summary: &Summary, project: Option<&Project>, sele
                 .map(|map| map.id.to_string())
         })
     };
-    let groups: [(&str, &Vec<String>, &KeyOf); 5] = [
+    // The map whose grades they are: the project's entry node map.
+    let campaign_map = project
+        .and_then(|project| project.manifest.entry.node_map.as_ref())
+        .map(|map| ItemKey::new(Kind::NodeMap, map.as_str()));
+    let groups: [(&str, &Vec<String>, &KeyOf); 7] = [
         ("Acts", &dead.acts, &|id| Some(ItemKey::new(Kind::Act, id))),
         ("Cards", &dead.cards, &|id| Some(ItemKey::new(Kind::Card, id))),
         ("Options", &dead.options, &|id| id.split_once('/').map(|(card, _)| ItemKey::new(Kind::Card, card))),
         ("Skills", &dead.skills, &|id| Some(ItemKey::new(Kind::Skill, id))),
         ("Nodes", &dead.nodes, &|id| node_map(id).map(|map| ItemKey::new(Kind::NodeMap, map))),
+        ("Eras", &dead.eras, &|id| Some(ItemKey::new(Kind::Era, id))),
+        ("Grades never ended with", &dead.grades, &|_| campaign_map.clone()),
     ];
     for (title, ids, key_of) in groups {
         if ids.is_empty() {

@@ -107,6 +107,8 @@ fn dead_list(dead: &DeadContent) -> String {
         ("options", &dead.options),
         ("skills", &dead.skills),
         ("nodes", &dead.nodes),
+        ("eras", &dead.eras),
+        ("grades", &dead.grades),
     ];
     let parts: Vec<String> = kinds
         .iter()
