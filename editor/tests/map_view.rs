@@ -546,6 +546,22 @@ fn a_prop_gets_a_size_kept_inside_the_map() {
     assert_eq!(map.props[0].size, (2, 2, 1), "clamped to the map's edge and at least one level");
     assert!(tools::place_prop(&mut map, (2, 1, 3), "Lamp", (1, 1, 2)), "another level of the cell");
     assert_eq!(map.props.len(), 2);
+    // The view draws it as a box of that size.
+    let wagon = &map.props[0];
+    let drawn = actforge_editor::views::map::PropBox {
+        cell_x: wagon.x,
+        cell_y: wagon.y,
+        level: wagon.z,
+        size: wagon.size,
+        label: wagon.label.clone(),
+        colour: egui::Color32::BROWN,
+    };
+    let corners = actforge_editor::views::map::overlay::prop_corners(&drawn);
+    let extent = |axis: usize| {
+        let values = corners.iter().map(|c| c[axis]);
+        (values.clone().fold(f32::MAX, f32::min), values.fold(f32::MIN, f32::max))
+    };
+    assert_eq!((extent(0), extent(1), extent(2)), ((2.0, 4.0), (1.0, 3.0), (1.0, 2.0)));
 }
 
 #[test]
@@ -740,4 +756,64 @@ fn a_click_in_the_battle_preview_picks_the_deck_or_the_ground_under_it() {
     harness.drop_at(ground);
     harness.run_steps(3);
     assert_eq!(harness.state().preview().game.log(), [moves[0].0.clone()], "the lower level");
+}
+
+#[test]
+fn a_unit_with_art_stands_as_a_billboard_and_one_without_as_a_disc() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = image::RgbaImage::from_fn(8, 12, |x, _| image::Rgba([200, 40 * (x as u8 % 4), 40, 255]));
+    picture.save(dir.path().join("hero.png")).unwrap();
+    let map = flat_map(4, 4);
+    let marker = |cell_x: u16, art: Option<&str>| actforge_editor::views::map::UnitMarker {
+        cell_x,
+        cell_y: 1,
+        level: 1,
+        label: "Unit".to_owned(),
+        colour: egui::Color32::RED,
+        active: false,
+        facing_degrees: Some(0.0),
+        art: art.map(str::to_owned),
+    };
+    let overlays = Overlays { units: vec![marker(1, Some("hero.png")), marker(2, None)], ..Overlays::default() };
+    let mut state = MapViewState::default();
+    state.project_folder = Some(dir.path().to_owned());
+    let mut harness = Harness::builder().with_size([600.0, 400.0]).build_ui_state(
+        move |ui, state: &mut MapViewState| {
+            actforge_editor::views::map::map_view_ui(ui, state, &map, &overlays);
+        },
+        state,
+    );
+    // The picture is read on a worker thread: a few frames until it is a texture.
+    for _ in 0..50 {
+        harness.run_steps(1);
+        if harness.state().drawn_billboards() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(harness.state().drawn_billboards(), 1, "the unit with art only");
+}
+
+#[test]
+fn the_tabs_reach_is_the_units_own_move_not_a_default() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
+    let mut harness = ridge_tab(dir.path());
+    let map = ridge(harness.state());
+    // The archer moves 4 (`step`: radius c.move); the default region walked 3.
+    let archer = map.placements.iter().find(|p| p.unit.as_str() == "archer").unwrap().clone();
+    let level = tools::placement_level(&map, &archer);
+    harness.state_mut().map_editor_mut().overlay_unit = Some((archer.x, archer.y, level));
+    harness.state_mut().map_editor_mut().show_reach = true;
+    harness.run_steps(2);
+    let reach = harness.state().map_editor().reach_spots();
+    let far = reach.iter().map(|spot| spot.cell_x.abs_diff(archer.x) + spot.cell_y.abs_diff(archer.y)).max();
+    assert_eq!(far, Some(4), "{reach:?}");
+    let content = std::sync::Arc::new(
+        actforge_runtime::engine::Content::compile(harness.state().project().unwrap().clone()).unwrap(),
+    );
+    let index = map.placements.iter().position(|p| *p == archer).unwrap();
+    let battle: Vec<_> =
+        actforge_runtime::engine::TacticsState::start_moves(&content, &map, index).into_keys().collect();
+    assert_eq!(reach, battle);
 }
