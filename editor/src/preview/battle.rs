@@ -13,7 +13,7 @@ use egui_phosphor::regular as icon;
 
 use super::views::{heading_ui, name_of, why_not_list_ui};
 use crate::style::readable_text_colour;
-use crate::views::map::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
+use crate::views::map::{CellTint, MapViewState, Overlays, PropBox, UnitMarker, map_view_ui};
 
 /// Team colours in order of first appearance.
 const TEAM_COLOURS: [Color32; 4] = [
@@ -99,19 +99,7 @@ pub(super) fn battle_ui(
             }
         }
     }
-    let project = &session.content().project;
-    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
-        overlays.units.push(UnitMarker {
-            cell_x: unit.spot.cell_x,
-            cell_y: unit.spot.cell_y,
-            level: unit.spot.level,
-            label: key.to_owned(),
-            colour: team_colour(&unit.team),
-            active: battle.active_unit() == Some(key),
-            facing_degrees: Some(unit.facing as f32),
-            art: project.units.get(unit.unit.as_str()).and_then(|unit| unit.art.clone()),
-        });
-    }
+    units_and_props(session, map, &team_colour, &mut overlays);
     map_view.primary_drag_orbits = true;
     ui.allocate_ui(Vec2::new(ui.available_width(), 380.0), |ui| {
         let view = map_view_ui(ui, map_view, map, &overlays);
@@ -145,6 +133,41 @@ pub(super) fn battle_ui(
     actions_ui(ui, session, choices, chosen);
     if let Some(active) = battle.active_unit() {
         skill_why_not_ui(ui, session, active);
+    }
+}
+
+/// The units standing (billboards of their art, else discs, in their team's colour) and the
+/// map's props as boxes.
+fn units_and_props(
+    session: &Session,
+    map: &actforge_runtime::model::TileMap,
+    team_colour: &dyn Fn(&str) -> Color32,
+    overlays: &mut Overlays,
+) {
+    let Some(battle) = session.tactics() else { return };
+    let project = &session.content().project;
+    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
+        overlays.units.push(UnitMarker {
+            cell_x: unit.spot.cell_x,
+            cell_y: unit.spot.cell_y,
+            level: unit.spot.level,
+            label: key.to_owned(),
+            colour: team_colour(&unit.team),
+            active: battle.active_unit() == Some(key),
+            facing_degrees: Some(unit.facing as f32),
+            art: project.units.get(unit.unit.as_str()).and_then(|unit| unit.art.clone()),
+        });
+    }
+    for prop in &map.props {
+        let [r, g, b, a] = [prop.colour.r, prop.colour.g, prop.colour.b, prop.colour.a];
+        overlays.props.push(PropBox {
+            cell_x: prop.x,
+            cell_y: prop.y,
+            level: prop.z,
+            size: prop.size,
+            label: prop.label.clone(),
+            colour: if a == 0 { Color32::WHITE } else { Color32::from_rgba_unmultiplied(r, g, b, a) },
+        });
     }
 }
 

@@ -347,7 +347,8 @@ pub struct Prop {
     pub colour: Colour,
     /// Its box: cells along x, cells along y, levels up (each at least 1), from its cell and level.
     #[serde(skip_serializing_if = "is_unit_size")]
-    #[schemars(!skip_serializing_if)]
+    // Described as a list of three so the inspector edits it like the other number lists.
+    #[schemars(!skip_serializing_if, with = "[u16; 3]")]
     pub size: (u16, u16, u16),
 }
 
