@@ -817,3 +817,27 @@ fn the_tabs_reach_is_the_units_own_move_not_a_default() {
         actforge_runtime::engine::TacticsState::start_moves(&content, &map, index).into_keys().collect();
     assert_eq!(reach, battle);
 }
+
+#[test]
+fn an_invisible_tile_is_no_face_and_is_outlined_in_the_tab_only() {
+    let mut map = flat_map(3, 3);
+    tools::add_tile(&mut map, 1, 1, 1);
+    let camera = Camera::framing([3.0, 3.0, 2.0]);
+    let frame = camera.frame(Rect::from_min_size(Pos2::ZERO, egui::vec2(640.0, 480.0)));
+    let mut build = FrameBuild::default();
+    let faces = |map: &TileMap, build: &mut FrameBuild| {
+        build.build(&MapScene::new(map, None).unwrap(), &frame, Slicing::ShowAll, None);
+        build.drawn_faces
+    };
+    let solid = faces(&map, &mut build);
+    let mut hidden = map.clone();
+    assert!(tools::set_invisible(&mut hidden, at(1, 1, 1), true));
+    // The tile's visible faces (top and near sides) are gone; the ground's top under it shows.
+    assert!(faces(&hidden, &mut build) < solid, "invisible tiles are not drawn as faces");
+    // Its twelve edges are what the Tile map tab outlines.
+    let tile = tools::tile(&hidden, at(1, 1, 1)).unwrap();
+    let edges = actforge_editor::views::map::overlay::solid_edges(&actforge_runtime::map::TileSolid::new(1, 1, tile));
+    assert!(edges.iter().all(|[a, b]| a != b));
+    assert_eq!(edges.iter().filter(|[a, b]| a[2] == 1.0 && b[2] == 1.0).count(), 4, "the bottom ring");
+    assert_eq!(edges.iter().filter(|[a, b]| a[2] == 2.0 && b[2] == 2.0).count(), 4, "the top ring");
+}

@@ -211,14 +211,15 @@ impl OverlayPainter<'_> {
             f32::from(prop.level) + f32::from(size_z.max(1)),
         ];
         if let Some(at) = self.project(top) {
-            self.painter.text(
-                at,
-                egui::Align2::CENTER_BOTTOM,
-                &prop.label,
-                egui::FontId::proportional(12.0),
-                self.text,
-            );
+            self.label(at, egui::Align2::CENTER_BOTTOM, &prop.label);
         }
+    }
+
+    /// A name over the map: dark-edged, so it reads on light and dark tiles alike.
+    fn label(&self, at: Pos2, align: egui::Align2, text: &str) {
+        let font = egui::FontId::proportional(12.0);
+        self.painter.text(at + egui::vec2(1.0, 1.0), align, text, font.clone(), Color32::from_black_alpha(200));
+        self.painter.text(at, align, text, font, self.text);
     }
 
     /// A ring lying on the ground around `foot`, `radius` cells wide.
@@ -274,13 +275,7 @@ impl OverlayPainter<'_> {
                 self.ring(foot, 0.46, Stroke::new(2.0, Color32::from_rgb(255, 220, 80)));
             }
             let label_at = egui::pos2(rect.right() + 3.0, rect.center().y);
-            self.painter.text(
-                label_at,
-                egui::Align2::LEFT_CENTER,
-                &unit.label,
-                egui::FontId::proportional(12.0),
-                self.text,
-            );
+            self.label(label_at, egui::Align2::LEFT_CENTER, &unit.label);
             true
         } else {
             let radius = (height * 0.3).clamp(4.0, 18.0);
@@ -291,13 +286,7 @@ impl OverlayPainter<'_> {
                 self.painter.circle_stroke(body, radius + 4.0, Stroke::new(2.0, Color32::from_rgb(255, 220, 80)));
             }
             let label_at = body + egui::vec2(radius + 3.0, 0.0);
-            self.painter.text(
-                label_at,
-                egui::Align2::LEFT_CENTER,
-                &unit.label,
-                egui::FontId::proportional(12.0),
-                self.text,
-            );
+            self.label(label_at, egui::Align2::LEFT_CENTER, &unit.label);
             false
         }
     }
