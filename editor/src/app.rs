@@ -264,6 +264,11 @@ impl ActforgeApp {
         &self.map_editor
     }
 
+    /// The Tile map tab's state, to change (its view, tool and options).
+    pub fn map_editor_mut(&mut self) -> &mut MapEditor {
+        &mut self.map_editor
+    }
+
     /// The undo history.
     pub fn history(&self) -> &History {
         &self.history

@@ -1,6 +1,6 @@
 //! The tile-map editor: tool ops on a map, one undo step per stroke, picking through the
 //! camera, and a kittest flow that paints a face and undoes it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // test code: a panic is a failed test
 
 use std::path::Path;
 use std::sync::Arc;
@@ -101,14 +101,16 @@ fn copy_stamp_resize_and_markers() {
     assert!(tools::paste_region(&mut map, &region, 2, 2));
     assert_eq!(tools::tiles_at(&map, 2, 2).len(), 2, "the stacked column was stamped");
     assert!(!tools::paste_region(&mut map, &region, 2, 2), "stamping the same again changes nothing");
-    assert!(tools::place_unit(&mut map, 1, 1, "knight", ""));
-    assert!(tools::place_prop(&mut map, 3, 3, 1, "Barrel"));
+    let knight = tools::UnitPlacing { unit: "knight".to_owned(), ..tools::UnitPlacing::default() };
+    assert!(tools::place_unit(&mut map, (1, 1, 1), &knight));
+    assert!(tools::place_prop(&mut map, (3, 3, 1), "Barrel", (1, 1, 1)));
     let report = tools::resize(&mut map, 3, 3, -1, -1).unwrap();
     assert_eq!((map.width, map.depth), (3, 3));
     assert_eq!(report.dropped_columns, 7);
     assert_eq!(tools::tiles_at(&map, 1, 1).len(), 2, "(2, 2) moved to (1, 1) with its contents");
     assert_eq!((map.placements[0].x, map.placements[0].y), (0, 0));
-    assert!(tools::remove_markers(&mut map, 0, 0));
+    assert!(!tools::remove_markers(&mut map, (0, 0, 2)), "nothing stands on level 2");
+    assert!(tools::remove_markers(&mut map, (0, 0, 1)));
     assert!(map.placements.is_empty());
 }
 
@@ -216,7 +218,7 @@ fn a_scene_takes_in_edits_column_by_column_and_ends_equal_to_the_map() {
             }
             _ => {
                 map.label = format!("step {step}");
-                tools::place_prop(&mut map, x, y, z, "barrel");
+                tools::place_prop(&mut map, (x, y, z), "barrel", (1, 1, 1));
             }
         }
         scene.sync(&map, None);
@@ -300,16 +302,26 @@ fn a_tile_map_view_draws_overlays_without_tools() {
         tinted_cells: vec![actforge_editor::views::map::CellTint {
             cell_x: 1,
             cell_y: 1,
-            level: 1.0,
+            level: 1,
             colour: egui::Color32::BLUE,
         }],
         units: vec![actforge_editor::views::map::UnitMarker {
             cell_x: 2,
             cell_y: 2,
-            level: 1.0,
+            level: 1,
             label: "Knight".to_owned(),
             colour: egui::Color32::RED,
             active: true,
+            facing_degrees: Some(90.0),
+            art: None,
+        }],
+        props: vec![actforge_editor::views::map::PropBox {
+            cell_x: 3,
+            cell_y: 3,
+            level: 1,
+            size: (2, 1, 2),
+            label: "Crate".to_owned(),
+            colour: egui::Color32::BROWN,
         }],
         path: vec![[1.5, 1.5, 1.0], [2.5, 1.5, 1.0], [2.5, 2.5, 1.0]],
         sight: None,
@@ -495,4 +507,337 @@ fn the_painters_order_shows_the_face_a_ray_meets_first() {
     }
     assert!(compared > 10_000, "{compared} points compared");
     assert_eq!(wrong, 0, "{wrong} of {compared} points show a face behind the one in front");
+}
+
+/// A bridge: ground cubes everywhere, and over the middle row a deck two levels up.
+fn bridge_map() -> TileMap {
+    let mut map = flat_map(3, 3);
+    for x in 0..3 {
+        assert!(tools::add_tile(&mut map, x, 1, 3));
+    }
+    map
+}
+
+#[test]
+fn two_units_stand_on_one_cell_at_two_levels_and_remove_takes_one() {
+    let mut map = bridge_map();
+    let knight = tools::UnitPlacing { unit: "knight".to_owned(), team: " red ".to_owned(), facing_degrees: -90.0 };
+    let archer = tools::UnitPlacing { unit: "archer".to_owned(), ..tools::UnitPlacing::default() };
+    assert!(tools::place_unit(&mut map, (1, 1, 1), &knight), "under the deck");
+    assert!(tools::place_unit(&mut map, (1, 1, 4), &archer), "on the deck");
+    assert_eq!(map.placements.len(), 2, "two levels of one cell: two units");
+    assert_eq!((map.placements[0].z, map.placements[0].team.as_str()), (Some(1), "red"));
+    assert_eq!(map.placements[0].facing_degrees, 270.0, "facing kept in 0..360");
+    assert!(!tools::place_unit(&mut map, (1, 1, 4), &archer), "the same again changes nothing");
+    assert!(tools::place_unit(&mut map, (1, 1, 4), &knight), "replaces the unit on the deck only");
+    assert_eq!(map.placements.len(), 2);
+    assert!(tools::remove_markers(&mut map, (1, 1, 4)));
+    assert_eq!(map.placements.len(), 1);
+    assert_eq!(map.placements[0].z, Some(1), "the unit under the deck stays");
+    // A placement without a level stands on the column's top.
+    map.placements[0].z = None;
+    assert_eq!(tools::placement_level(&map, &map.placements[0]), 4);
+}
+
+#[test]
+fn a_prop_gets_a_size_kept_inside_the_map() {
+    let mut map = flat_map(4, 4);
+    assert!(tools::place_prop(&mut map, (2, 1, 1), "Wagon", (5, 2, 0)));
+    assert_eq!(map.props[0].size, (2, 2, 1), "clamped to the map's edge and at least one level");
+    assert!(tools::place_prop(&mut map, (2, 1, 3), "Lamp", (1, 1, 2)), "another level of the cell");
+    assert_eq!(map.props.len(), 2);
+    // The view draws it as a box of that size.
+    let wagon = &map.props[0];
+    let drawn = actforge_editor::views::map::PropBox {
+        cell_x: wagon.x,
+        cell_y: wagon.y,
+        level: wagon.z,
+        size: wagon.size,
+        label: wagon.label.clone(),
+        colour: egui::Color32::BROWN,
+    };
+    let corners = actforge_editor::views::map::overlay::prop_corners(&drawn);
+    let extent = |axis: usize| {
+        let values = corners.iter().map(|c| c[axis]);
+        (values.clone().fold(f32::MAX, f32::min), values.fold(f32::MIN, f32::max))
+    };
+    assert_eq!((extent(0), extent(1), extent(2)), ((2.0, 4.0), (1.0, 3.0), (1.0, 2.0)));
+}
+
+#[test]
+fn a_tint_on_a_ramp_lies_on_the_slope() {
+    use actforge_editor::views::map::overlay::{foot_point, tint_corners};
+    // A ramp rising from 1 level at x = 0 to 3 levels at x = 1.
+    let mut map = flat_map(2, 1);
+    tools::raise_corners(&mut map, at(1, 0, 0), &[Corner::X1Y0, Corner::X1Y1], 2);
+    let scene = MapScene::new(&map, None).unwrap();
+    let grid = scene.full_grid();
+    let corners = tint_corners(grid, 1, 0, 3);
+    for [x, _, z] in corners {
+        let expected = 1.0 + 2.0 * (x - 1.0) + 0.03;
+        assert!((z - expected).abs() < 1e-4, "corner at x {x} is at {z}, the slope there is {expected}");
+    }
+    let low = corners.iter().map(|c| c[2]).fold(f32::MAX, f32::min);
+    let high = corners.iter().map(|c| c[2]).fold(f32::MIN, f32::max);
+    assert!(high - low > 1.7, "not a flat square: {low}..{high}");
+    // The flat neighbour's tint is flat at its top; bare ground (level 0) gets a flat square.
+    assert!(tint_corners(grid, 0, 0, 1).iter().all(|c| (c[2] - 1.03).abs() < 1e-4));
+    assert!(tint_corners(grid, 0, 0, 0).iter().all(|c| (c[2] - 0.03).abs() < 1e-4));
+    // A unit on the ramp stands at the slope's middle height.
+    assert!((foot_point(grid, 1, 0, 3)[2] - 2.0).abs() < 1e-4);
+}
+
+/// A copy of the skirmish with the 5×3 map `span` added: ground everywhere, stairs (two cubes)
+/// at (0, 1) and (4, 1), and a deck one level over the ground on (1..=3, 1). With `battle`, the
+/// battle is fought on it: the knight at (0, 0), the brute at (4, 2).
+pub fn span_project(folder: &Path, battle: bool) {
+    actforge_tests::copy_dir(&skirmish(), folder).unwrap();
+    let mut map = TileMap { id: actforge_runtime::Id::new("span"), label: "Span".to_owned(), ..flat_map(5, 3) };
+    for x in 0..5 {
+        assert!(tools::add_tile(&mut map, x, 1, if x == 0 || x == 4 { 1 } else { 2 }));
+    }
+    if battle {
+        map.placements = vec![
+            actforge_runtime::model::Placement {
+                unit: actforge_runtime::Id::new("knight"),
+                team: String::new(),
+                x: 0,
+                y: 0,
+                z: None,
+                facing_degrees: 0.0,
+            },
+            actforge_runtime::model::Placement {
+                unit: actforge_runtime::Id::new("brute"),
+                team: String::new(),
+                x: 4,
+                y: 2,
+                z: None,
+                facing_degrees: 180.0,
+            },
+        ];
+        let manifest = folder.join("project.ron");
+        let text = std::fs::read_to_string(&manifest).unwrap().replace("Some(\"ridge\")", "Some(\"span\")");
+        std::fs::write(manifest, text).unwrap();
+    }
+    let text = ron::ser::to_string_pretty(&map, ron::ser::PrettyConfig::default()).unwrap();
+    std::fs::write(folder.join("tile_maps/span.ron"), text).unwrap();
+}
+
+/// A screen point of the view where the ray meets the top of tile `tile_index` of a cell.
+fn top_in_view(view: &MapViewState, cell: (u16, u16), tile_index: usize, level: f32) -> Option<Pos2> {
+    (1..10).flat_map(|i| (1..10).map(move |j| (i, j))).find_map(|(i, j)| {
+        let point = [f32::from(cell.0) + i as f32 / 10.0, f32::from(cell.1) + j as f32 / 10.0, level];
+        let screen = view.screen_of_grid(point)?;
+        let hit = view.pick_at(screen)?;
+        ((hit.cell_x, hit.cell_y, hit.tile_index, hit.face) == (cell.0, cell.1, tile_index, Face::Top))
+            .then_some(screen)
+    })
+}
+
+fn span(app: &ActforgeApp) -> TileMap {
+    let item = get_item(app.project().unwrap(), Kind::TileMap, "span").unwrap();
+    item.as_any().downcast_ref::<TileMap>().unwrap().clone()
+}
+
+#[test]
+fn markers_place_two_units_on_one_cell_with_the_team_and_facing_chosen_and_a_sized_prop() {
+    let dir = tempfile::tempdir().unwrap();
+    span_project(dir.path(), false);
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.path().to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().select(ItemKey::new(Kind::TileMap, "span"));
+    harness.state_mut().request(UiCommand::TileMapEditor);
+    harness.run_steps(4);
+    harness.get_by_label(&format!("{} Markers", egui_phosphor::regular::MAP_PIN)).click();
+    harness.run_steps(2);
+    harness.get_by_label("Team").click();
+    harness.run_steps(1);
+    harness.get_by_label("Team").type_text("red");
+    harness.get_by_label("N").click();
+    harness.run_steps(2);
+    assert_eq!(
+        (harness.state().map_editor().team.as_str(), harness.state().map_editor().facing_degrees),
+        ("red", 90.0)
+    );
+    // The deck over (2, 1): its top is level 3.
+    let deck = top_in_view(&harness.state().map_editor().view, (2, 1), 1, 3.0).expect("the deck in view");
+    click_at(&mut harness, deck);
+    let map = span(harness.state());
+    assert_eq!(map.placements.len(), 1);
+    let placed = &map.placements[0];
+    assert_eq!(
+        (placed.x, placed.y, placed.z, placed.team.as_str(), placed.facing_degrees),
+        (2, 1, Some(3), "red", 90.0)
+    );
+    // Under the deck: hide what is above level 1, then the ground's top is what the cursor meets.
+    harness.state_mut().map_editor_mut().view.edited_level = 1;
+    harness.state_mut().map_editor_mut().view.slicing = Slicing::HideAbove;
+    harness.run_steps(2);
+    let ground = top_in_view(&harness.state().map_editor().view, (2, 1), 0, 1.0).expect("the ground in view");
+    harness.state_mut().map_editor_mut().facing_degrees = 180.0;
+    click_at(&mut harness, ground);
+    let map = span(harness.state());
+    let levels: Vec<(Option<u16>, f32)> = map.placements.iter().map(|p| (p.z, p.facing_degrees)).collect();
+    assert_eq!(levels, [(Some(3), 90.0), (Some(1), 180.0)], "two units on one cell, one per level");
+    // A prop of the size chosen stands on the ground there too, and is drawn as a box.
+    harness.get_by_label("Place a prop").click();
+    harness.state_mut().map_editor_mut().prop_size = (2, 1, 3);
+    harness.state_mut().map_editor_mut().prop_label = "Crate".to_owned();
+    harness.run_steps(1);
+    let ground = top_in_view(&harness.state().map_editor().view, (1, 0), 0, 1.0).expect("the ground in view");
+    click_at(&mut harness, ground);
+    let map = span(harness.state());
+    assert_eq!(map.props.iter().map(|p| (p.x, p.y, p.z, p.size)).collect::<Vec<_>>(), [(1, 0, 1, (2, 1, 3))]);
+    // Remove takes only the markers of the level under the cursor.
+    harness.get_by_label("Remove markers").click();
+    harness.run_steps(1);
+    let ground = top_in_view(&harness.state().map_editor().view, (2, 1), 0, 1.0).expect("the ground in view");
+    click_at(&mut harness, ground);
+    let map = span(harness.state());
+    assert_eq!(map.placements.iter().map(|p| p.z).collect::<Vec<_>>(), [Some(3)], "the deck's unit stays");
+}
+
+/// The battle on `span` in the preview, and the active unit's move choices on cell (2, 1)'s
+/// two levels (the deck and the ground under it), with where each shows in the view.
+fn span_battle(dir: &Path) -> Harness<'static, ActforgeApp> {
+    span_project(dir, true);
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 900.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(dir.to_owned()));
+    ActforgeApp::setup(&harness.ctx);
+    harness.state_mut().request(UiCommand::RestartPreview);
+    harness.run_steps(4);
+    harness
+}
+
+/// The move choices of the active unit onto cell (2, 1), by level.
+fn moves_onto_the_bridge_cell(app: &ActforgeApp) -> Vec<(String, u16)> {
+    use actforge_runtime::engine::Choice;
+    let session = app.preview().game.session().unwrap();
+    let mut moves: Vec<(String, u16)> = session
+        .choices()
+        .into_iter()
+        .filter_map(|choice| match choice {
+            Choice::MoveUnit { unit, x: 2, y: 1, z } => Some((format!("move {unit} 2 1 {z}"), z)),
+            _ => None,
+        })
+        .collect();
+    moves.sort_by_key(|(_, z)| *z);
+    moves
+}
+
+#[test]
+fn a_click_in_the_battle_preview_picks_the_deck_or_the_ground_under_it() {
+    // The deck.
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = span_battle(dir.path());
+    let moves = moves_onto_the_bridge_cell(harness.state());
+    assert_eq!(moves.iter().map(|(_, z)| *z).collect::<Vec<_>>(), [1, 3], "both levels are reachable");
+    let deck = top_in_view(harness.state().preview().map_view(), (2, 1), 1, 3.0).expect("the deck in view");
+    harness.hover_at(deck);
+    harness.run_steps(1);
+    harness.drag_at(deck);
+    harness.run_steps(1);
+    harness.drop_at(deck);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log(), [moves[1].0.clone()], "the upper level");
+    // The ground under it, seen between the ground and the deck's bottom.
+    let dir = tempfile::tempdir().unwrap();
+    let mut harness = span_battle(dir.path());
+    let Some(ground) = top_in_view(harness.state().preview().map_view(), (2, 1), 0, 1.0) else {
+        panic!("the ground under the deck is not in view from the default camera");
+    };
+    harness.hover_at(ground);
+    harness.run_steps(1);
+    harness.drag_at(ground);
+    harness.run_steps(1);
+    harness.drop_at(ground);
+    harness.run_steps(3);
+    assert_eq!(harness.state().preview().game.log(), [moves[0].0.clone()], "the lower level");
+}
+
+#[test]
+fn a_unit_with_art_stands_as_a_billboard_and_one_without_as_a_disc() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = image::RgbaImage::from_fn(8, 12, |x, _| image::Rgba([200, 40 * (x as u8 % 4), 40, 255]));
+    picture.save(dir.path().join("hero.png")).unwrap();
+    let map = flat_map(4, 4);
+    let marker = |cell_x: u16, art: Option<&str>| actforge_editor::views::map::UnitMarker {
+        cell_x,
+        cell_y: 1,
+        level: 1,
+        label: "Unit".to_owned(),
+        colour: egui::Color32::RED,
+        active: false,
+        facing_degrees: Some(0.0),
+        art: art.map(str::to_owned),
+    };
+    let overlays = Overlays { units: vec![marker(1, Some("hero.png")), marker(2, None)], ..Overlays::default() };
+    let mut state = MapViewState::default();
+    state.project_folder = Some(dir.path().to_owned());
+    let mut harness = Harness::builder().with_size([600.0, 400.0]).build_ui_state(
+        move |ui, state: &mut MapViewState| {
+            actforge_editor::views::map::map_view_ui(ui, state, &map, &overlays);
+        },
+        state,
+    );
+    // The picture is read on a worker thread: a few frames until it is a texture.
+    for _ in 0..50 {
+        harness.run_steps(1);
+        if harness.state().drawn_billboards() > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(harness.state().drawn_billboards(), 1, "the unit with art only");
+}
+
+#[test]
+fn the_tabs_reach_is_the_units_own_move_not_a_default() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
+    let mut harness = ridge_tab(dir.path());
+    let map = ridge(harness.state());
+    // The archer moves 4 (`step`: radius c.move); the default region walked 3.
+    let archer = map.placements.iter().find(|p| p.unit.as_str() == "archer").unwrap().clone();
+    let level = tools::placement_level(&map, &archer);
+    harness.state_mut().map_editor_mut().overlay_unit = Some((archer.x, archer.y, level));
+    harness.state_mut().map_editor_mut().show_reach = true;
+    harness.run_steps(2);
+    let reach = harness.state().map_editor().reach_spots();
+    let far = reach.iter().map(|spot| spot.cell_x.abs_diff(archer.x) + spot.cell_y.abs_diff(archer.y)).max();
+    assert_eq!(far, Some(4), "{reach:?}");
+    let content = std::sync::Arc::new(
+        actforge_runtime::engine::Content::compile(harness.state().project().unwrap().clone()).unwrap(),
+    );
+    let index = map.placements.iter().position(|p| *p == archer).unwrap();
+    let battle: Vec<_> =
+        actforge_runtime::engine::TacticsState::start_moves(&content, &map, index).into_keys().collect();
+    assert_eq!(reach, battle);
+}
+
+#[test]
+fn an_invisible_tile_is_no_face_and_is_outlined_in_the_tab_only() {
+    let mut map = flat_map(3, 3);
+    tools::add_tile(&mut map, 1, 1, 1);
+    let camera = Camera::framing([3.0, 3.0, 2.0]);
+    let frame = camera.frame(Rect::from_min_size(Pos2::ZERO, egui::vec2(640.0, 480.0)));
+    let mut build = FrameBuild::default();
+    let faces = |map: &TileMap, build: &mut FrameBuild| {
+        build.build(&MapScene::new(map, None).unwrap(), &frame, Slicing::ShowAll, None);
+        build.drawn_faces
+    };
+    let solid = faces(&map, &mut build);
+    let mut hidden = map.clone();
+    assert!(tools::set_invisible(&mut hidden, at(1, 1, 1), true));
+    // The tile's visible faces (top and near sides) are gone; the ground's top under it shows.
+    assert!(faces(&hidden, &mut build) < solid, "invisible tiles are not drawn as faces");
+    // Its twelve edges are what the Tile map tab outlines.
+    let tile = tools::tile(&hidden, at(1, 1, 1)).unwrap();
+    let edges = actforge_editor::views::map::overlay::solid_edges(&actforge_runtime::map::TileSolid::new(1, 1, tile));
+    assert!(edges.iter().all(|[a, b]| a != b));
+    assert_eq!(edges.iter().filter(|[a, b]| a[2] == 1.0 && b[2] == 1.0).count(), 4, "the bottom ring");
+    assert_eq!(edges.iter().filter(|[a, b]| a[2] == 2.0 && b[2] == 2.0).count(), 4, "the top ring");
 }

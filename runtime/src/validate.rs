@@ -856,12 +856,36 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
             );
         }
     }
+    check_props(map, checks);
+    check_win_conditions(map, checks);
+}
+
+/// Props stand on the map with a size of at least one cell, one cell and one level that fits it.
+fn check_props(map: &TileMap, checks: &mut Checks<'_>) {
+    let root = FieldPath::root();
     for (at, prop) in map.props.iter().enumerate() {
+        let path = root.clone().field("props").index(at);
+        let (size_x, size_y, size_z) = prop.size;
         if prop.x >= map.width || prop.y >= map.depth {
-            checks.error(root.clone().field("props").index(at), format!("({}, {}) is outside the map", prop.x, prop.y));
+            checks.error(path, format!("({}, {}) is outside the map", prop.x, prop.y));
+        } else if size_x == 0 || size_y == 0 || size_z == 0 {
+            checks.error(
+                path.field("size"),
+                format!("a prop's size ({size_x}, {size_y}, {size_z}) is at least 1 cell, 1 cell and 1 level"),
+            );
+        } else if u32::from(prop.x) + u32::from(size_x) > u32::from(map.width)
+            || u32::from(prop.y) + u32::from(size_y) > u32::from(map.depth)
+            || u32::from(prop.z) + u32::from(size_z) > u32::from(MAX_Z_LEVELS)
+        {
+            checks.error(
+                path.field("size"),
+                format!(
+                    "a {size_x}×{size_y}×{size_z} prop at ({}, {}, level {}) does not fit the {}×{} map of {MAX_Z_LEVELS} levels",
+                    prop.x, prop.y, prop.z, map.width, map.depth
+                ),
+            );
         }
     }
-    check_win_conditions(map, checks);
 }
 
 /// The scheduler's settings: only those its kind uses, a team order that plays every team

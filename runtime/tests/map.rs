@@ -1013,3 +1013,37 @@ fn a_ballistic_arc_clears_a_wall_a_line_cannot_and_needs_the_speed() {
     assert!((flat.angle_degrees - 12.69).abs() < 0.01, "{flat:?}");
     assert_eq!(arc_shot(&low, from, to, 6.0, &sight, &[Spot::new(2, 0, 1)]), None);
 }
+
+#[test]
+fn a_prop_size_round_trips_and_is_left_out_when_one_cell() {
+    let sized = Prop { label: "crate".to_owned(), x: 1, y: 2, z: 0, size: (2, 1, 3), ..Prop::default() };
+    let text = ron::to_string(&sized).unwrap();
+    assert!(text.contains("size:(2,1,3)"), "{text}");
+    assert_eq!(ron::from_str::<Prop>(&text).unwrap(), sized);
+    let plain = Prop { label: "rock".to_owned(), ..Prop::default() };
+    let text = ron::to_string(&plain).unwrap();
+    assert!(!text.contains("size"), "{text}");
+    assert_eq!(ron::from_str::<Prop>("(label: \"rock\")").unwrap().size, (1, 1, 1));
+}
+
+#[test]
+fn a_prop_of_no_size_or_past_the_edge_is_an_error() {
+    use actforge_runtime::project::Sources;
+    use actforge_runtime::validate::validate;
+    let check = |prop: Prop| -> Vec<String> {
+        let mut project = actforge_runtime::Project::new("props");
+        let mut map = map_with(vec![Column { x: 0, y: 0, tiles: vec![cube(0)] }]);
+        map.props = vec![prop];
+        project.tile_maps.insert(map);
+        validate(&project, &Sources::default(), None)
+            .into_iter()
+            .map(|d| format!("{d}"))
+            .filter(|d| d.contains("prop"))
+            .collect()
+    };
+    assert!(check(Prop { x: 4, y: 2, size: (2, 2, 1), ..Prop::default() }).is_empty());
+    let flat = check(Prop { size: (1, 0, 1), ..Prop::default() });
+    assert!(flat.iter().any(|d| d.contains("props[0].size") && d.contains("at least 1")), "{flat:?}");
+    let wide = check(Prop { x: 5, y: 0, size: (2, 1, 1), ..Prop::default() });
+    assert!(wide.iter().any(|d| d.contains("does not fit the 6×4 map")), "{wide:?}");
+}

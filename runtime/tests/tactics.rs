@@ -757,3 +757,37 @@ fn why_not_a_skill_says_whose_turn_it_is_and_where_it_cannot_aim() {
     let walk = session.explain(&Subject::Move { unit: "raider".to_owned(), at: (1, 1, 1), via: Vec::new() }).unwrap();
     assert_eq!(walk[0].text, "raider already moved this turn");
 }
+
+/// The editor's reach overlay asks `start_moves`: it must be the battle's own moves for the
+/// unit, read from its move skill with its stats (the archer walks 4, not a default 3).
+#[test]
+fn start_moves_are_the_battle_s_moves_of_the_first_unit() {
+    use actforge_runtime::engine::{Content, TacticsState};
+    use std::sync::Arc;
+    let project = skirmish();
+    let map = project.tile_maps.get("ridge").unwrap().clone();
+    let session = Session::new(project.clone(), 1).unwrap();
+    let battle = session.tactics().unwrap();
+    let active = battle.active_unit().unwrap().to_owned();
+    let index = map.placements.iter().position(|p| p.unit.as_str() == active).unwrap();
+    let battle_moves: BTreeSet<Spot> = session
+        .choices()
+        .into_iter()
+        .filter_map(|choice| match choice {
+            Choice::MoveUnit { unit, x, y, z } if unit == active => Some(Spot { cell_x: x, cell_y: y, level: z }),
+            _ => None,
+        })
+        .collect();
+    let content = Arc::new(Content::compile(project).unwrap());
+    let start: BTreeSet<Spot> = TacticsState::start_moves(&content, &map, index).into_keys().collect();
+    assert!(!start.is_empty());
+    assert_eq!(start, battle_moves, "{active}");
+    // The archer (move 4) reaches a cell four steps away, which the default region (3) does not.
+    let archer = map.placements.iter().position(|p| p.unit.as_str() == "archer").unwrap();
+    let from = map.placements[archer].clone();
+    let far = TacticsState::start_moves(&content, &map, archer)
+        .into_keys()
+        .map(|spot| spot.cell_x.abs_diff(from.x) + spot.cell_y.abs_diff(from.y))
+        .max();
+    assert_eq!(far, Some(4));
+}

@@ -30,6 +30,12 @@ pub struct ArtCache {
     pictures: Arc<Mutex<HashMap<String, Picture>>>,
 }
 
+impl std::fmt::Debug for ArtCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArtCache").field("folder", &self.folder).finish_non_exhaustive()
+    }
+}
+
 /// What the preview can draw for an `art` path now.
 pub enum Art {
     /// The picture.

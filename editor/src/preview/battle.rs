@@ -1,5 +1,6 @@
-//! The battle preview on the shared tile-map view: units as markers (the active one ringed), the
-//! tiles the active unit can reach tinted, a click on one moves it there. Choosing one of its
+//! The battle preview on the shared tile-map view: units as billboards of their art or markers
+//! (the active one ringed), the tiles the active unit can reach tinted on their tops, a click
+//! on one moves it there (the level under the cursor: a bridge's deck or the ground under it). Choosing one of its
 //! skills tints where it can be aimed instead; hovering a target tints the skill's effect area
 //! and forecasts, from the skill's own formulas, how often and how much each unit there is
 //! changed (`Session::forecast_skill`); a click uses the skill there.
@@ -12,7 +13,7 @@ use egui_phosphor::regular as icon;
 
 use super::views::{heading_ui, name_of, why_not_list_ui};
 use crate::style::readable_text_colour;
-use crate::views::map::{CellTint, MapViewState, Overlays, UnitMarker, map_view_ui};
+use crate::views::map::{CellTint, MapViewState, Overlays, PropBox, UnitMarker, map_view_ui};
 
 /// Team colours in order of first appearance.
 const TEAM_COLOURS: [Color32; 4] = [
@@ -33,8 +34,8 @@ const AREA: Color32 = Color32::from_rgba_premultiplied(190, 40, 40, 150);
 pub struct BattlePick {
     /// The active unit and the skill chosen for it.
     skill: Option<(String, Id<Skill>)>,
-    /// The cell under the pointer last frame.
-    hovered: Option<(u16, u16)>,
+    /// The standing spot under the pointer last frame.
+    hovered: Option<Spot>,
     /// The last forecast, for the state (its hash) and the choice it was made for.
     forecast: Option<((u64, Choice), Result<SkillForecast, String>)>,
 }
@@ -76,12 +77,10 @@ pub(super) fn battle_ui(
         Some((unit, skill)) => choices.iter().filter(|choice| aims(choice, unit, skill)).collect(),
         None => Vec::new(),
     };
-    let hovered_target = pick.hovered.and_then(|(hx, hy)| {
-        targets.iter().find(|c| matches!(c, Choice::UseSkill { x, y, .. } if (*x, *y) == (hx, hy))).copied()
-    });
+    let hovered_target = pick.hovered.and_then(|spot| targets.iter().find(|c| chooses(c, spot)).copied());
     let forecast = hovered_target.and_then(|choice| forecast_of(session, choice, pick));
     let mut overlays = Overlays::default();
-    let tint = |x: u16, y: u16, z: u16, colour: Color32| CellTint { cell_x: x, cell_y: y, level: f32::from(z), colour };
+    let tint = |x: u16, y: u16, z: u16, colour: Color32| CellTint { cell_x: x, cell_y: y, level: z, colour };
     if pick.skill.is_some() {
         for choice in &targets {
             if let Choice::UseSkill { x, y, z, .. } = choice {
@@ -100,29 +99,17 @@ pub(super) fn battle_ui(
             }
         }
     }
-    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
-        overlays.units.push(UnitMarker {
-            cell_x: unit.spot.cell_x,
-            cell_y: unit.spot.cell_y,
-            level: f32::from(unit.spot.level),
-            label: key.to_owned(),
-            colour: team_colour(&unit.team),
-            active: battle.active_unit() == Some(key),
-        });
-    }
+    units_and_props(session, map, &team_colour, &mut overlays);
     map_view.primary_drag_orbits = true;
     ui.allocate_ui(Vec2::new(ui.available_width(), 380.0), |ui| {
         let view = map_view_ui(ui, map_view, map, &overlays);
-        pick.hovered = view.hovered.map(|hit| (hit.cell_x, hit.cell_y));
-        if let Some(hit) = view.clicked {
-            let at = |c: &Choice| match c {
-                Choice::UseSkill { x, y, .. } | Choice::MoveUnit { x, y, .. } => (*x, *y) == (hit.cell_x, hit.cell_y),
-                _ => false,
-            };
+        // The spot on the tile top under the pointer: on a bridge, the deck or the ground below.
+        pick.hovered = map_view.scene().and_then(|scene| map_view.hover_cell_spot(scene.full_grid()));
+        if let Some(spot) = view.clicked.and(pick.hovered) {
             let found = if pick.skill.is_some() {
-                targets.iter().find(|c| at(c)).copied()
+                targets.iter().find(|c| chooses(c, spot)).copied()
             } else {
-                choices.iter().filter(|c| matches!(c, Choice::MoveUnit { .. })).find(|c| at(c))
+                choices.iter().filter(|c| matches!(c, Choice::MoveUnit { .. })).find(|c| chooses(c, spot))
             };
             if let Some(choice) = found {
                 chosen.push(choice.clone());
@@ -149,6 +136,41 @@ pub(super) fn battle_ui(
     }
 }
 
+/// The units standing (billboards of their art, else discs, in their team's colour) and the
+/// map's props as boxes.
+fn units_and_props(
+    session: &Session,
+    map: &actforge_runtime::model::TileMap,
+    team_colour: &dyn Fn(&str) -> Color32,
+    overlays: &mut Overlays,
+) {
+    let Some(battle) = session.tactics() else { return };
+    let project = &session.content().project;
+    for (key, unit) in battle.units().filter(|(_, unit)| !unit.defeated) {
+        overlays.units.push(UnitMarker {
+            cell_x: unit.spot.cell_x,
+            cell_y: unit.spot.cell_y,
+            level: unit.spot.level,
+            label: key.to_owned(),
+            colour: team_colour(&unit.team),
+            active: battle.active_unit() == Some(key),
+            facing_degrees: Some(unit.facing as f32),
+            art: project.units.get(unit.unit.as_str()).and_then(|unit| unit.art.clone()),
+        });
+    }
+    for prop in &map.props {
+        let [r, g, b, a] = [prop.colour.r, prop.colour.g, prop.colour.b, prop.colour.a];
+        overlays.props.push(PropBox {
+            cell_x: prop.x,
+            cell_y: prop.y,
+            level: prop.z,
+            size: prop.size,
+            label: prop.label.clone(),
+            colour: if a == 0 { Color32::WHITE } else { Color32::from_rgba_unmultiplied(r, g, b, a) },
+        });
+    }
+}
+
 /// Waiting, facing, picking a unit and ending a team's round as buttons named by their playtest lines.
 fn actions_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
     ui.horizontal_wrapped(|ui| {
@@ -162,6 +184,16 @@ fn actions_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: 
             }
         }
     });
+}
+
+/// Whether `choice` moves to or aims at the standing spot `spot`.
+fn chooses(choice: &Choice, spot: Spot) -> bool {
+    match choice {
+        Choice::UseSkill { x, y, z, .. } | Choice::MoveUnit { x, y, z, .. } => {
+            (*x, *y, *z) == (spot.cell_x, spot.cell_y, spot.level)
+        }
+        _ => false,
+    }
 }
 
 /// Whether `choice` uses `skill` as `unit`.

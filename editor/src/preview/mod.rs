@@ -2,7 +2,7 @@
 //! step, speed, seed, restart), the input log with a scrubber, the view of each system the
 //! project uses, the synthesis table, and saving the inputs as a playtest script.
 
-mod art;
+pub(crate) mod art;
 mod battle;
 mod board;
 mod edit;

@@ -115,7 +115,7 @@ pub struct Tile {
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub paint: Faces<Option<u16>>,
-    /// Collision only: drawn translucent in the editor, not at all in play.
+    /// Collision only: outlined in the editor's Tile map tab, not drawn in play.
     #[serde(default, skip_serializing_if = "is_default")]
     pub invisible: bool,
 }
@@ -329,8 +329,9 @@ pub struct Placement {
 }
 impl_walk!(Placement { unit });
 
-/// A prop marker: scenery with no effect on pathing.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// A prop marker: scenery with no effect on pathing, drawn as a box of `size` standing on
+/// (`x`, `y`, `z`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Prop {
     /// What it is.
@@ -344,6 +345,22 @@ pub struct Prop {
     /// Marker colour.
     #[serde(skip_serializing_if = "is_default")]
     pub colour: Colour,
+    /// Its box: cells along x, cells along y, levels up (each at least 1), from its cell and level.
+    #[serde(skip_serializing_if = "is_unit_size")]
+    // Described as a list of three so the inspector edits it like the other number lists.
+    #[schemars(!skip_serializing_if, with = "[u16; 3]")]
+    pub size: (u16, u16, u16),
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_unit_size(size: &(u16, u16, u16)) -> bool {
+    *size == (1, 1, 1)
+}
+
+impl Default for Prop {
+    fn default() -> Self {
+        Self { label: String::new(), x: 0, y: 0, z: 0, colour: Colour::default(), size: (1, 1, 1) }
+    }
 }
 
 /// A 3D tile map.

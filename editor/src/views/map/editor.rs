@@ -10,16 +10,15 @@ use std::sync::mpsc::Receiver;
 
 use actforge_runtime::Kind;
 use actforge_runtime::Project;
-use actforge_runtime::map::{
-    Face, PickHit, ReachParams, SightParams, Spot, line_of_sight, reach_path, spot_point, standing_spots,
-};
+use actforge_runtime::engine::{Content, TacticsState};
+use actforge_runtime::map::{Face, PickHit, SightParams, Spot, line_of_sight, spot_point, standing_spots};
 use actforge_runtime::model::{Colour, PaletteEntry, Terrain, TileMap};
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
 use super::render::Slicing;
-use super::tools::{self, Corner, Region, TileRef, nearest_side};
-use super::{CellTint, MapViewState, Overlays, SightLine, UnitMarker, map_view_ui};
+use super::tools::{self, Corner, Region, TileRef, UnitPlacing, nearest_side};
+use super::{CellTint, MapViewState, Overlays, PropBox, SightLine, UnitMarker, map_view_ui};
 use crate::document::{Document, ItemKey, Op};
 use crate::panels::inspector::InspectorAction;
 
@@ -121,7 +120,7 @@ pub enum MarkerMode {
     Unit,
     /// A prop.
     Prop,
-    /// Remove the markers on a cell.
+    /// Remove the markers standing on the level under the cursor.
     Remove,
     /// Choose the unit the overlays follow.
     SelectUnit,
@@ -158,20 +157,28 @@ pub struct MapEditor {
     pub marker_mode: MarkerMode,
     /// The unit type placed.
     pub unit: String,
+    /// The team of the units placed (empty: the unit's own).
+    pub team: String,
+    /// The facing of the units placed, degrees counter-clockwise from +x.
+    pub facing_degrees: f32,
     /// The prop label placed.
     pub prop_label: String,
+    /// The size of the props placed: cells along x, cells along y, levels up.
+    pub prop_size: (u16, u16, u16),
     /// Copy (false) or stamp (true) with the Stamp tool.
     pub stamping: bool,
     /// The copied region.
     pub clipboard: Option<Region>,
-    /// The placement the overlays follow (its cell).
-    pub overlay_unit: Option<(u16, u16)>,
+    /// The placement the overlays follow: its cell and standing level.
+    pub overlay_unit: Option<(u16, u16, u16)>,
     /// Show the reachable tiles of the overlay unit.
     pub show_reach: bool,
     /// Show the line of sight to the hovered tile.
     pub show_sight: bool,
     /// Show the path to the hovered tile.
     pub show_path: bool,
+    /// Where the overlay unit can move, as the battle computes it (see `refresh_reach`).
+    reach: Option<ReachCache>,
     resize_to: Option<(u16, u16, i32, i32)>,
     new_colour: Color32,
     stroke: Option<Stroke>,
@@ -183,6 +190,17 @@ pub struct MapEditor {
     import_dialog: Option<Receiver<Vec<PathBuf>>>,
     /// What the last picture import said (errors stay until the next import).
     import_message: Option<(bool, String)>,
+}
+
+/// The overlay unit's moves at the start of a battle, for one document revision.
+#[derive(Debug)]
+struct ReachCache {
+    revision: u64,
+    unit: (u16, u16, u16),
+    /// Each spot it can end on, with the route there.
+    routes: BTreeMap<Spot, Vec<Spot>>,
+    /// Why no moves could be computed (the project does not compile).
+    problem: Option<String>,
 }
 
 /// The map the tab edits: the selected tile map, else the last one edited, else the first.
@@ -230,6 +248,7 @@ impl MapEditor {
         if self.view.project_folder.as_deref() != Some(folder) {
             self.view.project_folder = Some(folder.to_owned());
         }
+        self.view.outline_invisible = true;
         self.take_pictures(ui, folder, map, actions);
         self.keys(ui, map);
         egui::Panel::left("tile_map_tools").resizable(true).default_size(230.0).show(ui, |ui| {
@@ -242,6 +261,7 @@ impl MapEditor {
                 ui.label(RichText::new(&self.status).weak());
             });
         });
+        self.refresh_reach(document, map);
         let overlays = self.overlays(project, map);
         let view = map_view_ui(ui, &mut self.view, map, &overlays);
         self.status = match (view.hovered, view.hovered_cell) {
@@ -321,9 +341,16 @@ impl MapEditor {
             return stroke; // applied when the button is released
         }
         let level = self.view.edited_level;
-        let target = match (self.tool, view.hovered, view.hovered_cell) {
-            (Tool::Build | Tool::Markers | Tool::Stamp, _, Some((x, y))) => Some((x, y, level, Face::Top)),
-            (_, Some(hit), _) => Some((hit.cell_x, hit.cell_y, hit.tile_z, hit.face)),
+        // Markers stand on the tile top under the cursor (a bridge deck or the ground under it).
+        let spot = if self.tool == Tool::Markers {
+            self.view.scene().and_then(|scene| self.view.hover_cell_spot(scene.full_grid()))
+        } else {
+            None
+        };
+        let target = match (self.tool, spot, view.hovered, view.hovered_cell) {
+            (Tool::Markers, Some(spot), _, _) => Some((spot.cell_x, spot.cell_y, spot.level, Face::Top)),
+            (Tool::Build | Tool::Markers | Tool::Stamp, _, _, Some((x, y))) => Some((x, y, level, Face::Top)),
+            (_, _, Some(hit), _) => Some((hit.cell_x, hit.cell_y, hit.tile_z, hit.face)),
             _ => None,
         };
         let Some(target) = target else { return stroke };
@@ -399,12 +426,19 @@ impl MapEditor {
 
     fn apply_marker(&mut self, map: &mut TileMap, x: u16, y: u16, z: u16) -> (bool, &'static str) {
         match self.marker_mode {
-            MarkerMode::Unit => (tools::place_unit(map, x, y, &self.unit, ""), "Place unit"),
-            MarkerMode::Prop => (tools::place_prop(map, x, y, z, &self.prop_label), "Place prop"),
-            MarkerMode::Remove => (tools::remove_markers(map, x, y), "Remove markers"),
+            MarkerMode::Unit => {
+                let placing = UnitPlacing {
+                    unit: self.unit.clone(),
+                    team: self.team.clone(),
+                    facing_degrees: self.facing_degrees,
+                };
+                (tools::place_unit(map, (x, y, z), &placing), "Place unit")
+            }
+            MarkerMode::Prop => (tools::place_prop(map, (x, y, z), &self.prop_label, self.prop_size), "Place prop"),
+            MarkerMode::Remove => (tools::remove_markers(map, (x, y, z)), "Remove markers"),
             MarkerMode::SelectUnit => {
-                if map.placements.iter().any(|p| (p.x, p.y) == (x, y)) {
-                    self.overlay_unit = Some((x, y));
+                if map.placements.iter().any(|p| (p.x, p.y, tools::placement_level(map, p)) == (x, y, z)) {
+                    self.overlay_unit = Some((x, y, z));
                 }
                 (false, "Select unit")
             }
@@ -658,9 +692,50 @@ impl MapEditor {
             }
         });
         ui.horizontal(|ui| {
+            let label = ui.label("Team");
+            ui.add(egui::TextEdit::singleline(&mut self.team).desired_width(90.0).hint_text("the unit's"))
+                .labelled_by(label.id)
+                .on_hover_text("The placed unit's team in the battle; empty: the unit type's own team");
+            let mut teams: Vec<&str> = project.units.iter().map(|unit| unit.team.as_str()).collect();
+            teams.extend(project.tile_maps.iter().flat_map(|map| map.placements.iter().map(|p| p.team.as_str())));
+            teams.retain(|team| !team.is_empty());
+            teams.sort_unstable();
+            teams.dedup();
+            egui::ComboBox::from_id_salt("marker_teams").selected_text("Teams").width(70.0).show_ui(ui, |ui| {
+                ui.selectable_value(&mut self.team, String::new(), "The unit's own");
+                for team in teams {
+                    ui.selectable_value(&mut self.team, team.to_owned(), team);
+                }
+            });
+        });
+        ui.horizontal(|ui| {
+            ui.label("Facing");
+            for (name, degrees) in [("E", 0.0), ("N", 90.0), ("W", 180.0), ("S", 270.0)] {
+                #[allow(clippy::float_cmp)] // the buttons set these exact values
+                let chosen = self.facing_degrees == degrees;
+                if ui.selectable_label(chosen, name).on_hover_text(format!("Face {degrees}°")).clicked() {
+                    self.facing_degrees = degrees;
+                }
+            }
+            ui.add(egui::DragValue::new(&mut self.facing_degrees).range(0.0..=359.0).suffix("°"))
+                .on_hover_text("Degrees counter-clockwise from +x (east)");
+        });
+        ui.horizontal(|ui| {
             let label = ui.label("Prop label");
             ui.text_edit_singleline(&mut self.prop_label).labelled_by(label.id);
         });
+        if self.prop_size == (0, 0, 0) {
+            self.prop_size = (1, 1, 1);
+        }
+        ui.horizontal(|ui| {
+            ui.label("Prop size");
+            ui.add(egui::DragValue::new(&mut self.prop_size.0).range(1..=64).prefix("x "));
+            ui.add(egui::DragValue::new(&mut self.prop_size.1).range(1..=64).prefix("y "));
+            ui.add(egui::DragValue::new(&mut self.prop_size.2).range(1..=64).prefix("z "));
+        })
+        .response
+        .on_hover_text("Cells along x, cells along y, levels up");
+        ui.label(RichText::new("Units and props stand on the tile top under the cursor").weak());
     }
 
     fn view_options_ui(&mut self, ui: &mut egui::Ui, map: &TileMap) {
@@ -712,24 +787,25 @@ impl MapEditor {
 
     fn overlay_options_ui(&mut self, ui: &mut egui::Ui, map: &TileMap) {
         ui.label(RichText::new("Overlays").strong());
-        let name = |x: u16, y: u16| {
+        let name = |(x, y, z): (u16, u16, u16)| {
             map.placements
                 .iter()
-                .find(|p| (p.x, p.y) == (x, y))
-                .map_or_else(String::new, |p| format!("{} at ({x}, {y})", p.unit.as_str()))
+                .find(|p| (p.x, p.y, tools::placement_level(map, p)) == (x, y, z))
+                .map_or_else(String::new, |p| format!("{} at ({x}, {y}, {z})", p.unit.as_str()))
         };
-        let selected = self.overlay_unit.map_or_else(|| "None".to_owned(), |(x, y)| name(x, y));
+        let selected = self.overlay_unit.map_or_else(|| "None".to_owned(), name);
         egui::ComboBox::from_label("Overlay unit").selected_text(selected).show_ui(ui, |ui| {
             ui.selectable_value(&mut self.overlay_unit, None, "None");
             for placement in &map.placements {
-                ui.selectable_value(
-                    &mut self.overlay_unit,
-                    Some((placement.x, placement.y)),
-                    name(placement.x, placement.y),
-                );
+                let at = (placement.x, placement.y, tools::placement_level(map, placement));
+                ui.selectable_value(&mut self.overlay_unit, Some(at), name(at));
             }
         });
-        ui.checkbox(&mut self.show_reach, "Reachable tiles");
+        ui.checkbox(&mut self.show_reach, "Reachable tiles")
+            .on_hover_text("Where the unit can move when the battle starts, with its own move skills");
+        if let Some(problem) = self.reach.as_ref().and_then(|reach| reach.problem.as_ref()) {
+            ui.label(RichText::new(problem).color(ui.visuals().warn_fg_color));
+        }
         ui.checkbox(&mut self.show_path, "Path preview to the hovered tile");
         ui.checkbox(&mut self.show_sight, "Line of sight to the hovered tile");
     }
@@ -763,50 +839,75 @@ impl MapEditor {
         }
     }
 
-    /// Markers for every placement and prop, plus the runtime's reach, path and sight for the overlay unit.
+    /// Computes the overlay unit's moves again when the document or the unit changed: the
+    /// battle's own (`TacticsState::start_moves`: its move skills, its stats, the others placed).
+    fn refresh_reach(&mut self, document: &Document, map: &TileMap) {
+        let Some(unit) = self.overlay_unit.filter(|_| self.show_reach || self.show_path) else {
+            self.reach = None;
+            return;
+        };
+        let revision = document.revision();
+        if self.reach.as_ref().is_some_and(|reach| reach.revision == revision && reach.unit == unit) {
+            return;
+        }
+        let index = map.placements.iter().position(|p| (p.x, p.y, tools::placement_level(map, p)) == unit);
+        let (routes, problem) = match (index, Content::compile(document.project().clone())) {
+            (Some(index), Ok(content)) => (TacticsState::start_moves(&Arc::new(content), map, index), None),
+            (None, _) => (BTreeMap::new(), None),
+            (Some(_), Err(error)) => {
+                (BTreeMap::new(), Some(format!("No reach: the project does not compile ({error})")))
+            }
+        };
+        self.reach = Some(ReachCache { revision, unit, routes, problem });
+    }
+
+    /// Units and props, plus the battle's reach, path and sight for the overlay unit.
     fn overlays(&self, project: &Project, map: &TileMap) -> Overlays {
         let mut overlays = Overlays::default();
         let Some(scene) = self.view.scene() else { return overlays };
         let grid = scene.full_grid();
-        let top_spot = |x: u16, y: u16| standing_spots(grid, x, y).last().copied();
         for placement in &map.placements {
-            let level = placement.z.or_else(|| top_spot(placement.x, placement.y).map(|s| s.level)).unwrap_or(0);
-            let colour =
-                project.units.get(placement.unit.as_str()).map_or(Color32::LIGHT_BLUE, |unit| colour32(unit.colour));
+            let level = tools::placement_level(map, placement);
+            let unit = project.units.get(placement.unit.as_str());
+            let colour = unit.map_or(Color32::LIGHT_BLUE, |unit| colour32(unit.colour));
             overlays.units.push(UnitMarker {
                 cell_x: placement.x,
                 cell_y: placement.y,
-                level: f32::from(level),
+                level,
                 label: placement.unit.as_str().to_owned(),
                 colour,
-                active: self.overlay_unit == Some((placement.x, placement.y)),
+                active: self.overlay_unit == Some((placement.x, placement.y, level)),
+                facing_degrees: Some(placement.facing_degrees),
+                art: unit.and_then(|unit| unit.art.clone()),
             });
         }
         for prop in &map.props {
-            overlays.units.push(UnitMarker {
+            overlays.props.push(PropBox {
                 cell_x: prop.x,
                 cell_y: prop.y,
-                level: f32::from(prop.z),
+                level: prop.z,
+                size: prop.size,
                 label: prop.label.clone(),
                 colour: colour32(prop.colour),
-                active: false,
             });
         }
-        let Some(start) = self.overlay_unit.and_then(|(x, y)| top_spot(x, y)) else { return overlays };
+        let start = self.overlay_unit.and_then(|(x, y, level)| {
+            let spots = standing_spots(grid, x, y);
+            spots.iter().copied().min_by_key(|spot| spot.level.abs_diff(level))
+        });
+        let Some(start) = start else { return overlays };
         let hovered: Option<Spot> = self.view.hover_cell_spot(grid);
-        if (self.show_reach || self.show_path)
-            && let Ok(reach) = reach_path(grid, start, &ReachParams::default(), &BTreeMap::new())
-        {
+        if let Some(reach) = self.reach.as_ref().filter(|reach| Some(reach.unit) == self.overlay_unit) {
             if self.show_reach {
-                overlays.tinted_cells.extend(reach.stops().map(|spot| CellTint {
+                overlays.tinted_cells.extend(reach.routes.keys().map(|spot| CellTint {
                     cell_x: spot.cell_x,
                     cell_y: spot.cell_y,
-                    level: f32::from(spot.level),
+                    level: spot.level,
                     colour: Color32::from_rgba_unmultiplied(80, 160, 255, 90),
                 }));
             }
             if self.show_path
-                && let Some(path) = hovered.and_then(|spot| reach.path_to(spot))
+                && let Some(path) = hovered.and_then(|spot| reach.routes.get(&spot))
             {
                 overlays.path =
                     path.iter().filter_map(|&spot| spot_point(grid, spot)).map(|[x, y, z]| [x, y, z + 0.1]).collect();
@@ -823,5 +924,10 @@ impl MapEditor {
             }
         }
         overlays
+    }
+
+    /// The overlay unit's reachable spots as last computed (the battle's moves at its start).
+    pub fn reach_spots(&self) -> Vec<Spot> {
+        self.reach.as_ref().map(|reach| reach.routes.keys().copied().collect()).unwrap_or_default()
     }
 }

@@ -1,11 +1,12 @@
 //! The tile-map view: a reusable widget drawing a [`TileMap`] in 3D on the CPU (see
 //! [`render`]), with orbit, pan and zoom, isometric presets, Z-level slicing, a grid on the
 //! edited level, hover picking through the runtime's ray `pick`, and overlays (tinted cells,
-//! unit markers, a path, a line of sight). The Tile map tab ([`editor`]) adds the tools; a
-//! read-only preview uses [`map_view_ui`] alone.
+//! unit billboards and markers, prop boxes, a path, a line of sight; see [`overlay`]). The Tile
+//! map tab ([`editor`]) adds the tools; a read-only preview uses [`map_view_ui`] alone.
 
 pub mod camera;
 pub mod editor;
+pub mod overlay;
 pub mod palette;
 pub mod render;
 pub mod tools;
@@ -18,34 +19,56 @@ use camera::{Camera, ViewFrame};
 use palette::PaletteTextures;
 use render::{FrameBuild, MapScene, Slicing};
 
-/// A tinted cell: drawn as a translucent square on its standing level.
+/// A tinted standing spot: drawn on the top of the tile whose top is at `level` (sloped on a
+/// ramp; see [`overlay::tint_corners`]), or as a flat square when no tile ends there.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellTint {
     /// Cell x.
     pub cell_x: u16,
     /// Cell y.
     pub cell_y: u16,
-    /// Height of the square, in levels.
-    pub level: f32,
+    /// The standing level (the top of the tile stood on).
+    pub level: u16,
     /// Fill colour (with alpha).
     pub colour: Color32,
 }
 
-/// A unit marker: a disc with a label standing on a cell.
+/// A unit standing on a spot: its art upright as a billboard, else a disc with a label.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitMarker {
     /// Cell x.
     pub cell_x: u16,
     /// Cell y.
     pub cell_y: u16,
-    /// Standing height, in levels.
-    pub level: f32,
-    /// Text next to the disc.
+    /// The standing level.
+    pub level: u16,
+    /// Text next to the unit.
     pub label: String,
-    /// Disc colour.
+    /// Team (or disc) colour: the disc, or the ring at a billboard's feet.
     pub colour: Color32,
     /// The acting (or selected) unit: drawn with a ring.
     pub active: bool,
+    /// Facing in degrees counter-clockwise from +x, drawn as an arrow on the ground; None: none drawn.
+    pub facing_degrees: Option<f32>,
+    /// The unit's picture, relative to the project folder (`Unit.art`); None: a disc.
+    pub art: Option<String>,
+}
+
+/// A prop: a translucent box of its size standing on a spot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropBox {
+    /// Cell x of the box's low corner.
+    pub cell_x: u16,
+    /// Cell y of the box's low corner.
+    pub cell_y: u16,
+    /// The level its bottom stands on.
+    pub level: u16,
+    /// Cells along x, cells along y, levels up.
+    pub size: (u16, u16, u16),
+    /// Text over the box.
+    pub label: String,
+    /// Box colour.
+    pub colour: Color32,
 }
 
 /// A line of sight between two grid points.
@@ -64,8 +87,10 @@ pub struct SightLine {
 pub struct Overlays {
     /// Tinted cells (reachable tiles, targets).
     pub tinted_cells: Vec<CellTint>,
-    /// Unit and prop markers.
+    /// Units.
     pub units: Vec<UnitMarker>,
+    /// Props.
+    pub props: Vec<PropBox>,
     /// A path, as grid points in order.
     pub path: Vec<[f32; 3]>,
     /// A line of sight.
@@ -89,6 +114,10 @@ pub struct MapViewState {
     pub project_folder: Option<std::path::PathBuf>,
     /// The palette atlas.
     pub textures: PaletteTextures,
+    /// Draw invisible tiles as wireframes (the Tile map tab); else they are not drawn (play).
+    pub outline_invisible: bool,
+    /// Unit pictures (billboards), read from the project folder.
+    pub art: crate::preview::art::ArtCache,
     /// The caller's change counter of the map (e.g. the document's revision): while it and the
     /// cut stand, the map is taken as unchanged without comparing it. None: compare every frame.
     pub map_revision: Option<u64>,
@@ -101,6 +130,9 @@ pub struct MapViewState {
     built_for: Option<(Camera, Rect, u64, Slicing, Option<egui::TextureId>)>,
     last_frame: Option<ViewFrame>,
     hovered: Option<PickHit>,
+    /// The invisible tiles' solids and the scene revision they were gathered at.
+    invisible: Option<(u64, Vec<TileSolid>)>,
+    drawn_billboards: usize,
 }
 
 impl Default for MapViewState {
@@ -113,6 +145,8 @@ impl Default for MapViewState {
             primary_drag_orbits: false,
             project_folder: None,
             textures: PaletteTextures::default(),
+            outline_invisible: false,
+            art: crate::preview::art::ArtCache::default(),
             map_revision: None,
             synced: None,
             scene: None,
@@ -121,6 +155,8 @@ impl Default for MapViewState {
             built_for: None,
             last_frame: None,
             hovered: None,
+            invisible: None,
+            drawn_billboards: 0,
         }
     }
 }
@@ -167,6 +203,27 @@ impl MapViewState {
         self.build.drawn_faces
     }
 
+    /// Units drawn as pictures (billboards) in the last frame.
+    pub fn drawn_billboards(&self) -> usize {
+        self.drawn_billboards
+    }
+
+    /// Gathers the solids of the invisible tiles drawn (below the cut) again after a change.
+    fn invisible_solids(&mut self) {
+        let Some(scene) = self.scene.as_ref() else { return };
+        if self.invisible.as_ref().is_none_or(|(revision, _)| *revision != scene.revision()) {
+            let grid = scene.below_grid();
+            let mut solids = Vec::new();
+            for cell_y in 0..grid.depth() {
+                for cell_x in 0..grid.width() {
+                    let column = grid.column(i32::from(cell_x), i32::from(cell_y));
+                    solids.extend(column.iter().filter(|t| t.invisible).map(|t| TileSolid::new(cell_x, cell_y, t)));
+                }
+            }
+            self.invisible = Some((scene.revision(), solids));
+        }
+    }
+
     /// Takes in `map` (re-meshing what changed) and, when the camera, size, map or `atlas`
     /// changed, rebuilds the projected mesh for `rect`. Returns the frame's projection. Public
     /// for the bench: this is the CPU cost of a frame.
@@ -179,7 +236,10 @@ impl MapViewState {
                     scene.sync(map, cut);
                 }
             }
-            _ => self.scene = MapScene::new(map, cut),
+            _ => {
+                self.scene = MapScene::new(map, cut);
+                self.invisible = None; // a new scene counts its revisions from 0 again
+            }
         }
         self.synced = token;
         if self.framed_for.as_deref() != Some(map.id.as_str()) {
@@ -290,7 +350,24 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
     if state.show_grid {
         draw_grid(&painter, map, f32::from(state.edited_level), &project, ui.visuals().weak_text_color());
     }
-    draw_overlays(&painter, overlays, &project, ui.visuals().strong_text_color());
+    state.art.set_folder(state.project_folder.as_deref());
+    if state.outline_invisible {
+        state.invisible_solids();
+    }
+    let mut billboards = 0;
+    if let Some(scene) = state.scene.as_ref() {
+        let text = ui.visuals().strong_text_color();
+        let overlay_painter =
+            overlay::OverlayPainter { painter: &painter, frame: &frame, scale, grid: scene.full_grid(), text };
+        if state.outline_invisible
+            && let Some((_, solids)) = &state.invisible
+        {
+            overlay_painter.wireframes(solids);
+        }
+        overlay_painter.ground(overlays);
+        billboards = overlay_painter.standing(overlays, &state.art, ui.ctx());
+    }
+    state.drawn_billboards = billboards;
     let pointer = response.hover_pos();
     let hovered = pointer.and_then(|at| state.pick_at(at));
     let hovered_cell = pointer.and_then(|at| state.plane_cell_at(at));
@@ -333,52 +410,5 @@ fn draw_grid(
         if let (Some(a), Some(b)) = (project([0.0, y, level]), project([width, y, level])) {
             painter.line_segment([a, b], stroke);
         }
-    }
-}
-
-fn draw_overlays(
-    painter: &egui::Painter,
-    overlays: &Overlays,
-    project: &impl Fn([f32; 3]) -> Option<Pos2>,
-    text: Color32,
-) {
-    for tint in &overlays.tinted_cells {
-        let (x, y, z) = (f32::from(tint.cell_x), f32::from(tint.cell_y), tint.level + 0.02);
-        let corners =
-            [[x + 0.06, y + 0.06, z], [x + 0.94, y + 0.06, z], [x + 0.94, y + 0.94, z], [x + 0.06, y + 0.94, z]];
-        if let Some(points) = corners.into_iter().map(project).collect::<Option<Vec<Pos2>>>() {
-            painter.add(Shape::convex_polygon(points, tint.colour, Stroke::NONE));
-        }
-    }
-    if overlays.path.len() >= 2
-        && let Some(points) = overlays.path.iter().map(|&p| project(p)).collect::<Option<Vec<Pos2>>>()
-    {
-        painter.add(Shape::line(points, Stroke::new(3.0, Color32::from_rgb(250, 240, 120))));
-    }
-    if let Some(sight) = overlays.sight
-        && let (Some(a), Some(b)) = (project(sight.from), project(sight.to))
-    {
-        let colour = if sight.clear { Color32::from_rgb(120, 230, 255) } else { Color32::from_rgb(255, 90, 90) };
-        painter.add(Shape::dashed_line(&[a, b], Stroke::new(2.0, colour), 6.0, 4.0));
-    }
-    for unit in &overlays.units {
-        let centre = [f32::from(unit.cell_x) + 0.5, f32::from(unit.cell_y) + 0.5, unit.level];
-        let (Some(foot), Some(head)) = (project(centre), project([centre[0], centre[1], centre[2] + 1.5])) else {
-            continue;
-        };
-        let radius = ((foot - head).length() * 0.3).clamp(4.0, 18.0);
-        let body = foot + (head - foot) * 0.5;
-        painter.line_segment([foot, body], Stroke::new(2.0, unit.colour));
-        painter.circle(body, radius, unit.colour, Stroke::new(1.5, Color32::BLACK));
-        if unit.active {
-            painter.circle_stroke(body, radius + 4.0, Stroke::new(2.0, Color32::from_rgb(255, 220, 80)));
-        }
-        painter.text(
-            body + egui::vec2(radius + 3.0, 0.0),
-            egui::Align2::LEFT_CENTER,
-            &unit.label,
-            egui::FontId::proportional(12.0),
-            text,
-        );
     }
 }

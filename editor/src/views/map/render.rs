@@ -14,8 +14,6 @@ use egui::{Color32, Mesh, Pos2, Rect, TextureId};
 
 use super::camera::ViewFrame;
 
-/// Opacity of invisible (collision-only) tiles.
-const INVISIBLE_ALPHA: u8 = 90;
 /// Opacity of tiles above the edited level when they are ghosted.
 const GHOST_ALPHA: u8 = 45;
 
@@ -356,7 +354,8 @@ impl FrameBuild {
         }
     }
 
-    /// Builds the view of `scene` through `frame`: the solid part, invisible tiles translucent,
+    /// Builds the view of `scene` through `frame`: the solid part (invisible tiles are not
+    /// faces: the Tile map tab outlines them, see `overlay`),
     /// the part above the cut ghosted (or left out). With `atlas` the faces are textured with
     /// the palette's pictures; without, they are flat colours.
     pub fn build(&mut self, scene: &MapScene, frame: &ViewFrame, slicing: Slicing, atlas: Option<TextureId>) {
@@ -365,12 +364,10 @@ impl FrameBuild {
         let cell_size = actforge_runtime::map::MapScale::of(scene.map()).cell_size;
         for chunk in scene.below_mesher.chunks() {
             self.project(frame, cell_size, &chunk.opaque, 255);
-            self.project(frame, cell_size, &chunk.invisible, INVISIBLE_ALPHA);
         }
         if slicing == Slicing::GhostAbove {
             for chunk in scene.above_mesher.chunks() {
                 self.project(frame, cell_size, &chunk.opaque, GHOST_ALPHA);
-                self.project(frame, cell_size, &chunk.invisible, GHOST_ALPHA / 2);
             }
         }
         self.order.sort_unstable_by_key(|&(key, _)| key);

@@ -370,31 +370,65 @@ pub fn resize(map: &mut TileMap, width: u16, depth: u16, shift_x: i32, shift_y: 
     resize_tile_map(map, width, depth, shift_x, shift_y)
 }
 
-/// Places a unit of type `unit` on a cell (replacing a unit already there); None level: the column's top.
-pub fn place_unit(map: &mut TileMap, cell_x: u16, cell_y: u16, unit: &str, team: &str) -> bool {
-    if cell_x >= map.width || cell_y >= map.depth || unit.is_empty() {
+/// The standing level of a column's top (the top of its highest tile; 0 on an empty cell).
+pub fn top_level(map: &TileMap, cell_x: u16, cell_y: u16) -> u16 {
+    tiles_at(map, cell_x, cell_y).last().map_or(0, |tile| u16::try_from(tile.top_z()).unwrap_or(u16::MAX))
+}
+
+/// The level a placement stands on: its `z`, else the top of its column.
+pub fn placement_level(map: &TileMap, placement: &Placement) -> u16 {
+    placement.z.unwrap_or_else(|| top_level(map, placement.x, placement.y))
+}
+
+/// What the Markers tool writes into a placed unit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitPlacing {
+    /// The unit type.
+    pub unit: String,
+    /// Its team in the battle; empty: the unit's own.
+    pub team: String,
+    /// Facing in degrees, counter-clockwise from +x.
+    pub facing_degrees: f32,
+}
+
+/// Places a unit on the standing spot (`cell_x`, `cell_y`, `level`), replacing the unit
+/// already standing there (a unit on another level of the cell stays).
+pub fn place_unit(map: &mut TileMap, (cell_x, cell_y, level): (u16, u16, u16), placing: &UnitPlacing) -> bool {
+    if cell_x >= map.width || cell_y >= map.depth || placing.unit.is_empty() {
         return false;
     }
-    let placement =
-        Placement { unit: Id::new(unit), team: team.to_owned(), x: cell_x, y: cell_y, z: None, facing_degrees: 0.0 };
-    if let Some(existing) = map.placements.iter_mut().find(|p| (p.x, p.y) == (cell_x, cell_y)) {
-        if *existing == placement {
-            return false;
-        }
-        *existing = placement;
-    } else {
-        map.placements.push(placement);
+    let facing_degrees =
+        if placing.facing_degrees.is_finite() { placing.facing_degrees.rem_euclid(360.0) } else { 0.0 };
+    let placement = Placement {
+        unit: Id::new(&placing.unit),
+        team: placing.team.trim().to_owned(),
+        x: cell_x,
+        y: cell_y,
+        z: Some(level),
+        facing_degrees,
+    };
+    let at = map.placements.iter().position(|p| (p.x, p.y, placement_level(map, p)) == (cell_x, cell_y, level));
+    match at.and_then(|at| map.placements.get_mut(at)) {
+        Some(existing) if *existing == placement => return false,
+        Some(existing) => *existing = placement,
+        None => map.placements.push(placement),
     }
     true
 }
 
-/// Places a prop marker on a cell at level `z` (replacing a prop already there).
-pub fn place_prop(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16, label: &str) -> bool {
+/// Places a prop whose box of `size` (cells, cells, levels; each at least 1, kept inside the
+/// map) stands on level `z` of a cell, replacing a prop standing there.
+pub fn place_prop(map: &mut TileMap, (cell_x, cell_y, z): (u16, u16, u16), label: &str, size: (u16, u16, u16)) -> bool {
     if cell_x >= map.width || cell_y >= map.depth {
         return false;
     }
-    let prop = Prop { label: label.to_owned(), x: cell_x, y: cell_y, z, ..Prop::default() };
-    if let Some(existing) = map.props.iter_mut().find(|p| (p.x, p.y) == (cell_x, cell_y)) {
+    let size = (
+        size.0.clamp(1, map.width - cell_x),
+        size.1.clamp(1, map.depth - cell_y),
+        size.2.clamp(1, MAX_Z_LEVELS.saturating_sub(z).max(1)),
+    );
+    let prop = Prop { label: label.to_owned(), x: cell_x, y: cell_y, z, size, ..Prop::default() };
+    if let Some(existing) = map.props.iter_mut().find(|p| (p.x, p.y, p.z) == (cell_x, cell_y, z)) {
         if *existing == prop {
             return false;
         }
@@ -405,11 +439,13 @@ pub fn place_prop(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16, label: &s
     true
 }
 
-/// Removes the unit and prop markers on a cell.
-pub fn remove_markers(map: &mut TileMap, cell_x: u16, cell_y: u16) -> bool {
+/// Removes the units and props standing on level `level` of a cell (others on the cell stay).
+pub fn remove_markers(map: &mut TileMap, (cell_x, cell_y, level): (u16, u16, u16)) -> bool {
     let before = map.placements.len() + map.props.len();
-    map.placements.retain(|p| (p.x, p.y) != (cell_x, cell_y));
-    map.props.retain(|p| (p.x, p.y) != (cell_x, cell_y));
+    let placements = std::mem::take(&mut map.placements);
+    map.placements =
+        placements.into_iter().filter(|p| (p.x, p.y, placement_level(map, p)) != (cell_x, cell_y, level)).collect();
+    map.props.retain(|p| (p.x, p.y, p.z) != (cell_x, cell_y, level));
     before != map.placements.len() + map.props.len()
 }
 

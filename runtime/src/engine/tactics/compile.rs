@@ -8,13 +8,13 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::formula::names::GameName;
 use crate::formula::{EffectSearch, EquipSearch, Lookup, Scope};
-use crate::map::{TileGrid, standing_spots};
-use crate::model::{Id, Scheduler, SchedulerKind, TileMap};
+use crate::map::{Spot, TileGrid, standing_spots};
+use crate::model::{Id, Scheduler, SchedulerKind, SkillKind, TileMap};
 
 use crate::engine::Event;
 use crate::engine::content::Content;
 
-use super::{MAX_IDLE_TICKS, TacticsState, UnitState};
+use super::{LIVE_STREAM, MAX_IDLE_TICKS, TacticsState, UnitState};
 
 /// What a lookup reads in a battle.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,17 +109,51 @@ impl TacticsState {
             return None;
         }
         let mut events = Vec::new();
+        let (mut state, keys) = Self::placed(content, map, &mut events)?;
+        if keys.is_empty() {
+            return Some((state, events)); // the map's grid could not be built: nobody is placed
+        }
+        state.check_end(content, rng, &mut events);
+        state.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
+        Some((state, events))
+    }
+
+    /// Where the unit of `map`'s placement number `placement` can move as the battle on `map`
+    /// starts (before anyone acts), with the route to each spot: its move skills' regions with
+    /// its own stats, the others placed as occupants. Empty when the placement places nobody.
+    /// The editor's reach overlay, so that it shows what the battle will.
+    pub fn start_moves(content: &Arc<Content>, map: &TileMap, placement: usize) -> BTreeMap<Spot, Vec<Spot>> {
+        let mut routes = BTreeMap::new();
+        let Some((state, keys)) = Self::placed(content, map, &mut Vec::new()) else { return routes };
+        let Some(key) = keys.get(placement).and_then(Option::as_deref) else { return routes };
+        let Some(from) = state.units.get(key).map(|unit| unit.spot) else { return routes };
+        // The battle's own stream would be seeded by the session; formulas read here see a fixed one.
+        let mut rng = Pcg64Mcg::new(LIVE_STREAM);
+        for (_, skill) in state.usable_skills(content, key, SkillKind::Move) {
+            for (spot, route) in state.move_routes(content, &mut rng, key, skill, (from, 0.0)) {
+                routes.entry(spot).or_insert(route);
+            }
+        }
+        routes
+    }
+
+    /// The battle state of `map` with its units placed (no turn given yet), and each
+    /// placement's unit key (None: it placed nobody; no keys at all: the map's grid is unusable).
+    fn placed(content: &Arc<Content>, map: &TileMap, events: &mut Vec<Event>) -> Option<(Self, Vec<Option<String>>)> {
+        let project = &content.project;
+        let mut keys = Vec::with_capacity(map.placements.len());
         let grid = match TileGrid::from_map(map) {
             Ok(grid) => grid,
             Err(error) => {
                 events.push(Event::Warning(format!("the battle map cannot be used: {error}")));
-                return Some((Self::empty(content, map, TileGrid::new(1, 1).ok()?), events));
+                return Some((Self::empty(content, map, TileGrid::new(1, 1).ok()?), keys));
             }
         };
         let mut state = Self::empty(content, map, grid);
         let mut order = Vec::new();
         let mut placed: BTreeMap<String, usize> = BTreeMap::new();
         for placement in &map.placements {
+            keys.push(None);
             let Some(unit) = project.units.get(placement.unit.as_str()) else { continue };
             let count = placed.entry(unit.id.as_str().to_owned()).or_insert(0);
             *count = count.saturating_add(1);
@@ -156,10 +190,13 @@ impl TacticsState {
                 },
             );
             order.push(key.clone());
+            if let Some(last) = keys.last_mut() {
+                *last = Some(key.clone());
+            }
             state.base_stats(&key, unit);
             for id in &unit.equipment {
                 if let Some(equipment) = project.equipment.get(id.as_str()) {
-                    state.wield(&key, equipment, &mut events);
+                    state.wield(&key, equipment, events);
                 }
             }
             if map.scheduler.kind == SchedulerKind::Ct
@@ -186,9 +223,7 @@ impl TacticsState {
             setup.contested = contested;
             setup.teams = round_teams;
         }
-        state.check_end(content, rng, &mut events);
-        state.schedule(content, rng, MAX_IDLE_TICKS, &mut events);
-        Some((state, events))
+        Some((state, keys))
     }
 
     fn empty(content: &Arc<Content>, map: &TileMap, grid: TileGrid) -> Self {
