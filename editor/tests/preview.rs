@@ -392,6 +392,24 @@ fn a_named_formula_shows_its_value_in_the_running_preview() {
 }
 
 #[test]
+fn an_anecdote_asks_for_a_choice_in_the_campaign_preview() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 1600.0]);
+    harness.get_by_label("end-phase").click();
+    harness.run_steps(3);
+    harness.get_by_label("go old_shrine").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("Old Shrine asks you to choose");
+    // Nothing else is offered while the shrine waits.
+    assert_eq!(harness.query_all_by_label("end-phase").count(), 0);
+    harness.get_by_label("Spread the tale").click();
+    harness.run_steps(3);
+    let session = harness.state().preview().game.session().unwrap();
+    assert_eq!(session.campaign_stat("faith"), Some(75.0));
+    assert_eq!(harness.query_all_by_label_contains("asks you to choose").count(), 0);
+    harness.get_by_label("end-phase");
+}
+
+#[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");

@@ -973,6 +973,10 @@ fn check_node_map(map: &NodeMap, checks: &mut Checks<'_>) {
         for name in node.properties.keys() {
             checks.name(path.clone().field("properties"), name, "property");
         }
+        let mut seen = BTreeSet::new();
+        for (index, option) in node.options.iter().enumerate() {
+            names(checks, path.clone().field("options").index(index).field("id"), &option.id, "option", &mut seen);
+        }
     }
     let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut seen_edges = BTreeSet::new();

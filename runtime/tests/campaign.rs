@@ -94,6 +94,24 @@ fn taking_a_path_pays_its_cost_captures_and_fires_the_anecdote() {
     assert_eq!(query(&session, "compute"), 7.0);
     assert_eq!(query(&session, "faith"), 70.0);
     assert_eq!(query(&session, "node.old_shrine.here and node.old_shrine.visited and campaign.moves == 1"), 1.0);
+    // The anecdote offers a choice, and nothing else can be done until it is taken.
+    assert!(events.contains(&Event::NodeOptionsOffered {
+        node: Id::new("old_shrine"),
+        options: vec!["spread".to_owned(), "report".to_owned()]
+    }));
+    let choose = |option: &str| Choice::ChooseNodeOption { node: Id::new("old_shrine"), option: option.to_owned() };
+    assert_eq!(session.choices(), vec![choose("spread"), choose("report")]);
+    let refused = session.run_script("end-phase").unwrap_err();
+    assert!(refused.message.contains("waits for a choice of its options (`old_shrine`)"), "{refused}");
+    // Reporting it to the ruler: compute +3, deterrence +10 (it was at its min, 0).
+    run(
+        &mut session,
+        "choose report
+expect meter compute == 10
+expect meter deterrence == 10",
+    );
+    let refused = session.run_script("choose spread").unwrap_err();
+    assert!(refused.message.contains("no node waits for a choice"), "{refused}");
     // The map is a DAG: there is no way back.
     assert!(!session.choices().contains(&go("sanctum")));
     let refused = session.run_script("go sanctum").unwrap_err();
@@ -136,7 +154,7 @@ fn the_credit_limit_refuses_a_path_that_would_pass_it() {
     // compute 8 → 7 → 4 → 2 → 0; the cap is 10, so credit reaches −3.
     run(
         &mut session,
-        "end-phase\ngo old_shrine\ngo ash_refuge\ngo signal_tower\ngo iron_gate\nexpect meter compute == 0",
+        "end-phase\ngo old_shrine\nchoose spread\ngo ash_refuge\ngo signal_tower\ngo iron_gate\nexpect meter compute == 0",
     );
     // The citadel costs 4: 0 − 4 = −4 < −3.
     assert!(!session.choices().contains(&go("enemy_citadel")));
@@ -666,8 +684,8 @@ fn terrain_affixes_are_read_by_formulas_and_hallowed_ground_keeps_doubt_away() {
     assert_eq!(query(&session, "node.whisper_market.affix.hidden_from_patrols + node.old_shrine.affix.hallowed"), 2.0);
     assert_eq!(query(&session, "node.current.affix.hallowed"), 0.0);
     // At the shrine at dusk, seen by nobody or not, doubt does not come: faith stays 70.
-    run(&mut session, "end-phase\ngo old_shrine\nexpect node.current.affix.hallowed\nexpect meter faith == 70");
-    run(&mut session, "end-phase\nexpect meter faith == 70");
+    run(&mut session, "end-phase\ngo old_shrine\nchoose spread\nexpect node.current.affix.hallowed");
+    run(&mut session, "expect meter faith == 75\nend-phase\nexpect meter faith == 75");
     // An affix no node carries is a check error, as a typo.
     let error = session.query("node.current.affix.halowed").unwrap_err();
     assert!(error.contains("node affix"), "{error}");

@@ -10,10 +10,10 @@ use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Board, BoardModifier, BoardPlay, CampaignDeck, Card, CardCycle, CardModifier,
     CardOption, CardPlay, Column, Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Equipment, Era, Faces,
     Formula, FragmentCount, Grade, HitType, Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge,
-    MapNode, NodeMap, PaletteEntry, PathModifier, Patrol, Phase, Placement, Prop, Reaction, Region, Requirements, Rule,
-    RuleModifier, Scheduler, Settings, Skill, Slot, Stat, StatEffect, StatModifier, StatTrigger, StatusEffect,
-    Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap, Token, TurnConfig, Unit, WinCondition,
-    slug_problem,
+    MapNode, NodeMap, NodeOption, PaletteEntry, PathModifier, Patrol, Phase, Placement, Prop, Reaction, Region,
+    Requirements, Rule, RuleModifier, Scheduler, Settings, Skill, Slot, Stat, StatEffect, StatModifier, StatTrigger,
+    StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap, Token, TurnConfig, Unit,
+    WinCondition, slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
 use actforge_runtime::schema::{self, SLUG_PATTERN, bundle_schema, item_schema, resolve};
@@ -216,7 +216,7 @@ fn every_default_in_the_schema_is_the_models() {
         Faces<f32> => "Faces_of_float", Faces<Option<u16>> => "Faces_of_Nullable_uint16",
         Placement => "Placement", Prop => "Prop", WinCondition => "WinCondition", NodeMap => "NodeMap",
         MapNode => "MapNode", MapEdge => "MapEdge", Phase => "Phase", Patrol => "Patrol", Grade => "Grade",
-        CardCycle => "CardCycle", CampaignDeck => "CampaignDeck", CardPlay => "CardPlay",
+        CardCycle => "CardCycle", CampaignDeck => "CampaignDeck", CardPlay => "CardPlay", NodeOption => "NodeOption",
         Unit => "Unit", Limits => "Limits", Skill => "Skill", Region => "Region", HitType => "HitType",
         StatEffect => "StatEffect", StatusEffect => "StatusEffect", LineMoveEffect => "LineMoveEffect",
         Scheduler => "Scheduler",
@@ -272,7 +272,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "Scheduler"
         | "SchedulerKind" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" | "CardCycle"
-        | "CampaignDeck" | "CardPlay" => "### node_maps/",
+        | "CampaignDeck" | "CardPlay" | "NodeOption" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
         "Equipment" => "### equipment/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"

@@ -408,6 +408,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             }
         });
     }
+    options_ui(ui, session, campaign, choices, chosen);
     piles_ui(ui, session, campaign);
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
@@ -443,6 +444,36 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
         );
     }
+}
+
+/// The options of the node that waits for a choice, as buttons by label with their text.
+fn options_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    campaign: &actforge_runtime::engine::campaign::CampaignState,
+    choices: &[Choice],
+    chosen: &mut Vec<Choice>,
+) {
+    let Some(waiting) = &campaign.choosing else { return };
+    let map = session.content().project.node_maps.get(campaign.map.as_str());
+    let Some(node) = map.and_then(|map| map.nodes.iter().find(|node| node.id == *waiting)) else { return };
+    let name = if node.label.is_empty() { node.id.as_str() } else { node.label.as_str() };
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.label(RichText::new(format!("{} {name} asks you to choose", icon::SIGNPOST)).strong());
+        for option in &node.options {
+            let choice = Choice::ChooseNodeOption { node: node.id.clone(), option: option.id.clone() };
+            let label = if option.label.is_empty() { option.id.as_str() } else { option.label.as_str() };
+            let open = choices.contains(&choice);
+            let button = ui.add_enabled(open, egui::Button::new(label));
+            let button = if option.text.is_empty() { button } else { button.on_hover_text(&option.text) };
+            if button.clicked() {
+                chosen.push(choice);
+            }
+            if !option.text.is_empty() {
+                ui.label(RichText::new(&option.text).weak());
+            }
+        }
+    });
 }
 
 /// The card cycle's piles: each deck's cards left (the one drawn from marked), the discard pile

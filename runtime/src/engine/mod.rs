@@ -202,6 +202,13 @@ pub enum Choice {
         /// The second input.
         b: CardId,
     },
+    /// Campaign: take one of the options the node just entered offers.
+    ChooseNodeOption {
+        /// The node.
+        node: Id<MapNode>,
+        /// The option's id.
+        option: String,
+    },
     /// Campaign: spend insight, an A and a B of the hand to summon any candidate of the map's
     /// synthesis outright.
     Summon {
@@ -692,6 +699,20 @@ pub enum Event {
         chance: String,
         /// Whether it succeeded (the result joined the hand).
         success: bool,
+    },
+    /// Campaign: the node entered offers options; the campaign waits for a choice.
+    NodeOptionsOffered {
+        /// The node.
+        node: Id<MapNode>,
+        /// The options offered (ids).
+        options: Vec<String>,
+    },
+    /// Campaign: an option of a node was chosen (its rules run next).
+    NodeOptionChosen {
+        /// The node.
+        node: Id<MapNode>,
+        /// The option's id.
+        option: String,
     },
     /// Campaign: insight was spent to summon a candidate outright (both inputs left the hand).
     Summoned {

@@ -67,6 +67,7 @@ impl System {
             Choice::MoveToNode { .. }
             | Choice::EndPhase
             | Choice::Synthesize { .. }
+            | Choice::ChooseNodeOption { .. }
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }

@@ -71,8 +71,33 @@ pub struct MapNode {
     /// Rules run when the player enters the node.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RuleId>,
+    /// Choices offered when the player enters the node (after its rules): the campaign waits
+    /// until one is taken (an anecdote's choice).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<NodeOption>,
 }
-impl_walk!(MapNode { properties, rules });
+impl_walk!(MapNode { properties, rules, options });
+
+/// A choice a node offers when the player enters it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct NodeOption {
+    /// Name, a slug unique within the node.
+    pub id: String,
+    /// What the button says.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// What it means, for the player.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Offered only while this formula is non-zero (none: always).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<Expr>,
+    /// Rules run when it is chosen.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleId>,
+}
+impl_walk!(NodeOption { when, rules });
 
 /// A directed path between two nodes of the same map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -88,6 +88,8 @@ pub struct CampaignState {
     pub returning: Vec<CardId>,
     /// The deck the draw takes from (card cycle).
     pub deck: Option<String>,
+    /// The node whose options wait for the player's choice (nothing else can be done meanwhile).
+    pub choosing: Option<Id<MapNode>>,
     /// Syntheses triggered.
     pub syntheses: u32,
     /// Syntheses that failed.
@@ -118,6 +120,7 @@ impl Hash for CampaignState {
         self.discard.hash(state);
         self.returning.hash(state);
         self.deck.hash(state);
+        self.choosing.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
         crate::engine::hash_values(&self.meters, state);

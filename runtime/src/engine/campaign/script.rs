@@ -14,6 +14,16 @@ impl Session {
         match (choice, &self.campaign) {
             (_, None) => "the project has no campaign (no entry node map)".to_owned(),
             (_, Some(campaign)) if campaign.result.is_some() => "the campaign has ended".to_owned(),
+            (Choice::ChooseNodeOption { node, option }, Some(campaign)) => match &campaign.choosing {
+                None => "no node waits for a choice".to_owned(),
+                Some(waiting) if waiting != node => format!("`{waiting}` waits for a choice, not `{node}`"),
+                Some(_) => format!("`{node}` does not offer `{option}` now"),
+            },
+            (_, Some(campaign)) if campaign.choosing.is_some() => format!(
+                "{} (`{}`)",
+                Refusal::Choosing.words(),
+                campaign.choosing.as_ref().map_or("", |node| node.as_str())
+            ),
             (Choice::MoveToNode { node }, Some(_)) => self
                 .campaign_look(|step| step.path_cost(node).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
@@ -45,6 +55,7 @@ impl Session {
             Choice::MoveToNode { node } => format!("go {node}"),
             Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
             Choice::Summon { a, b, result } => format!("summon {result} with {a} {b}"),
+            Choice::ChooseNodeOption { option, .. } => format!("choose {option}"),
             Choice::PlayCard { card, reversed: false } => format!("play {card}"),
             Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
             Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
@@ -149,6 +160,16 @@ impl Session {
                     Ok(Line::Choose(Choice::DiscardCard { card: Id::new(card), reversed: true }))
                 }
                 _ => Err("usage: discard CARD [reversed]".to_owned()),
+            },
+            "choose" => match (words.next(), words.next()) {
+                (Some(option), None) => {
+                    let node = self.campaign.as_ref().and_then(|campaign| campaign.choosing.clone());
+                    match node {
+                        Some(node) => Ok(Line::Choose(Choice::ChooseNodeOption { node, option: option.to_owned() })),
+                        None => Err("no node waits for a choice".to_owned()),
+                    }
+                }
+                _ => Err("usage: choose OPTION".to_owned()),
             },
             "summon" => match (words.next(), words.next(), words.next(), words.next(), words.next()) {
                 (Some(result), Some("with"), Some(a), Some(b), None) => {

@@ -49,6 +49,7 @@ impl Session {
             discard: Vec::new(),
             returning: Vec::new(),
             deck: None,
+            choosing: None,
             syntheses: 0,
             failures: 0,
             meters: BTreeMap::new(),
@@ -156,6 +157,12 @@ impl Session {
         if campaign.result.is_some() || self.state.outcome.is_some() {
             return;
         }
+        if campaign.choosing.is_some() {
+            #[allow(clippy::redundant_closure_for_method_calls)] // a path would fix Step's lifetime
+            let options = self.campaign_look(|step| step.open_options()).unwrap_or_default();
+            choices.extend(options.into_iter().map(|(node, option)| Choice::ChooseNodeOption { node, option }));
+            return;
+        }
         let listed = self
             .campaign_look(|step| {
                 let map = step.map;
@@ -246,7 +253,18 @@ impl Session {
             });
         }
         let mut events = Vec::new();
+        let choosing = self.campaign.as_ref().is_some_and(|campaign| campaign.choosing.is_some());
+        if choosing != matches!(choice, Choice::ChooseNodeOption { .. }) {
+            return Err(ChoiceError::NotPossible(format!("{choice:?}")));
+        }
         let done = match choice {
+            Choice::ChooseNodeOption { node, option } => self.campaign_step(&mut events, |step| {
+                let open = step.open_options().iter().any(|(at, id)| at == node && id == option);
+                if open {
+                    step.choose_option(node, option);
+                }
+                open
+            }),
             Choice::MoveToNode { node } => self.campaign_step(&mut events, |step| match step.path_cost(node) {
                 Ok(cost) => {
                     step.move_to(node, cost);

@@ -401,6 +401,57 @@ impl Step<'_> {
         if captured {
             self.run_rules(&map.on_capture);
         }
+        if let Some(node) = map.nodes.iter().find(|node| node.id == *to) {
+            self.offer_options(node);
+        }
+    }
+
+    /// The options the player may choose between now: the waiting node's, those whose `when`
+    /// holds (node id, option id).
+    pub(super) fn open_options(&mut self) -> Vec<(Id<MapNode>, String)> {
+        let map = self.map;
+        let Some(node) = self.state.choosing.as_ref().and_then(|id| map.nodes.iter().find(|node| node.id == *id))
+        else {
+            return Vec::new();
+        };
+        let mut open = Vec::new();
+        for option in &node.options {
+            if option.when.as_ref().is_none_or(|when| core::truthy(self.value(when))) {
+                open.push((node.id.clone(), option.id.clone()));
+            }
+        }
+        open
+    }
+
+    /// Takes an option of the waiting node: the campaign goes on, then its rules run.
+    pub(super) fn choose_option(&mut self, node: &Id<MapNode>, option: &str) {
+        let map = self.map;
+        let Some(chosen) = map
+            .nodes
+            .iter()
+            .find(|known| known.id == *node)
+            .and_then(|known| known.options.iter().find(|known| known.id == option))
+        else {
+            return;
+        };
+        self.state.choosing = None;
+        self.events.push(Event::NodeOptionChosen { node: node.clone(), option: option.to_owned() });
+        self.run_rules(&chosen.rules);
+    }
+
+    /// After a node's rules: its options that hold are offered and the campaign waits (none
+    /// holding: nothing is offered).
+    fn offer_options(&mut self, node: &MapNode) {
+        if node.options.is_empty() || self.ended() {
+            return;
+        }
+        self.state.choosing = Some(node.id.clone());
+        let open: Vec<String> = self.open_options().into_iter().map(|(_, option)| option).collect();
+        if open.is_empty() {
+            self.state.choosing = None;
+            return;
+        }
+        self.events.push(Event::NodeOptionsOffered { node: node.id.clone(), options: open });
     }
 
     /// What a node's kind does when the player enters it.
@@ -529,6 +580,7 @@ pub(super) enum Refusal {
     NoSummon,
     NotACandidate,
     NoInsight,
+    Choosing,
 }
 
 impl Refusal {
@@ -553,6 +605,7 @@ impl Refusal {
             Self::NoSummon => "the map's synthesis has no insight summon (`insight_cost` is 0)",
             Self::NotACandidate => "that card is not a candidate of the synthesis (its `candidates` deck)",
             Self::NoInsight => "not enough insight",
+            Self::Choosing => "the node just entered waits for a choice of its options",
         }
     }
 }

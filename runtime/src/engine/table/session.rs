@@ -90,6 +90,7 @@ impl Session {
             | Choice::MoveToNode { .. }
             | Choice::EndPhase
             | Choice::Synthesize { .. }
+            | Choice::ChooseNodeOption { .. }
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }
