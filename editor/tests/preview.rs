@@ -410,6 +410,33 @@ fn an_anecdote_asks_for_a_choice_in_the_campaign_preview() {
 }
 
 #[test]
+fn the_campaign_preview_shows_the_patrol_s_sight_and_the_grade_banner_at_the_end() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 1800.0]);
+    harness.get_by_label_contains("Stealthy: no patrol sees you");
+    // Play the golden campaign by its buttons, as a designer would click it through.
+    let script = std::fs::read_to_string(
+        default_project_path().parent().unwrap().join("era-synthesis/tests/era_synthesis.play"),
+    )
+    .unwrap();
+    for line in script.lines().map(|line| line.split('#').next().unwrap().trim()) {
+        if line.is_empty() || line.starts_with("expect") {
+            continue;
+        }
+        let button = match line {
+            "choose spread" => "Spread the tale".to_owned(),
+            _ => line.replace("smelt ", "synthesize "),
+        };
+        harness.get_by_label(&button).click();
+        harness.run_steps(3);
+        if button == "go iron_gate" {
+            harness.get_by_label_contains("Seen by a patrol");
+        }
+    }
+    assert!(harness.query_all_by_label_contains(" Victory").count() >= 1);
+    harness.get_by_label("Grade: Triumph (凯旋): Victory");
+}
+
+#[test]
 fn board_cards_are_offered_by_label_and_option_and_play_their_playtest_line() {
     let mut harness = playing("knucklebones");
     harness.get_by_label("Player two — to play");

@@ -256,6 +256,19 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         icon::GRAPH,
         &format!("Campaign — {} · day {} · {} · {era}", map.label, campaign.day, campaign.phase_name(map)),
     );
+    if let Some(result) = &campaign.result {
+        grade_banner_ui(ui, map, result);
+    }
+    if !map.patrols.is_empty() {
+        let seen = campaign.seen(map);
+        let (text, colour) = if seen {
+            (format!("{} Seen by a patrol", icon::EYE), Color32::from_rgb(0xf0, 0x7a, 0x6a))
+        } else {
+            (format!("{} Stealthy: no patrol sees you", icon::EYE_SLASH), Color32::from_rgb(0x6c, 0xc4, 0xa1))
+        };
+        ui.label(RichText::new(text).color(colour))
+            .on_hover_text("A patrol sees its node and the nodes one path away; safehouses and hidden nodes hide you");
+    }
     let (min, max) =
         map.nodes.iter().fold((egui::pos2(f32::MAX, f32::MAX), egui::pos2(f32::MIN, f32::MIN)), |(min, max), node| {
             (min.min(egui::pos2(node.x, node.y)), max.max(egui::pos2(node.x, node.y)))
@@ -287,11 +300,52 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
     }
     let pulse = (ui.input(|i| i.time) * 3.0).sin().abs() as f32;
     let mut clicked = None;
+    // What each patrol sees: its node and the nodes one path away, tinted under the nodes.
+    let patrol_at: Vec<(&str, &str)> = map
+        .patrols
+        .iter()
+        .filter_map(|patrol| {
+            let label = if patrol.label.is_empty() { patrol.id.as_str() } else { patrol.label.as_str() };
+            campaign.patrol_node(map, &patrol.id).map(|node| (label, node.as_str()))
+        })
+        .collect();
+    for (_, at) in &patrol_at {
+        let near = map.edges.iter().filter_map(|edge| {
+            if edge.from.as_str() == *at {
+                Some(edge.to.as_str())
+            } else if edge.to.as_str() == *at {
+                Some(edge.from.as_str())
+            } else {
+                None
+            }
+        });
+        for node in std::iter::once(*at).chain(near) {
+            if let Some(centre) = position(node) {
+                painter.circle_filled(centre, 22.0, Color32::from_rgba_unmultiplied(0xf0, 0x5d, 0x5d, 40));
+            }
+        }
+    }
     for node in &map.nodes {
         let centre = place(node.x, node.y);
         let colour = node_colour(&node.kind);
         let here = node.id == campaign.node;
         painter.circle_filled(centre, 11.0, colour);
+        if campaign.captured.contains(&node.id) {
+            // A held node carries a small flag.
+            let pole = centre + Vec2::new(9.0, -9.0);
+            painter.line_segment([pole, pole + Vec2::new(0.0, -12.0)], Stroke::new(1.5, Color32::WHITE));
+            painter.add(egui::Shape::convex_polygon(
+                vec![pole + Vec2::new(0.0, -12.0), pole + Vec2::new(8.0, -9.0), pole + Vec2::new(0.0, -6.0)],
+                Color32::from_rgb(0x6c, 0xe4, 0x91),
+                Stroke::NONE,
+            ));
+        } else if campaign.visited.contains(&node.id) {
+            // Visited and no longer held: retaken by a patrol.
+            let d = 5.0;
+            let red = Stroke::new(2.5, Color32::from_rgb(0xf0, 0x5d, 0x5d));
+            painter.line_segment([centre - Vec2::splat(d), centre + Vec2::splat(d)], red);
+            painter.line_segment([centre + Vec2::new(-d, d), centre + Vec2::new(d, -d)], red);
+        }
         if here {
             painter.circle_stroke(centre, 14.0 + 4.0 * pulse, Stroke::new(2.5, Color32::WHITE));
             ui.ctx().request_repaint();
@@ -308,6 +362,28 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         );
         if response.clicked() && response.interact_pointer_pos().is_some_and(|p| p.distance(centre) < 14.0) {
             clicked = Some(node.id.clone());
+        }
+    }
+    for (label, at) in &patrol_at {
+        if let Some(centre) = position(at) {
+            let mark = centre + Vec2::new(-16.0, -14.0);
+            painter.add(egui::Shape::convex_polygon(
+                vec![
+                    mark + Vec2::new(0.0, -7.0),
+                    mark + Vec2::new(6.0, 0.0),
+                    mark + Vec2::new(0.0, 7.0),
+                    mark + Vec2::new(-6.0, 0.0),
+                ],
+                Color32::from_rgb(0xf0, 0x5d, 0x5d),
+                Stroke::new(1.0, Color32::BLACK),
+            ));
+            painter.text(
+                mark + Vec2::new(-8.0, 0.0),
+                egui::Align2::RIGHT_CENTER,
+                *label,
+                egui::FontId::proportional(11.0),
+                Color32::from_rgb(0xf0, 0x7a, 0x6a),
+            );
         }
     }
     if let Some(node) = clicked {
@@ -333,6 +409,31 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
     });
     campaign_buttons_ui(ui, session, choices, &mut wants.chosen);
     meters_ui(ui, session);
+}
+
+/// The end of a campaign: victory or defeat and the grade's label, large.
+fn grade_banner_ui(
+    ui: &mut egui::Ui,
+    map: &actforge_runtime::model::NodeMap,
+    result: &actforge_runtime::engine::campaign::CampaignResult,
+) {
+    let grade = result.grade.as_ref().and_then(|id| map.grades.iter().find(|grade| grade.id == *id));
+    let name = grade
+        .map_or_else(String::new, |grade| if grade.label.is_empty() { grade.id.clone() } else { grade.label.clone() });
+    let (verdict, fill) = if result.won {
+        ("Victory", Color32::from_rgb(0x2f, 0x6b, 0x3f))
+    } else {
+        ("Defeat", Color32::from_rgb(0x7a, 0x2e, 0x2e))
+    };
+    egui::Frame::new().fill(fill).corner_radius(CornerRadius::same(8)).inner_margin(12.0).show(ui, |ui| {
+        ui.set_width(ui.available_width());
+        ui.label(
+            RichText::new(format!("{} {verdict}", icon::FLAG_CHECKERED)).size(22.0).strong().color(Color32::WHITE),
+        );
+        if !name.is_empty() {
+            ui.label(RichText::new(format!("Grade: {name}")).size(16.0).color(Color32::WHITE));
+        }
+    });
 }
 
 fn node_colour(kind: &NodeKind) -> Color32 {
