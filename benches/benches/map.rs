@@ -22,7 +22,7 @@ use actforge_runtime::map::{
     AtlasLayout, Face, MapMesher, MapScale, MeshBuffers, MeshStyle, ReachParams, SightParams, Spot, TileGrid,
     TileSolid, face_shade, pick, reach_line, reach_path, standing_spots,
 };
-use actforge_runtime::model::{Corners, Faces, Tile};
+use actforge_runtime::model::{Corners, Faces, Paint, PaletteEntry, PaletteLookup, Tile};
 use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;
 
@@ -31,12 +31,21 @@ const SIDE: u16 = 256;
 const LEVELS: u16 = 16;
 const PALETTE: usize = 6;
 
+/// Paint with palette entry `p{index}` (the bench's palette: `p0` … `p5`).
+fn paint(index: u16) -> Paint {
+    Paint::new(format!("p{index}").as_str(), 0)
+}
+
 /// Terrain: a stack of painted cubes under a rolling height field (mean about 4.8 of 16
 /// levels), topped now and then by a ramp, an inset tile, an overhang or an invisible tile.
 fn terrain(side: u16, seed: u64) -> TileGrid {
     let mut rng = Rng::new(seed);
     let mut grid = TileGrid::new(side, side).unwrap();
-    let painted = |z: u16, top: u16| Tile { paint: Faces { top: Some(top), ..Faces::splat(Some(4)) }, ..Tile::cube(z) };
+    let (sides, tops) = (paint(4), [0, 1, 2, 3, 4, 5].map(paint));
+    let painted = |z: u16, top: u16| Tile {
+        paint: Faces { top: tops.get(usize::from(top)).copied(), ..Faces::splat(Some(sides)) },
+        ..Tile::cube(z)
+    };
     for y in 0..side {
         for x in 0..side {
             let (fx, fy) = (f32::from(x), f32::from(y));
@@ -81,7 +90,12 @@ fn style() -> MeshStyle {
     MeshStyle {
         scale: MapScale { cell_size: 1.0, level_height: 0.5 },
         bottom_faces: true,
-        atlas: AtlasLayout::grid(PALETTE, 64),
+        atlas: AtlasLayout::grid(&[1; PALETTE], 64),
+        lookup: PaletteLookup::new(
+            &(0..PALETTE)
+                .map(|i| PaletteEntry { id: format!("p{i}").as_str().into(), ..PaletteEntry::default() })
+                .collect::<Vec<_>>(),
+        ),
         tints: vec![[255; 4]; PALETTE],
         unpainted_tint: [255; 4],
     }
@@ -118,7 +132,7 @@ fn naive_mesh(grid: &TileGrid, style: &MeshStyle, chunks: &mut Vec<MeshBuffers>)
                             let normal = n.map(|v| v / length);
                             let shade = face_shade(normal);
                             let grey = (255.0 * shade) as u8;
-                            let rect = style.atlas.rect(face.of(&tile.paint));
+                            let (_, rect) = style.resolve(face.of(&tile.paint));
                             let base = out.positions.len() as u32;
                             for (corner, position) in quad.into_iter().enumerate() {
                                 out.positions.push(position);

@@ -22,7 +22,7 @@ use actforge_editor::views::map::camera::ViewFrame;
 use actforge_editor::views::map::render::Slicing;
 use actforge_editor::views::map::tools;
 use actforge_editor::views::map::{MapViewState, Overlays, map_view_ui};
-use actforge_runtime::model::{Colour, Column, Corners, Faces, PaletteEntry, Tile, TileMap};
+use actforge_runtime::model::{Colour, Column, Corners, Faces, Paint, PaletteEntry, Tile, TileMap};
 use actforge_tests::{Rng, criterion_mean_ns};
 use criterion::Criterion;
 use egui::{Pos2, Rect};
@@ -44,13 +44,14 @@ fn terrain() -> TileMap {
             let (fx, fy) = (f32::from(x), f32::from(y));
             let wave = 2.0 * (fx * 0.13).sin() * (fy * 0.11).cos() + 1.0 * ((fx + fy) * 0.05).sin();
             let height = (4.0 + wave).round().clamp(1.0, f32::from(LEVELS - 1)) as u16;
-            let mut tiles: Vec<Tile> = (0..height)
-                .map(|z| Tile { paint: Faces { top: Some(height % 4), ..Faces::splat(Some(4)) }, ..Tile::cube(z) })
-                .collect();
+            let paint = |index: u16| Some(Paint::new(format!("p{index}").as_str(), 0));
+            let (top, sides) = (paint(height % 4), paint(4));
+            let mut tiles: Vec<Tile> =
+                (0..height).map(|z| Tile { paint: Faces { top, ..Faces::splat(sides) }, ..Tile::cube(z) }).collect();
             match rng.below(100) {
                 0..=5 => tiles.push(Tile {
                     heights: Corners { x0y0: 1, x1y0: 2, x0y1: 1, x1y1: 2 },
-                    paint: Faces::splat(Some(1)),
+                    paint: Faces::splat(paint(1)),
                     ..Tile::cube(height)
                 }),
                 6 => tiles.push(Tile { invisible: true, ..Tile::cube(height) }),
@@ -61,6 +62,7 @@ fn terrain() -> TileMap {
     }
     let palette = (0..5)
         .map(|i| PaletteEntry {
+            id: format!("p{i}").as_str().into(),
             label: format!("P{i}"),
             image: None,
             colour: Colour::rgb(40 * i, 200 - 30 * i, 90),

@@ -13,7 +13,7 @@ use actforge_editor::views::map::render::{FrameBuild, MapScene, Slicing};
 use actforge_editor::views::map::tools::{self, Corner, TileRef};
 use actforge_editor::views::map::{MapViewState, Overlays};
 use actforge_runtime::map::Face;
-use actforge_runtime::model::{Corners, Tile, TileMap};
+use actforge_runtime::model::{Corners, Paint, PaletteEntry, Tile, TileMap};
 use actforge_runtime::{Kind, Project};
 use egui::{Pos2, Rect};
 use egui_kittest::Harness;
@@ -27,6 +27,17 @@ fn flat_map(width: u16, depth: u16) -> TileMap {
         }
     }
     map
+}
+
+/// Paint with the palette entry `e{index}`, tile 0.
+#[allow(clippy::unnecessary_wraps)] // the value a face holds, so tests read `paint_of(..) == p(1)`
+fn p(index: u16) -> Option<Paint> {
+    Some(Paint::new(format!("e{index}").as_str(), 0))
+}
+
+/// A palette of `count` flat entries `e0`, `e1`, …
+fn entries(count: usize) -> Vec<PaletteEntry> {
+    (0..count).map(|i| PaletteEntry { id: format!("e{i}").as_str().into(), ..PaletteEntry::default() }).collect()
 }
 
 fn at(cell_x: u16, cell_y: u16, z: u16) -> TileRef {
@@ -79,17 +90,17 @@ fn paint_flood_fill_and_eyedropper() {
         tools::add_tile(&mut map, 2, y, 1);
         tools::add_tile(&mut map, 2, y, 2);
     }
-    assert!(tools::paint_face(&mut map, at(0, 0, 0), Face::Top, Some(3)));
-    assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::Top), Some(3));
+    assert!(tools::paint_face(&mut map, at(0, 0, 0), Face::Top, p(3)));
+    assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::Top), p(3));
     assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::NegX), None, "one face only");
-    assert!(tools::flood_fill(&mut map, at(1, 1, 0), Face::Top, Some(1)));
+    assert!(tools::flood_fill(&mut map, at(1, 1, 0), Face::Top, p(1)));
     let painted: Vec<(u16, u16)> =
-        map.columns.iter().filter(|c| c.tiles[0].paint.top == Some(1)).map(|c| (c.x, c.y)).collect();
+        map.columns.iter().filter(|c| c.tiles[0].paint.top == p(1)).map(|c| (c.x, c.y)).collect();
     // (0, 0) was painted differently; the cells beyond the wall are not connected.
     assert_eq!(painted, [(1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
-    assert!(tools::paint_tile(&mut map, at(3, 0, 0), Some(2)));
-    assert!(Face::ALL.iter().all(|&face| tools::paint_of(&map, at(3, 0, 0), face) == Some(2)));
-    assert!(!tools::paint_tile(&mut map, at(3, 0, 0), Some(2)), "no change, no edit");
+    assert!(tools::paint_tile(&mut map, at(3, 0, 0), p(2)));
+    assert!(Face::ALL.iter().all(|&face| tools::paint_of(&map, at(3, 0, 0), face) == p(2)));
+    assert!(!tools::paint_tile(&mut map, at(3, 0, 0), p(2)), "no change, no edit");
 }
 
 #[test]
@@ -124,7 +135,7 @@ fn a_brush_stroke_is_one_undo_step() {
     let mut history = History::new();
     let mut current = map.clone();
     for x in 0..3 {
-        assert!(tools::paint_face(&mut current, at(x, 1, 0), Face::Top, Some(0)));
+        assert!(tools::paint_face(&mut current, at(x, 1, 0), Face::Top, p(0)));
         history.apply(&mut document, Op::put(Arc::new(current.clone())), "Paint faces", Some(7)).unwrap();
     }
     history.end_gesture();
@@ -132,7 +143,7 @@ fn a_brush_stroke_is_one_undo_step() {
     let painted = |document: &Document| {
         let item = get_item(document.project(), Kind::TileMap, "arena").unwrap();
         let map = item.as_any().downcast_ref::<TileMap>().unwrap().clone();
-        (0..3).filter(|&x| tools::paint_of(&map, at(x, 1, 0), Face::Top) == Some(0)).count()
+        (0..3).filter(|&x| tools::paint_of(&map, at(x, 1, 0), Face::Top) == p(0)).count()
     };
     assert_eq!(painted(&document), 3);
     history.undo(&mut document).unwrap();
@@ -214,7 +225,7 @@ fn a_scene_takes_in_edits_column_by_column_and_ends_equal_to_the_map() {
                 tools::remove_tile_at_level(&mut map, x, y, z);
             }
             3 => {
-                tools::paint_face(&mut map, at(x, y, z), Face::Top, Some(0));
+                tools::paint_face(&mut map, at(x, y, z), Face::Top, p(0));
             }
             _ => {
                 map.label = format!("step {step}");
@@ -281,7 +292,7 @@ fn the_tile_map_tab_paints_a_face_and_undo_takes_it_back() {
     let undo_steps = harness.state().history().undo_len();
     // The top of cell (1, 1)'s tile, where the view projects its centre.
     let tile = tools::tiles_at(&before, 1, 1).last().unwrap().clone();
-    assert_eq!(tile.paint.top, Some(0), "grass before");
+    assert_eq!(tile.paint.top, Some(Paint::new("grass", 0)), "grass before");
     let top = tile.top_z() as f32;
     let screen = harness.state().map_editor().view.screen_of_grid([1.5, 1.5, top]).unwrap();
     click_at(&mut harness, screen);
@@ -377,8 +388,10 @@ fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
     // In the palette (and in the inspector's palette list, by its label).
     assert!(harness.query_all_by_label("lava").count() >= 1);
     harness.get_by_label("Imported lava");
-    let lava_index = (imported.palette.len() - 1) as u16;
-    assert_eq!(harness.state().map_editor().paint, Some(lava_index), "the brush takes the new picture");
+    let lava_index = imported.palette.len() - 1;
+    assert_eq!(entry.id.as_str(), "lava", "the id comes from the file name");
+    let lava = Some(Paint::new("lava", 0));
+    assert_eq!(harness.state().map_editor().paint, lava, "the brush takes the new picture");
 
     // Paint the top of cell (1, 1) with it: the face's UVs move into the new picture's cell.
     let tile = tools::tiles_at(&imported, 1, 1).last().unwrap().clone();
@@ -386,9 +399,9 @@ fn a_dropped_png_joins_the_palette_textures_the_view_and_paints_a_face() {
     let screen = harness.state().map_editor().view.screen_of_grid([1.5, 1.5, top]).unwrap();
     click_at(&mut harness, screen);
     let painted = ridge(harness.state());
-    assert_eq!(tools::paint_of(&painted, at(1, 1, tile.z), Face::Top), Some(lava_index));
-    let layout = actforge_editor::views::map::palette::atlas_layout(&painted);
-    let cell = layout.rect(Some(lava_index));
+    assert_eq!(tools::paint_of(&painted, at(1, 1, tile.z), Face::Top), lava);
+    let layout = actforge_editor::views::map::palette::atlas_layout(&painted, &[]);
+    let cell = layout.tile_rect(lava_index, 0).unwrap();
     let mesh = harness.state().map_editor().view.frame_mesh();
     let in_lava_cell = |v: &egui::epaint::Vertex| {
         (cell.u_min..=cell.u_max).contains(&v.uv.x) && (cell.v_min..=cell.v_max).contains(&v.uv.y)
@@ -420,7 +433,7 @@ fn a_dropped_file_that_is_not_a_png_is_refused_and_the_palette_stays() {
 
 /// Which face the painter's order shows at a screen point: the last triangle drawn over it,
 /// named by the palette entry whose atlas cell its UVs fall in.
-fn painted_index_at(mesh: &egui::Mesh, layout: &actforge_runtime::map::AtlasLayout, point: Pos2) -> Option<u16> {
+fn painted_index_at(mesh: &egui::Mesh, layout: &actforge_runtime::map::AtlasLayout, point: Pos2) -> Option<Paint> {
     let inside = |a: Pos2, b: Pos2, c: Pos2| {
         let side = |p: Pos2, q: Pos2| (q.x - p.x) * (point.y - p.y) - (q.y - p.y) * (point.x - p.x);
         let (ab, bc, ca) = (side(a, b), side(b, c), side(c, a));
@@ -434,8 +447,8 @@ fn painted_index_at(mesh: &egui::Mesh, layout: &actforge_runtime::map::AtlasLayo
     layout
         .rects
         .iter()
-        .position(|r| (r.u_min..=r.u_max).contains(&uv.x) && (r.v_min..=r.v_max).contains(&uv.y))
-        .map(|i| i as u16)
+        .position(|r| (r[0].u_min..=r[0].u_max).contains(&uv.x) && (r[0].v_min..=r[0].v_max).contains(&uv.y))
+        .and_then(|i| p(i as u16))
 }
 
 #[test]
@@ -458,11 +471,11 @@ fn the_painters_order_shows_the_face_a_ray_meets_first() {
             }
         }
     }
-    map.palette = vec![actforge_runtime::model::PaletteEntry::default(); faces.len()];
+    map.palette = entries(faces.len());
     for (index, &(x, y, z, face)) in faces.iter().enumerate() {
-        tools::paint_face(&mut map, at(x, y, z), face, Some(index as u16));
+        tools::paint_face(&mut map, at(x, y, z), face, p(index as u16));
     }
-    let layout = actforge_editor::views::map::palette::atlas_layout(&map);
+    let layout = actforge_editor::views::map::palette::atlas_layout(&map, &[]);
     let rect = Rect::from_min_size(Pos2::ZERO, egui::vec2(400.0, 300.0));
     let scene = MapScene::new(&map, None).unwrap();
     let mut build = FrameBuild::default();
@@ -840,4 +853,133 @@ fn an_invisible_tile_is_no_face_and_is_outlined_in_the_tab_only() {
     assert!(edges.iter().all(|[a, b]| a != b));
     assert_eq!(edges.iter().filter(|[a, b]| a[2] == 1.0 && b[2] == 1.0).count(), 4, "the bottom ring");
     assert_eq!(edges.iter().filter(|[a, b]| a[2] == 2.0 && b[2] == 2.0).count(), 4, "the top ring");
+}
+
+/// Types `text` into the text field labelled `label`.
+fn type_into(harness: &mut Harness<'static, ActforgeApp>, label: &str, text: &str) {
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, label).focus();
+    harness.run_steps(1);
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, label).type_text(text);
+    harness.run_steps(2);
+}
+
+/// Scrolls the widget labelled `label` into view and clicks it.
+fn press(harness: &mut Harness<'static, ActforgeApp>, label: &str) {
+    harness.get_by_label(label).scroll_to_me();
+    // Scrolling is animated over a few frames.
+    harness.run_steps(8);
+    harness.get_by_label(label).click();
+    harness.run_steps(1);
+}
+
+#[test]
+fn a_typed_tileset_is_sliced_a_tile_painted_reordering_keeps_paint_and_deleting_asks_first() {
+    let dir = tempfile::tempdir().unwrap();
+    actforge_tests::copy_dir(&skirmish(), dir.path()).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    // A 64×32 sheet of 16×16 tiles: 4 per row, 2 rows, each tile its own colour.
+    let sheet = outside.path().join("dungeon.png");
+    let image = image::RgbaImage::from_fn(64, 32, |x, y| {
+        let tile = (y / 16) * 4 + x / 16;
+        image::Rgba([(tile * 30) as u8, 200 - (tile * 20) as u8, 90, 255])
+    });
+    image.save(&sheet).unwrap();
+    let mut harness = ridge_tab(dir.path());
+    press(&mut harness, &format!("{} Paint", egui_phosphor::regular::PAINT_BRUSH));
+    harness.run_steps(2);
+    let before = ridge(harness.state());
+
+    // Import by typed path, sliced 16×16 (the defaults): the preview counts the tiles.
+    type_into(&mut harness, "PNG path", sheet.to_str().unwrap());
+    harness.get_by_label_contains("4 × 2 = 8 tiles");
+    press(&mut harness, &format!("{} Import", egui_phosphor::regular::IMAGE));
+    harness.run_steps(3);
+
+    let imported = ridge(harness.state());
+    let entry = imported.palette.last().unwrap();
+    assert_eq!(entry.id.as_str(), "dungeon");
+    assert_eq!(entry.image.as_deref(), Some("textures/dungeon.png"));
+    assert_eq!(entry.tileset.map(|t| (t.tile_width, t.tile_height, t.margin, t.spacing)), Some((16, 16, 0, 0)));
+    assert_eq!(harness.state().map_editor().paint, Some(Paint::new("dungeon", 0)));
+
+    // Pick tile 2 of the sheet and paint the top of cell (1, 1).
+    press(&mut harness, "Tile 2 of dungeon");
+    harness.run_steps(2);
+    let tile2 = Some(Paint::new("dungeon", 2));
+    assert_eq!(harness.state().map_editor().paint, tile2);
+    let tile = tools::tiles_at(&imported, 1, 1).last().unwrap().clone();
+    let screen = harness.state().map_editor().view.screen_of_grid([1.5, 1.5, tile.top_z() as f32]).unwrap();
+    click_at(&mut harness, screen);
+    let painted = ridge(harness.state());
+    assert_eq!(tools::paint_of(&painted, at(1, 1, tile.z), Face::Top), tile2);
+    // The face's UVs lie in tile 2's own atlas cell.
+    let tiles = harness.state().map_editor().view.textures.tile_counts().to_vec();
+    assert_eq!(tiles.last(), Some(&8), "{tiles:?}");
+    let layout = actforge_editor::views::map::palette::atlas_layout(&painted, &tiles);
+    let cell = layout.tile_rect(painted.palette.len() - 1, 2).unwrap();
+    let mesh = harness.state().map_editor().view.frame_mesh();
+    let in_cell = |v: &egui::epaint::Vertex| {
+        (cell.u_min..=cell.u_max).contains(&v.uv.x) && (cell.v_min..=cell.v_max).contains(&v.uv.y)
+    };
+    assert_eq!(mesh.vertices.iter().filter(|v| in_cell(v)).count(), 4, "one face drawn with tile 2");
+
+    // Moving the entry up changes the order and nothing painted.
+    press(&mut harness, "Move dungeon up");
+    harness.run_steps(2);
+    let moved = ridge(harness.state());
+    let ids = |map: &TileMap| map.palette.iter().map(|e| e.id.as_str()).collect::<Vec<_>>();
+    assert_eq!(ids(&moved), ["grass", "rock", "moss", "dirt", "dungeon", "mud"]);
+    assert_eq!(moved.columns, painted.columns, "reordering repaints nothing");
+
+    // Deleting an entry in use asks; Cancel keeps it.
+    press(&mut harness, "Delete dungeon");
+    harness.run_steps(2);
+    harness.get_by_label_contains("1 face uses 'dungeon'. Delete it and leave those faces unpainted?");
+    press(&mut harness, "Cancel");
+    harness.run_steps(2);
+    assert_eq!(ridge(harness.state()), moved);
+    assert!(harness.query_by_label_contains("Delete it and leave").is_none());
+    // Delete removes the entry and unpaints its face, in one undo step.
+    let undo_steps = harness.state().history().undo_len();
+    press(&mut harness, "Delete dungeon");
+    harness.run_steps(2);
+    press(&mut harness, "Delete");
+    harness.run_steps(2);
+    let deleted = ridge(harness.state());
+    assert!(!ids(&deleted).contains(&"dungeon"));
+    assert_eq!(tools::paint_of(&deleted, at(1, 1, tile.z), Face::Top), None);
+    assert_eq!(harness.state().history().undo_len(), undo_steps + 1);
+    harness.state_mut().request(UiCommand::Undo);
+    harness.run_steps(2);
+    assert_eq!(ridge(harness.state()), moved, "one undo restores the entry and the face");
+
+    // Deleting an entry nobody paints with needs no question.
+    let unused = before.palette.iter().find(|e| tools::faces_using(&moved, e.id) == 0).map(|e| e.id);
+    if let Some(unused) = unused {
+        press(&mut harness, &format!("Delete {unused}"));
+        harness.run_steps(2);
+        assert!(!ridge(harness.state()).palette.iter().any(|e| e.id == unused));
+    }
+}
+
+#[test]
+fn palette_ops_rename_reorder_and_delete_by_id() {
+    let mut map = flat_map(3, 1);
+    map.palette = entries(3);
+    tools::paint_face(&mut map, at(0, 0, 0), Face::Top, p(1));
+    tools::paint_face(&mut map, at(1, 0, 0), Face::Top, Some(Paint::new("e2", 3)));
+    let columns = map.columns.clone();
+    assert!(tools::move_palette_entry(&mut map, "e2".into(), true));
+    assert!(!tools::move_palette_entry(&mut map, "e0".into(), true), "the first cannot go up");
+    assert_eq!(map.columns, columns);
+    assert!(tools::rename_palette_entry(&mut map, "e2".into(), "lava"));
+    assert_eq!(tools::paint_of(&map, at(1, 0, 0), Face::Top), Some(Paint::new("lava", 3)));
+    assert!(!tools::rename_palette_entry(&mut map, "lava".into(), "e1"), "taken");
+    assert!(!tools::rename_palette_entry(&mut map, "lava".into(), "Not A Slug"));
+    assert_eq!(tools::faces_using(&map, "e1".into()), 1);
+    assert!(tools::delete_palette_entry(&mut map, "e1".into()));
+    assert_eq!(tools::paint_of(&map, at(0, 0, 0), Face::Top), None);
+    assert_eq!(tools::paint_of(&map, at(1, 0, 0), Face::Top), Some(Paint::new("lava", 3)));
+    let id = tools::add_palette_entry(&mut map, PaletteEntry { label: "Lava".to_owned(), ..PaletteEntry::default() });
+    assert_eq!(id.as_str(), "lava_2", "generated ids are unique");
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use actforge_editor::document::{Document, History, Op};
 use actforge_runtime::Project;
-use actforge_runtime::model::{Column, Tile, TileMap};
+use actforge_runtime::model::{Column, Paint, Tile, TileMap};
 use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
 
 #[global_allocator]
@@ -46,11 +46,12 @@ fn stroke(cells: usize) -> (isize, isize) {
     let one_map = live() - before_map;
     let mut document = Document::new(project);
     let mut history = History::new();
+    let paints: Vec<Paint> = (0..7).map(|i| Paint::new(format!("p{i}").as_str(), 0)).collect();
     for cell in 0..cells {
         let mut edited = document.project().tile_maps.get("island").unwrap().clone();
         let column = cell % edited.columns.len();
         for tile in &mut edited.columns[column].tiles {
-            tile.paint.top = Some((cell % 7) as u16);
+            tile.paint.top = paints.get(cell % 7).copied();
         }
         history.apply(&mut document, Op::put(Arc::new(edited)), "Paint", Some(1)).unwrap();
     }

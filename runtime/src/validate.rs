@@ -11,9 +11,9 @@ use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
     Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, EffectTarget, Effects, Equipment,
     Era, Expr, FieldPath, Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor,
-    MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PathOp, Project, Region, RegionShape, Rule, Skill, SkillKind,
-    Slot, Stat, StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token, TurnConfig, Unit,
-    ValueChecks, Visitor, Walk, slug_problem,
+    MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PaletteLookup, PathOp, Project, Region, RegionShape, Rule,
+    Skill, SkillKind, Slot, Stat, StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token,
+    TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
 
@@ -743,11 +743,71 @@ impl ValueChecks for TileMap {
     }
 }
 
-/// A tile map's palette: pictures and terrain (FORMAT.md §9 "Terrain").
-fn check_palette(map: &TileMap, checks: &mut Checks<'_>, root: &FieldPath) {
+/// The width and height a PNG file's header gives, None when it is not a readable PNG.
+fn png_size(path: &Path) -> Option<(u32, u32)> {
+    use std::io::Read;
+    let mut header = [0u8; 24];
+    std::fs::File::open(path).ok()?.read_exact(&mut header).ok()?;
+    // The 8-byte signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
+    if header.get(..8)? != b"\x89PNG\r\n\x1a\n" || header.get(12..16)? != b"IHDR" {
+        return None;
+    }
+    let number = |at: usize| header.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_be_bytes);
+    Some((number(16)?, number(20)?))
+}
+
+/// A tile map's palette: ids, pictures, slicing and terrain (FORMAT.md §9). Returns, per
+/// entry, how many tiles it has (None when its sheet could not be read).
+fn check_palette(map: &TileMap, checks: &mut Checks<'_>, root: &FieldPath) -> Vec<Option<usize>> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tiles = Vec::with_capacity(map.palette.len());
     for (at, entry) in map.palette.iter().enumerate() {
-        checks.asset(root.clone().field("palette").index(at).field("image"), entry.image.as_ref());
-        check_terrain(checks, &root.clone().field("palette").index(at).field("terrain"), &entry.terrain);
+        let path = root.clone().field("palette").index(at);
+        let id = entry.id.as_str();
+        if let Some(problem) = slug_problem(id) {
+            checks.error(
+                path.clone().field("id"),
+                format!(
+                    "palette entry {at} ({}): {problem}",
+                    if entry.label.is_empty() { "no label" } else { &entry.label }
+                ),
+            );
+        } else if let Some(first) = seen.insert(id, at) {
+            seen.insert(id, first);
+            checks.error(
+                path.clone().field("id"),
+                format!("palette entries {first} and {at} both have the id `{id}`; paint names entries by id, so ids must be unique"),
+            );
+        }
+        checks.asset(path.clone().field("image"), entry.image.as_ref());
+        check_terrain(checks, &path.clone().field("terrain"), &entry.terrain);
+        let Some(tileset) = entry.tileset else {
+            tiles.push(Some(1));
+            continue;
+        };
+        if tileset.tile_width == 0 || tileset.tile_height == 0 {
+            checks.error(path.field("tileset"), "the tile size must be at least 1×1 pixels");
+            tiles.push(Some(0));
+            continue;
+        }
+        let Some(image) = entry.image.as_deref() else {
+            checks.error(path.field("tileset"), "a tileset slices a picture, but the entry has no `image`");
+            tiles.push(Some(0));
+            continue;
+        };
+        let size = checks.root.and_then(|folder| png_size(&folder.join(image)));
+        let Some((width, height)) = size else {
+            tiles.push(None);
+            continue;
+        };
+        if let Some(problem) = tileset.problem(width, height) {
+            if tileset.grid(width, height).tiles() == 0 {
+                checks.error(path.field("tileset"), format!("`{image}`: {problem}"));
+            } else {
+                checks.warning(path.field("tileset"), format!("`{image}`: {problem}"));
+            }
+        }
+        tiles.push(Some(tileset.grid(width, height).tiles()));
     }
     let tags: BTreeSet<&str> =
         map.palette.iter().flat_map(|entry| entry.terrain.tags.iter().map(String::as_str)).collect();
@@ -760,6 +820,47 @@ fn check_palette(map: &TileMap, checks: &mut Checks<'_>, root: &FieldPath) {
                 crate::map::MAX_TERRAIN_TAGS
             ),
         );
+    }
+    tiles
+}
+
+/// Paint that names no entry of the palette, or a tile past the entry's sheet: drawn unpainted.
+fn check_paint(
+    map: &TileMap,
+    checks: &mut Checks<'_>,
+    path: &FieldPath,
+    (column, tile): (&crate::model::Column, &crate::model::Tile),
+    tiles: &[Option<usize>],
+    lookup: &PaletteLookup,
+) {
+    const FACES: [&str; 6] = ["neg_x", "neg_y", "pos_x", "pos_y", "bottom", "top"];
+    for (face, paint) in FACES.into_iter().zip(tile.paint.to_array()) {
+        let Some(paint) = paint else { continue };
+        let at = format!("cell ({}, {}) level {} face {face}", column.x, column.y, tile.z);
+        let problem = if let Some(index) = paint.legacy() {
+            Some(format!(
+                "{at}: paint by palette index ({index}) is the old form; load and save the map (or run `actforge fmt`) to name entry ids"
+            ))
+        } else if let Some(entry) = lookup.index(paint.entry) {
+            tiles.get(entry).copied().flatten().filter(|count| usize::from(paint.tile) >= *count).map(|count| {
+                format!(
+                    "{at}: `{paint}` names tile {} but the palette entry `{}` has {count} tile{} (0 to {}); the face is drawn unpainted",
+                    paint.tile,
+                    paint.entry,
+                    if count == 1 { "" } else { "s" },
+                    count.saturating_sub(1)
+                )
+            })
+        } else {
+            Some(format!(
+                "{at}: `{paint}` names no palette entry of the map `{}` (ids: {}); the face is drawn unpainted",
+                map.id.as_str(),
+                map.palette.iter().map(|entry| entry.id.as_str()).collect::<Vec<_>>().join(", ")
+            ))
+        };
+        if let Some(problem) = problem {
+            checks.error(path.clone().field("paint").field(face), problem);
+        }
     }
 }
 
@@ -778,8 +879,8 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
             checks.error(root.clone().field(field), format!("{field} must be a positive number (it is {value})"));
         }
     }
-    check_palette(map, checks, &root);
-    let palette_len = map.palette.len();
+    let tiles = check_palette(map, checks, &root);
+    let lookup = PaletteLookup::new(&map.palette);
     let mut seen_cells = BTreeSet::new();
     let mut previous: Option<(u16, u16)> = None;
     for (column_at, column) in map.columns.iter().enumerate() {
@@ -840,12 +941,7 @@ fn check_tile_map(map: &TileMap, checks: &mut Checks<'_>) {
                     "opposite insets overlap: together they must stay below the tile's size",
                 );
             }
-            if let Some(index) = tile.paint.to_array().into_iter().flatten().find(|i| usize::from(*i) >= palette_len) {
-                checks.error(
-                    path.field("paint"),
-                    format!("paint index {index} is not in the palette, which has {palette_len} entries"),
-                );
-            }
+            check_paint(map, checks, &path, (column, tile), &tiles, &lookup);
         }
     }
     for (at, placement) in map.placements.iter().enumerate() {

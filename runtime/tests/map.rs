@@ -11,7 +11,9 @@ use actforge_runtime::map::{
     line_of_sight, pick, reach_line, reach_path, reach_pick, resize_tile_map, sight_blocker, signed_dz, spot_point,
     spot_tags, spot_terrain, standing_height, standing_spots,
 };
-use actforge_runtime::model::{Column, Corners, Faces, Id, PaletteEntry, Placement, Prop, Terrain, Tile, TileMap};
+use actforge_runtime::model::{
+    Column, Corners, Faces, Id, Paint, PaletteEntry, PaletteLookup, Placement, Prop, Terrain, Tile, TileMap,
+};
 
 fn cube(z: u16) -> Tile {
     Tile::cube(z)
@@ -49,11 +51,17 @@ fn floor(width: u16, depth: u16, replaced: Vec<((u16, u16), Vec<Tile>)>) -> Tile
     grid(width, depth, columns.into_iter().collect())
 }
 
+/// Palette entries `a` and `b`, flat colours.
+fn two_entries() -> Vec<PaletteEntry> {
+    ["a", "b"].map(|id| PaletteEntry { id: id.into(), ..PaletteEntry::default() }).to_vec()
+}
+
 fn style() -> MeshStyle {
     MeshStyle {
         scale: MapScale { cell_size: 1.0, level_height: 1.0 },
         bottom_faces: true,
-        atlas: AtlasLayout::grid(2, 16),
+        atlas: AtlasLayout::grid(&[1, 1], 16),
+        lookup: PaletteLookup::new(&two_entries()),
         tints: vec![[255, 0, 0, 255], [0, 255, 0, 255]],
         unpainted_tint: [255; 4],
     }
@@ -224,22 +232,23 @@ fn invisible_tiles_are_meshed_apart_and_hide_only_invisible_faces() {
 
 #[test]
 fn paint_picks_the_atlas_rectangle_and_tint() {
-    let atlas = AtlasLayout::grid(2, 16);
+    let atlas = AtlasLayout::grid(&[1, 1], 16);
     // 2 entries + unpainted → a 2×2 atlas of 32 pixels: cell 0 top-left, cell 2 bottom-left.
     let half_texel = 0.5 / 32.0;
     assert_eq!(
-        atlas.rects[0],
+        atlas.rects[0][0],
         UvRect { u_min: half_texel, v_min: half_texel, u_max: 0.5 - half_texel, v_max: 0.5 - half_texel }
     );
     assert_eq!(atlas.unpainted.v_min, 0.5 + half_texel);
-    assert_eq!(atlas.rect(Some(9)), atlas.unpainted);
+    assert_eq!(atlas.tile_rect(9, 0), None);
+    assert_eq!(atlas.tile_rect(0, 1), None);
     assert_eq!([0, 1, 3, 4, 8, 9].map(AtlasLayout::cells_per_side), [1, 2, 2, 3, 3, 4]);
 
-    let painted = Tile { paint: Faces { top: Some(1), ..Faces::default() }, ..cube(0) };
+    let painted = Tile { paint: Faces { top: Some(Paint::new("b", 0)), ..Faces::default() }, ..cube(0) };
     let grid = grid(2, 2, vec![((0, 0), vec![painted])]);
     let mesher = MapMesher::new(&grid, style());
     let buffers = &mesher.chunks()[0].opaque;
-    let rect = atlas.rects[1];
+    let rect = atlas.rects[1][0];
     for at in 0..buffers.positions.len() {
         let [u, v] = buffers.uvs[at];
         let is_top = buffers.normals[at] == [0.0, 0.0, 1.0];
@@ -554,7 +563,7 @@ fn broken_content_is_clamped_not_fatal() {
         heights: Corners { x0y0: 0, x1y0: 200, x0y1: 1, x1y1: 1 },
         baselines: Corners::splat(9),
         insets: Faces { neg_x: f32::NAN, pos_x: 0.9, neg_y: -3.0, pos_y: f32::INFINITY, bottom: 7.0, top: 0.5 },
-        paint: Faces::splat(Some(400)),
+        paint: Faces::splat(Some(Paint::new("nowhere", 400))),
         invisible: false,
     };
     let map = map_with(vec![
@@ -631,19 +640,26 @@ fn nobody() -> BTreeMap<Spot, Occupant> {
 #[test]
 fn terrain_costs_and_tags_come_from_the_top_paint() {
     // A corridor: (1, 0) mud (cost 3), (2, 0) a sand top (cost 0) over a mud side, (3, 0) water.
-    let painted = |top: Option<u16>, side: Option<u16>| {
-        vec![Tile { paint: Faces { top, neg_y: side, ..Faces::default() }, ..cube(0) }]
+    let painted = |top: Option<&str>, side: Option<&str>| {
+        let paint = |id: Option<&str>| id.map(|id| Paint::new(id, 0));
+        vec![Tile { paint: Faces { top: paint(top), neg_y: paint(side), ..Faces::default() }, ..cube(0) }]
     };
     let mut grid = floor(
         5,
         1,
-        vec![((1, 0), painted(Some(0), None)), ((2, 0), painted(Some(1), Some(0))), ((3, 0), painted(Some(2), None))],
+        vec![
+            ((1, 0), painted(Some("mud"), None)),
+            ((2, 0), painted(Some("sand"), Some("mud"))),
+            ((3, 0), painted(Some("water"), None)),
+        ],
     );
-    let entry = |move_cost: i32, tags: &[&str]| PaletteEntry {
+    let entry = |id: &str, move_cost: i32, tags: &[&str]| PaletteEntry {
+        id: id.into(),
         terrain: Terrain { move_cost, defence: 1.5, tags: tags.iter().map(|tag| (*tag).to_owned()).collect() },
         ..PaletteEntry::default()
     };
-    grid.set_palette(&[entry(3, &["mud"]), entry(0, &[]), entry(1, &["water", "deep"])]);
+    // Listed in another order than painted: paint names entries, not positions.
+    grid.set_palette(&[entry("water", 1, &["water", "deep"]), entry("mud", 3, &["mud"]), entry("sand", 0, &[])]);
     let start = Spot::new(0, 0, 1);
     let steps = |params: &ReachParams| -> Vec<(u16, u16)> {
         reach_path(&grid, start, params, &nobody())

@@ -9,23 +9,25 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::model::{
-    Column, Expr, Faces, HitType, Id, InterveningSpace, PaletteEntry, Placement, Project, Region, Skill, SkillKind,
-    StatEffect, Terrain, Tile, TileMap, Unit,
+    Column, Expr, Faces, HitType, Id, InterveningSpace, Paint, PaletteEntry, Placement, Project, Region, Skill,
+    SkillKind, StatEffect, Terrain, Tile, TileMap, Unit,
 };
 use actforge_runtime::project::Sources;
 use actforge_runtime::validate::validate;
 
-const MUD: u16 = 0;
-const WATER: u16 = 1;
+const MUD: &str = "mud";
+const WATER: &str = "water";
 
 fn palette() -> Vec<PaletteEntry> {
     vec![
         PaletteEntry {
+            id: MUD.into(),
             label: "mud".to_owned(),
             terrain: Terrain { move_cost: 2, defence: 3.0, tags: vec!["mud".to_owned()] },
             ..PaletteEntry::default()
         },
         PaletteEntry {
+            id: WATER.into(),
             label: "water".to_owned(),
             terrain: Terrain { tags: vec!["water".to_owned()], ..Terrain::default() },
             ..PaletteEntry::default()
@@ -34,8 +36,8 @@ fn palette() -> Vec<PaletteEntry> {
 }
 
 /// A floor cube whose top is painted with `paint`.
-fn floor(paint: Option<u16>) -> Tile {
-    Tile { paint: Faces { top: paint, ..Faces::default() }, ..Tile::cube(0) }
+fn floor(paint: Option<&str>) -> Tile {
+    Tile { paint: Faces { top: paint.map(|id| Paint::new(id, 0)), ..Faces::default() }, ..Tile::cube(0) }
 }
 
 /// A one-level floor laid out by `plan` (rows y; `m` mud, `w` water, else plain); unit `a`

@@ -10,9 +10,9 @@ use actforge_runtime::model::{
     Act, ActLink, ActModifier, Aspect, Board, BoardModifier, BoardPlay, CampaignDeck, Card, CardCycle, CardModifier,
     CardOption, CardPlay, Column, Corners, Deck, DeckModifier, DiceCheck, Effects, EntryPoints, Equipment, Era, Faces,
     Formula, FragmentCount, Grade, HitType, Item, Items, Kind, KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge,
-    MapNode, NodeMap, NodeOption, PaletteEntry, PathModifier, Patrol, Phase, Placement, Prop, Reaction, Region,
+    MapNode, NodeMap, NodeOption, Paint, PaletteEntry, PathModifier, Patrol, Phase, Placement, Prop, Reaction, Region,
     Requirements, Rule, RuleModifier, Scheduler, Settings, Skill, Slot, Stat, StatEffect, StatModifier, StatTrigger,
-    StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap, Token, TurnConfig, Unit,
+    StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile, TileMap, Tileset, Token, TurnConfig, Unit,
     WinCondition, slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
@@ -213,7 +213,7 @@ fn every_default_in_the_schema_is_the_models() {
         Stat => "Stat", Threshold => "Threshold", TurnConfig => "TurnConfig", Era => "Era",
         Synthesis => "Synthesis", DiceCheck => "DiceCheck", Board => "Board", TileMap => "TileMap",
         PaletteEntry => "PaletteEntry", Terrain => "Terrain", Column => "Column", Tile => "Tile", Corners<u8> => "Corners_of_uint8",
-        Faces<f32> => "Faces_of_float", Faces<Option<u16>> => "Faces_of_Nullable_uint16",
+        Faces<f32> => "Faces_of_float", Faces<Option<Paint>> => "Faces_of_Nullable_Paint", Tileset => "Tileset",
         Placement => "Placement", Prop => "Prop", WinCondition => "WinCondition", NodeMap => "NodeMap",
         MapNode => "MapNode", MapEdge => "MapEdge", Phase => "Phase", Patrol => "Patrol", Grade => "Grade",
         CardCycle => "CardCycle", CampaignDeck => "CampaignDeck", CardPlay => "CardPlay", NodeOption => "NodeOption",
@@ -265,7 +265,10 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "Tile"
         | "Corners_of_uint8"
         | "Faces_of_float"
-        | "Faces_of_Nullable_uint16"
+        | "Faces_of_Nullable_Paint"
+        | "Paint"
+        | "PaletteId"
+        | "Tileset"
         | "Placement"
         | "Prop"
         | "WinCondition"

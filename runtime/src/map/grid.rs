@@ -2,7 +2,8 @@
 //! algorithm reads; and resizing that keeps each column at its (x, y).
 
 use crate::model::{
-    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Terrain, Tile, TileMap,
+    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, PaletteLookup, Terrain, Tile,
+    TileMap,
 };
 
 use super::MapError;
@@ -28,6 +29,8 @@ pub struct TileGrid {
     solid_below: Vec<SolidPrefix>,
     /// The palette's terrain, by palette index: what a tile's top paint means to a walk.
     terrain: Vec<Terrain>,
+    /// Palette entry ids to palette indices.
+    lookup: PaletteLookup,
     /// Per palette index: its tags as bits of [`TileGrid::tag_mask`].
     terrain_tags: Vec<u64>,
     /// The tags the palette uses, sorted; tag i is bit i of a mask (the first 64 only).
@@ -151,13 +154,14 @@ impl TileGrid {
             columns: vec![Vec::new(); cells],
             solid_below: vec![SolidPrefix::default(); cells],
             terrain: Vec::new(),
+            lookup: PaletteLookup::default(),
             terrain_tags: Vec::new(),
             tag_names: Vec::new(),
         })
     }
 
-    /// Takes the terrain of `palette` (FORMAT.md §9 "Terrain"): entry i is what a top painted
-    /// with index i costs to enter and which tags it carries.
+    /// Takes the terrain of `palette` (FORMAT.md §9 "Terrain"): an entry is what a top painted
+    /// with its id (any tile) costs to enter and which tags it carries.
     pub fn set_palette(&mut self, palette: &[PaletteEntry]) {
         let mut names: Vec<String> = palette.iter().flat_map(|entry| entry.terrain.tags.iter().cloned()).collect();
         names.sort();
@@ -173,6 +177,12 @@ impl TileGrid {
             })
             .collect();
         self.tag_names = names;
+        self.lookup = PaletteLookup::new(palette);
+    }
+
+    /// The palette index a tile's top paint names, if it names an entry of the palette.
+    fn top_entry(&self, tile: &Tile) -> Option<usize> {
+        tile.paint.top.and_then(|paint| self.lookup.index(paint.entry))
     }
 
     /// The bits of the named tags (names no palette entry carries have none).
@@ -186,9 +196,9 @@ impl TileGrid {
     }
 
     /// The terrain of a tile: that of its top face's paint; plain ground (cost 1, defence 0,
-    /// no tags) when the top is unpainted or painted outside the palette.
+    /// no tags) when the top is unpainted or names an entry the palette does not have.
     pub fn terrain(&self, tile: &Tile) -> &Terrain {
-        tile.paint.top.and_then(|index| self.terrain.get(usize::from(index))).unwrap_or(&PLAIN_TERRAIN)
+        self.top_entry(tile).and_then(|index| self.terrain.get(index)).unwrap_or(&PLAIN_TERRAIN)
     }
 
     /// Steps a walk spends entering `tile`: its terrain's `move_cost`, negatives read as 0.
@@ -198,7 +208,7 @@ impl TileGrid {
 
     /// The tag bits of `tile`'s terrain (see [`TileGrid::tag_mask`]).
     pub fn tile_tags(&self, tile: &Tile) -> u64 {
-        tile.paint.top.and_then(|index| self.terrain_tags.get(usize::from(index))).copied().unwrap_or(0)
+        self.top_entry(tile).and_then(|index| self.terrain_tags.get(index)).copied().unwrap_or(0)
     }
 
     /// The grid of `map`. Refused only for a size outside `1..=MAX_MAP_SIDE`; otherwise what

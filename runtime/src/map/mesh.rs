@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 
-use crate::model::{Colour, Tile, TileMap};
+use crate::model::{Colour, Paint, PaletteLookup, Tile, TileMap};
 
 use super::MapScale;
 use super::cull::{CullScratch, VisibleTile, face_bit, visible_faces};
@@ -33,29 +33,31 @@ impl UvRect {
     }
 }
 
-/// Where each palette entry's picture lies in the atlas texture.
+/// Where each palette entry's tiles lie in the atlas texture.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AtlasLayout {
-    /// The rectangle of palette entry `i`.
-    pub rects: Vec<UvRect>,
-    /// The rectangle unpainted faces (and paint indices outside the palette) use.
+    /// By palette index: the rectangle of each tile of the entry (one for a single picture or
+    /// a flat colour, one per tile of a sliced sheet, row-major).
+    pub rects: Vec<Vec<UvRect>>,
+    /// The rectangle unpainted faces (and paint naming no entry or tile) use.
     pub unpainted: UvRect,
 }
 
 impl AtlasLayout {
-    /// Cells along each side of the square atlas [`AtlasLayout::grid`] lays out for `entries`
-    /// palette entries (one more cell holds the unpainted picture).
-    pub fn cells_per_side(entries: usize) -> usize {
-        let cells = entries.saturating_add(1);
+    /// Cells along each side of the square atlas [`AtlasLayout::grid`] lays out for `cells`
+    /// tiles (one more cell holds the unpainted picture).
+    pub fn cells_per_side(cells: usize) -> usize {
+        let cells = cells.saturating_add(1);
         let side = cells.isqrt();
         if side.saturating_mul(side) < cells { side + 1 } else { side }
     }
 
-    /// A square atlas of `cell_px`-pixel cells in rows: palette entry `i` in cell `i`, the
-    /// unpainted picture in cell `entries`; each rectangle is drawn in by half a texel so
-    /// filtering never reads the next cell.
-    pub fn grid(entries: usize, cell_px: u32) -> Self {
-        let side = Self::cells_per_side(entries);
+    /// A square atlas of `cell_px`-pixel cells in rows holding every tile of every entry
+    /// (`tiles[i]` tiles for palette entry i, in order), then the unpainted picture; each
+    /// rectangle is drawn in by half a texel so filtering never reads the next cell.
+    pub fn grid(tiles: &[usize], cell_px: u32) -> Self {
+        let total: usize = tiles.iter().sum();
+        let side = Self::cells_per_side(total);
         let texture_px = side as f32 * cell_px as f32;
         let half_texel = if texture_px > 0.0 { 0.5 / texture_px } else { 0.0 };
         let cell = 1.0 / side as f32;
@@ -68,12 +70,28 @@ impl AtlasLayout {
                 v_max: (row + 1.0) * cell - half_texel,
             }
         };
-        Self { rects: (0..entries).map(rect).collect(), unpainted: rect(entries) }
+        let mut next = 0;
+        let rects = tiles
+            .iter()
+            .map(|count| {
+                let first = next;
+                next += count;
+                (first..next).map(rect).collect()
+            })
+            .collect();
+        Self { rects, unpainted: rect(total) }
     }
 
-    /// The rectangle for a face's paint.
-    pub fn rect(&self, paint: Option<u16>) -> UvRect {
-        paint.and_then(|index| self.rects.get(usize::from(index))).copied().unwrap_or(self.unpainted)
+    /// The atlas cell of each tile, in order: the cell index [`AtlasLayout::grid`] gives tile
+    /// `tile` of entry `entry`.
+    pub fn cell_of(tiles: &[usize], entry: usize, tile: usize) -> Option<usize> {
+        let count = *tiles.get(entry)?;
+        (tile < count).then(|| tiles.iter().take(entry).sum::<usize>() + tile)
+    }
+
+    /// The rectangle of tile `tile` of palette entry `entry`, None when there is no such tile.
+    pub fn tile_rect(&self, entry: usize, tile: u16) -> Option<UvRect> {
+        self.rects.get(entry).and_then(|tiles| tiles.get(usize::from(tile))).copied()
     }
 }
 
@@ -84,8 +102,10 @@ pub struct MeshStyle {
     pub scale: MapScale,
     /// Whether bottom faces are meshed.
     pub bottom_faces: bool,
-    /// Palette index → atlas rectangle.
+    /// Palette index and tile → atlas rectangle.
     pub atlas: AtlasLayout,
+    /// Entry ids → palette indices, resolved once per palette.
+    pub lookup: PaletteLookup,
     /// Tint of each palette entry (sRGB with alpha), multiplied by the face's shade.
     pub tints: Vec<[u8; 4]>,
     /// Tint of unpainted faces.
@@ -98,19 +118,27 @@ fn tint_of(colour: Colour) -> [u8; 4] {
 }
 
 impl MeshStyle {
-    /// The style of `map` with `atlas` (e.g. `AtlasLayout::grid(map.palette.len(), 64)`).
+    /// The style of `map` with `atlas` (e.g. `AtlasLayout::grid(&tile_counts, 64)`).
     pub fn of(map: &TileMap, atlas: AtlasLayout) -> Self {
         Self {
             scale: MapScale::of(map),
             bottom_faces: map.bottom_faces,
             atlas,
+            lookup: PaletteLookup::new(&map.palette),
             tints: map.palette.iter().map(|entry| tint_of(entry.colour)).collect(),
             unpainted_tint: [255; 4],
         }
     }
 
-    fn tint(&self, paint: Option<u16>) -> [u8; 4] {
-        paint.and_then(|index| self.tints.get(usize::from(index))).copied().unwrap_or(self.unpainted_tint)
+    /// The tint and atlas rectangle of a face's paint: the unpainted ones for no paint, an id
+    /// the palette lacks or a tile past the entry's sheet.
+    pub fn resolve(&self, paint: Option<Paint>) -> ([u8; 4], UvRect) {
+        paint
+            .and_then(|paint| {
+                let entry = self.lookup.index(paint.entry)?;
+                Some((self.tints.get(entry).copied()?, self.atlas.tile_rect(entry, paint.tile)?))
+            })
+            .unwrap_or((self.unpainted_tint, self.atlas.unpainted))
     }
 }
 
@@ -247,9 +275,8 @@ fn emit_face(
         let normal = [nx / length, ny / length, nz / length];
         (normal, face_shade(normal))
     };
-    let paint = face.of(&tile.paint);
-    let colour = shaded(style.tint(paint), shade);
-    let rect = style.atlas.rect(paint);
+    let (tint, rect) = style.resolve(face.of(&tile.paint));
+    let colour = shaded(tint, shade);
     let (cell_x, cell_y) = (f32::from(cell.0), f32::from(cell.1));
     let (base, height) = (f32::from(tile.z), f32::from(tile.max_height()));
     // Cell-relative UVs: insets crop the picture instead of squeezing it; side pictures span
@@ -308,16 +335,9 @@ fn emit_box(out: &mut MeshBuffers, style: &MeshStyle, shades: &[f32; 6], tile: &
                 [(0.0, 0.0), (0.0, 1.0), (1.0, 1.0), (1.0, 0.0)],
             ),
         };
-        let paint = face.of(&tile.paint);
-        let rect = style.atlas.rect(paint);
+        let (tint, rect) = style.resolve(face.of(&tile.paint));
         let shade = shades.get(face as usize).copied().unwrap_or(1.0);
-        push_quad(
-            out,
-            world,
-            face.axis_normal(),
-            picture.map(|(across, up)| rect.at(across, up)),
-            shaded(style.tint(paint), shade),
-        );
+        push_quad(out, world, face.axis_normal(), picture.map(|(across, up)| rect.at(across, up)), shaded(tint, shade));
     }
 }
 
@@ -531,15 +551,26 @@ mod tests {
     /// The plain-box shortcut writes exactly what the general path writes.
     #[test]
     fn box_shortcut_matches_the_general_path() {
+        let palette: Vec<crate::model::PaletteEntry> = ["a", "b", "c"]
+            .into_iter()
+            .map(|id| crate::model::PaletteEntry { id: id.into(), ..Default::default() })
+            .collect();
         let style = MeshStyle {
             scale: MapScale { cell_size: 0.3, level_height: 0.7 },
             bottom_faces: true,
-            atlas: AtlasLayout::grid(3, 32),
+            atlas: AtlasLayout::grid(&[1, 1, 4], 32),
+            lookup: PaletteLookup::new(&palette),
             tints: vec![[200, 100, 50, 255], [10, 20, 30, 128], [255; 4]],
             unpainted_tint: [90, 90, 90, 255],
         };
         let shades = axis_shades();
-        let painted = Faces { neg_x: Some(0), pos_y: Some(1), top: Some(2), bottom: Some(7), ..Faces::default() };
+        let painted = Faces {
+            neg_x: Some(Paint::new("a", 0)),
+            pos_y: Some(Paint::new("b", 0)),
+            top: Some(Paint::new("c", 2)),
+            bottom: Some(Paint::new("gone", 0)),
+            ..Faces::default()
+        };
         for (tile, cell) in [
             (Tile::cube(0), (0, 0)),
             (Tile { paint: painted, ..Tile::cube(5) }, (17, 913)),

@@ -51,8 +51,8 @@ pub use tactics::{
     StatusEffect, StatusStacking, Unit,
 };
 pub use tile_map::{
-    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, Placement, Prop, Terrain, Tile,
-    TileMap, WinCondition,
+    Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PAINT_PATTERN, Paint, PaletteEntry, PaletteId,
+    PaletteLookup, PixelRect, Placement, Prop, SheetGrid, Terrain, Tile, TileMap, Tileset, WinCondition, unique_slug,
 };
 pub use value::{COLOUR_EXTENSION, Colour, Expr, FORMULA_EXTENSION, default_true, is_default, is_true};
 pub use walk::{FieldPath, PathSegment, Visitor, VisitorMut, Walk, walk_item};

@@ -83,6 +83,14 @@ impl<T: Default + PartialEq + Copy> Faces<T> {
     }
 }
 
+impl<T: Default + PartialEq> Faces<T> {
+    /// The six values, mutably, in the order of [`Faces::to_array`].
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        [&mut self.neg_x, &mut self.neg_y, &mut self.pos_x, &mut self.pos_y, &mut self.bottom, &mut self.top]
+            .into_iter()
+    }
+}
+
 fn unit_heights() -> Corners<u8> {
     Corners::splat(1)
 }
@@ -111,10 +119,10 @@ pub struct Tile {
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub insets: Faces<f32>,
-    /// Palette index painted on each face; none = unpainted.
+    /// The palette entry (and tile of its sheet) painted on each face; none = unpainted.
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
-    pub paint: Faces<Option<u16>>,
+    pub paint: Faces<Option<Paint>>,
     /// Collision only: outlined in the editor's Tile map tab, not drawn in play.
     #[serde(default, skip_serializing_if = "is_default")]
     pub invisible: bool,
@@ -260,21 +268,395 @@ mod compact_tiles {
     }
 }
 
-/// A texture of a map's palette.
+/// A texture of a map's palette: a flat colour, a picture, or a picture sliced into tiles.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PaletteEntry {
+    /// The id paint names (a slug unique within the map).
+    #[serde(skip_serializing_if = "is_empty_id")]
+    #[schemars(!skip_serializing_if)]
+    pub id: PaletteId,
     /// Display name.
     pub label: String,
     /// PNG picture, relative to the project folder; none: a flat colour.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// How the picture is sliced into tiles; none: the whole picture is one tile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tileset: Option<Tileset>,
     /// Colour used without a picture, and as the picture's tint.
     pub colour: Colour,
     /// What standing on a tile whose top face has this paint means in a battle.
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub terrain: Terrain,
+}
+
+/// The id of a palette entry: a slug unique within its map, which paint names (FORMAT.md §9).
+///
+/// Interned: a `Copy` handle to the name, so a tile's six paints stay small and meshing and
+/// walking compare handles, not text. Only equality and lookups use the handle; ordering,
+/// printing and saving use the name, so nothing depends on the order names were first seen.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PaletteId(std::num::NonZeroU32);
+
+/// Every palette id name seen by this process, and the handle of each.
+#[derive(Default)]
+struct Names {
+    handles: rustc_hash::FxHashMap<&'static str, std::num::NonZeroU32>,
+    names: Vec<&'static str>,
+}
+
+static NAMES: std::sync::LazyLock<std::sync::RwLock<Names>> = std::sync::LazyLock::new(Default::default);
+
+impl PaletteId {
+    /// The id named `name` (any text; `check` reports names that are not slugs).
+    pub fn new(name: &str) -> Self {
+        let read = |names: &Names| names.handles.get(name).copied();
+        if let Some(handle) = read(&NAMES.read().unwrap_or_else(std::sync::PoisonError::into_inner)) {
+            return Self(handle);
+        }
+        let mut names = NAMES.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(handle) = read(&names) {
+            return Self(handle);
+        }
+        // Names are few (the ids designers write), so keeping each for the process is cheap.
+        let kept: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        names.names.push(kept);
+        let handle = u32::try_from(names.names.len()).ok().and_then(std::num::NonZeroU32::new);
+        let handle = handle.unwrap_or(std::num::NonZeroU32::MIN);
+        names.handles.insert(kept, handle);
+        Self(handle)
+    }
+
+    /// The name.
+    pub fn as_str(self) -> &'static str {
+        let names = NAMES.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        names.names.get(self.dense() as usize).copied().unwrap_or("")
+    }
+
+    /// Whether the id is empty (an entry written before ids existed, or a migrated index).
+    pub fn is_empty(self) -> bool {
+        self.as_str().is_empty()
+    }
+
+    /// A small number per distinct name, for dense lookup tables (never saved or ordered by).
+    pub fn dense(self) -> u32 {
+        self.0.get() - 1
+    }
+}
+
+impl Default for PaletteId {
+    fn default() -> Self {
+        Self::new("")
+    }
+}
+
+impl std::fmt::Debug for PaletteId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl std::fmt::Display for PaletteId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialOrd for PaletteId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for PaletteId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl From<&str> for PaletteId {
+    fn from(name: &str) -> Self {
+        Self::new(name)
+    }
+}
+
+impl Serialize for PaletteId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for PaletteId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        Ok(Self::new(&name))
+    }
+}
+
+impl JsonSchema for PaletteId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PaletteId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": super::SLUG_PATTERN,
+            "description": "A palette entry id: a slug unique within the map."
+        })
+    }
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_empty_id(id: &PaletteId) -> bool {
+    id.is_empty()
+}
+
+/// What a face is painted with: a palette entry (by id) and a tile of its sheet (row-major;
+/// 0 for a single picture or a flat colour). Written `"stone"` (tile 0) or `"stone#3"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Paint {
+    /// The palette entry.
+    pub entry: PaletteId,
+    /// The tile within the entry's sheet.
+    pub tile: u16,
+}
+
+impl Paint {
+    /// Tile `tile` of the entry `entry`.
+    pub fn new(entry: impl Into<PaletteId>, tile: u16) -> Self {
+        Self { entry: entry.into(), tile }
+    }
+
+    /// Paint written before palette ids (a bare palette index): the empty id and the index as
+    /// the tile, until [`TileMap::migrate_palette_ids`] rewrites it.
+    pub fn legacy_index(index: u16) -> Self {
+        Self { entry: PaletteId::default(), tile: index }
+    }
+
+    /// The palette index of paint written before ids, None for paint naming an entry.
+    pub fn legacy(self) -> Option<u16> {
+        self.entry.is_empty().then_some(self.tile)
+    }
+}
+
+impl std::fmt::Display for Paint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.legacy(), self.tile) {
+            (Some(index), _) => write!(f, "{index}"),
+            (None, 0) => f.write_str(self.entry.as_str()),
+            (None, tile) => write!(f, "{}#{tile}", self.entry),
+        }
+    }
+}
+
+impl std::str::FromStr for Paint {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (entry, tile) = match text.split_once('#') {
+            Some((entry, tile)) => {
+                let tile = tile
+                    .parse::<u16>()
+                    .map_err(|_| format!("`{text}`: the tile after `#` must be a number from 0 to {}", u16::MAX))?;
+                (entry, tile)
+            }
+            None => (text, 0),
+        };
+        if entry.is_empty() {
+            return Err(format!("`{text}` names no palette entry; write an entry id, e.g. `stone` or `stone#3`"));
+        }
+        Ok(Self::new(entry, tile))
+    }
+}
+
+impl Serialize for Paint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.legacy() {
+            Some(index) => serializer.serialize_u16(index),
+            None => serializer.collect_str(self),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Paint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PaintVisitor;
+        impl serde::de::Visitor<'_> for PaintVisitor {
+            type Value = Paint;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a palette entry id, optionally with a tile: \"stone\" or \"stone#3\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Paint, E> {
+                text.parse().map_err(E::custom)
+            }
+            // Files written before palette ids paint with a bare index; loading migrates it.
+            fn visit_u64<E: serde::de::Error>(self, index: u64) -> Result<Paint, E> {
+                u16::try_from(index)
+                    .map(Paint::legacy_index)
+                    .map_err(|_| E::custom(format!("palette index {index} is too large")))
+            }
+            fn visit_i64<E: serde::de::Error>(self, index: i64) -> Result<Paint, E> {
+                u64::try_from(index)
+                    .map_err(|_| E::custom("palette indices cannot be negative"))
+                    .and_then(|index| self.visit_u64(index))
+            }
+        }
+        deserializer.deserialize_any(PaintVisitor)
+    }
+}
+
+impl JsonSchema for Paint {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Paint".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": PAINT_PATTERN,
+            "description": "A palette entry id, then optionally `#` and a tile of its sheet (row-major, from 0): \"stone\" or \"stone#3\"."
+        })
+    }
+}
+
+/// The pattern of a paint: an entry id slug, optionally `#` and a tile number.
+pub const PAINT_PATTERN: &str = "^[a-z_][a-z0-9_]*(#[0-9]+)?$";
+
+/// How a palette picture is sliced into tiles, in pixels (Tiled's tile size, margin, spacing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tileset {
+    /// Width of a tile.
+    pub tile_width: u32,
+    /// Height of a tile.
+    pub tile_height: u32,
+    /// Pixels around the whole sheet before the first tile.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub margin: u32,
+    /// Pixels between neighbouring tiles.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub spacing: u32,
+}
+
+/// A rectangle of a picture, in pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PixelRect {
+    /// Left edge.
+    pub x: u32,
+    /// Top edge.
+    pub y: u32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+/// How a sheet of a given size slices: tiles per row and per column, and pixels left over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SheetGrid {
+    /// Tiles per row.
+    pub columns: u32,
+    /// Rows of tiles.
+    pub rows: u32,
+    /// Pixels right of and below the last whole tile that fit no tile (beyond the margin).
+    pub leftover: (u32, u32),
+}
+
+impl SheetGrid {
+    /// Number of tiles.
+    pub fn tiles(self) -> usize {
+        (self.columns as usize).saturating_mul(self.rows as usize)
+    }
+}
+
+impl Tileset {
+    /// How a `width`×`height` sheet slices; zero columns or rows when no whole tile fits.
+    pub fn grid(self, width: u32, height: u32) -> SheetGrid {
+        let along = |size: u32, tile: u32| -> (u32, u32) {
+            let inner = size.saturating_sub(self.margin.saturating_mul(2));
+            if tile == 0 || inner < tile {
+                return (0, inner);
+            }
+            let step = tile.saturating_add(self.spacing);
+            let count = (inner - tile) / step + 1;
+            (count, inner - (count - 1) * step - tile)
+        };
+        let (columns, left_x) = along(width, self.tile_width);
+        let (rows, left_y) = along(height, self.tile_height);
+        SheetGrid { columns, rows, leftover: (left_x, left_y) }
+    }
+
+    /// The pixels of tile `index` (row-major) of a `width`×`height` sheet; None past the sheet.
+    pub fn tile_rect(self, width: u32, height: u32, index: usize) -> Option<PixelRect> {
+        let grid = self.grid(width, height);
+        if index >= grid.tiles() {
+            return None;
+        }
+        let (column, row) = (index as u32 % grid.columns, index as u32 / grid.columns);
+        Some(PixelRect {
+            x: self.margin + column * (self.tile_width + self.spacing),
+            y: self.margin + row * (self.tile_height + self.spacing),
+            width: self.tile_width,
+            height: self.tile_height,
+        })
+    }
+
+    /// Why a `width`×`height` sheet does not slice cleanly, or None when it does.
+    pub fn problem(self, width: u32, height: u32) -> Option<String> {
+        if self.tile_width == 0 || self.tile_height == 0 {
+            return Some("the tile size must be at least 1×1 pixels".to_owned());
+        }
+        let grid = self.grid(width, height);
+        if grid.tiles() == 0 {
+            return Some(format!(
+                "no {}×{} tile fits the {width}×{height} picture with a margin of {}",
+                self.tile_width, self.tile_height, self.margin
+            ));
+        }
+        (grid.leftover != (0, 0)).then(|| {
+            format!(
+                "the {width}×{height} picture does not fit {}×{} tiles with margin {} and spacing {}: {}×{} pixels are left over right and below the last whole tiles",
+                self.tile_width, self.tile_height, self.margin, self.spacing, grid.leftover.0, grid.leftover.1
+            )
+        })
+    }
+}
+
+/// A palette's entries by id, built once per palette so lookups per face are a table read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PaletteLookup {
+    /// By [`PaletteId::dense`]: the entry's index, or `u16::MAX` for ids not in the palette.
+    by_dense: Vec<u16>,
+}
+
+impl PaletteLookup {
+    /// The lookup of `palette`; of two entries with one id the first wins (`check` reports it).
+    pub fn new(palette: &[PaletteEntry]) -> Self {
+        let mut by_dense = Vec::new();
+        for (index, entry) in palette.iter().enumerate().rev() {
+            let (Ok(index), dense) = (u16::try_from(index), entry.id.dense() as usize) else { continue };
+            if entry.id.is_empty() || index == u16::MAX {
+                continue;
+            }
+            if by_dense.len() <= dense {
+                by_dense.resize(dense + 1, u16::MAX);
+            }
+            if let Some(slot) = by_dense.get_mut(dense) {
+                *slot = index;
+            }
+        }
+        Self { by_dense }
+    }
+
+    /// The palette index of the entry named `id`.
+    pub fn index(&self, id: PaletteId) -> Option<usize> {
+        self.by_dense.get(id.dense() as usize).filter(|index| **index != u16::MAX).map(|index| usize::from(*index))
+    }
 }
 
 /// The battle properties of a palette entry, read from the top face of a standing tile
@@ -427,6 +809,49 @@ pub struct WinCondition {
     pub when: Expr,
 }
 impl_walk!(WinCondition { when });
+
+impl TileMap {
+    /// Upgrades a map written before palette ids: entries without an id get one from their
+    /// label (unique within the map), and paint by palette index names that entry's id (tile 0;
+    /// an index outside the palette, which painted nothing, becomes unpainted). Returns how
+    /// many entries got ids and how many faces were rewritten.
+    pub fn migrate_palette_ids(&mut self) -> (usize, usize) {
+        let mut named = 0;
+        let mut taken: std::collections::BTreeSet<String> =
+            self.palette.iter().filter(|e| !e.id.is_empty()).map(|e| e.id.as_str().to_owned()).collect();
+        for entry in &mut self.palette {
+            if entry.id.is_empty() {
+                let slug = unique_slug(&entry.label, &taken);
+                entry.id = PaletteId::new(&slug);
+                taken.insert(slug);
+                named += 1;
+            }
+        }
+        let ids: Vec<PaletteId> = self.palette.iter().map(|entry| entry.id).collect();
+        let mut faces = 0;
+        for tile in self.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
+            for paint in tile.paint.iter_mut() {
+                if let Some(index) = paint.and_then(Paint::legacy) {
+                    *paint = ids.get(usize::from(index)).map(|id| Paint { entry: *id, tile: 0 });
+                    faces += 1;
+                }
+            }
+        }
+        (named, faces)
+    }
+}
+
+/// A slug made from `label` that is not in `taken` (`stone`, `stone_2`, …).
+pub fn unique_slug(label: &str, taken: &std::collections::BTreeSet<String>) -> String {
+    let base = if label.trim().is_empty() { "entry".to_owned() } else { super::slugify(label) };
+    let mut slug = base.clone();
+    let mut n = 2;
+    while taken.contains(&slug) {
+        slug = format!("{base}_{n}");
+        n += 1;
+    }
+    slug
+}
 
 impl Default for TileMap {
     fn default() -> Self {

@@ -275,6 +275,7 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
     if version < SCHEMA_VERSION {
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
+    diagnostics.extend(migrate::palette_ids(&mut project));
     Ok(Loaded { project, diagnostics, sources, protected: BTreeSet::new() })
 }
 

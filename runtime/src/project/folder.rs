@@ -106,6 +106,7 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
     if version < SCHEMA_VERSION {
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
+    diagnostics.extend(migrate::palette_ids(&mut project));
     Ok(Loaded { project, diagnostics, sources: Sources::folder(root.to_owned(), manifest_source, sources), protected })
 }
 

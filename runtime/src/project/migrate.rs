@@ -24,6 +24,27 @@ pub fn upgrade(project: &mut Project, from: u32) -> Vec<Diagnostic> {
     run_steps(project, from, STEPS)
 }
 
+/// Upgrades tile maps written before palette ids (FORMAT.md §9 "Old paint"), whatever their
+/// schema version: one warning per map that changed, saying what happened.
+pub fn palette_ids(project: &mut Project) -> Vec<Diagnostic> {
+    let mut notes = Vec::new();
+    for map in project.tile_maps.iter_mut() {
+        let (named, faces) = map.migrate_palette_ids();
+        if named > 0 || faces > 0 {
+            notes.push(Diagnostic::new(
+                crate::Severity::Warning,
+                format!(
+                    "tile map `{}`: {named} palette entr{} got ids from their labels and {faces} face{} painted by palette index now name the entry; saving (or `actforge fmt`) writes the new form",
+                    map.id.as_str(),
+                    if named == 1 { "y" } else { "ies" },
+                    if faces == 1 { "" } else { "s" },
+                ),
+            ));
+        }
+    }
+    notes
+}
+
 fn run_steps(project: &mut Project, from: u32, steps: &[Step]) -> Vec<Diagnostic> {
     let mut notes = Vec::new();
     for step in steps.iter().filter(|step| step.from >= from) {

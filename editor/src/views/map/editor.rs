@@ -12,7 +12,7 @@ use actforge_runtime::Kind;
 use actforge_runtime::Project;
 use actforge_runtime::engine::{Content, TacticsState};
 use actforge_runtime::map::{Face, PickHit, SightParams, Spot, line_of_sight, spot_point, standing_spots};
-use actforge_runtime::model::{Colour, PaletteEntry, Terrain, TileMap};
+use actforge_runtime::model::{Colour, Paint, PaletteEntry, PaletteId, Terrain, TileMap, Tileset};
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
@@ -147,8 +147,10 @@ pub struct MapEditor {
     pub build_mode: BuildMode,
     /// Paint options.
     pub paint_mode: PaintMode,
-    /// The palette entry painted (None: unpainted).
-    pub paint: Option<u16>,
+    /// The palette entry and tile painted (None: unpainted).
+    pub paint: Option<Paint>,
+    /// The palette panel (entries, tiles, import by path).
+    pub palette: super::palette_panel::PalettePanel,
     /// Reshape options.
     pub reshape_mode: ReshapeMode,
     /// The inset the Inset mode sets.
@@ -474,19 +476,6 @@ impl MapEditor {
     }
 }
 
-/// A palette entry's swatch: its picture from the atlas (tinted), else its colour.
-fn swatch(ui: &mut egui::Ui, colour: Color32, picture: Option<(egui::TextureId, egui::Rect)>) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 18.0), egui::Sense::hover());
-    match picture {
-        Some((texture, uv)) => {
-            ui.painter().image(texture, rect, uv, colour);
-        }
-        None => {
-            ui.painter().rect_filled(rect, 2.0, colour);
-        }
-    }
-}
-
 /// Asks for PNG files to import (a file dialog on a worker thread; the answer comes later).
 fn ask_pictures() -> Receiver<Vec<PathBuf>> {
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -568,24 +557,7 @@ impl MapEditor {
         ui.radio_value(&mut self.paint_mode, PaintMode::FloodFill, "Flood fill connected faces");
         ui.radio_value(&mut self.paint_mode, PaintMode::Eyedropper, "Eyedropper");
         ui.label(RichText::new("Palette").strong());
-        ui.horizontal(|ui| {
-            swatch(ui, Color32::WHITE, None);
-            ui.selectable_value(&mut self.paint, None, "Unpainted");
-        });
-        let atlas = self.view.textures.texture().map(|texture| (texture, super::palette::atlas_layout(map)));
-        for (index, entry) in map.palette.iter().enumerate() {
-            let Ok(index) = u16::try_from(index) else { break };
-            let picture = atlas.as_ref().filter(|_| entry.image.is_some()).map(|(texture, layout)| {
-                let uv = layout.rect(Some(index));
-                (*texture, egui::Rect::from_min_max(egui::pos2(uv.u_min, uv.v_min), egui::pos2(uv.u_max, uv.v_max)))
-            });
-            ui.horizontal(|ui| {
-                swatch(ui, colour32(entry.colour), picture);
-                let name = if entry.label.is_empty() { format!("Entry {index}") } else { entry.label.clone() };
-                ui.selectable_value(&mut self.paint, Some(index), name)
-                    .on_hover_text(entry.image.as_deref().unwrap_or("Flat colour"));
-            });
-        }
+        self.palette.entries_ui(ui, map, &self.view.textures, &mut self.paint, actions);
         for problem in self.view.textures.problems() {
             ui.label(RichText::new(format!("{} {problem}", icon::WARNING)).color(ui.visuals().error_fg_color));
         }
@@ -600,6 +572,12 @@ impl MapEditor {
             let colour = if *ok { ui.visuals().weak_text_color() } else { ui.visuals().error_fg_color };
             ui.label(RichText::new(message).color(colour));
         }
+        let folder = self.view.project_folder.clone();
+        if let Some((path, tileset)) = self.palette.import_ui(ui, folder.as_deref())
+            && let Some(folder) = folder
+        {
+            self.import_with(&[path], tileset, &folder, map, actions);
+        }
         ui.horizontal(|ui| {
             ui.color_edit_button_srgba(&mut self.new_colour);
             if ui.button("Add colour").clicked() {
@@ -608,16 +586,17 @@ impl MapEditor {
                 let a = 255;
                 let mut edited = map.clone();
                 let entry = PaletteEntry {
+                    id: PaletteId::default(),
                     label: format!("Colour {}", map.palette.len() + 1),
                     image: None,
+                    tileset: None,
                     colour: Colour { r, g, b, a },
                     terrain: Terrain::default(),
                 };
-                if let Some(index) = tools::add_palette_entry(&mut edited, entry) {
-                    self.paint = Some(index);
-                    let op = Op::put(Arc::new(edited));
-                    actions.push(InspectorAction::Edit { op, label: "Add a palette colour".to_owned(), gesture: None });
-                }
+                let id = tools::add_palette_entry(&mut edited, entry);
+                self.paint = Some(Paint { entry: id, tile: 0 });
+                let op = Op::put(Arc::new(edited));
+                actions.push(InspectorAction::Edit { op, label: "Add a palette colour".to_owned(), gesture: None });
             }
         });
     }
@@ -651,15 +630,27 @@ impl MapEditor {
         map: &TileMap,
         actions: &mut Vec<InspectorAction>,
     ) {
+        self.import_with(paths, None, folder, map, actions);
+    }
+
+    /// Imports PNG files, sliced by `tileset` when given, as one undo step; picks the last
+    /// (its tile 0) for painting.
+    fn import_with(
+        &mut self,
+        paths: &[PathBuf],
+        tileset: Option<Tileset>,
+        folder: &Path,
+        map: &TileMap,
+        actions: &mut Vec<InspectorAction>,
+    ) {
         let mut edited = map.clone();
         let (mut added, mut problems) = (Vec::new(), Vec::new());
         for path in paths {
-            match super::palette::import_png(folder, path) {
+            match super::palette::import_png(folder, path, tileset) {
                 Ok(entry) => {
                     added.push(entry.label.clone());
-                    if let Some(index) = tools::add_palette_entry(&mut edited, entry) {
-                        self.paint = Some(index);
-                    }
+                    let id = tools::add_palette_entry(&mut edited, entry);
+                    self.paint = Some(Paint { entry: id, tile: 0 });
                 }
                 Err(error) => problems.push(error.to_string()),
             }

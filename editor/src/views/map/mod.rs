@@ -8,6 +8,7 @@ pub mod camera;
 pub mod editor;
 pub mod overlay;
 pub mod palette;
+pub mod palette_panel;
 pub mod render;
 pub mod tools;
 
@@ -230,14 +231,15 @@ impl MapViewState {
     pub fn prepare(&mut self, map: &TileMap, rect: Rect, atlas: Option<egui::TextureId>) -> Option<ViewFrame> {
         let cut = (self.slicing != Slicing::ShowAll).then_some(self.edited_level);
         let token = self.map_revision.map(|revision| (revision, cut));
+        let tiles = self.textures.tile_counts();
         match &mut self.scene {
             Some(scene) if scene.map().id == map.id => {
-                if token.is_none() || token != self.synced {
-                    scene.sync(map, cut);
+                if token.is_none() || token != self.synced || scene.tiles() != tiles {
+                    scene.sync_tiles(map, cut, tiles);
                 }
             }
             _ => {
-                self.scene = MapScene::new(map, cut);
+                self.scene = MapScene::with_tiles(map, cut, tiles);
                 self.invisible = None; // a new scene counts its revisions from 0 again
             }
         }

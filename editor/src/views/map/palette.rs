@@ -1,8 +1,8 @@
-//! Palette pictures: importing a PNG into a map's palette (the file is copied into the
-//! project's `textures/` folder and the entry names it by a project-relative path) and the
-//! texture atlas the view draws with: every entry's picture scaled into one cell of a square
-//! atlas laid out as [`AtlasLayout::grid`] (flat-colour entries and unpainted faces get a white
-//! cell, so their colour alone shows).
+//! Palette pictures: importing a PNG (optionally sliced into tiles) into a map's palette (the
+//! file is copied into the project's `textures/` folder and the entry names it by a
+//! project-relative path) and the texture atlas the view draws with: every tile of every
+//! entry scaled into one cell of a square atlas laid out as [`AtlasLayout::grid`] (flat-colour
+//! entries and unpainted faces get a white cell, so their colour alone shows).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use actforge_runtime::map::AtlasLayout;
-use actforge_runtime::model::{PaletteEntry, TileMap};
+use actforge_runtime::model::{PaletteEntry, PaletteId, TileMap, Tileset, unique_slug};
 use egui::{ColorImage, TextureHandle, TextureId};
 use image::RgbaImage;
 
@@ -21,15 +21,33 @@ const MAX_ATLAS_PX: u32 = 4096;
 /// Pixels per atlas cell for small palettes.
 const CELL_PX: u32 = 64;
 
-/// Pixels per atlas cell for a palette of `entries` entries.
-pub fn cell_px(entries: usize) -> u32 {
-    let side = AtlasLayout::cells_per_side(entries).max(1) as u32;
+/// Pixels per atlas cell for an atlas of `cells` tiles.
+pub fn cell_px(cells: usize) -> u32 {
+    let side = AtlasLayout::cells_per_side(cells).max(1) as u32;
     CELL_PX.min(MAX_ATLAS_PX / side).max(1)
 }
 
-/// The atlas layout the view meshes `map` with.
-pub fn atlas_layout(map: &TileMap) -> AtlasLayout {
-    AtlasLayout::grid(map.palette.len(), cell_px(map.palette.len()))
+/// Tiles per palette entry of `map`: `tiles` where known (the pictures' slicing), else 1.
+pub fn tile_counts(map: &TileMap, tiles: &[usize]) -> Vec<usize> {
+    (0..map.palette.len()).map(|at| tiles.get(at).copied().unwrap_or(1)).collect()
+}
+
+/// The atlas layout the view meshes `map` with, `tiles` tiles per entry (see [`tile_counts`]).
+pub fn atlas_layout(map: &TileMap, tiles: &[usize]) -> AtlasLayout {
+    let counts = tile_counts(map, tiles);
+    AtlasLayout::grid(&counts, cell_px(counts.iter().sum()))
+}
+
+/// A new entry id for `label`, unique in `map`'s palette.
+pub fn new_entry_id(map: &TileMap, label: &str) -> PaletteId {
+    let taken = map.palette.iter().map(|entry| entry.id.as_str().to_owned()).collect();
+    PaletteId::new(&unique_slug(label, &taken))
+}
+
+/// Reads a PNG picture (for the slicing preview).
+pub fn read_png(path: &Path) -> Result<RgbaImage, PictureError> {
+    let bytes = std::fs::read(path).map_err(|source| PictureError::Io { path: path.to_owned(), source })?;
+    decode_png(path, &bytes)
 }
 
 /// Why a picture could not be imported or loaded.
@@ -51,6 +69,14 @@ pub enum PictureError {
         /// What the decoder said.
         reason: String,
     },
+    /// No whole tile of the chosen size fits the picture.
+    #[error("{path} cannot be sliced: {reason}")]
+    Slicing {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// The project has not been saved to a folder yet.
     #[error("save the project to a folder before importing pictures")]
     NoFolder,
@@ -64,18 +90,31 @@ fn decode_png(path: &Path, bytes: &[u8]) -> Result<RgbaImage, PictureError> {
 
 /// Copies the PNG at `source` into `project_folder/textures/` (under a new name if a different
 /// picture already has its name; a picture already inside the project is used where it is)
-/// and returns a palette entry naming it, labelled after the file.
-pub fn import_png(project_folder: &Path, source: &Path) -> Result<PaletteEntry, PictureError> {
+/// and returns a palette entry naming it, labelled after the file (its id is left empty: the
+/// caller makes one unique in its map), sliced by `tileset` when given.
+pub fn import_png(
+    project_folder: &Path,
+    source: &Path,
+    tileset: Option<Tileset>,
+) -> Result<PaletteEntry, PictureError> {
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| PictureError::Io { path, source }
     };
     let bytes = std::fs::read(source).map_err(io(source))?;
-    decode_png(source, &bytes)?;
+    let picture = decode_png(source, &bytes)?;
+    if let Some(tileset) = tileset
+        && tileset.grid(picture.width(), picture.height()).tiles() == 0
+    {
+        let reason = tileset.problem(picture.width(), picture.height()).unwrap_or_default();
+        return Err(PictureError::Slicing { path: source.to_owned(), reason });
+    }
     let label = source.file_stem().map_or_else(|| "Picture".to_owned(), |stem| stem.to_string_lossy().into_owned());
     let entry = |relative: &Path| PaletteEntry {
+        id: PaletteId::default(),
         label: label.clone(),
         image: Some(relative.to_string_lossy().replace('\\', "/")),
+        tileset,
         // The default (transparent) colour means "no tint": the picture as it is.
         colour: actforge_runtime::model::Colour::default(),
         terrain: actforge_runtime::model::Terrain::default(),
@@ -122,9 +161,9 @@ fn load(path: &Path) -> Loaded {
     Loaded { modified, picture }
 }
 
-/// What the atlas was built from: the pictures in palette order (None: a flat colour) and
-/// their modification times.
-type AtlasKey = Vec<Option<(PathBuf, Option<SystemTime>)>>;
+/// What the atlas was built from: the pictures in palette order (None: a flat colour), their
+/// modification times and slicing.
+type AtlasKey = Vec<Option<(PathBuf, Option<SystemTime>, Option<Tileset>)>>;
 
 /// The palette atlas of the map on show, rebuilt when its pictures or their files change.
 #[derive(Default)]
@@ -133,6 +172,8 @@ pub struct PaletteTextures {
     key: Option<AtlasKey>,
     texture: Option<TextureHandle>,
     problems: Vec<String>,
+    /// Tiles per palette entry, as the pictures slice.
+    tiles: Vec<usize>,
     /// `ctx.input().time` of the last look at the files' modification times.
     checked_at: Option<f64>,
 }
@@ -166,6 +207,7 @@ impl PaletteTextures {
                 key.push(None);
                 continue;
             };
+            let tileset = entry.tileset;
             let path = folder.map_or_else(|| PathBuf::from(relative), |folder| folder.join(relative));
             let stale = match self.pictures.get(&path) {
                 None => true,
@@ -178,8 +220,9 @@ impl PaletteTextures {
                 self.pictures.insert(path.clone(), load(&path));
             }
             let modified = self.pictures.get(&path).and_then(|loaded| loaded.modified);
-            key.push(Some((path, modified)));
+            key.push(Some((path, modified, tileset)));
         }
+        self.tiles = key.iter().map(|picture| self.tiles_of(picture.as_ref())).collect();
         if key.iter().all(Option::is_none) {
             self.key = Some(key);
             self.texture = None;
@@ -200,6 +243,30 @@ impl PaletteTextures {
         self.texture.as_ref().map(TextureHandle::id)
     }
 
+    /// Tiles per palette entry of the map last synced (a sheet that could not be read: 0).
+    pub fn tile_counts(&self) -> &[usize] {
+        &self.tiles
+    }
+
+    /// The size of a loaded picture, by its path relative to `folder`.
+    pub fn picture_size(&self, folder: Option<&Path>, relative: &str) -> Option<(u32, u32)> {
+        let path = folder.map_or_else(|| PathBuf::from(relative), |folder| folder.join(relative));
+        match self.pictures.get(&path).map(|loaded| &loaded.picture) {
+            Some(Ok(picture)) => Some(picture.dimensions()),
+            _ => None,
+        }
+    }
+
+    fn tiles_of(&self, picture: Option<&(PathBuf, Option<SystemTime>, Option<Tileset>)>) -> usize {
+        match picture {
+            None | Some((_, _, None)) => 1,
+            Some((path, _, Some(tileset))) => match self.pictures.get(path).map(|loaded| &loaded.picture) {
+                Some(Ok(picture)) => tileset.grid(picture.width(), picture.height()).tiles(),
+                _ => 0,
+            },
+        }
+    }
+
     /// Pictures that could not be read, one line each (empty when all loaded).
     pub fn problems(&self) -> &[String] {
         &self.problems
@@ -210,14 +277,19 @@ impl PaletteTextures {
         self.texture.as_ref().map(TextureHandle::id)
     }
 
-    /// The atlas image for `key`: each picture scaled into its cell, every other cell white.
+    /// The atlas image for `key`: each tile of each picture scaled into its cell, every other
+    /// cell white.
     fn compose(&mut self, key: &AtlasKey) -> ColorImage {
-        let entries = key.len();
-        let (side, cell) = (AtlasLayout::cells_per_side(entries) as u32, cell_px(entries));
+        let counts: Vec<usize> = key.iter().map(|picture| self.tiles_of(picture.as_ref())).collect();
+        let cells: usize = counts.iter().sum();
+        let (side, cell) = (AtlasLayout::cells_per_side(cells) as u32, cell_px(cells));
         let mut atlas = RgbaImage::from_pixel(side * cell, side * cell, image::Rgba([255; 4]));
         self.problems.clear();
-        for (at, picture) in key.iter().enumerate() {
-            let Some((path, _)) = picture else { continue };
+        let mut first = 0usize;
+        for (at, (picture, count)) in key.iter().zip(&counts).enumerate() {
+            let start = first;
+            first += count;
+            let Some((path, _, tileset)) = picture else { continue };
             let picture = match self.pictures.get(path).map(|loaded| &loaded.picture) {
                 Some(Ok(picture)) => picture,
                 Some(Err(problem)) => {
@@ -226,9 +298,23 @@ impl PaletteTextures {
                 }
                 None => continue,
             };
-            let scaled = image::imageops::resize(picture.as_ref(), cell, cell, image::imageops::FilterType::Triangle);
-            let (column, row) = (at as u32 % side, at as u32 / side);
-            image::imageops::replace(&mut atlas, &scaled, i64::from(column * cell), i64::from(row * cell));
+            let (width, height) = picture.dimensions();
+            if let Some(problem) = tileset.and_then(|tileset| tileset.problem(width, height)) {
+                self.problems.push(format!("Palette entry {at}: {problem}"));
+            }
+            for tile in 0..*count {
+                let rect = match tileset {
+                    Some(tileset) => tileset.tile_rect(width, height, tile),
+                    None => Some(actforge_runtime::model::PixelRect { x: 0, y: 0, width, height }),
+                };
+                let Some(rect) = rect else { continue };
+                let piece = image::imageops::crop_imm(picture.as_ref(), rect.x, rect.y, rect.width, rect.height);
+                let scaled =
+                    image::imageops::resize(&piece.to_image(), cell, cell, image::imageops::FilterType::Triangle);
+                let index = (start + tile) as u32;
+                let (column, row) = (index % side, index / side);
+                image::imageops::replace(&mut atlas, &scaled, i64::from(column * cell), i64::from(row * cell));
+            }
         }
         let size = [atlas.width() as usize, atlas.height() as usize];
         ColorImage::from_rgba_unmultiplied(size, atlas.as_raw())
@@ -251,14 +337,14 @@ mod tests {
         let (project, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let grass = outside.path().join("grass.png");
         write_png(&grass, [40, 160, 60, 255]);
-        let entry = import_png(project.path(), &grass).unwrap();
+        let entry = import_png(project.path(), &grass, None).unwrap();
         assert_eq!(entry.label, "grass");
         assert_eq!(entry.image.as_deref(), Some("textures/grass.png"));
         assert!(project.path().join("textures/grass.png").is_file());
         // The same picture again: the same file; a different picture of the same name: a new one.
-        assert_eq!(import_png(project.path(), &grass).unwrap().image.as_deref(), Some("textures/grass.png"));
+        assert_eq!(import_png(project.path(), &grass, None).unwrap().image.as_deref(), Some("textures/grass.png"));
         write_png(&grass, [200, 10, 10, 255]);
-        assert_eq!(import_png(project.path(), &grass).unwrap().image.as_deref(), Some("textures/grass-2.png"));
+        assert_eq!(import_png(project.path(), &grass, None).unwrap().image.as_deref(), Some("textures/grass-2.png"));
     }
 
     #[test]
@@ -266,7 +352,7 @@ mod tests {
         let project = tempfile::tempdir().unwrap();
         let stone = project.path().join("art/stone.png");
         write_png(&stone, [128, 128, 128, 255]);
-        assert_eq!(import_png(project.path(), &stone).unwrap().image.as_deref(), Some("art/stone.png"));
+        assert_eq!(import_png(project.path(), &stone, None).unwrap().image.as_deref(), Some("art/stone.png"));
         assert!(!project.path().join(TEXTURES_FOLDER).exists());
     }
 
@@ -275,9 +361,9 @@ mod tests {
         let project = tempfile::tempdir().unwrap();
         let fake = project.path().join("notes.png");
         std::fs::write(&fake, "not a picture").unwrap();
-        let error = import_png(project.path(), &fake).unwrap_err().to_string();
+        let error = import_png(project.path(), &fake, None).unwrap_err().to_string();
         assert!(error.contains("notes.png") && error.contains("not a PNG"), "{error}");
-        let missing = import_png(project.path(), &project.path().join("gone.png")).unwrap_err().to_string();
+        let missing = import_png(project.path(), &project.path().join("gone.png"), None).unwrap_err().to_string();
         assert!(missing.contains("gone.png"), "{missing}");
     }
 

@@ -46,11 +46,14 @@ pub struct MapScene {
     cut: u16,
     /// Bumped on every change of what is drawn.
     revision: u64,
+    /// Tiles per palette entry (as the pictures slice; missing entries: 1).
+    tiles: Vec<usize>,
 }
 
-/// The mesh style of `map`: palette tints shaded per face, UVs in the palette atlas.
-fn style_of(map: &TileMap) -> MeshStyle {
-    MeshStyle::of(map, super::palette::atlas_layout(map))
+/// The mesh style of `map`: palette tints shaded per face, UVs in the palette atlas holding
+/// `tiles` tiles per entry.
+fn style_of(map: &TileMap, tiles: &[usize]) -> MeshStyle {
+    MeshStyle::of(map, super::palette::atlas_layout(map, tiles))
 }
 
 fn split(tiles: &[Tile], cut: u16) -> (Vec<Tile>, Vec<Tile>) {
@@ -107,14 +110,32 @@ fn changed_cells(old: &[Column], new: &[Column]) -> Vec<(u16, u16)> {
 
 impl MapScene {
     /// The scene of `map` cut at `cut` (None: nothing above); None for a map of no valid size.
+    /// Every palette entry is one tile (see [`MapScene::with_tiles`]).
     pub fn new(map: &TileMap, cut: Option<u16>) -> Option<Self> {
+        Self::with_tiles(map, cut, &[])
+    }
+
+    /// The scene of `map` with `tiles` tiles per palette entry (sliced sheets).
+    pub fn with_tiles(map: &TileMap, cut: Option<u16>, tiles: &[usize]) -> Option<Self> {
         let full = TileGrid::from_map(map).ok()?;
         let cut = cut.unwrap_or(u16::MAX);
         let (below, above) = grids_of(&full, cut)?;
-        let style = style_of(map);
+        let style = style_of(map, tiles);
         let below_mesher = MapMesher::new(&below, style.clone());
         let above_mesher = MapMesher::new(&above, style);
-        Some(Self { map: map.clone(), full, below, above, below_mesher, above_mesher, cut, revision: 0 })
+        let tiles = tiles.to_vec();
+        Some(Self { map: map.clone(), full, below, above, below_mesher, above_mesher, cut, revision: 0, tiles })
+    }
+
+    /// Tiles per palette entry the scene meshes with.
+    pub fn tiles(&self) -> &[usize] {
+        &self.tiles
+    }
+
+    /// [`MapScene::sync`] with `tiles` tiles per palette entry (re-meshes all when they change).
+    pub fn sync_tiles(&mut self, map: &TileMap, cut: Option<u16>, tiles: &[usize]) -> bool {
+        tiles.clone_into(&mut self.tiles);
+        self.sync(map, cut)
     }
 
     /// The map as last taken in.
@@ -153,9 +174,9 @@ impl MapScene {
     pub fn sync(&mut self, map: &TileMap, cut: Option<u16>) -> bool {
         let cut = cut.unwrap_or(u16::MAX);
         let resized = (map.width, map.depth) != (self.map.width, self.map.depth);
-        let style = style_of(map);
+        let style = style_of(map, &self.tiles);
         if resized || cut != self.cut || style != *self.below_mesher.style() {
-            if let Some(rebuilt) = Self::new(map, Some(cut)) {
+            if let Some(rebuilt) = Self::with_tiles(map, Some(cut), &self.tiles) {
                 let revision = self.revision + 1;
                 *self = rebuilt;
                 self.revision = revision;

@@ -6,7 +6,8 @@ use std::collections::{BTreeSet, VecDeque};
 
 use actforge_runtime::map::{Face, MapError, ResizeReport, resize_tile_map};
 use actforge_runtime::model::{
-    Column, Corners, Faces, Id, MAX_TILE_HEIGHT, MAX_Z_LEVELS, Placement, Prop, Tile, TileMap,
+    Column, Corners, Faces, Id, MAX_TILE_HEIGHT, MAX_Z_LEVELS, Paint, PaletteEntry, PaletteId, Placement, Prop, Tile,
+    TileMap,
 };
 
 /// One tile of a map: its cell and base level.
@@ -186,18 +187,18 @@ pub fn fill_rect(map: &mut TileMap, from: (u16, u16), to: (u16, u16), z: u16, ad
     changed
 }
 
-/// Paints one face of a tile with palette entry `paint` (None: unpainted).
-pub fn paint_face(map: &mut TileMap, at: TileRef, face: Face, paint: Option<u16>) -> bool {
+/// Paints one face of a tile with `paint` (a palette entry id and tile; None: unpainted).
+pub fn paint_face(map: &mut TileMap, at: TileRef, face: Face, paint: Option<Paint>) -> bool {
     change_tile(map, at, |t| *face_mut(&mut t.paint, face) = paint)
 }
 
 /// Paints every face of a tile.
-pub fn paint_tile(map: &mut TileMap, at: TileRef, paint: Option<u16>) -> bool {
+pub fn paint_tile(map: &mut TileMap, at: TileRef, paint: Option<Paint>) -> bool {
     change_tile(map, at, |t| t.paint = Faces::splat(paint))
 }
 
 /// The paint of a face (the eyedropper); None for an unpainted face or no tile.
-pub fn paint_of(map: &TileMap, at: TileRef, face: Face) -> Option<u16> {
+pub fn paint_of(map: &TileMap, at: TileRef, face: Face) -> Option<Paint> {
     tile(map, at).and_then(|t| face.of(&t.paint))
 }
 
@@ -242,7 +243,7 @@ fn face_neighbours(map: &TileMap, at: TileRef, face: Face) -> Vec<TileRef> {
 
 /// Paints `face` of `at` and every face of that direction connected to it that had the same
 /// paint (see `face_neighbours`); returns whether anything changed.
-pub fn flood_fill(map: &mut TileMap, at: TileRef, face: Face, paint: Option<u16>) -> bool {
+pub fn flood_fill(map: &mut TileMap, at: TileRef, face: Face, paint: Option<Paint>) -> bool {
     let Some(start) = tile(map, at) else { return false };
     let old = face.of(&start.paint);
     if old == paint {
@@ -449,9 +450,74 @@ pub fn remove_markers(map: &mut TileMap, (cell_x, cell_y, level): (u16, u16, u16
     before != map.placements.len() + map.props.len()
 }
 
-/// Adds a flat-colour palette entry; returns its index.
-pub fn add_palette_entry(map: &mut TileMap, entry: actforge_runtime::model::PaletteEntry) -> Option<u16> {
-    let index = u16::try_from(map.palette.len()).ok()?;
+/// Adds a palette entry, giving it an id unique in the map (from its label) when it has none
+/// or a taken one; returns the id.
+pub fn add_palette_entry(map: &mut TileMap, mut entry: PaletteEntry) -> PaletteId {
+    if entry.id.is_empty() || map.palette.iter().any(|other| other.id == entry.id) {
+        let label = if entry.id.is_empty() { entry.label.clone() } else { entry.id.as_str().to_owned() };
+        entry.id = super::palette::new_entry_id(map, &label);
+    }
+    let id = entry.id;
     map.palette.push(entry);
-    Some(index)
+    id
+}
+
+/// How many faces of `map` are painted with the entry `id` (any tile).
+pub fn faces_using(map: &TileMap, id: PaletteId) -> usize {
+    map.columns
+        .iter()
+        .flat_map(|column| &column.tiles)
+        .flat_map(|tile| tile.paint.to_array())
+        .filter(|paint| paint.is_some_and(|paint| paint.entry == id))
+        .count()
+}
+
+/// Deletes the palette entry `id` and unpaints the faces that used it; returns whether it was
+/// there.
+pub fn delete_palette_entry(map: &mut TileMap, id: PaletteId) -> bool {
+    let before = map.palette.len();
+    map.palette.retain(|entry| entry.id != id);
+    if map.palette.len() == before {
+        return false;
+    }
+    for tile in map.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
+        for paint in tile.paint.iter_mut() {
+            if paint.is_some_and(|paint| paint.entry == id) {
+                *paint = None;
+            }
+        }
+    }
+    true
+}
+
+/// Moves the palette entry `id` one place up (`up`) or down; paint names ids, so no face
+/// changes. Returns whether it moved.
+pub fn move_palette_entry(map: &mut TileMap, id: PaletteId, up: bool) -> bool {
+    let Some(at) = map.palette.iter().position(|entry| entry.id == id) else { return false };
+    let other = if up { at.checked_sub(1) } else { Some(at + 1).filter(|next| *next < map.palette.len()) };
+    let Some(other) = other else { return false };
+    map.palette.swap(at, other);
+    true
+}
+
+/// Renames the palette entry `from` to `to` and every face painted with it; refused (false)
+/// when `to` is not a slug or another entry has it.
+pub fn rename_palette_entry(map: &mut TileMap, from: PaletteId, to: &str) -> bool {
+    if actforge_runtime::model::slug_problem(to).is_some() || from.as_str() == to {
+        return false;
+    }
+    let to = PaletteId::new(to);
+    if map.palette.iter().any(|entry| entry.id == to) {
+        return false;
+    }
+    let Some(entry) = map.palette.iter_mut().find(|entry| entry.id == from) else { return false };
+    entry.id = to;
+    for tile in map.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
+        for paint in tile.paint.iter_mut().flatten() {
+            if paint.entry == from {
+                paint.entry = to;
+            }
+        }
+    }
+    true
 }
