@@ -323,3 +323,28 @@ fn why_not_names_refused_terrain_and_the_maps_move_costs() {
     let beyond = why((3, 1, 1));
     assert!(beyond.contains("walks spend terrain move costs here (mud 2)"), "{beyond}");
 }
+
+#[test]
+fn set_terrain_repaints_a_top_mid_battle_and_the_walk_follows() {
+    // Plain ground: radius 3 from (0, 2) is a diamond; mud down x = 2 set by playtest lines
+    // shrinks it as a painted band does.
+    let plain = [".....", ".....", ".....", ".....", "....."];
+    let mut scene = session(project(&plain, (0, 2), (4, 4), walk("3")));
+    let before = scene.state_hash();
+    let lines: Vec<String> = (0..5).map(|y| format!("set terrain 2 {y} 1 mud")).collect();
+    scene.run_script(&lines.join("\n")).unwrap();
+    assert_eq!(spots(&scene), picture(&["11...", "11...", ".11..", "11...", "11..."]));
+    assert_ne!(scene.state_hash(), before, "the repainted tops are part of the state");
+    // `none` unpaints: plain again.
+    let lines: Vec<String> = (0..5).map(|y| format!("set terrain 2 {y} 1 none")).collect();
+    scene.run_script(&lines.join("\n")).unwrap();
+    assert_eq!(spots(&scene), picture(&["11...", "111..", ".111.", "111..", "11..."]));
+    for (line, why) in [
+        ("set terrain 2 2 1 lava", "the map's palette has no entry `lava` (it has: mud, water)"),
+        ("set terrain 2 2 4 mud", "(2, 2, 4) is not a standing spot (levels there: 1)"),
+        ("set terrain 2 2 mud", "usage: set terrain X Y Z ENTRY[#TILE] (or none)"),
+    ] {
+        let error = scene.run_script(line).unwrap_err();
+        assert!(error.message.contains(why), "{line}: {error}");
+    }
+}

@@ -81,8 +81,9 @@ pub(super) fn accessor(lookup: &Lookup) -> Acc {
     }
 }
 
-/// What does not change during a battle: the map and how each formula slot reads it.
-#[derive(Debug)]
+/// What does not change during a battle (but for set-up lines): the map and how each formula
+/// slot reads it.
+#[derive(Clone, Debug)]
 pub(super) struct Setup {
     pub(super) map: Id<TileMap>,
     pub(super) grid: TileGrid,
@@ -248,6 +249,7 @@ impl TacticsState {
             action_points: None,
             charging: Vec::new(),
             round: None,
+            repainted: BTreeMap::new(),
         }
     }
 

@@ -177,6 +177,8 @@ pub struct TacticsState {
     pub charging: Vec<Charge>,
     /// Team-round schedulers: the round under way.
     pub round: Option<Round>,
+    /// Tops repainted by set-up lines (`set terrain`), by standing spot: part of the state.
+    pub repainted: BTreeMap<(u16, u16, u16), Option<crate::model::Paint>>,
 }
 
 impl Hash for TacticsState {
@@ -189,6 +191,7 @@ impl Hash for TacticsState {
         self.pending_ct.to_bits().hash(state);
         self.action_points.map(f64::to_bits).hash(state);
         self.round.hash(state);
+        self.repainted.hash(state);
         for charge in &self.charging {
             charge.unit.hash(state);
             charge.skill.hash(state);
@@ -258,6 +261,28 @@ impl TacticsState {
     /// The battle map's grid.
     pub fn grid(&self) -> &TileGrid {
         &self.setup.grid
+    }
+
+    /// Repaints the top of the tile `spot` stands on (its terrain changes from now on); refused
+    /// when `spot` is not a standing spot of the map.
+    pub(crate) fn repaint_top(&mut self, spot: Spot, paint: Option<crate::model::Paint>) -> Result<(), String> {
+        let (x, y) = (spot.cell_x, spot.cell_y);
+        let mut column = self.setup.grid.column(i32::from(x), i32::from(y)).to_vec();
+        let standing = standing_spots(&self.setup.grid, x, y).contains(&spot);
+        let tile = column.iter_mut().find(|tile| tile.top_z() == u32::from(spot.level)).filter(|_| standing);
+        let Some(tile) = tile else {
+            let levels: Vec<String> =
+                standing_spots(&self.setup.grid, x, y).iter().map(|spot| spot.level.to_string()).collect();
+            return Err(format!(
+                "({x}, {y}, {}) is not a standing spot (levels there: {})",
+                spot.level,
+                if levels.is_empty() { "none".to_owned() } else { levels.join(", ") }
+            ));
+        };
+        tile.paint.top = paint;
+        Arc::make_mut(&mut self.setup).grid.set_column(x, y, column).map_err(|error| error.to_string())?;
+        self.repainted.insert((x, y, spot.level), paint);
+        Ok(())
     }
 
     /// Every unit by key (the unit id; `ID#N` for the N-th placement of the same unit).

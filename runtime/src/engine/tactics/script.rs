@@ -327,6 +327,9 @@ impl Session {
         report: &mut ScriptReport,
     ) -> Option<Result<Line, String>> {
         let mut words = rest.split_whitespace();
+        if command == "set" && self.tactics.is_some() && rest.split_whitespace().next() == Some("terrain") {
+            return Some(self.set_terrain_line(rest).map(|()| Line::Done(String::new())));
+        }
         if command == "set" && self.tactics.is_some() && matches!(rest.split_whitespace().next(), Some("points" | "ap"))
         {
             return Some(self.set_points_line(rest).map(|()| Line::Done(String::new())));
@@ -456,6 +459,36 @@ impl Session {
 
     /// Set-up: `set points N` gives the team whose round it is N activations left (points
     /// scheduler); `set ap N` gives the active unit N action points.
+    /// Set-up: `set terrain X Y Z PAINT` paints the top of the tile the spot (X, Y, Z) stands
+    /// on with PAINT (`ENTRY` or `ENTRY#TILE` of the map's palette; `none` unpaints it): its
+    /// terrain (move cost, defence, tags) is that entry's from then on.
+    fn set_terrain_line(&mut self, rest: &str) -> Result<(), String> {
+        let usage = "usage: set terrain X Y Z ENTRY[#TILE] (or none)";
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let ["terrain", x, y, z, paint] = words.as_slice() else { return Err(usage.to_owned()) };
+        let (x, y, z): (u16, u16, u16) =
+            (number(Some(x), "cell x")?, number(Some(y), "cell y")?, number(Some(z), "level")?);
+        let content = std::sync::Arc::clone(&self.content);
+        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        let paint = if *paint == "none" {
+            None
+        } else {
+            let parsed: crate::model::Paint = paint.parse().map_err(|error| format!("`{paint}`: {error}"))?;
+            let map = content.project.tile_maps.get(battle.map().as_str());
+            let palette = map.map_or(&[][..], |map| map.palette.as_slice());
+            if !palette.iter().any(|entry| entry.id == parsed.entry) {
+                let known: Vec<&str> = palette.iter().map(|entry| entry.id.as_str()).collect();
+                return Err(format!(
+                    "the map's palette has no entry `{}` (it has: {})",
+                    parsed.entry.as_str(),
+                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                ));
+            }
+            Some(parsed)
+        };
+        battle.repaint_top(Spot::new(x, y, z), paint)
+    }
+
     fn set_points_line(&mut self, rest: &str) -> Result<(), String> {
         let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
         match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
