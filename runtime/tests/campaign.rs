@@ -731,3 +731,36 @@ fn insight_summons_any_candidate_for_an_a_and_a_b() {
     let error = session.run_script("set meter insight 5\nsummon tide_base with tide_base tide_medium").unwrap_err();
     assert!(error.message.contains("not a candidate of the synthesis"), "{error}");
 }
+
+#[test]
+fn a_card_drawn_by_the_uniform_fallback_heats_the_world_each_day_until_removed() {
+    // Counting only `happening` as a tag, no A + B shares one with a candidate: every draw is
+    // the uniform fallback.
+    let mut project = pack();
+    project.syntheses.get_mut("smelt").unwrap().tags = vec![Id::new("happening")];
+    let (mut session, card) = (1..60)
+        .find_map(|seed| {
+            let mut session = Session::new(project.clone(), seed).unwrap();
+            let events = run(&mut session, "end-phase\nsynthesize ember_root flame_gospel");
+            events.iter().find_map(|e| match e {
+                Event::Synthesized { result, success: true, .. } => Some((session.clone(), result.clone())),
+                _ => None,
+            })
+        })
+        .expect("a seed where the synthesis succeeds");
+    assert_eq!(session.campaign().unwrap().fallbacks.get(&card), Some(&1));
+    // The next dawn: +2 entropy from the stray card, beside the dusk's own entropy rules.
+    let entropy = |session: &Session| query(session, "entropy");
+    run(&mut session, "end-phase");
+    let at_dusk = entropy(&session);
+    run(&mut session, "end-phase");
+    assert_eq!(entropy(&session), at_dusk + 2.0, "the stray card's daily entropy");
+    // Removing it costs 3 compute and ends the daily entropy.
+    let compute = query(&session, "compute");
+    let events = run(&mut session, &format!("end-phase\nremove {card}"));
+    assert!(events.iter().any(|e| matches!(e, Event::CardRemoved { card: removed, .. } if *removed == card)));
+    assert_eq!(query(&session, "compute"), compute - 3.0);
+    assert!(session.campaign().unwrap().fallbacks.is_empty());
+    let error = session.run_script(&format!("remove {card}")).unwrap_err();
+    assert!(error.message.contains("no copy of that card drawn by the synthesis's uniform fallback"), "{error}");
+}

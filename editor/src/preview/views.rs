@@ -519,6 +519,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
                     | Choice::Synthesize { .. }
                     | Choice::MoveToNode { .. }
                     | Choice::Summon { .. }
+                    | Choice::RemoveCard { .. }
                     | Choice::PlayCard { .. }
                     | Choice::DiscardCard { .. }
                     | Choice::DrawCard

@@ -233,6 +233,11 @@ pub enum Choice {
         /// Discard a reversed copy.
         reversed: bool,
     },
+    /// Campaign: pay to remove a card the synthesis drew by its uniform fallback.
+    RemoveCard {
+        /// The card.
+        card: CardId,
+    },
     /// Campaign: draw one more card during the draw phase, for the extra-draw cost.
     DrawCard,
     /// Campaign: draw from another deck from now on (during the draw phase).
@@ -723,6 +728,13 @@ pub enum Event {
         /// The card summoned.
         result: CardId,
         /// The insight spent, in words.
+        cost: String,
+    },
+    /// Campaign: a card the synthesis drew by its uniform fallback was paid for and removed.
+    CardRemoved {
+        /// The card.
+        card: CardId,
+        /// What it cost, in words.
         cost: String,
     },
     /// Campaign: a card was drawn into the hand.

@@ -71,6 +71,7 @@ impl System {
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }
+            | Choice::RemoveCard { .. }
             | Choice::DrawCard
             | Choice::UseDeck { .. } => Self::Campaign,
         }

@@ -285,6 +285,14 @@ pub struct Synthesis {
     /// (spec era-synthesis §1; 0: not offered).
     #[serde(skip_serializing_if = "Expr::is_zero")]
     pub insight_cost: Expr,
+    /// Rules run at each dawn once per card the synthesis drew by the uniform fallback (no
+    /// candidate shared a tag) that the player still holds (spec era-synthesis §4.3: +2 entropy
+    /// a day).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fallback_daily: Vec<RuleId>,
+    /// What removing such a card costs, paid as the synthesis is (0: it cannot be removed).
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub fallback_removal_cost: Expr,
     /// The dice check after each synthesis (a revelation, spec era-synthesis §4.5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revelation: Option<DiceCheck>,
@@ -298,6 +306,8 @@ impl_walk!(Synthesis {
     on_failure,
     insight,
     insight_cost,
+    fallback_daily,
+    fallback_removal_cost,
     revelation
 });
 
@@ -345,6 +355,8 @@ impl Default for Synthesis {
             on_failure: Vec::new(),
             insight: None,
             insight_cost: Expr::default(),
+            fallback_daily: Vec::new(),
+            fallback_removal_cost: Expr::default(),
             revelation: None,
         }
     }

@@ -163,6 +163,7 @@ impl<'a> Step<'a> {
                 self.state.reversed.remove(card);
             }
         }
+        self.unmark_fallback(card, false);
         true
     }
 

@@ -88,6 +88,8 @@ pub struct CampaignState {
     pub returning: Vec<CardId>,
     /// The deck the draw takes from (card cycle).
     pub deck: Option<String>,
+    /// How many of the hand's copies of each card came from the synthesis's uniform fallback.
+    pub fallbacks: BTreeMap<CardId, u32>,
     /// The node whose options wait for the player's choice (nothing else can be done meanwhile).
     pub choosing: Option<Id<MapNode>>,
     /// Syntheses triggered.
@@ -121,6 +123,7 @@ impl Hash for CampaignState {
         self.returning.hash(state);
         self.deck.hash(state);
         self.choosing.hash(state);
+        self.fallbacks.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
         crate::engine::hash_values(&self.meters, state);

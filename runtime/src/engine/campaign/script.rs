@@ -39,6 +39,9 @@ impl Session {
             (Choice::DiscardCard { card, reversed }, Some(_)) => self
                 .campaign_look(|step| step.discard_choice(card, *reversed).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
+            (Choice::RemoveCard { card }, Some(_)) => self
+                .campaign_look(|step| step.removal_cost(card).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
             (Choice::DrawCard, Some(_)) => self
                 .campaign_look(|step| step.extra_draw_cost().err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
@@ -60,6 +63,7 @@ impl Session {
             Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
             Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
             Choice::DiscardCard { card, reversed: true } => format!("discard {card} reversed"),
+            Choice::RemoveCard { card } => format!("remove {card}"),
             Choice::DrawCard => "draw".to_owned(),
             Choice::UseDeck { deck } => format!("use-deck {deck}"),
             _ => "end-phase".to_owned(),
@@ -176,6 +180,10 @@ impl Session {
                     Ok(Line::Choose(Choice::Summon { a: Id::new(a), b: Id::new(b), result: Id::new(result) }))
                 }
                 _ => Err("usage: summon RESULT with A B".to_owned()),
+            },
+            "remove" => match (words.next(), words.next()) {
+                (Some(card), None) => Ok(Line::Choose(Choice::RemoveCard { card: Id::new(card) })),
+                _ => Err("usage: remove CARD".to_owned()),
             },
             "draw" => Ok(Line::Choose(Choice::DrawCard)),
             "use-deck" => words

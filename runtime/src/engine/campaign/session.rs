@@ -50,6 +50,7 @@ impl Session {
             returning: Vec::new(),
             deck: None,
             choosing: None,
+            fallbacks: BTreeMap::new(),
             syntheses: 0,
             failures: 0,
             meters: BTreeMap::new(),
@@ -228,6 +229,12 @@ impl Session {
                         }
                     }
                 }
+                let marked: Vec<CardId> = step.state.fallbacks.keys().cloned().collect();
+                for card in &marked {
+                    if step.removal_cost(card).is_ok() {
+                        choices.push(Choice::RemoveCard { card: card.clone() });
+                    }
+                }
                 if step.extra_draw_cost().is_ok() {
                     choices.push(Choice::DrawCard);
                 }
@@ -307,6 +314,13 @@ impl Session {
                     step.discard_from_hand(card, *reversed);
                 }
                 possible
+            }),
+            Choice::RemoveCard { card } => self.campaign_step(&mut events, |step| match step.removal_cost(card) {
+                Ok(cost) => {
+                    step.remove_fallback(card, cost);
+                    true
+                }
+                Err(_) => false,
             }),
             Choice::DrawCard => self.campaign_step(&mut events, |step| match step.extra_draw_cost() {
                 Ok(cost) => {

@@ -273,6 +273,10 @@ impl Step<'_> {
         self.state.syntheses = self.state.syntheses.saturating_add(1);
         if success {
             self.state.hand.push(chosen.card.clone());
+            if !table.shared_tags {
+                let marks = self.state.fallbacks.entry(chosen.card.clone()).or_insert(0);
+                *marks = marks.saturating_add(1);
+            }
         } else {
             self.state.failures = self.state.failures.saturating_add(1);
         }
@@ -369,6 +373,63 @@ impl Step<'_> {
             cost: show_value(cost, None),
         });
         self.run_rules(&synthesis.on_success);
+    }
+
+    /// What removing a fallback copy of `card` costs now, or why it cannot be removed.
+    pub(super) fn removal_cost(&mut self, card: &CardId) -> Result<f64, Refusal> {
+        let content = self.content;
+        let map = self.map;
+        let synthesis = map.synthesis.as_ref().and_then(|id| content.project.syntheses.get(id.as_str()));
+        let Some(synthesis) = synthesis.filter(|synthesis| !synthesis.fallback_removal_cost.is_zero()) else {
+            return Err(Refusal::NoRemoval);
+        };
+        if self.state.fallbacks.get(card).copied().unwrap_or(0) == 0 {
+            return Err(Refusal::NotAFallback);
+        }
+        let cost = self.value(&synthesis.fallback_removal_cost);
+        self.affordable_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost)
+    }
+
+    /// Pays for and removes a fallback copy of `card` from the game.
+    pub(super) fn remove_fallback(&mut self, card: &CardId, cost: f64) {
+        let map = self.map;
+        self.pay_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost);
+        if let Some(at) = self.state.hand.iter().position(|held| held == card) {
+            self.state.hand.remove(at);
+        }
+        self.unmark_fallback(card, true);
+        self.events.push(Event::CardRemoved { card: card.clone(), cost: show_value(cost, None) });
+    }
+
+    /// After a copy of `card` left the hand: one fallback mark less when `marked`, and never
+    /// more marks than copies held.
+    pub(super) fn unmark_fallback(&mut self, card: &CardId, marked: bool) {
+        let held = self.state.hand.iter().filter(|held| *held == card).count();
+        if let Some(marks) = self.state.fallbacks.get_mut(card) {
+            if marked {
+                *marks = marks.saturating_sub(1);
+            }
+            *marks = (*marks).min(u32::try_from(held).unwrap_or(u32::MAX));
+            if *marks == 0 {
+                self.state.fallbacks.remove(card);
+            }
+        }
+    }
+
+    /// At dawn: the synthesis's `fallback_daily` rules, once per fallback card held.
+    pub(super) fn fallback_dawn(&mut self) {
+        let content = self.content;
+        let Some(synthesis) = self.map.synthesis.as_ref().and_then(|id| content.project.syntheses.get(id.as_str()))
+        else {
+            return;
+        };
+        if synthesis.fallback_daily.is_empty() {
+            return;
+        }
+        let held: u32 = self.state.fallbacks.values().sum();
+        for _ in 0..held.min(1000) {
+            self.run_rules(&synthesis.fallback_daily);
+        }
     }
 
     /// Rolls a dice check's dice from the session's generator; succeeds at `at_least` or more.
@@ -518,6 +579,9 @@ impl Step<'_> {
         if new_day && let Some(era) = self.state.era.as_ref().and_then(|id| content.project.eras.get(id.as_str())) {
             self.run_rules(&era.rules);
         }
+        if new_day && self.state.day > 1 {
+            self.fallback_dawn();
+        }
         if let Some(phase) = map.phases.get(self.state.phase) {
             self.run_rules(&phase.rules);
         }
@@ -581,6 +645,8 @@ pub(super) enum Refusal {
     NotACandidate,
     NoInsight,
     Choosing,
+    NoRemoval,
+    NotAFallback,
 }
 
 impl Refusal {
@@ -606,6 +672,8 @@ impl Refusal {
             Self::NotACandidate => "that card is not a candidate of the synthesis (its `candidates` deck)",
             Self::NoInsight => "not enough insight",
             Self::Choosing => "the node just entered waits for a choice of its options",
+            Self::NoRemoval => "the map's synthesis removes no card (`fallback_removal_cost` is 0)",
+            Self::NotAFallback => "the hand holds no copy of that card drawn by the synthesis's uniform fallback",
         }
     }
 }

@@ -94,6 +94,7 @@ impl Session {
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }
+            | Choice::RemoveCard { .. }
             | Choice::DrawCard
             | Choice::UseDeck { .. } => {}
         }
