@@ -1202,6 +1202,23 @@ fn check_campaign(
         }
     }
     check_card_cycle(map, checks);
+    let battles = FieldPath::root().field("battles");
+    let mut seen = BTreeSet::new();
+    for (at, trigger) in map.battles.triggers.iter().enumerate() {
+        let path = battles.clone().field("triggers").index(at);
+        names(checks, path.clone().field("id"), &trigger.id, "battle", &mut seen);
+        if trigger.enemies.is_empty() {
+            checks.warning(path.field("enemies"), "the battle has no enemy: the player wins it at once");
+        }
+    }
+    if let Some(stat) = map.battles.core_stat.as_ref().and_then(|id| checks.project.stats.get(id.as_str()))
+        && !stat.value.is_stored()
+    {
+        checks.error(
+            battles.field("core_stat"),
+            format!("the stat `{}` is computed; a lost battle takes damage from a stored stat", stat.id),
+        );
+    }
 }
 
 /// The card cycle: deck and play names, the draw phase, and parts that do nothing.

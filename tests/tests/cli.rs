@@ -621,7 +621,7 @@ fn test_runs_every_pack_s_own_playtests() {
             && out.contains("ok     srpg_skirmish_bash (8 expectations)")
             && out.contains("ok     srpg_skirmish_venom (")
             && out.contains("ok     srpg_skirmish_moves (")
-            && out.contains("ok     srpg_skirmish_terrain (5 expectations)")
+            && out.contains("ok     srpg_skirmish_terrain (7 expectations)")
             && out.contains("ok     srpg_skirmish_riposte (")
             && out.contains("ok     setup_and_checks ("),
         "{out}"

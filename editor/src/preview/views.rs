@@ -509,6 +509,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             }
         });
     }
+    campaign_battle_ui(ui, session, campaign);
     options_ui(ui, session, campaign, choices, chosen);
     piles_ui(ui, session, campaign);
     ui.horizontal_wrapped(|ui| {
@@ -519,6 +520,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
                     | Choice::Synthesize { .. }
                     | Choice::MoveToNode { .. }
                     | Choice::Summon { .. }
+                    | Choice::Strike { .. }
                     | Choice::RemoveCard { .. }
                     | Choice::PlayCard { .. }
                     | Choice::DiscardCard { .. }
@@ -546,6 +548,41 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
         );
     }
+}
+
+/// The battle under way: each side's fighters with their life (strike buttons follow).
+fn campaign_battle_ui(
+    ui: &mut egui::Ui,
+    session: &Session,
+    campaign: &actforge_runtime::engine::campaign::CampaignState,
+) {
+    let Some(battle) = &campaign.battle else { return };
+    let map = session.content().project.node_maps.get(campaign.map.as_str());
+    let trigger = map.and_then(|map| map.battles.triggers.iter().find(|trigger| trigger.id == battle.id));
+    let name =
+        trigger.map_or(battle.id.as_str(), |t| if t.label.is_empty() { t.id.as_str() } else { t.label.as_str() });
+    let cards = &session.content().project.cards;
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.label(RichText::new(format!("{} {name}", icon::SWORD)).strong());
+        for (side, fighters) in [("Yours", &battle.player), ("The enemy's", &battle.enemy)] {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(format!("{side}:"));
+                for fighter in fighters {
+                    let text = format!("{} ({} life)", name_of(cards, fighter.card.as_str()), show_life(fighter.life));
+                    if fighter.life > 0.0 {
+                        ui.label(text);
+                    } else {
+                        ui.label(RichText::new(text).strikethrough().weak());
+                    }
+                }
+            });
+        }
+        ui.label(RichText::new("Strike with one of your fighters: the enemy strikes back").weak());
+    });
+}
+
+fn show_life(life: f64) -> String {
+    actforge_runtime::number::show_value(life.max(0.0), None)
 }
 
 /// The options of the node that waits for a choice, as buttons by label with their text.

@@ -202,6 +202,13 @@ pub enum Choice {
         /// The second input.
         b: CardId,
     },
+    /// Campaign: in a battle, the player's fighter `attacker` strikes the enemy `target`.
+    Strike {
+        /// The player's fighter (its key: the card id, `ID#2` for a second copy).
+        attacker: String,
+        /// The enemy fighter.
+        target: String,
+    },
     /// Campaign: take one of the options the node just entered offers.
     ChooseNodeOption {
         /// The node.
@@ -704,6 +711,33 @@ pub enum Event {
         chance: String,
         /// Whether it succeeded (the result joined the hand).
         success: bool,
+    },
+    /// Campaign: a battle began (fighters by key).
+    BattleStarted {
+        /// The trigger's id.
+        battle: String,
+        /// The player's fighters.
+        player: Vec<String>,
+        /// The enemy's fighters.
+        enemy: Vec<String>,
+    },
+    /// Campaign: a fighter struck another.
+    FighterStruck {
+        /// The striker's key.
+        attacker: String,
+        /// The struck fighter's key.
+        target: String,
+        /// The damage, in words.
+        damage: String,
+        /// The struck fighter's life left, in words.
+        life: String,
+    },
+    /// Campaign: a battle ended.
+    BattleEnded {
+        /// The trigger's id.
+        battle: String,
+        /// The player won.
+        won: bool,
     },
     /// Campaign: the node entered offers options; the campaign waits for a choice.
     NodeOptionsOffered {

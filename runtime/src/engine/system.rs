@@ -68,6 +68,7 @@ impl System {
             | Choice::EndPhase
             | Choice::Synthesize { .. }
             | Choice::ChooseNodeOption { .. }
+            | Choice::Strike { .. }
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }

@@ -91,6 +91,9 @@ pub enum GameName {
     CurrentNodeProperty(String),
     /// `node.current.affix.NAME`: 1 when the player's node carries the affix.
     CurrentNodeAffix(String),
+    /// `fight.attacker.PROP` (true) or `fight.defender.PROP` (false): a property of a card in a
+    /// campaign battle's blow (`life`: its life left).
+    Fight(bool, String),
     /// `dice.last`.
     DiceLast,
     /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.score`, `synth.share`: a synthesis's
@@ -150,6 +153,41 @@ pub enum CampaignCount {
     Reversed,
     /// `campaign.off_era`: 1 while the deck drawn from is not the current era's.
     OffEra,
+    /// `campaign.eras`: eras begun, the first included.
+    Eras,
+    /// `campaign.battles`: battles fought (the one under way included).
+    Battles,
+    /// `campaign.battles_won`: battles the player won.
+    BattlesWon,
+    /// `campaign.in_battle`: 1 while a battle is under way.
+    InBattle,
+}
+
+/// The count or flag `campaign.WORD` reads.
+fn campaign_count(word: &str) -> Option<CampaignCount> {
+    Some(match word {
+        "day" => CampaignCount::Day,
+        "phase" => CampaignCount::Phase,
+        "captured" => CampaignCount::Captured,
+        "retaken" => CampaignCount::Retaken,
+        "moves" => CampaignCount::Moves,
+        "stealthy" => CampaignCount::Stealthy,
+        "won" => CampaignCount::Won,
+        "lost" => CampaignCount::Lost,
+        "ended" => CampaignCount::Ended,
+        "hand" => CampaignCount::Hand,
+        "syntheses" => CampaignCount::Syntheses,
+        "failures" => CampaignCount::Failures,
+        "draw_pile" => CampaignCount::DrawPile,
+        "discard" => CampaignCount::Discard,
+        "reversed" => CampaignCount::Reversed,
+        "off_era" => CampaignCount::OffEra,
+        "eras" => CampaignCount::Eras,
+        "battles" => CampaignCount::Battles,
+        "battles_won" => CampaignCount::BattlesWon,
+        "in_battle" => CampaignCount::InBattle,
+        _ => return None,
+    })
 }
 
 /// What `node.ID.WHAT` reads.
@@ -248,34 +286,15 @@ impl GameName {
     /// (a stat comes before `turn`, `option` and `roll`).
     pub fn parse(name: &str, is_stat: impl Fn(&str) -> bool) -> Self {
         let parts: Vec<&str> = name.split('.').collect();
-        let campaign = |word: &str| {
-            Some(match word {
-                "day" => CampaignCount::Day,
-                "phase" => CampaignCount::Phase,
-                "captured" => CampaignCount::Captured,
-                "retaken" => CampaignCount::Retaken,
-                "moves" => CampaignCount::Moves,
-                "stealthy" => CampaignCount::Stealthy,
-                "won" => CampaignCount::Won,
-                "lost" => CampaignCount::Lost,
-                "ended" => CampaignCount::Ended,
-                "hand" => CampaignCount::Hand,
-                "syntheses" => CampaignCount::Syntheses,
-                "failures" => CampaignCount::Failures,
-                "draw_pile" => CampaignCount::DrawPile,
-                "discard" => CampaignCount::Discard,
-                "reversed" => CampaignCount::Reversed,
-                "off_era" => CampaignCount::OffEra,
-                _ => return None,
-            })
-        };
         match parts.as_slice() {
             [stat] if is_stat(stat) => Self::Stat(Id::new(*stat)),
             ["turn"] => Self::Turn,
             ["era", "turn"] => Self::EraTurn,
             ["dice", "last"] => Self::DiceLast,
             ["synth", "score" | "share"] | ["synth", "a" | "b" | "result", _] => Self::Synthesis,
-            ["campaign", word] if campaign(word).is_some() => campaign(word).map_or(Self::Unknown, Self::Campaign),
+            ["campaign", word] if campaign_count(word).is_some() => {
+                campaign_count(word).map_or(Self::Unknown, Self::Campaign)
+            }
             ["stat", id] => Self::Stat(Id::new(*id)),
             [place, "card", id] if location(place).is_some() => {
                 location(place).map_or(Self::Unknown, |at| Self::CardCount(at, Id::new(*id)))
@@ -288,6 +307,8 @@ impl GameName {
             ["self", property] => Self::SelfProperty((*property).to_owned()),
             ["era", id] => Self::Era(Id::new(*id)),
             ["node", "current", property] => Self::CurrentNodeProperty((*property).to_owned()),
+            ["fight", "attacker", property] => Self::Fight(true, (*property).to_owned()),
+            ["fight", "defender", property] => Self::Fight(false, (*property).to_owned()),
             ["node", "current", "affix", affix] => Self::CurrentNodeAffix((*affix).to_owned()),
             ["node", id, "affix", affix] => Self::Node(Id::new(*id), NodeRead::Affix((*affix).to_owned())),
             ["node", id, what] => {
@@ -360,6 +381,7 @@ impl GameName {
                 | Self::Node(..)
                 | Self::CurrentNodeProperty(_)
                 | Self::CurrentNodeAffix(_)
+                | Self::Fight(..)
         )
     }
 }
@@ -553,6 +575,13 @@ impl ProjectNames {
             GameName::Era(id) => in_set(&self.eras, id.as_str(), "era"),
             GameName::CurrentNodeProperty(property) => in_set(&self.node_properties, &property, "node property"),
             GameName::CurrentNodeAffix(affix) => in_set(&self.node_affixes, &affix, "node affix"),
+            GameName::Fight(_, property) => {
+                if property == "life" {
+                    NameCheck::Known
+                } else {
+                    in_set(&self.card_properties, &property, "card property")
+                }
+            }
             GameName::Node(id, NodeRead::Affix(affix)) => match in_set(&self.nodes, id.as_str(), "node") {
                 NameCheck::Known => in_set(&self.node_affixes, &affix, "node affix"),
                 other => other,

@@ -33,7 +33,8 @@ pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks, lookups};
 pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{
-    CampaignDeck, CardCycle, CardPlay, EdgeStyle, Grade, MapEdge, MapNode, NodeKind, NodeMap, NodeOption, Patrol, Phase,
+    BattleRules, BattleTrigger, CampaignDeck, CardCycle, CardPlay, EdgeStyle, Grade, MapEdge, MapNode, NodeKind,
+    NodeMap, NodeOption, Patrol, Phase,
 };
 pub use systems::{
     Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, BoardTiming, Crossing, DiceCheck, Era, Formula,

@@ -193,6 +193,10 @@ pub struct NodeMap {
     #[serde(skip_serializing_if = "is_default")]
     #[schemars(!skip_serializing_if)]
     pub cards: CardCycle,
+    /// Campaign: battles between the cards of the hand and an enemy roster.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub battles: BattleRules,
 }
 impl_walk!(NodeMap {
     nodes,
@@ -212,7 +216,8 @@ impl_walk!(NodeMap {
     win,
     lose,
     grades,
-    cards
+    cards,
+    battles
 });
 
 /// A phase of a campaign day (dawn, noon, dusk…).
@@ -379,3 +384,51 @@ pub struct CardPlay {
     pub reversed: Vec<RuleId>,
 }
 impl_walk!(CardPlay { card, cost, upright, reversed });
+
+/// How the campaign's battles play (FORMAT.md §14 "Battles"): the cards of the hand that can
+/// fight against an enemy roster, blow by blow.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct BattleRules {
+    /// The aspect a card of the hand needs to fight for the player (none: any card with a `life`
+    /// property).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fighter_aspect: Option<AspectId>,
+    /// The damage of one blow: reads `fight.attacker.PROP` and `fight.defender.PROP` (the cards'
+    /// properties; `life` is the life left). None: `max(1, attack − defence)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub damage: Option<Expr>,
+    /// How the enemy picks whom to strike: the player's fighter with the highest value (reads
+    /// `fight.defender.PROP`); ties go to the first in the hand. None: the least life left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enemy_target: Option<Expr>,
+    /// The stat the surviving enemies' attack is taken from when the player loses (core life).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub core_stat: Option<Id<Stat>>,
+    /// The battles and when they start.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub triggers: Vec<BattleTrigger>,
+}
+impl_walk!(BattleRules { fighter_aspect, damage, enemy_target, core_stat, triggers });
+
+/// A battle of the campaign: it starts after a step in which its condition became true.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct BattleTrigger {
+    /// Name, a slug unique within the map.
+    pub id: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The battle starts when this becomes non-zero (it must fall back to 0 to start again).
+    pub when: Expr,
+    /// The enemy's fighters, in order (card ids; each fights with its card's properties).
+    pub enemies: Vec<CardId>,
+    /// Rules run when the player wins.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_win: Vec<RuleId>,
+    /// Rules run when the player loses.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub on_loss: Vec<RuleId>,
+}
+impl_walk!(BattleTrigger { when, enemies, on_win, on_loss });

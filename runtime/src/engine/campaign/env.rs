@@ -13,6 +13,9 @@ use crate::model::{Expr, Id, MapNode, NodeMap, Stat};
 use super::{CampaignState, MAX_READ_DEPTH};
 use crate::engine::content::{Accessor, Content};
 
+/// A blow of a battle: (attacker card, its life), (defender card, its life).
+pub(super) type Blow = ((crate::model::CardId, f64), (crate::model::CardId, f64));
+
 /// The formula environment of the campaign: stats (stored, or computed when read), campaign
 /// names and node properties; table counts have no value here.
 pub(super) struct CampaignEnv<'a> {
@@ -23,6 +26,8 @@ pub(super) struct CampaignEnv<'a> {
     pub(super) stored: &'a BTreeMap<Id<Stat>, f64>,
     pub(super) rng: &'a mut Pcg64Mcg,
     pub(super) depth: usize,
+    /// The blow being worked out.
+    pub(super) fight: Option<&'a Blow>,
 }
 
 impl CampaignEnv<'_> {
@@ -39,6 +44,7 @@ impl CampaignEnv<'_> {
             stored: self.stored,
             rng: &mut *self.rng,
             depth: self.depth.saturating_add(1),
+            fight: self.fight,
         };
         inner.expr(expr)
     }
@@ -106,6 +112,10 @@ impl CampaignEnv<'_> {
                 }
                 CampaignCount::Discard => state.discard.len() as f64,
                 CampaignCount::Reversed => state.reversed.values().map(|count| f64::from(*count)).sum(),
+                CampaignCount::Eras => f64::from(state.eras),
+                CampaignCount::Battles => f64::from(state.battles.0),
+                CampaignCount::BattlesWon => f64::from(state.battles.1),
+                CampaignCount::InBattle => flag(state.battle.is_some()),
                 CampaignCount::OffEra => {
                     let deck =
                         state.deck.as_ref().and_then(|id| self.map.cards.decks.iter().find(|deck| deck.id == *id));
@@ -133,6 +143,16 @@ impl CampaignEnv<'_> {
                 self.property(&node, property)
             }
             GameName::CurrentNodeAffix(affix) => flag(self.has_affix(&state.node, affix)),
+            GameName::Fight(attacker, property) => {
+                let (card, life) = if *attacker { self.fight?.0.clone() } else { self.fight?.1.clone() };
+                if property == "life" {
+                    life
+                } else {
+                    let content = self.content;
+                    let value = content.card(card.as_str()).and_then(|card| card.properties.get(property.as_str()));
+                    value.map_or(f64::NAN, |expr| self.nested(expr))
+                }
+            }
             _ => return None,
         })
     }

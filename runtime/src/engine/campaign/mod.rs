@@ -11,6 +11,7 @@
 //! outcome. Stored stats are the
 //! turns system's when the project also plays turns (one set of values), else the campaign's.
 
+mod battle;
 mod cards;
 mod env;
 mod rules;
@@ -46,6 +47,38 @@ pub struct CampaignResult {
     pub grade: Option<String>,
     /// The outcome in words.
     pub outcome: String,
+}
+
+/// A card fighting in a campaign battle.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fighter {
+    /// Its key: the card's id, `ID#2` for a second copy.
+    pub key: String,
+    /// The card.
+    pub card: CardId,
+    /// Life left.
+    pub life: f64,
+}
+
+impl Hash for Fighter {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key.hash(state);
+        self.card.hash(state);
+        self.life.to_bits().hash(state);
+    }
+}
+
+/// A campaign battle under way: the player's fighters (cards of the hand) against the enemy's.
+#[derive(Clone, Debug, PartialEq, Serialize, Hash)]
+pub struct Battle {
+    /// The trigger's id.
+    pub id: String,
+    /// The player's fighters, in hand order.
+    pub player: Vec<Fighter>,
+    /// The enemy's fighters, in roster order.
+    pub enemy: Vec<Fighter>,
+    /// Blows struck by the player so far.
+    pub round: u32,
 }
 
 /// The state of a campaign: where the player is, what is captured, the patrols, the calendar,
@@ -90,6 +123,15 @@ pub struct CampaignState {
     pub deck: Option<String>,
     /// How many of the hand's copies of each card came from the synthesis's uniform fallback.
     pub fallbacks: BTreeMap<CardId, u32>,
+    /// Eras begun, the first included.
+    pub eras: u32,
+    /// The battle under way (nothing else can be done meanwhile).
+    pub battle: Option<Battle>,
+    /// Battles fought and won.
+    pub battles: (u32, u32),
+    /// Battle triggers whose condition held after the last step (they start again only after
+    /// it fell back to 0).
+    pub holding: BTreeSet<String>,
     /// The node whose options wait for the player's choice (nothing else can be done meanwhile).
     pub choosing: Option<Id<MapNode>>,
     /// Syntheses triggered.
@@ -124,6 +166,10 @@ impl Hash for CampaignState {
         self.deck.hash(state);
         self.choosing.hash(state);
         self.fallbacks.hash(state);
+        self.eras.hash(state);
+        self.battle.hash(state);
+        self.battles.hash(state);
+        self.holding.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
         crate::engine::hash_values(&self.meters, state);

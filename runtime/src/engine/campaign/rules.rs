@@ -54,6 +54,7 @@ impl<'a> RulesHost<'a> for Step<'a> {
             stored: self.stored,
             rng: &mut *self.rng,
             depth: 0,
+            fight: None,
         };
         let hand = env.state.hand.as_slice();
         core::hand_count(content, hand, fragment, |expr| env.expr(expr))

@@ -14,6 +14,10 @@ impl Session {
         match (choice, &self.campaign) {
             (_, None) => "the project has no campaign (no entry node map)".to_owned(),
             (_, Some(campaign)) if campaign.result.is_some() => "the campaign has ended".to_owned(),
+            (Choice::Strike { attacker, target }, Some(_)) => self
+                .campaign_look(|step| step.strike_check(attacker, target).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (_, Some(campaign)) if campaign.battle.is_some() => Refusal::InBattle.words().to_owned(),
             (Choice::ChooseNodeOption { node, option }, Some(campaign)) => match &campaign.choosing {
                 None => "no node waits for a choice".to_owned(),
                 Some(waiting) if waiting != node => format!("`{waiting}` waits for a choice, not `{node}`"),
@@ -59,6 +63,7 @@ impl Session {
             Choice::Synthesize { a, b } => format!("synthesize {a} {b}"),
             Choice::Summon { a, b, result } => format!("summon {result} with {a} {b}"),
             Choice::ChooseNodeOption { option, .. } => format!("choose {option}"),
+            Choice::Strike { attacker, target } => format!("strike {attacker} {target}"),
             Choice::PlayCard { card, reversed: false } => format!("play {card}"),
             Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
             Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
@@ -164,6 +169,12 @@ impl Session {
                     Ok(Line::Choose(Choice::DiscardCard { card: Id::new(card), reversed: true }))
                 }
                 _ => Err("usage: discard CARD [reversed]".to_owned()),
+            },
+            "strike" => match (words.next(), words.next(), words.next()) {
+                (Some(attacker), Some(target), None) => {
+                    Ok(Line::Choose(Choice::Strike { attacker: attacker.to_owned(), target: target.to_owned() }))
+                }
+                _ => Err("usage: strike FIGHTER TARGET".to_owned()),
             },
             "choose" => match (words.next(), words.next()) {
                 (Some(option), None) => {

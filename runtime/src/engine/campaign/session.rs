@@ -51,6 +51,10 @@ impl Session {
             deck: None,
             choosing: None,
             fallbacks: BTreeMap::new(),
+            eras: u32::from(map.first_era.is_some()),
+            battle: None,
+            battles: (0, 0),
+            holding: BTreeSet::new(),
             syntheses: 0,
             failures: 0,
             meters: BTreeMap::new(),
@@ -93,6 +97,7 @@ impl Session {
             work: crate::engine::core::StepWork::default(),
         };
         let result = body(&mut step);
+        step.check_battles();
         step.check_end();
         match self.turns.as_mut() {
             Some(turns) => turns.stored = stored,
@@ -158,6 +163,14 @@ impl Session {
         if campaign.result.is_some() || self.state.outcome.is_some() {
             return;
         }
+        if let Some(battle) = &campaign.battle {
+            for attacker in battle.player.iter().filter(|fighter| fighter.life > 0.0) {
+                for target in battle.enemy.iter().filter(|fighter| fighter.life > 0.0) {
+                    choices.push(Choice::Strike { attacker: attacker.key.clone(), target: target.key.clone() });
+                }
+            }
+            return;
+        }
         if campaign.choosing.is_some() {
             #[allow(clippy::redundant_closure_for_method_calls)] // a path would fix Step's lifetime
             let options = self.campaign_look(|step| step.open_options()).unwrap_or_default();
@@ -188,56 +201,7 @@ impl Session {
                         }
                     }
                 }
-                let content = step.content;
-                let summoned: Vec<CardId> = map
-                    .synthesis
-                    .as_ref()
-                    .and_then(|id| content.project.syntheses.get(id.as_str()))
-                    .filter(|synthesis| !synthesis.insight_cost.is_zero())
-                    .and_then(|synthesis| synthesis.candidates.as_ref())
-                    .and_then(|deck| content.project.decks.get(deck.as_str()))
-                    .map(|deck| {
-                        let mut cards: Vec<CardId> = Vec::new();
-                        for card in &deck.fragments {
-                            if !cards.contains(card) {
-                                cards.push(card.clone());
-                            }
-                        }
-                        cards
-                    })
-                    .unwrap_or_default();
-                for a in &kinds {
-                    for b in &kinds {
-                        for result in &summoned {
-                            if step.summon_cost(a, b, result).is_ok() {
-                                choices.push(Choice::Summon { a: a.clone(), b: b.clone(), result: result.clone() });
-                            }
-                        }
-                    }
-                }
-                for card in &kinds {
-                    for reversed in [false, true] {
-                        if step.play_cost(card, reversed).is_ok() {
-                            choices.push(Choice::PlayCard { card: card.clone(), reversed });
-                        }
-                    }
-                }
-                for card in &kinds {
-                    for reversed in [false, true] {
-                        if step.discard_choice(card, reversed).is_ok() {
-                            choices.push(Choice::DiscardCard { card: card.clone(), reversed });
-                        }
-                    }
-                }
-                let marked: Vec<CardId> = step.state.fallbacks.keys().cloned().collect();
-                for card in &marked {
-                    if step.removal_cost(card).is_ok() {
-                        choices.push(Choice::RemoveCard { card: card.clone() });
-                    }
-                }
-                if step.extra_draw_cost().is_ok() {
-                    choices.push(Choice::DrawCard);
-                }
+                choices.extend(step.card_choices(&kinds));
                 for deck in &map.cards.decks {
                     if step.deck_choice(&deck.id).is_ok() {
                         choices.push(Choice::UseDeck { deck: deck.id.clone() });
@@ -261,10 +225,20 @@ impl Session {
         }
         let mut events = Vec::new();
         let choosing = self.campaign.as_ref().is_some_and(|campaign| campaign.choosing.is_some());
-        if choosing != matches!(choice, Choice::ChooseNodeOption { .. }) {
+        let fighting = self.campaign.as_ref().is_some_and(|campaign| campaign.battle.is_some());
+        if fighting != matches!(choice, Choice::Strike { .. })
+            || (!fighting && choosing != matches!(choice, Choice::ChooseNodeOption { .. }))
+        {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
         }
         let done = match choice {
+            Choice::Strike { attacker, target } => self.campaign_step(&mut events, |step| {
+                let possible = step.strike_check(attacker, target).is_ok();
+                if possible {
+                    step.strike(attacker, target);
+                }
+                possible
+            }),
             Choice::ChooseNodeOption { node, option } => self.campaign_step(&mut events, |step| {
                 let open = step.open_options().iter().any(|(at, id)| at == node && id == option);
                 if open {
@@ -272,42 +246,21 @@ impl Session {
                 }
                 open
             }),
-            Choice::MoveToNode { node } => self.campaign_step(&mut events, |step| match step.path_cost(node) {
-                Ok(cost) => {
-                    step.move_to(node, cost);
-                    true
-                }
-                Err(_) => false,
-            }),
+            Choice::MoveToNode { node } => self
+                .campaign_step(&mut events, |step| step.path_cost(node).map(|cost| step.move_to(node, cost)).is_ok()),
             Choice::EndPhase => self.campaign_step(&mut events, |step| {
                 step.end_phase();
                 true
             }),
-            Choice::Synthesize { a, b } => self.campaign_step(&mut events, |step| match step.synthesis_cost(a, b) {
-                Ok(cost) => {
-                    step.synthesize(a, b, cost);
-                    true
-                }
-                Err(_) => false,
+            Choice::Synthesize { a, b } => self.campaign_step(&mut events, |step| {
+                step.synthesis_cost(a, b).map(|cost| step.synthesize(a, b, cost)).is_ok()
             }),
-            Choice::Summon { a, b, result } => {
-                self.campaign_step(&mut events, |step| match step.summon_cost(a, b, result) {
-                    Ok(cost) => {
-                        step.summon(a, b, result, cost);
-                        true
-                    }
-                    Err(_) => false,
-                })
-            }
-            Choice::PlayCard { card, reversed } => {
-                self.campaign_step(&mut events, |step| match step.play_cost(card, *reversed) {
-                    Ok(cost) => {
-                        step.play(card, *reversed, cost);
-                        true
-                    }
-                    Err(_) => false,
-                })
-            }
+            Choice::Summon { a, b, result } => self.campaign_step(&mut events, |step| {
+                step.summon_cost(a, b, result).map(|cost| step.summon(a, b, result, cost)).is_ok()
+            }),
+            Choice::PlayCard { card, reversed } => self.campaign_step(&mut events, |step| {
+                step.play_cost(card, *reversed).map(|cost| step.play(card, *reversed, cost)).is_ok()
+            }),
             Choice::DiscardCard { card, reversed } => self.campaign_step(&mut events, |step| {
                 let possible = step.discard_choice(card, *reversed).is_ok();
                 if possible {
@@ -315,20 +268,12 @@ impl Session {
                 }
                 possible
             }),
-            Choice::RemoveCard { card } => self.campaign_step(&mut events, |step| match step.removal_cost(card) {
-                Ok(cost) => {
-                    step.remove_fallback(card, cost);
-                    true
-                }
-                Err(_) => false,
+            Choice::RemoveCard { card } => self.campaign_step(&mut events, |step| {
+                step.removal_cost(card).map(|cost| step.remove_fallback(card, cost)).is_ok()
             }),
-            Choice::DrawCard => self.campaign_step(&mut events, |step| match step.extra_draw_cost() {
-                Ok(cost) => {
-                    step.draw_extra(cost);
-                    true
-                }
-                Err(_) => false,
-            }),
+            Choice::DrawCard => {
+                self.campaign_step(&mut events, |step| step.extra_draw_cost().map(|cost| step.draw_extra(cost)).is_ok())
+            }
             Choice::UseDeck { deck } => self.campaign_step(&mut events, |step| {
                 let possible = step.deck_choice(deck).is_ok();
                 if possible {
@@ -374,6 +319,7 @@ impl Session {
                 stored: step.stored,
                 rng: &mut *step.rng,
                 depth: 0,
+                fight: None,
             };
             Ok(set.eval_or_trace(&compiled, formula, &mut env, out))
         })
@@ -401,6 +347,21 @@ impl Session {
         let captured: Vec<&str> = campaign.captured.iter().map(Id::as_str).collect();
         lines.push(format!("  captured: {}", captured.join(" ")));
         lines.push(format!("  hand: {}", hand_words(campaign).join(" ")));
+        if let Some(battle) = &campaign.battle {
+            let side = |fighters: &[super::Fighter]| {
+                let words: Vec<String> = fighters
+                    .iter()
+                    .map(|fighter| format!("{} ({})", fighter.key, show_value(fighter.life, None)))
+                    .collect();
+                words.join(", ")
+            };
+            lines.push(format!(
+                "  battle {}: yours {}; the enemy's {}",
+                battle.id,
+                side(&battle.player),
+                side(&battle.enemy)
+            ));
+        }
         if !map.cards.decks.is_empty() {
             let piles: Vec<String> = map
                 .cards
@@ -454,4 +415,64 @@ pub(crate) fn hand_words(campaign: &super::CampaignState) -> Vec<String> {
         .collect();
     words.reverse();
     words
+}
+
+impl Step<'_> {
+    /// The choices of cards in the hand: summons, plays, discards, removals and the extra draw.
+    fn card_choices(&mut self, kinds: &[CardId]) -> Vec<Choice> {
+        let map = self.map;
+        let step = self;
+        let mut out = Vec::new();
+        let content = step.content;
+        let summoned: Vec<CardId> = map
+            .synthesis
+            .as_ref()
+            .and_then(|id| content.project.syntheses.get(id.as_str()))
+            .filter(|synthesis| !synthesis.insight_cost.is_zero())
+            .and_then(|synthesis| synthesis.candidates.as_ref())
+            .and_then(|deck| content.project.decks.get(deck.as_str()))
+            .map(|deck| {
+                let mut cards: Vec<CardId> = Vec::new();
+                for card in &deck.fragments {
+                    if !cards.contains(card) {
+                        cards.push(card.clone());
+                    }
+                }
+                cards
+            })
+            .unwrap_or_default();
+        for a in kinds {
+            for b in kinds {
+                for result in &summoned {
+                    if step.summon_cost(a, b, result).is_ok() {
+                        out.push(Choice::Summon { a: a.clone(), b: b.clone(), result: result.clone() });
+                    }
+                }
+            }
+        }
+        for card in kinds {
+            for reversed in [false, true] {
+                if step.play_cost(card, reversed).is_ok() {
+                    out.push(Choice::PlayCard { card: card.clone(), reversed });
+                }
+            }
+        }
+        for card in kinds {
+            for reversed in [false, true] {
+                if step.discard_choice(card, reversed).is_ok() {
+                    out.push(Choice::DiscardCard { card: card.clone(), reversed });
+                }
+            }
+        }
+        let marked: Vec<CardId> = step.state.fallbacks.keys().cloned().collect();
+        for card in &marked {
+            if step.removal_cost(card).is_ok() {
+                out.push(Choice::RemoveCard { card: card.clone() });
+            }
+        }
+        if step.extra_draw_cost().is_ok() {
+            out.push(Choice::DrawCard);
+        }
+        out
+    }
 }

@@ -37,11 +37,27 @@ impl Step<'_> {
             stored: self.stored,
             rng: &mut *self.rng,
             depth: 0,
+            fight: None,
         }
     }
 
     pub(super) fn value(&mut self, expr: &Expr) -> f64 {
         self.env().expr(expr)
+    }
+
+    /// The value of `expr` for one blow: `fight.attacker.*` and `fight.defender.*` read `fight`.
+    pub(super) fn fight_value(&mut self, expr: &Expr, fight: &super::env::Blow) -> f64 {
+        let mut env = CampaignEnv {
+            content: self.content,
+            accessors: &self.content.accessors,
+            map: self.map,
+            state: self.state,
+            stored: self.stored,
+            rng: &mut *self.rng,
+            depth: 0,
+            fight: Some(fight),
+        };
+        env.expr(expr)
     }
 
     pub(super) fn trace(&mut self, expr: &Expr) -> Option<crate::formula::FormulaTrace> {
@@ -565,6 +581,7 @@ impl Step<'_> {
                 self.state.era = Some(next.clone());
                 self.state.era_day = 1;
                 self.events.push(Event::EraStarted { era: next });
+                self.state.eras = self.state.eras.saturating_add(1);
                 self.era_changed();
             }
         }
@@ -647,6 +664,10 @@ pub(super) enum Refusal {
     Choosing,
     NoRemoval,
     NotAFallback,
+    NoBattle,
+    NoFighter,
+    NoTarget,
+    InBattle,
 }
 
 impl Refusal {
@@ -674,6 +695,10 @@ impl Refusal {
             Self::Choosing => "the node just entered waits for a choice of its options",
             Self::NoRemoval => "the map's synthesis removes no card (`fallback_removal_cost` is 0)",
             Self::NotAFallback => "the hand holds no copy of that card drawn by the synthesis's uniform fallback",
+            Self::NoBattle => "no battle is under way",
+            Self::NoFighter => "no fighter of the player's stands by that name",
+            Self::NoTarget => "no enemy fighter stands by that name",
+            Self::InBattle => "a battle is under way: strike with a fighter",
         }
     }
 }

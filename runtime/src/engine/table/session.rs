@@ -91,6 +91,7 @@ impl Session {
             | Choice::EndPhase
             | Choice::Synthesize { .. }
             | Choice::ChooseNodeOption { .. }
+            | Choice::Strike { .. }
             | Choice::Summon { .. }
             | Choice::PlayCard { .. }
             | Choice::DiscardCard { .. }
