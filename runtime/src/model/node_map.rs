@@ -150,6 +150,10 @@ pub struct NodeMap {
     /// Campaign: the era the cycle starts with.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_era: Option<Id<Era>>,
+    /// Campaign: the dice rolled as each era begins for who goes first (seed 003 §5): on
+    /// success its `stat` is set to 1 (the player first), else 0, and `on_success` runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_player: Option<super::systems::DiceCheck>,
     /// Campaign: the phases of a day, in order (none: a day is one phase).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<Phase>,
@@ -203,6 +207,7 @@ impl_walk!(NodeMap {
     edges,
     cost_stat,
     first_era,
+    first_player,
     phases,
     kind_rules,
     on_capture,
@@ -398,6 +403,10 @@ pub struct BattleRules {
     /// properties; `life` is the life left). None: `max(1, attack − defence)`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub damage: Option<Expr>,
+    /// The enemy strikes first in each exchange while this is non-zero (e.g. `initiative == 0`
+    /// after the era's first-player dice); none: the player first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enemy_first: Option<Expr>,
     /// How the enemy picks whom to strike: the player's fighter with the highest value (reads
     /// `fight.defender.PROP`); ties go to the first in the hand. None: the least life left.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -409,7 +418,7 @@ pub struct BattleRules {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<BattleTrigger>,
 }
-impl_walk!(BattleRules { fighter_aspect, damage, enemy_target, core_stat, triggers });
+impl_walk!(BattleRules { fighter_aspect, damage, enemy_first, enemy_target, core_stat, triggers });
 
 /// A battle of the campaign: it starts after a step in which its condition became true.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -150,16 +150,32 @@ impl Step<'_> {
             self.state.battle = Some(battle);
             return;
         };
-        let damage = self.blow(&striker, &struck);
-        if let Some(struck) = battle.enemy.get_mut(at) {
-            struck.life -= damage;
-            self.events.push(Event::FighterStruck {
-                attacker: striker.key.clone(),
-                target: struck.key.clone(),
-                damage: show_value(damage, None),
-                life: show_value(struck.life, None),
-            });
+        let enemy_first = self.map.battles.enemy_first.as_ref().is_some_and(|first| core::truthy(self.value(first)));
+        if enemy_first {
+            self.enemy_answers(&mut battle);
         }
+        // A striker felled by the enemy's first blow does not strike.
+        if battle.player.get(from).is_some_and(|fighter| fighter.life > 0.0) {
+            let damage = self.blow(&striker, &struck);
+            if let Some(struck) = battle.enemy.get_mut(at) {
+                struck.life -= damage;
+                self.events.push(Event::FighterStruck {
+                    attacker: striker.key.clone(),
+                    target: struck.key.clone(),
+                    damage: show_value(damage, None),
+                    life: show_value(struck.life, None),
+                });
+            }
+        }
+        if !enemy_first {
+            self.enemy_answers(&mut battle);
+        }
+        self.state.battle = Some(battle);
+        self.settle_battle();
+    }
+
+    /// The enemy's first fighter standing strikes the player's fighter its policy scores highest.
+    fn enemy_answers(&mut self, battle: &mut Battle) {
         let answer = battle.enemy.iter().find(|fighter| fighter.life > 0.0).cloned();
         if let Some(enemy) = answer {
             let target_rule = self.map.battles.enemy_target.as_ref();
@@ -190,8 +206,6 @@ impl Step<'_> {
                 }
             }
         }
-        self.state.battle = Some(battle);
-        self.settle_battle();
     }
 
     /// Ends the battle when a side has no one standing: the player's fallen cards leave the

@@ -69,6 +69,7 @@ impl Session {
                 step.events.push(Event::EraStarted { era });
             }
             step.start_cards();
+            step.roll_first_player();
             step.begin_phase(true);
         });
     }

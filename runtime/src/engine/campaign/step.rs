@@ -448,6 +448,20 @@ impl Step<'_> {
         }
     }
 
+    /// As an era begins: the first-player dice; success sets its stat to 1 (else 0) and runs
+    /// its `on_success` rules.
+    pub(super) fn roll_first_player(&mut self) {
+        let map = self.map;
+        let Some(check) = &map.first_player else { return };
+        let first = self.dice_check(check, check.above.saturating_add(1));
+        if let Some(stat) = check.stat.as_ref().and_then(|id| self.content.project.stats.get(id.as_str())) {
+            self.set_stat(stat, if first { 1.0 } else { 0.0 }, &mut Depth(0));
+        }
+        if first {
+            self.run_rules(&check.on_success);
+        }
+    }
+
     /// Rolls a dice check's dice from the session's generator; succeeds at `at_least` or more.
     fn dice_check(&mut self, check: &crate::model::DiceCheck, at_least: i64) -> bool {
         let sides = u64::from(check.sides.max(1));
@@ -583,6 +597,7 @@ impl Step<'_> {
                 self.events.push(Event::EraStarted { era: next });
                 self.state.eras = self.state.eras.saturating_add(1);
                 self.era_changed();
+                self.roll_first_player();
             }
         }
         self.begin_phase(true);
