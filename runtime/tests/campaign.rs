@@ -764,3 +764,18 @@ fn a_card_drawn_by_the_uniform_fallback_heats_the_world_each_day_until_removed()
     let error = session.run_script(&format!("remove {card}")).unwrap_err();
     assert!(error.message.contains("no copy of that card drawn by the synthesis's uniform fallback"), "{error}");
 }
+
+#[test]
+fn an_era_without_a_battle_brings_slack_discipline_and_a_battle_keeps_it_away() {
+    let mut session = session();
+    // Seven days of totem (three phases each) without a battle: the ignorance era begins slack.
+    let days = vec!["end-phase"; 21].join("\n");
+    run(&mut session, &format!("{days}\nexpect era ignorance\nexpect meter slack == 1"));
+    assert_eq!(query(&session, "campaign.eras"), 2.0);
+    // Its dawns bring one compute less: 2 − 1.
+    run(&mut session, "set meter compute 0\nend-phase\nend-phase\nend-phase\nexpect meter compute == 1");
+    // A battle in this era (the angel, fought by no one: lost) clears it at the next era.
+    run(&mut session, "set meter angel_due 1\nend-phase\nexpect campaign.battles == 1");
+    let rest = vec!["end-phase"; 17].join("\n");
+    run(&mut session, &format!("{rest}\nexpect era enlightenment\nexpect meter slack == 0"));
+}
