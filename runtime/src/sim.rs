@@ -376,6 +376,11 @@ impl RunRecord {
             Event::Synthesized { a, b, result, .. } | Event::Summoned { a, b, result, .. } => {
                 self.cards.extend([a, b, result].map(ToString::to_string));
             }
+            Event::BattleStarted { player, enemy, .. } => {
+                // Fighter keys are card ids, `ID#2` for a second copy.
+                let cards = player.iter().chain(enemy).filter_map(|key| key.split('#').next());
+                self.cards.extend(cards.map(str::to_owned));
+            }
             Event::EraStarted { era } => {
                 self.eras.insert(era.to_string());
             }
