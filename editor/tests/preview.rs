@@ -339,18 +339,19 @@ fn the_campaign_preview_draws_from_another_deck_and_plays_the_card_drawn() {
     harness.get_by_label_contains("Relics (C cards): 4 left (drawn from)");
     harness.get_by_label("draw").click();
     harness.run_steps(3);
-    // The bastion joins the hand, reversed (the preview's seed); at dawn it cannot be played.
-    harness.get_by_label_contains("Bastion (reversed)");
+    // The bastion joins the hand, upright (the preview's seed); at dawn it cannot be played.
+    harness.get_by_label("Bastion");
+    assert_eq!(harness.query_all_by_label_contains("Bastion (reversed)").count(), 0);
     assert_eq!(harness.query_all_by_label_contains("play bastion").count(), 0);
     harness.get_by_label("end-phase").click();
     harness.run_steps(3);
-    // Reversed, the bastion crumbles: the balance bar tips by 3.
-    assert_eq!(harness.query_all_by_label("play bastion").count(), 0);
-    harness.get_by_label("play bastion reversed").click();
+    // Upright, the bastion steadies the faithful: faith 60 + 4.
+    assert_eq!(harness.query_all_by_label("play bastion reversed").count(), 0);
+    harness.get_by_label("play bastion").click();
     harness.run_steps(3);
     harness.get_by_label_contains("Discard pile: 1");
     let session = harness.state().preview().game.session().unwrap();
-    assert_eq!(session.campaign_stat("balance"), Some(47.0));
+    assert_eq!(session.campaign_stat("faith"), Some(64.0));
     assert!(!session.campaign().unwrap().hand.iter().any(|card| card.as_str() == "bastion"));
 }
 
