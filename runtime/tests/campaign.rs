@@ -474,8 +474,9 @@ fn simulations_give_a_deterministic_grade_distribution() {
     let content = std::sync::Arc::new(actforge_runtime::engine::Content::compile(pack()).unwrap());
     let counts = actforge_runtime::engine::campaign::grade_distribution(&content, 0..40, 2000);
     assert_eq!(counts.values().sum::<u32>(), 40);
-    // Random players both win (mostly by siege: Victory) and lose (faith worn out: Defeat−).
-    assert!(counts.get("triumph").is_some_and(|n| *n > 10), "{counts:?}");
+    // Random players both win (mostly by siege: Victory) and, more often since cards cost flow
+    // and battles hurt the core, lose (faith worn out: Defeat−).
+    assert!(counts.get("triumph").is_some_and(|n| *n > 0), "{counts:?}");
     assert!(counts.get("caged").is_some_and(|n| *n > 0), "{counts:?}");
     assert_eq!(counts, actforge_runtime::engine::campaign::grade_distribution(&content, 0..40, 2000));
 }
