@@ -476,27 +476,12 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
     let Some(campaign) = session.campaign() else { return };
     if !campaign.hand.is_empty() {
         let cards = &session.content().project.cards;
-        // The last copies of a card are drawn reversed: which copy is which does not matter.
-        let mut upright_left: BTreeMap<&str, usize> = BTreeMap::new();
-        for id in &campaign.hand {
-            *upright_left.entry(id.as_str()).or_insert(0) += 1;
-        }
-        for (id, flipped) in &campaign.reversed {
-            if let Some(count) = upright_left.get_mut(id.as_str()) {
-                *count = count.saturating_sub(*flipped as usize);
-            }
-        }
         ui.horizontal_wrapped(|ui| {
             ui.label(format!("{} Hand", icon::CARDS));
-            for id in &campaign.hand {
+            for (id, reversed) in campaign.hand_cards() {
                 let definition = cards.get(id.as_str());
-                let upright = upright_left.get_mut(id.as_str()).is_some_and(|left| {
-                    let upright = *left > 0;
-                    *left = left.saturating_sub(1);
-                    upright
-                });
                 let name = name_of(cards, id.as_str());
-                let label = if upright { name } else { format!("{} {name} (reversed)", icon::ARROWS_DOWN_UP) };
+                let label = if reversed { format!("{} {name} (reversed)", icon::ARROWS_DOWN_UP) } else { name };
                 let fill = definition.map_or(kind_colour(Kind::Card), |definition| colour32(definition.colour));
                 let description = definition.map_or("", |definition| definition.description.as_str());
                 // One widget (not a frame around a label), so the row knows its width and wraps

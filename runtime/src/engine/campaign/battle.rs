@@ -4,7 +4,7 @@
 //! fighter at the player's fighter its policy scores highest; the side left standing wins. The
 //! damage formula (the content's counter triangle) reads both cards' properties.
 
-use crate::model::{BattleTrigger, CardId, FragmentRef};
+use crate::model::{BattleTrigger, CardId};
 
 use super::step::{Refusal, Step};
 use super::{Battle, Fighter};
@@ -40,15 +40,8 @@ impl Step<'_> {
             .hand
             .iter()
             .filter(|card| {
-                self.content.card(card.as_str()).is_some_and(|known| {
-                    known.properties.contains_key("life")
-                        && rules.fighter_aspect.as_ref().is_none_or(|aspect| {
-                            known
-                                .fragments
-                                .iter()
-                                .any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
-                        })
-                })
+                self.content.card(card.as_str()).is_some_and(|known| known.properties.contains_key("life"))
+                    && self.fits(card, rules.fighter_aspect.as_ref())
             })
             .cloned()
             .collect()

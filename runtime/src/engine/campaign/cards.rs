@@ -6,7 +6,7 @@
 
 use rand_core::Rng as _;
 
-use crate::model::{CampaignDeck, CardId, CardPlay, FragmentRef, Id, NodeMap, Stat};
+use crate::model::{CampaignDeck, CardId, CardPlay, Id, NodeMap, Stat};
 
 use super::env::unit;
 use super::step::{Refusal, Step};
@@ -145,6 +145,13 @@ impl<'a> Step<'a> {
         true
     }
 
+    /// Whether the hand holds a reversed (`reversed`) or an upright copy of `card`.
+    fn holds(&self, card: &CardId, reversed: bool) -> bool {
+        let held = self.state.hand.iter().filter(|held| *held == card).count();
+        let flipped = self.state.reversed.get(card).copied().unwrap_or(0) as usize;
+        if reversed { flipped > 0 } else { held > flipped }
+    }
+
     /// Takes one copy of `card` out of the hand: a reversed one when `reversed`, else an
     /// upright one (a reversed one only when no upright copy is left). False when none is held.
     pub(super) fn take_from_hand(&mut self, card: &CardId, reversed: bool) -> bool {
@@ -180,9 +187,7 @@ impl<'a> Step<'a> {
         if self.in_draw_phase() {
             return Err(Refusal::DrawPhase);
         }
-        let held = self.state.hand.iter().filter(|held| *held == card).count();
-        let flipped = self.state.reversed.get(card).copied().unwrap_or(0) as usize;
-        if (reversed && flipped == 0) || (!reversed && held <= flipped) {
+        if !self.holds(card, reversed) {
             return Err(Refusal::NotInHand);
         }
         let cost = self.value(&play.cost);
@@ -250,9 +255,7 @@ impl<'a> Step<'a> {
         if !allowed {
             return Err(Refusal::NotDiscardPhase);
         }
-        let held = self.state.hand.iter().filter(|held| *held == card).count();
-        let flipped = self.state.reversed.get(card).copied().unwrap_or(0) as usize;
-        if (reversed && flipped == 0) || (!reversed && held <= flipped) {
+        if !self.holds(card, reversed) {
             return Err(Refusal::NotInHand);
         }
         Ok(())
@@ -275,15 +278,10 @@ impl<'a> Step<'a> {
             return;
         }
         let cards = &self.map.cards;
-        let content = self.content;
         let mut returned = 0u32;
         for card in std::mem::take(&mut self.state.returning) {
             let Some(deck) = cards.decks.iter().find(|deck| deck.cards.contains(&card)) else { continue };
-            let bottom = cards.bottom_aspect.as_ref().is_some_and(|aspect| {
-                content.card(card.as_str()).is_some_and(|known| {
-                    known.fragments.iter().any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
-                })
-            });
+            let bottom = cards.bottom_aspect.is_some() && self.fits(&card, cards.bottom_aspect.as_ref());
             let pile = self.state.piles.entry(deck.id.clone()).or_default();
             if bottom {
                 pile.push(card);

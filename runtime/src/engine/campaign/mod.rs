@@ -199,6 +199,26 @@ impl CampaignState {
         })
     }
 
+    /// The hand in order, each card with whether it is reversed. Copies of a card are
+    /// interchangeable: the last copies are the reversed ones.
+    pub fn hand_cards(&self) -> Vec<(&CardId, bool)> {
+        let mut flipped = self.reversed.clone();
+        let mut cards: Vec<(&CardId, bool)> = self
+            .hand
+            .iter()
+            .rev()
+            .map(|card| {
+                let reversed = flipped.get_mut(card).filter(|count| **count > 0).is_some_and(|count| {
+                    *count = count.saturating_sub(1);
+                    true
+                });
+                (card, reversed)
+            })
+            .collect();
+        cards.reverse();
+        cards
+    }
+
     /// The current phase's name (`day` for a map without phases).
     pub fn phase_name<'m>(&self, map: &'m NodeMap) -> &'m str {
         map.phases.get(self.phase).map_or("day", |phase| phase.name.as_str())

@@ -314,8 +314,8 @@ impl Session {
                 Ok(_) => None,
                 Err(Refusal::Credit) => {
                     let cost = step.value(&step.map.synthesis_cost);
-                    let map = step.map;
-                    Some(credit_words(step, map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost))
+                    let stat = step.synthesis_stat();
+                    Some(credit_words(step, stat, cost))
                 }
                 Err(refusal) => Some(refusal.words().to_owned()),
             })

@@ -400,22 +400,11 @@ impl Session {
 
 /// The hand in words: each card, `CARD (reversed)` for its reversed copies.
 pub(crate) fn hand_words(campaign: &super::CampaignState) -> Vec<String> {
-    let mut flipped = campaign.reversed.clone();
-    // The last copies of a card are shown reversed: which copy is which does not matter.
-    let mut words: Vec<String> = campaign
-        .hand
-        .iter()
-        .rev()
-        .map(|card| match flipped.get_mut(card).filter(|count| **count > 0) {
-            Some(count) => {
-                *count = count.saturating_sub(1);
-                format!("{card} (reversed)")
-            }
-            None => card.to_string(),
-        })
-        .collect();
-    words.reverse();
-    words
+    campaign
+        .hand_cards()
+        .into_iter()
+        .map(|(card, reversed)| if reversed { format!("{card} (reversed)") } else { card.to_string() })
+        .collect()
 }
 
 impl Step<'_> {

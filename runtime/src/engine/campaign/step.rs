@@ -217,12 +217,26 @@ impl Step<'_> {
     }
 
     /// Whether a card has the aspect an input needs (any card when the map names none).
-    fn fits(&self, card: &CardId, aspect: Option<&crate::model::AspectId>) -> bool {
+    pub(super) fn fits(&self, card: &CardId, aspect: Option<&crate::model::AspectId>) -> bool {
         aspect.is_none_or(|aspect| {
             self.content.card(card.as_str()).is_some_and(|card| {
                 card.fragments.iter().any(|held| matches!(&held.fragment, FragmentRef::Aspect(id) if id == aspect))
             })
         })
+    }
+
+    /// Whether the hand holds `a` and `b` (two copies when they are one card) and they fit the
+    /// synthesis's inputs (A first, then B).
+    fn synthesis_inputs(&self, a: &CardId, b: &CardId) -> Result<(), Refusal> {
+        let map = self.map;
+        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
+        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
+            return Err(Refusal::NotInHand);
+        }
+        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
+            return Err(Refusal::WrongInputs);
+        }
+        Ok(())
     }
 
     /// What triggering the synthesis with `a` and `b` costs now, or why it cannot be.
@@ -234,15 +248,9 @@ impl Step<'_> {
         if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
             return Err(Refusal::Phase);
         }
-        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
-        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
-            return Err(Refusal::NotInHand);
-        }
-        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
-            return Err(Refusal::WrongInputs);
-        }
+        self.synthesis_inputs(a, b)?;
         let cost = self.value(&map.synthesis_cost);
-        self.affordable_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost)
+        self.affordable_from(self.synthesis_stat(), cost)
     }
 
     /// Triggers the synthesis: its table from the meters' values now, a candidate drawn by
@@ -280,7 +288,7 @@ impl Step<'_> {
             .or_else(|| table.candidates.last());
         let Some(chosen) = chosen else { return };
         let success = unit(self.rng) * 100.0 < chosen.success;
-        self.pay_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost);
+        self.pay_from(self.synthesis_stat(), cost);
         for input in [a, b] {
             if self.take_from_hand(input, false) {
                 self.discard(input.clone());
@@ -344,13 +352,7 @@ impl Step<'_> {
         if map.phases.get(self.state.phase).is_some_and(|phase| phase.no_moves) {
             return Err(Refusal::Phase);
         }
-        let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
-        if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
-            return Err(Refusal::NotInHand);
-        }
-        if !self.fits(a, map.synthesis_a.as_ref()) || !self.fits(b, map.synthesis_b.as_ref()) {
-            return Err(Refusal::WrongInputs);
-        }
+        self.synthesis_inputs(a, b)?;
         let candidates = synthesis.candidates.as_ref().and_then(|deck| content.project.decks.get(deck.as_str()));
         if !candidates.is_some_and(|deck| deck.fragments.contains(result)) {
             return Err(Refusal::NotACandidate);
@@ -403,13 +405,12 @@ impl Step<'_> {
             return Err(Refusal::NotAFallback);
         }
         let cost = self.value(&synthesis.fallback_removal_cost);
-        self.affordable_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost)
+        self.affordable_from(self.synthesis_stat(), cost)
     }
 
     /// Pays for and removes a fallback copy of `card` from the game.
     pub(super) fn remove_fallback(&mut self, card: &CardId, cost: f64) {
-        let map = self.map;
-        self.pay_from(map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref()), cost);
+        self.pay_from(self.synthesis_stat(), cost);
         if let Some(at) = self.state.hand.iter().position(|held| held == card) {
             self.state.hand.remove(at);
         }
@@ -651,6 +652,14 @@ impl Step<'_> {
                 self.run_rules(&patrol.on_retake);
             }
         }
+    }
+}
+
+impl<'a> Step<'a> {
+    /// The meter the synthesis (and the removal of its stray cards) is paid from.
+    pub(super) fn synthesis_stat(&self) -> Option<&'a Id<Stat>> {
+        let map: &'a NodeMap = self.map;
+        map.synthesis_cost_stat.as_ref().or(map.cost_stat.as_ref())
     }
 }
 
