@@ -40,6 +40,8 @@ pub struct ProbabilityTable {
     /// Whether some candidate shares a tag with the inputs; when none does, every card of the
     /// deck is equally likely (spec §4.3).
     pub shared_tags: bool,
+    /// How many tags A and B share (`synth.shared`).
+    pub shared: f64,
     /// The candidates in deck order.
     pub candidates: Vec<Candidate>,
 }
@@ -102,12 +104,20 @@ fn tags(card: &Card, synthesis: &Synthesis) -> BTreeMap<AspectId, f64> {
     vector
 }
 
-/// The numeric properties of `card` as `synth.ROLE.PROPERTY` values (`a`, `b`, `result`).
-fn properties(card: &Card, role: &str, values: &mut BTreeMap<String, f64>) {
+/// Property changes a caller adds to a card's own numbers, by role (`a`, `b`, `result`): the
+/// campaign's per-card state and what a bound B gathered on the field.
+pub type Adjust<'f> = &'f dyn Fn(&str, &Card) -> BTreeMap<String, f64>;
+
+/// The numeric properties of `card` as `synth.ROLE.PROPERTY` values (`a`, `b`, `result`), with
+/// `adjust`'s changes added.
+fn properties(card: &Card, role: &str, values: &mut BTreeMap<String, f64>, adjust: Adjust<'_>) {
     for (name, value) in &card.properties {
         if let Ok(number) = value.text().trim().parse::<f64>() {
             values.insert(format!("synth.{role}.{name}"), number);
         }
+    }
+    for (name, more) in adjust(role, card) {
+        *values.entry(format!("synth.{role}.{name}")).or_insert(0.0) += more;
     }
 }
 
@@ -166,6 +176,18 @@ pub fn probability_table(
     b: &str,
     values: &BTreeMap<String, f64>,
 ) -> Result<ProbabilityTable, SynthesisError> {
+    adjusted_table(project, synthesis, a, b, values, &|_, _| BTreeMap::new())
+}
+
+/// [`probability_table`] with `adjust`'s changes to the cards' properties.
+pub fn adjusted_table(
+    project: &Project,
+    synthesis: &str,
+    a: &str,
+    b: &str,
+    values: &BTreeMap<String, f64>,
+    adjust: Adjust<'_>,
+) -> Result<ProbabilityTable, SynthesisError> {
     let synth =
         project.syntheses.get(synthesis).ok_or_else(|| SynthesisError::UnknownSynthesis(synthesis.to_owned()))?;
     let card = |id: &str| project.cards.get(id).ok_or_else(|| SynthesisError::UnknownCard(id.to_owned()));
@@ -184,7 +206,9 @@ pub fn probability_table(
         return Err(SynthesisError::NoCandidates(synthesis.to_owned()));
     }
     let mut inputs = tags(card_a, synth);
-    for (tag, weight) in tags(card_b, synth) {
+    let tags_b = tags(card_b, synth);
+    let shared = tags_b.keys().filter(|tag| inputs.contains_key(*tag)).count() as f64;
+    for (tag, weight) in tags_b {
         *inputs.entry(tag).or_insert(0.0) += weight;
     }
     let scored: Vec<(&Card, f64, bool)> = deck
@@ -199,8 +223,10 @@ pub fn probability_table(
     let shared_tags = scored.iter().any(|(_, _, shares)| *shares);
 
     let mut base = values.clone();
-    properties(card_a, "a", &mut base);
-    properties(card_b, "b", &mut base);
+    base.entry("synth.solo".to_owned()).or_insert(0.0);
+    base.insert("synth.shared".to_owned(), shared);
+    properties(card_a, "a", &mut base, adjust);
+    properties(card_b, "b", &mut base, adjust);
     let eval = |field: &'static str, expr: &Expr, values: BTreeMap<String, f64>| {
         let query = Query { project: Some(project), values, ..Query::default() };
         evaluate(expr.text(), &query).map_err(|error| SynthesisError::Formula {
@@ -234,7 +260,7 @@ pub fn probability_table(
     for ((card, score, _), weight) in chosen.into_iter().zip(weights) {
         let share = weight / total;
         let mut values = base.clone();
-        properties(card, "result", &mut values);
+        properties(card, "result", &mut values, adjust);
         values.insert("synth.score".to_owned(), *score);
         values.insert("synth.share".to_owned(), share);
         let success = eval("success_chance", &synth.success_chance, values)?;
@@ -249,7 +275,7 @@ pub fn probability_table(
         }
         candidates.push(Candidate { card: card.id.clone(), score: *score, share, success: success.clamp(0.0, 100.0) });
     }
-    Ok(ProbabilityTable { temperature, shared_tags, candidates })
+    Ok(ProbabilityTable { temperature, shared_tags, shared, candidates })
 }
 
 #[cfg(test)]

@@ -575,6 +575,19 @@ impl ValueChecks for Rule {
             &root.clone().field("effects").field("board_modifiers"),
             &self.effects.board_modifiers,
         );
+        for (at, modifier) in self.effects.hand_modifiers.iter().enumerate() {
+            let path = root.clone().field("effects").field("hand_modifiers").index(at);
+            if modifier.op == crate::model::HandOp::Boost {
+                if modifier.property.is_empty() {
+                    checks.error(path.clone().field("property"), "a Boost names the card property it changes");
+                } else {
+                    checks.name(path.clone().field("property"), &modifier.property, "property");
+                }
+            }
+            if modifier.keep.is_some() && modifier.op != crate::model::HandOp::SinkTop {
+                checks.warning(path.field("keep"), "only SinkTop reads `keep`");
+            }
+        }
         if self.requirements.and.iter().chain(&self.requirements.or).any(|id| id == &self.id) {
             checks.error(root.field("requirements"), "the rule requires itself, which never finishes evaluating");
         }
@@ -679,7 +692,36 @@ impl ValueChecks for Synthesis {
         checks.finite(root.clone().field("temperature"), &self.temperature, "the temperature");
         checks.in_range(root.clone().field("success_chance"), &self.success_chance, 0, 100, "a chance in percent");
         if self.candidates.is_none() {
-            checks.warning(root.field("candidates"), "no candidate deck: the synthesis can make nothing");
+            checks.warning(root.clone().field("candidates"), "no candidate deck: the synthesis can make nothing");
+        }
+        let mut seen = BTreeSet::new();
+        for (at, revelation) in self.revelations.iter().enumerate() {
+            names(
+                checks,
+                root.clone().field("revelations").index(at).field("id"),
+                &revelation.id,
+                "revelation",
+                &mut seen,
+            );
+        }
+        if !self.revelations.is_empty() && self.revelation.is_none() {
+            checks.warning(
+                root.clone().field("revelations"),
+                "no `revelation` dice check: these revelations are never granted",
+            );
+        }
+        if let Some(bond) = &self.bond {
+            if bond.gather.is_empty() {
+                checks.warning(root.clone().field("bond").field("gather"), "a bound B gathers nothing");
+            }
+            for (from, into) in &bond.gather {
+                checks.name(root.clone().field("bond").field("gather"), from, "property");
+                checks.name(root.clone().field("bond").field("gather"), into, "property");
+            }
+            checks.not_negative(root.clone().field("bond").field("cost"), &bond.cost, "a cost");
+        }
+        if !self.extra_rules.is_empty() && self.extras.is_none() {
+            checks.warning(root.field("extra_rules"), "no `extras` deck: these rules never run");
         }
     }
 }

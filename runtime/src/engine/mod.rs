@@ -232,6 +232,37 @@ pub enum Choice {
         card: CardId,
         /// Play a reversed copy.
         reversed: bool,
+        /// The card of the hand it is played on, for a play that names one.
+        target: Option<CardId>,
+    },
+    /// Campaign: bind an A and a B of the hand on the field (B gathers A's tendencies).
+    Bind {
+        /// The A card.
+        a: CardId,
+        /// The B card.
+        b: CardId,
+    },
+    /// Campaign: trigger the synthesis of a bound pair (paid as the bond says).
+    Trigger {
+        /// The A card.
+        a: CardId,
+        /// The B card.
+        b: CardId,
+    },
+    /// Campaign: trigger the synthesis with B alone (the synthesis's stand-in in A's place).
+    SynthesizeAlone {
+        /// The B card.
+        b: CardId,
+    },
+    /// Campaign: right after a failure, summon an extra card in the failed card's place.
+    SummonExtra {
+        /// The card summoned.
+        card: CardId,
+    },
+    /// Campaign: a card of the hand strikes the enemy outside battle (once a day, free).
+    Raid {
+        /// The card.
+        card: CardId,
     },
     /// Campaign: discard a card of the hand (back to its deck at the end of the day).
     DiscardCard {
@@ -817,6 +848,57 @@ pub enum Event {
         dice: Vec<i64>,
         /// Whether the sum beat the check.
         success: bool,
+    },
+    /// Campaign: a hand modifier added (positive) or removed (negative) copies of a card.
+    HandChanged {
+        /// The card.
+        card: CardId,
+        /// Copies added, or removed when negative.
+        count: i64,
+    },
+    /// Campaign: a card's property changed for the rest of the campaign (per-card state).
+    CardBoosted {
+        /// The card.
+        card: CardId,
+        /// The property.
+        property: String,
+        /// Its change, in words.
+        amount: String,
+    },
+    /// Campaign: a hand modifier moved cards of a draw pile (`op` says how).
+    PileChanged {
+        /// The deck whose pile changed.
+        deck: String,
+        /// The hand modifier.
+        op: crate::model::HandOp,
+        /// The cards moved, in order.
+        cards: Vec<CardId>,
+    },
+    /// Campaign: a revelation was granted (its rules run next).
+    RevelationGranted {
+        /// The revelation's id.
+        revelation: String,
+    },
+    /// Campaign: an A and a B of the hand were bound on the field.
+    CardsBound {
+        /// The A card.
+        a: CardId,
+        /// The B card.
+        b: CardId,
+    },
+    /// Campaign: after a failure, an extra card was summoned in the failed card's place.
+    ExtraSummoned {
+        /// The card whose synthesis failed.
+        failed: CardId,
+        /// The card summoned.
+        card: CardId,
+    },
+    /// Campaign: a card of the hand struck the enemy outside battle.
+    Raided {
+        /// The card.
+        card: CardId,
+        /// The damage, in words.
+        damage: String,
     },
     /// Campaign: the campaign ended.
     CampaignEnded {

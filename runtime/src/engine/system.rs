@@ -74,7 +74,12 @@ impl System {
             | Choice::DiscardCard { .. }
             | Choice::RemoveCard { .. }
             | Choice::DrawCard
-            | Choice::UseDeck { .. } => Self::Campaign,
+            | Choice::UseDeck { .. }
+            | Choice::Bind { .. }
+            | Choice::Trigger { .. }
+            | Choice::SynthesizeAlone { .. }
+            | Choice::SummonExtra { .. }
+            | Choice::Raid { .. } => Self::Campaign,
         }
     }
 

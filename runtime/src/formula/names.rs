@@ -11,11 +11,11 @@
 //! | `card.ID.PROPERTY`, `self.PROPERTY` | a card type's property; the property of the card the formula belongs to |
 //! | `turn`, `era.turn`, `era.ID` | the turn number; turns into the current era; 1 while era `ID` runs |
 //! | `node.ID.visited`, `node.ID.captured`, `node.ID.here`, `node.ID.patrolled`, `node.ID.spent`, `node.ID.PROPERTY`, `node.current.PROPERTY` | node-map state |
-//! | `campaign.day`, `campaign.phase`, `campaign.captured`, `campaign.retaken`, `campaign.moves`, `campaign.stealthy`, `campaign.won`, `campaign.lost`, `campaign.ended`, `campaign.hand`, `campaign.syntheses`, `campaign.failures`, `phase.NAME` | the campaign (FORMAT.md §14) |
+//! | `campaign.day`, `campaign.phase`, `campaign.captured`, `campaign.retaken`, `campaign.moves`, `campaign.stealthy`, `campaign.won`, `campaign.lost`, `campaign.ended`, `campaign.hand`, `campaign.syntheses`, `campaign.failures`, `campaign.bonds`, `campaign.revealed`, … `phase.NAME` | the campaign (FORMAT.md §14) |
 //! | `board.B.cCOLrROW`, `board.B.filled`, … | board cells, lines and variables (`B` is an id, `own` or `facing`; FORMAT.md §11 lists them) |
 //! | `column.*`, `facing_column.*`, `cell.*`, `option`, `roll`, `die.value`, `board.turn` | the context of a board rule |
 //! | `dice.last` | the last die rolled |
-//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.score`, `synth.share` | synthesis inputs, the candidate, its tag score and softmax share |
+//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.extra.PROPERTY`, `synth.score`, `synth.share`, `synth.solo`, `synth.shared` | synthesis inputs, the candidate, its tag score and softmax share, the card summoned after a failure, 1 when B was played alone, how many tags A and B share |
 //! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
 //! | `unit.ID.STAT`, `team.NAME.alive`, `battle.tick`, `battle.turns` | a placed unit's stat; how many units of a team stand; battle time and turns taken |
 //!
@@ -96,9 +96,10 @@ pub enum GameName {
     Fight(bool, String),
     /// `dice.last`.
     DiceLast,
-    /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.score`, `synth.share`: a synthesis's
-    /// table (`crate::synthesis`).
-    Synthesis,
+    /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.extra.P` (role, property),
+    /// `synth.score`, `synth.share`, `synth.solo`, `synth.shared` (word, empty): a synthesis's table
+    /// (`crate::synthesis`) and the campaign's synthesis under way.
+    Synthesis(String, String),
     /// A board name (FORMAT.md §11).
     Board(BoardName),
     /// `arg.…`: a skill argument (the whole name).
@@ -161,6 +162,10 @@ pub enum CampaignCount {
     BattlesWon,
     /// `campaign.in_battle`: 1 while a battle is under way.
     InBattle,
+    /// `campaign.bonds`: A and B pairs bound on the field.
+    Bonds,
+    /// `campaign.revealed`: revelations granted since their list last started over.
+    Revealed,
 }
 
 /// The count or flag `campaign.WORD` reads.
@@ -186,6 +191,8 @@ fn campaign_count(word: &str) -> Option<CampaignCount> {
         "battles" => CampaignCount::Battles,
         "battles_won" => CampaignCount::BattlesWon,
         "in_battle" => CampaignCount::InBattle,
+        "bonds" => CampaignCount::Bonds,
+        "revealed" => CampaignCount::Revealed,
         _ => return None,
     })
 }
@@ -291,7 +298,12 @@ impl GameName {
             ["turn"] => Self::Turn,
             ["era", "turn"] => Self::EraTurn,
             ["dice", "last"] => Self::DiceLast,
-            ["synth", "score" | "share"] | ["synth", "a" | "b" | "result", _] => Self::Synthesis,
+            ["synth", word @ ("score" | "share" | "solo" | "shared")] => {
+                Self::Synthesis((*word).to_owned(), String::new())
+            }
+            ["synth", role @ ("a" | "b" | "result" | "extra"), property] => {
+                Self::Synthesis((*role).to_owned(), (*property).to_owned())
+            }
             ["campaign", word] if campaign_count(word).is_some() => {
                 campaign_count(word).map_or(Self::Unknown, Self::Campaign)
             }
@@ -559,7 +571,7 @@ impl ProjectNames {
             GameName::Turn
             | GameName::EraTurn
             | GameName::DiceLast
-            | GameName::Synthesis
+            | GameName::Synthesis(..)
             | GameName::Campaign(_)
             | GameName::Cards(_)
             | GameName::TeamAlive(_)

@@ -34,17 +34,18 @@ pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{
     BattleRules, BattleTrigger, CampaignDeck, CardCycle, CardPlay, EdgeStyle, Grade, MapEdge, MapNode, NodeKind,
-    NodeMap, NodeOption, Patrol, Phase,
+    NodeMap, NodeOption, Patrol, Phase, Raid,
 };
 pub use systems::{
-    Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, BoardTiming, Crossing, DiceCheck, Era, Formula,
-    Stat, StatOrder, StatValue, Synthesis, Threshold, TurnConfig,
+    Board, BoardModifier, BoardOp, BoardPlay, BoardSide, BoardTarget, BoardTiming, Bond, Crossing, DiceCheck, Era,
+    Formula, Revelation, Stat, StatOrder, StatValue, Synthesis, Threshold, TurnConfig,
 };
 pub use table::{
-    Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption, Deck,
-    DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, Location, MAX_WINDOW_PLACES, PathModifier,
-    PathOp, Requirements, Rule, RuleId, RuleModifier, RuleOp, STOCK_IDLE_PLACES, STOCK_RUN_PLACES, ShuffleMode, Slot,
-    SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token, TokenId,
+    Act, ActId, ActLink, ActModifier, ActOp, Aspect, AspectId, Card, CardId, CardModifier, CardOp, CardOption,
+    CardPick, Deck, DeckId, DeckModifier, DeckOp, Effects, FragmentCount, FragmentRef, HandModifier, HandOp, Location,
+    MAX_WINDOW_PLACES, PathModifier, PathOp, Requirements, Rule, RuleId, RuleModifier, RuleOp, STOCK_IDLE_PLACES,
+    STOCK_RUN_PLACES, ShuffleMode, Slot, SlotId, StatModifier, StatOp, TableModifier, TableOp, Test, TestOp, Token,
+    TokenId,
 };
 pub use tactics::{
     EffectTarget, Equipment, FacingLock, HitType, InterveningSpace, Limits, LineMoveEffect, Reaction, Region,

@@ -387,8 +387,12 @@ pub struct CardPlay {
     /// Rules run when it is played reversed (none: the upright rules).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reversed: Vec<RuleId>,
+    /// The play names a card of the hand with this aspect (`play CARD on TARGET`); its hand
+    /// modifiers work on `Target` (none: the play names no card).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<AspectId>,
 }
-impl_walk!(CardPlay { card, cost, upright, reversed });
+impl_walk!(CardPlay { card, cost, upright, reversed, target });
 
 /// How the campaign's battles play (FORMAT.md §14 "Battles"): the cards of the hand that can
 /// fight against an enemy roster, blow by blow.
@@ -417,8 +421,26 @@ pub struct BattleRules {
     /// The battles and when they start.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<BattleTrigger>,
+    /// Cards that may strike the enemy once a day outside battles, for free (the synthesis's
+    /// failure products, spec era-synthesis §4.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raid: Option<Raid>,
 }
-impl_walk!(BattleRules { fighter_aspect, damage, enemy_first, enemy_target, core_stat, triggers });
+impl_walk!(BattleRules { fighter_aspect, damage, enemy_first, enemy_target, core_stat, triggers, raid });
+
+/// A free strike outside battles: a card of the hand with `aspect` hits `against` with the
+/// battles' damage formula, once a day, and the damage comes off `stat`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Raid {
+    /// The aspect a card needs to raid.
+    pub aspect: AspectId,
+    /// The card standing for the enemy (its properties are the defender's).
+    pub against: CardId,
+    /// The stat the damage comes off (e.g. the enemy core's life).
+    pub stat: Id<Stat>,
+}
+impl_walk!(Raid { aspect, against, stat });
 
 /// A battle of the campaign: it starts after a step in which its condition became true.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

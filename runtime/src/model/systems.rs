@@ -296,7 +296,64 @@ pub struct Synthesis {
     /// The dice check after each synthesis (a revelation, spec era-synthesis §4.5).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revelation: Option<DiceCheck>,
+    /// The revelations a successful check grants, one drawn at random among those not yet
+    /// granted (the list starts over once every one has been; spec era-synthesis §8).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub revelations: Vec<Revelation>,
+    /// The card that stands in for A when B is played alone (`synthesize-alone B`; spec
+    /// era-synthesis §4.7: its tags weigh 1; none: B cannot be played alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stand_in: Option<CardId>,
+    /// A bound to an A on the field: what B gathers from A each dawn and what triggering
+    /// the pair costs (none: cards cannot be bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bond: Option<Bond>,
+    /// The cards the player may summon right after a failure, in the failed card's place
+    /// (spec era-synthesis §4.6; none: no extra summon).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extras: Option<DeckId>,
+    /// Rules run after an extra summon (they read `synth.result.*` and `synth.extra.*`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra_rules: Vec<RuleId>,
+    /// The card that joins the hand when the synthesis fails and no extra card is summoned
+    /// in its place (the failure product).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_product: Option<CardId>,
 }
+
+/// A one-shot revelation (spec era-synthesis §8).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Revelation {
+    /// Name, a slug unique within the synthesis.
+    pub id: String,
+    /// Display name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// What it does, for the player.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Rules run when it is granted (they read the synthesis under way as `synth.*`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleId>,
+}
+impl_walk!(Revelation { rules });
+
+/// How a B bound to an A on the field gathers A's tendencies (spec era-synthesis §4.7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bond {
+    /// Each dawn, B's property (value) grows by A's property (key): e.g. `flow_tendency` →
+    /// `field_flow`.
+    pub gather: BTreeMap<String, String>,
+    /// What triggering a bound pair costs.
+    #[serde(skip_serializing_if = "Expr::is_zero")]
+    pub cost: Expr,
+    /// The stat it is paid from (none: the synthesis's meter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_stat: Option<Id<Stat>>,
+}
+impl_walk!(Bond { cost, cost_stat });
 impl_walk!(Synthesis {
     candidates,
     tags,
@@ -308,7 +365,13 @@ impl_walk!(Synthesis {
     insight_cost,
     fallback_daily,
     fallback_removal_cost,
-    revelation
+    revelation,
+    revelations,
+    stand_in,
+    bond,
+    extras,
+    extra_rules,
+    failure_product
 });
 
 /// A dice check: roll `dice` dice of `sides` sides; a sum above `above` succeeds. When it fails
@@ -358,6 +421,12 @@ impl Default for Synthesis {
             fallback_daily: Vec::new(),
             fallback_removal_cost: Expr::default(),
             revelation: None,
+            revelations: Vec::new(),
+            stand_in: None,
+            bond: None,
+            extras: None,
+            extra_rules: Vec::new(),
+            failure_product: None,
         }
     }
 }

@@ -483,6 +483,9 @@ pub struct Effects {
     /// Board changes (boards system).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub board_modifiers: Vec<BoardModifier>,
+    /// Changes to the campaign's hand, piles and per-card state (FORMAT.md §14).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hand_modifiers: Vec<HandModifier>,
 }
 impl_walk!(Effects {
     act_modifiers,
@@ -494,7 +497,80 @@ impl_walk!(Effects {
     rule_modifiers,
     furthermore,
     board_modifiers,
+    hand_modifiers,
 });
+
+/// What a hand modifier does in the campaign (FORMAT.md §14 "Hand modifiers").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum HandOp {
+    /// `amount` copies of the card join the hand.
+    #[default]
+    Add,
+    /// Up to `amount` copies of the card leave the hand (to nowhere).
+    Remove,
+    /// The card's `property` grows by `amount` for the rest of the campaign (per-card state).
+    Boost,
+    /// `amount` copies of the card go on top of the current draw pile.
+    ToDeckTop,
+    /// `amount` cards are drawn from the current draw pile (past the hand limit).
+    Draw,
+    /// The top `amount` cards of the discard pile go on top of the current draw pile.
+    DiscardToDeckTop,
+    /// The top `amount` cards of the current draw pile are looked at; those without the `keep`
+    /// aspect go to its bottom, in order.
+    SinkTop,
+}
+
+/// Which card a hand modifier works on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum CardPick {
+    /// The card the player named when playing the card or taking the option.
+    #[default]
+    Target,
+    /// The last card a synthesis or summon produced.
+    Result,
+    /// The A card of the synthesis under way (its rules and revelations).
+    A,
+    /// The B card of the synthesis under way.
+    B,
+    /// This card.
+    Card(CardId),
+}
+impl Walk for CardPick {
+    fn walk(&self, path: &mut FieldPath, visitor: &mut dyn Visitor) {
+        if let Self::Card(id) = self {
+            id.walk(path, visitor);
+        }
+    }
+    fn walk_mut(&mut self, path: &mut FieldPath, visitor: &mut dyn VisitorMut) {
+        if let Self::Card(id) = self {
+            id.walk_mut(path, visitor);
+        }
+    }
+}
+
+/// A change to the campaign's hand, piles or per-card state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HandModifier {
+    /// What happens.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub op: HandOp,
+    /// The card it happens to (`Add`, `Remove`, `Boost`, `ToDeckTop`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub card: CardPick,
+    /// The card property a `Boost` changes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub property: String,
+    /// How many (copies, cards, points); a formula.
+    #[serde(default = "Expr::one", skip_serializing_if = "Expr::is_one")]
+    pub amount: Expr,
+    /// The aspect a card must have to stay on top (`SinkTop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<AspectId>,
+}
+impl_walk!(HandModifier { card, amount, keep });
 
 impl Effects {
     /// Whether nothing happens.

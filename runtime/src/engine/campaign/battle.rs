@@ -21,11 +21,7 @@ fn fighters(step: &mut Step<'_>, cards: impl IntoIterator<Item = CardId>) -> Vec
     for card in cards.into_iter().take(MAX_FIGHTERS) {
         let copies = out.iter().filter(|fighter| fighter.card == card).count();
         let key = if copies == 0 { card.to_string() } else { format!("{card}#{}", copies.saturating_add(1)) };
-        let life = step
-            .content
-            .card(card.as_str())
-            .and_then(|known| known.properties.get("life"))
-            .map_or(f64::NAN, |expr| step.value(expr));
+        let life = step.card_property(&card, "life");
         out.push(Fighter { key, card, life: if life.is_finite() { life } else { 0.0 } });
     }
     out
@@ -97,16 +93,15 @@ impl Step<'_> {
         Ok(())
     }
 
-    /// A card's numeric property (0 when it has none that is a number).
+    /// A card's numeric property as the player holds it (0 when it has none that is a number).
     fn property(&mut self, card: &CardId, name: &str) -> f64 {
-        let expr = self.content.card(card.as_str()).and_then(|known| known.properties.get(name)).cloned();
-        let value = expr.map_or(0.0, |expr| self.value(&expr));
+        let value = self.card_property(card, name);
         if value.is_finite() { value } else { 0.0 }
     }
 
     /// The damage of one blow: the rules' `damage` over both cards, else `max(1, attack −
     /// defence)` (never below 0).
-    fn blow(&mut self, attacker: &Fighter, defender: &Fighter) -> f64 {
+    pub(super) fn blow(&mut self, attacker: &Fighter, defender: &Fighter) -> f64 {
         let Some(formula) = self.map.battles.damage.as_ref() else {
             let attack = self.property(&attacker.card, "attack");
             let defence = self.property(&defender.card, "defence");

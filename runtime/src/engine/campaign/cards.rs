@@ -91,7 +91,7 @@ impl<'a> Step<'a> {
 
     /// Draws `count` cards from the chosen deck (its off-era rules first), shuffling part of
     /// the discard pile back in when its pile runs out; stops when nothing is left to draw.
-    fn draw(&mut self, count: usize) {
+    pub(super) fn draw(&mut self, count: usize) {
         let cards = &self.map.cards;
         let Some(deck) = self.state.deck.as_ref().and_then(|id| cards.decks.iter().find(|deck| deck.id == *id)) else {
             return;
@@ -181,8 +181,9 @@ impl<'a> Step<'a> {
         }
     }
 
-    /// What playing `card` (`reversed` or not) costs now, or why it cannot be played.
-    pub(super) fn play_cost(&mut self, card: &CardId, reversed: bool) -> Result<f64, Refusal> {
+    /// What playing `card` (`reversed` or not, on `target` or not) costs now, or why it cannot
+    /// be played.
+    pub(super) fn play_cost(&mut self, card: &CardId, reversed: bool, target: Option<&CardId>) -> Result<f64, Refusal> {
         let play = self.map.cards.plays.iter().find(|play| play.card == *card).ok_or(Refusal::NotPlayable)?;
         if self.in_draw_phase() {
             return Err(Refusal::DrawPhase);
@@ -190,19 +191,49 @@ impl<'a> Step<'a> {
         if !self.holds(card, reversed) {
             return Err(Refusal::NotInHand);
         }
+        match (&play.target, target) {
+            (Some(_), None) => return Err(Refusal::NeedsTarget),
+            (None, Some(_)) => return Err(Refusal::TakesNoTarget),
+            (Some(aspect), Some(target)) => {
+                let held = self.state.hand.iter().filter(|held| *held == target).count();
+                if held < if target == card { 2 } else { 1 } || !self.fits(target, Some(aspect)) {
+                    return Err(Refusal::BadTarget);
+                }
+            }
+            (None, None) => {}
+        }
         let cost = self.value(&play.cost);
         self.affordable_from(self.card_cost_stat(), cost)
     }
 
-    /// Plays a card: pays, takes it from the hand to the discard pile, runs its rules.
-    pub(super) fn play(&mut self, card: &CardId, reversed: bool, cost: f64) {
+    /// Plays a card: pays, takes it from the hand to the discard pile, runs its rules (their
+    /// hand modifiers' `Target` is `target`).
+    pub(super) fn play(&mut self, card: &CardId, reversed: bool, target: Option<&CardId>, cost: f64) {
         let Some(play) = self.map.cards.plays.iter().find(|play| play.card == *card) else { return };
         self.pay_from(self.card_cost_stat(), cost);
         self.take_from_hand(card, reversed);
         self.discard(card.clone());
         self.events.push(Event::CardPlayed { card: card.clone(), reversed, cost: show_value(cost, None) });
         let rules = rules_of(play, reversed);
+        self.target = target.cloned();
         self.run_rules(rules);
+        self.target = None;
+    }
+
+    /// The cards of the hand a play of `card` may name (none when it names no card).
+    pub(super) fn play_targets(&self, card: &CardId) -> Vec<CardId> {
+        let Some(aspect) =
+            self.map.cards.plays.iter().find(|play| play.card == *card).and_then(|play| play.target.as_ref())
+        else {
+            return Vec::new();
+        };
+        let mut out: Vec<CardId> = Vec::new();
+        for held in &self.state.hand {
+            if !out.contains(held) && self.fits(held, Some(aspect)) {
+                out.push(held.clone());
+            }
+        }
+        out
     }
 
     /// What one more card costs now, or why none can be drawn.

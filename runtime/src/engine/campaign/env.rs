@@ -28,6 +28,24 @@ pub(super) struct CampaignEnv<'a> {
     pub(super) depth: usize,
     /// The blow being worked out.
     pub(super) fight: Option<&'a Blow>,
+    /// The synthesis under way.
+    pub(super) synth: Option<&'a SynthFrame>,
+}
+
+/// The synthesis under way, as campaign formulas read it (`synth.*`): its inputs, its result,
+/// the card summoned in a failure's place, and what a bound B gathered on the field.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SynthFrame {
+    pub(super) a: Option<crate::model::CardId>,
+    pub(super) b: Option<crate::model::CardId>,
+    pub(super) result: Option<crate::model::CardId>,
+    pub(super) extra: Option<crate::model::CardId>,
+    /// B was played alone (A's stand-in took its place).
+    pub(super) solo: bool,
+    /// What B gathered on the field (its property → amount).
+    pub(super) gathered: BTreeMap<String, f64>,
+    /// How many tags A and B share.
+    pub(super) shared: f64,
 }
 
 impl CampaignEnv<'_> {
@@ -45,6 +63,7 @@ impl CampaignEnv<'_> {
             rng: &mut *self.rng,
             depth: self.depth.saturating_add(1),
             fight: self.fight,
+            synth: self.synth,
         };
         inner.expr(expr)
     }
@@ -84,6 +103,18 @@ impl CampaignEnv<'_> {
         value.map_or(f64::NAN, |expr| self.nested(expr))
     }
 
+    /// A card's property as the player holds it: its formula plus what boosts added (NaN when
+    /// the card has neither).
+    pub(super) fn card_property(&mut self, card: &crate::model::CardId, property: &str) -> f64 {
+        let content = self.content;
+        let base = content.card(card.as_str()).and_then(|known| known.properties.get(property));
+        let boost = self.state.boosts.get(card).and_then(|boosts| boosts.get(property)).copied();
+        match (base, boost) {
+            (None, None) => f64::NAN,
+            (base, boost) => base.map_or(0.0, |expr| self.nested(expr)) + boost.unwrap_or(0.0),
+        }
+    }
+
     fn has_affix(&self, node: &Id<MapNode>, affix: &str) -> bool {
         self.map.nodes.iter().find(|n| n.id == *node).is_some_and(|n| n.affixes.iter().any(|known| known == affix))
     }
@@ -116,6 +147,8 @@ impl CampaignEnv<'_> {
                 CampaignCount::Battles => f64::from(state.battles.0),
                 CampaignCount::BattlesWon => f64::from(state.battles.1),
                 CampaignCount::InBattle => flag(state.battle.is_some()),
+                CampaignCount::Bonds => state.bonds.len() as f64,
+                CampaignCount::Revealed => state.revealed.len() as f64,
                 CampaignCount::OffEra => {
                     let deck =
                         state.deck.as_ref().and_then(|id| self.map.cards.decks.iter().find(|deck| deck.id == *id));
@@ -145,12 +178,25 @@ impl CampaignEnv<'_> {
             GameName::CurrentNodeAffix(affix) => flag(self.has_affix(&state.node, affix)),
             GameName::Fight(attacker, property) => {
                 let (card, life) = if *attacker { self.fight?.0.clone() } else { self.fight?.1.clone() };
-                if property == "life" {
-                    life
-                } else {
-                    let content = self.content;
-                    let value = content.card(card.as_str()).and_then(|card| card.properties.get(property.as_str()));
-                    value.map_or(f64::NAN, |expr| self.nested(expr))
+                if property == "life" { life } else { self.card_property(&card, property) }
+            }
+            GameName::Synthesis(role, property) => {
+                let frame = self.synth?;
+                let card = match role.as_str() {
+                    "solo" => return Some(flag(frame.solo)),
+                    "shared" => return Some(frame.shared),
+                    "a" => frame.a.clone(),
+                    "b" => frame.b.clone(),
+                    "result" => frame.result.clone(),
+                    "extra" => frame.extra.clone(),
+                    _ => None,
+                }?;
+                let gathered = if role == "b" { frame.gathered.get(property).copied() } else { None };
+                let value = self.card_property(&card, property);
+                match gathered {
+                    Some(more) if value.is_nan() => more,
+                    Some(more) => value + more,
+                    None => value,
                 }
             }
             _ => return None,

@@ -14,6 +14,7 @@
 mod battle;
 mod cards;
 mod env;
+mod field;
 mod rules;
 mod script;
 mod session;
@@ -81,6 +82,25 @@ pub struct Battle {
     pub round: u32,
 }
 
+/// An A and a B bound on the field: B gathers A's tendencies each dawn.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bound {
+    /// The A card.
+    pub a: CardId,
+    /// The B card.
+    pub b: CardId,
+    /// What B has gathered (B's property → amount added to it).
+    pub gathered: BTreeMap<String, f64>,
+}
+
+impl Hash for Bound {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.a.hash(state);
+        self.b.hash(state);
+        crate::engine::hash_values(&self.gathered, state);
+    }
+}
+
 /// The state of a campaign: where the player is, what is captured, the patrols, the calendar,
 /// the meters (when no turns system holds them) and the result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -138,6 +158,20 @@ pub struct CampaignState {
     pub syntheses: u32,
     /// Syntheses that failed.
     pub failures: u32,
+    /// Per-card state: how each card's properties have changed (hand modifier `Boost`), for
+    /// every copy the player holds, for the rest of the campaign.
+    pub boosts: BTreeMap<CardId, BTreeMap<String, f64>>,
+    /// A and B cards bound on the field, in the order they were bound.
+    pub bonds: Vec<Bound>,
+    /// The last card a synthesis or summon produced.
+    pub last_result: Option<CardId>,
+    /// The card whose synthesis just failed, while an extra card may be summoned in its place
+    /// (until the next step that is not the extra summon).
+    pub failed: Option<CardId>,
+    /// Cards of the hand that raided today.
+    pub raided: BTreeSet<CardId>,
+    /// Revelations granted since their list last started over.
+    pub revealed: BTreeSet<String>,
     /// Stored stat values, when the project plays no turns system (else the turns hold them).
     pub meters: BTreeMap<Id<Stat>, f64>,
     /// How the campaign ended, once it has.
@@ -172,6 +206,15 @@ impl Hash for CampaignState {
         self.holding.hash(state);
         self.syntheses.hash(state);
         self.failures.hash(state);
+        for (card, boosts) in &self.boosts {
+            card.hash(state);
+            crate::engine::hash_values(boosts, state);
+        }
+        self.bonds.hash(state);
+        self.last_result.hash(state);
+        self.failed.hash(state);
+        self.raided.hash(state);
+        self.revealed.hash(state);
         crate::engine::hash_values(&self.meters, state);
         self.result.hash(state);
     }

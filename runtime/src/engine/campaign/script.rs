@@ -37,8 +37,25 @@ impl Session {
             (Choice::Summon { a, b, result }, Some(_)) => self
                 .campaign_look(|step| step.summon_cost(a, b, result).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
-            (Choice::PlayCard { card, reversed }, Some(_)) => self
-                .campaign_look(|step| step.play_cost(card, *reversed).err().map_or("", Refusal::words).to_owned())
+            (Choice::PlayCard { card, reversed, target }, Some(_)) => self
+                .campaign_look(|step| {
+                    step.play_cost(card, *reversed, target.as_ref()).err().map_or("", Refusal::words).to_owned()
+                })
+                .unwrap_or_default(),
+            (Choice::Bind { a, b }, Some(_)) => self
+                .campaign_look(|step| step.bind_check(a, b).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::Trigger { a, b }, Some(_)) => self
+                .campaign_look(|step| step.trigger_cost(a, b).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::SynthesizeAlone { b }, Some(_)) => self
+                .campaign_look(|step| step.alone_cost(b).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::SummonExtra { card }, Some(_)) => self
+                .campaign_look(|step| step.extra_check(card).err().map_or("", Refusal::words).to_owned())
+                .unwrap_or_default(),
+            (Choice::Raid { card }, Some(_)) => self
+                .campaign_look(|step| step.raid_check(card).err().map_or("", Refusal::words).to_owned())
                 .unwrap_or_default(),
             (Choice::DiscardCard { card, reversed }, Some(_)) => self
                 .campaign_look(|step| step.discard_choice(card, *reversed).err().map_or("", Refusal::words).to_owned())
@@ -64,8 +81,16 @@ impl Session {
             Choice::Summon { a, b, result } => format!("summon {result} with {a} {b}"),
             Choice::ChooseNodeOption { option, .. } => format!("choose {option}"),
             Choice::Strike { attacker, target } => format!("strike {attacker} {target}"),
-            Choice::PlayCard { card, reversed: false } => format!("play {card}"),
-            Choice::PlayCard { card, reversed: true } => format!("play {card} reversed"),
+            Choice::PlayCard { card, reversed, target } => {
+                let reversed = if *reversed { " reversed" } else { "" };
+                let target = target.as_ref().map_or(String::new(), |target| format!(" on {target}"));
+                format!("play {card}{reversed}{target}")
+            }
+            Choice::Bind { a, b } => format!("bind {a} {b}"),
+            Choice::Trigger { a, b } => format!("trigger {a} {b}"),
+            Choice::SynthesizeAlone { b } => format!("synthesize-alone {b}"),
+            Choice::SummonExtra { card } => format!("summon-extra {card}"),
+            Choice::Raid { card } => format!("raid {card}"),
             Choice::DiscardCard { card, reversed: false } => format!("discard {card}"),
             Choice::DiscardCard { card, reversed: true } => format!("discard {card} reversed"),
             Choice::RemoveCard { card } => format!("remove {card}"),
@@ -154,12 +179,38 @@ impl Session {
                 (Some(a), Some(b)) => Ok(Line::Choose(Choice::Synthesize { a: Id::new(a), b: Id::new(b) })),
                 _ => Err(format!("usage: {command} A B")),
             },
-            "play" => match (words.next(), words.next(), words.next()) {
-                (Some(card), None, None) => Ok(Line::Choose(Choice::PlayCard { card: Id::new(card), reversed: false })),
-                (Some(card), Some("reversed"), None) => {
-                    Ok(Line::Choose(Choice::PlayCard { card: Id::new(card), reversed: true }))
+            "play" => {
+                let words: Vec<&str> = words.collect();
+                let (card, reversed, target) = match words.as_slice() {
+                    [card] => (card, false, None),
+                    [card, "reversed"] => (card, true, None),
+                    [card, "on", target] => (card, false, Some(target)),
+                    [card, "reversed", "on", target] => (card, true, Some(target)),
+                    _ => return Some(Err("usage: play CARD [reversed] [on TARGET]".to_owned())),
+                };
+                Ok(Line::Choose(Choice::PlayCard {
+                    card: Id::new(*card),
+                    reversed,
+                    target: target.map(|target| Id::new(*target)),
+                }))
+            }
+            "bind" | "trigger" => match (words.next(), words.next(), words.next()) {
+                (Some(a), Some(b), None) => {
+                    let (a, b) = (Id::new(a), Id::new(b));
+                    Ok(Line::Choose(if command == "bind" { Choice::Bind { a, b } } else { Choice::Trigger { a, b } }))
                 }
-                _ => Err("usage: play CARD [reversed]".to_owned()),
+                _ => Err(format!("usage: {command} A B")),
+            },
+            "synthesize-alone" | "summon-extra" | "raid" => match (words.next(), words.next()) {
+                (Some(card), None) => {
+                    let card = Id::new(card);
+                    Ok(Line::Choose(match command {
+                        "synthesize-alone" => Choice::SynthesizeAlone { b: card },
+                        "summon-extra" => Choice::SummonExtra { card },
+                        _ => Choice::Raid { card },
+                    }))
+                }
+                _ => Err(format!("usage: {command} CARD")),
             },
             "discard" => match (words.next(), words.next(), words.next()) {
                 (Some(card), None, None) => {

@@ -57,6 +57,12 @@ impl Session {
             holding: BTreeSet::new(),
             syntheses: 0,
             failures: 0,
+            boosts: BTreeMap::new(),
+            bonds: Vec::new(),
+            last_result: None,
+            failed: None,
+            raided: BTreeSet::new(),
+            revealed: BTreeSet::new(),
             meters: BTreeMap::new(),
             result: None,
         };
@@ -96,6 +102,8 @@ impl Session {
             rng: &mut self.rng,
             events,
             work: crate::engine::core::StepWork::default(),
+            synth: None,
+            target: None,
         };
         let result = body(&mut step);
         step.check_battles();
@@ -133,6 +141,8 @@ impl Session {
             rng: &mut rng,
             events: &mut events,
             work: crate::engine::core::StepWork::default(),
+            synth: None,
+            target: None,
         };
         Some(body(&mut step))
     }
@@ -208,6 +218,7 @@ impl Session {
                         choices.push(Choice::UseDeck { deck: deck.id.clone() });
                     }
                 }
+                choices.extend(step.field_choices(&kinds));
                 choices
             })
             .unwrap_or_default();
@@ -231,6 +242,12 @@ impl Session {
             || (!fighting && choosing != matches!(choice, Choice::ChooseNodeOption { .. }))
         {
             return Err(ChoiceError::NotPossible(format!("{choice:?}")));
+        }
+        // The extra summon is open only right after the failure.
+        if !matches!(choice, Choice::SummonExtra { .. })
+            && let Some(campaign) = self.campaign.as_mut()
+        {
+            campaign.failed = None;
         }
         let done = match choice {
             Choice::Strike { attacker, target } => self.campaign_step(&mut events, |step| {
@@ -259,9 +276,15 @@ impl Session {
             Choice::Summon { a, b, result } => self.campaign_step(&mut events, |step| {
                 step.summon_cost(a, b, result).map(|cost| step.summon(a, b, result, cost)).is_ok()
             }),
-            Choice::PlayCard { card, reversed } => self.campaign_step(&mut events, |step| {
-                step.play_cost(card, *reversed).map(|cost| step.play(card, *reversed, cost)).is_ok()
+            Choice::PlayCard { card, reversed, target } => self.campaign_step(&mut events, |step| {
+                let target = target.as_ref();
+                step.play_cost(card, *reversed, target).map(|cost| step.play(card, *reversed, target, cost)).is_ok()
             }),
+            Choice::Bind { .. }
+            | Choice::Trigger { .. }
+            | Choice::SynthesizeAlone { .. }
+            | Choice::SummonExtra { .. }
+            | Choice::Raid { .. } => self.campaign_step(&mut events, |step| step.apply_field(choice)),
             Choice::DiscardCard { card, reversed } => self.campaign_step(&mut events, |step| {
                 let possible = step.discard_choice(card, *reversed).is_ok();
                 if possible {
@@ -321,6 +344,7 @@ impl Session {
                 rng: &mut *step.rng,
                 depth: 0,
                 fight: None,
+                synth: None,
             };
             Ok(set.eval_or_trace(&compiled, formula, &mut env, out))
         })
@@ -441,9 +465,18 @@ impl Step<'_> {
             }
         }
         for card in kinds {
+            let targets = step.play_targets(card);
             for reversed in [false, true] {
-                if step.play_cost(card, reversed).is_ok() {
-                    out.push(Choice::PlayCard { card: card.clone(), reversed });
+                if targets.is_empty() {
+                    if step.play_cost(card, reversed, None).is_ok() {
+                        out.push(Choice::PlayCard { card: card.clone(), reversed, target: None });
+                    }
+                    continue;
+                }
+                for target in &targets {
+                    if step.play_cost(card, reversed, Some(target)).is_ok() {
+                        out.push(Choice::PlayCard { card: card.clone(), reversed, target: Some(target.clone()) });
+                    }
                 }
             }
         }
@@ -463,6 +496,36 @@ impl Step<'_> {
         if step.extra_draw_cost().is_ok() {
             out.push(Choice::DrawCard);
         }
+        out
+    }
+}
+
+impl Step<'_> {
+    /// The choices of the field: binds, triggers of bound pairs, B alone, extra summons and
+    /// raids.
+    fn field_choices(&mut self, kinds: &[CardId]) -> Vec<Choice> {
+        let mut out = Vec::new();
+        for a in kinds {
+            for b in kinds {
+                if self.bind_check(a, b).is_ok() {
+                    out.push(Choice::Bind { a: a.clone(), b: b.clone() });
+                }
+            }
+        }
+        let bound: Vec<(CardId, CardId)> =
+            self.state.bonds.iter().map(|bound| (bound.a.clone(), bound.b.clone())).collect();
+        for (at, (a, b)) in bound.iter().enumerate() {
+            if !bound.iter().take(at).any(|seen| *seen == (a.clone(), b.clone())) && self.trigger_cost(a, b).is_ok() {
+                out.push(Choice::Trigger { a: a.clone(), b: b.clone() });
+            }
+        }
+        for b in kinds {
+            if self.alone_cost(b).is_ok() {
+                out.push(Choice::SynthesizeAlone { b: b.clone() });
+            }
+        }
+        out.extend(self.open_extras().into_iter().map(|card| Choice::SummonExtra { card }));
+        out.extend(self.open_raids().into_iter().map(|card| Choice::Raid { card }));
         out
     }
 }

@@ -7,7 +7,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::model::{CardId, Crossing, Expr, FragmentRef, Id, MapNode, NodeKind, NodeMap, RuleId, Stat, StatValue};
 
-use super::env::{CampaignEnv, unit};
+use super::env::{CampaignEnv, SynthFrame, unit};
 use super::{CampaignResult, CampaignState};
 use crate::engine::Event;
 use crate::engine::content::Content;
@@ -24,6 +24,19 @@ pub(super) struct Step<'a> {
     pub(super) events: &'a mut Vec<Event>,
     /// The rules run so far in this step (bounded).
     pub(super) work: crate::engine::core::StepWork,
+    /// The synthesis whose rules run now (`synth.*` in formulas).
+    pub(super) synth: Option<SynthFrame>,
+    /// The card the play or option being worked out names (hand modifiers' `Target`).
+    pub(super) target: Option<CardId>,
+}
+
+/// What a synthesis works on: A (the stand-in when B is played alone) and B, from the hand or
+/// from a bond on the field (its index).
+pub(super) struct Inputs {
+    pub(super) a: CardId,
+    pub(super) b: CardId,
+    pub(super) solo: bool,
+    pub(super) bond: Option<usize>,
 }
 
 impl Step<'_> {
@@ -38,11 +51,17 @@ impl Step<'_> {
             rng: &mut *self.rng,
             depth: 0,
             fight: None,
+            synth: self.synth.as_ref(),
         }
     }
 
     pub(super) fn value(&mut self, expr: &Expr) -> f64 {
         self.env().expr(expr)
+    }
+
+    /// A card's property as the player holds it (its formula plus boosts; NaN: none).
+    pub(super) fn card_property(&mut self, card: &CardId, property: &str) -> f64 {
+        self.env().card_property(card, property)
     }
 
     /// The value of `expr` for one blow: `fight.attacker.*` and `fight.defender.*` read `fight`.
@@ -56,6 +75,7 @@ impl Step<'_> {
             rng: &mut *self.rng,
             depth: 0,
             fight: Some(fight),
+            synth: self.synth.as_ref(),
         };
         env.expr(expr)
     }
@@ -227,7 +247,7 @@ impl Step<'_> {
 
     /// Whether the hand holds `a` and `b` (two copies when they are one card) and they fit the
     /// synthesis's inputs (A first, then B).
-    fn synthesis_inputs(&self, a: &CardId, b: &CardId) -> Result<(), Refusal> {
+    pub(super) fn synthesis_inputs(&self, a: &CardId, b: &CardId) -> Result<(), Refusal> {
         let map = self.map;
         let held = |card: &CardId| self.state.hand.iter().filter(|held| *held == card).count();
         if held(a) == 0 || held(b) < if a == b { 2 } else { 1 } {
@@ -249,18 +269,37 @@ impl Step<'_> {
             return Err(Refusal::Phase);
         }
         self.synthesis_inputs(a, b)?;
-        let cost = self.value(&map.synthesis_cost);
+        let cost = self.cost_with(a, b, false, &map.synthesis_cost);
         self.affordable_from(self.synthesis_stat(), cost)
     }
 
-    /// Triggers the synthesis: its table from the meters' values now, a candidate drawn by
-    /// share, a success roll against its chance; both inputs leave the hand, the result joins
-    /// it on success; then the synthesis's `on_success` or `on_failure` rules. A table that
-    /// cannot be worked out (a content error) is a warning and changes nothing.
+    /// The value of a synthesis cost with `a` and `b` readable as `synth.a.*` and `synth.b.*`
+    /// (a B's decoration changes what the synthesis costs).
+    pub(super) fn cost_with(&mut self, a: &CardId, b: &CardId, solo: bool, cost: &Expr) -> f64 {
+        let frame = SynthFrame { a: Some(a.clone()), b: Some(b.clone()), solo, ..SynthFrame::default() };
+        let before = self.synth.replace(frame);
+        let value = self.value(cost);
+        self.synth = before;
+        value
+    }
+
+    /// Triggers the synthesis with `a` and `b` of the hand, paid from its meter.
     pub(super) fn synthesize(&mut self, a: &CardId, b: &CardId, cost: f64) {
+        let inputs = Inputs { a: a.clone(), b: b.clone(), solo: false, bond: None };
+        self.run_synthesis(&inputs, cost, self.synthesis_stat());
+    }
+
+    /// Triggers the synthesis: its table from the meters' values now (the cards as the player
+    /// holds them, B with what it gathered), a candidate drawn by share, a success roll against
+    /// its chance; the inputs leave the hand (or the field) for the discard pile, the result
+    /// joins the hand on success, the failure product on failure; then the synthesis's
+    /// `on_success` or `on_failure` rules, insight and the revelation roll. A table that cannot
+    /// be worked out (a content error) is a warning and changes nothing.
+    pub(super) fn run_synthesis(&mut self, inputs: &Inputs, cost: f64, paid_from: Option<&Id<Stat>>) {
         let map = self.map;
         let content = self.content;
         let Some(id) = &map.synthesis else { return };
+        let Some(synthesis) = content.project.syntheses.get(id.as_str()) else { return };
         let mut values = BTreeMap::new();
         for stat in &content.project.stats {
             let value = self.stat_value(&stat.id);
@@ -268,14 +307,34 @@ impl Step<'_> {
                 values.insert(stat.id.as_str().to_owned(), value);
             }
         }
-        let table =
-            match crate::synthesis::probability_table(&content.project, id.as_str(), a.as_str(), b.as_str(), &values) {
-                Ok(table) => table,
-                Err(error) => {
-                    self.warn(format!("synthesis `{id}`: {error}"));
-                    return;
+        values.insert("synth.solo".to_owned(), if inputs.solo { 1.0 } else { 0.0 });
+        let gathered = inputs.bond.and_then(|at| self.state.bonds.get(at)).map(|bond| bond.gathered.clone());
+        let boosts = &self.state.boosts;
+        let adjust = |role: &str, card: &crate::model::Card| {
+            let mut out = boosts.get(&card.id).cloned().unwrap_or_default();
+            if role == "b"
+                && let Some(gathered) = &gathered
+            {
+                for (name, more) in gathered {
+                    *out.entry(name.clone()).or_insert(0.0) += more;
                 }
-            };
+            }
+            out
+        };
+        let table = match crate::synthesis::adjusted_table(
+            &content.project,
+            id.as_str(),
+            inputs.a.as_str(),
+            inputs.b.as_str(),
+            &values,
+            &adjust,
+        ) {
+            Ok(table) => table,
+            Err(error) => {
+                self.warn(format!("synthesis `{id}`: {error}"));
+                return;
+            }
+        };
         let roll = unit(self.rng);
         let mut total = 0.0;
         let chosen = table
@@ -288,30 +347,42 @@ impl Step<'_> {
             .or_else(|| table.candidates.last());
         let Some(chosen) = chosen else { return };
         let success = unit(self.rng) * 100.0 < chosen.success;
-        self.pay_from(self.synthesis_stat(), cost);
-        for input in [a, b] {
-            if self.take_from_hand(input, false) {
-                self.discard(input.clone());
-            }
-        }
+        self.pay_from(paid_from, cost);
+        self.use_up(inputs);
         self.state.syntheses = self.state.syntheses.saturating_add(1);
         if success {
             self.state.hand.push(chosen.card.clone());
+            self.state.last_result = Some(chosen.card.clone());
             if !table.shared_tags {
                 let marks = self.state.fallbacks.entry(chosen.card.clone()).or_insert(0);
                 *marks = marks.saturating_add(1);
             }
         } else {
             self.state.failures = self.state.failures.saturating_add(1);
+            if synthesis.extras.is_some() {
+                self.state.failed = Some(chosen.card.clone());
+            }
+            if let Some(product) = &synthesis.failure_product {
+                self.state.hand.push(product.clone());
+                self.events.push(Event::HandChanged { card: product.clone(), count: 1 });
+            }
         }
         self.events.push(Event::Synthesized {
-            a: a.clone(),
-            b: b.clone(),
+            a: inputs.a.clone(),
+            b: inputs.b.clone(),
             result: chosen.card.clone(),
             chance: show_value(chosen.success, None),
             success,
         });
-        let Some(synthesis) = content.project.syntheses.get(id.as_str()) else { return };
+        self.synth = Some(SynthFrame {
+            a: Some(inputs.a.clone()),
+            b: Some(inputs.b.clone()),
+            result: Some(chosen.card.clone()),
+            extra: None,
+            solo: inputs.solo,
+            gathered: gathered.unwrap_or_default(),
+            shared: table.shared,
+        });
         self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
         let most_probable = table.candidates.iter().map(|candidate| candidate.share).fold(0.0, f64::max);
         if !success
@@ -322,6 +393,34 @@ impl Step<'_> {
             self.set_stat(stat, value + 1.0, &mut Depth(0));
             self.events.push(Event::InsightGained { stat: stat.id.clone() });
         }
+        self.reveal(synthesis, success);
+        self.synth = None;
+    }
+
+    /// The synthesis's inputs leave the hand (or the field) for the discard pile.
+    fn use_up(&mut self, inputs: &Inputs) {
+        match inputs.bond {
+            Some(at) if at < self.state.bonds.len() => {
+                let bond = self.state.bonds.remove(at);
+                self.discard(bond.a);
+                self.discard(bond.b);
+            }
+            Some(_) => {}
+            None => {
+                let taken: &[&CardId] = if inputs.solo { &[&inputs.b] } else { &[&inputs.a, &inputs.b] };
+                for input in taken {
+                    if self.take_from_hand(input, false) {
+                        self.discard((*input).clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The revelation roll after a synthesis (a second roll after a failure), then a
+    /// revelation granted on success.
+    fn reveal(&mut self, synthesis: &crate::model::Synthesis, success: bool) {
+        let content = self.content;
         if let Some(check) = &synthesis.revelation {
             let mut revealed = self.dice_check(check, check.above.saturating_add(1));
             if !revealed
@@ -336,8 +435,30 @@ impl Step<'_> {
                     self.set_stat(stat, value + 1.0, &mut Depth(0));
                 }
                 self.run_rules(&check.on_success);
+                self.grant_revelation(synthesis);
             }
         }
+    }
+
+    /// Grants one of the synthesis's revelations, drawn at random among those not granted
+    /// since the list last started over, and runs its rules.
+    fn grant_revelation<'s>(&mut self, synthesis: &'s crate::model::Synthesis) {
+        if synthesis.revelations.is_empty() || self.ended() {
+            return;
+        }
+        let open = |state: &CampaignState| -> Vec<&'s crate::model::Revelation> {
+            synthesis.revelations.iter().filter(|revelation| !state.revealed.contains(&revelation.id)).collect()
+        };
+        let mut left = open(self.state);
+        if left.is_empty() {
+            self.state.revealed.clear();
+            left = open(self.state);
+        }
+        let at = usize::try_from(self.rng.next_u64().checked_rem(left.len() as u64).unwrap_or(0)).unwrap_or(0);
+        let Some(revelation) = left.get(at).copied() else { return };
+        self.state.revealed.insert(revelation.id.clone());
+        self.events.push(Event::RevelationGranted { revelation: revelation.id.clone() });
+        self.run_rules(&revelation.rules);
     }
 
     /// What summoning `result` with `a` and `b` costs in insight now, or why it cannot be: the
@@ -614,6 +735,8 @@ impl Step<'_> {
         }
         if new_day && self.state.day > 1 {
             self.fallback_dawn();
+            self.gather();
+            self.state.raided.clear();
         }
         if let Some(phase) = map.phases.get(self.state.phase) {
             self.run_rules(&phase.rules);
@@ -692,6 +815,17 @@ pub(super) enum Refusal {
     NoFighter,
     NoTarget,
     InBattle,
+    NeedsTarget,
+    TakesNoTarget,
+    BadTarget,
+    NoStandIn,
+    NoBond,
+    NotBound,
+    NoFailure,
+    NotAnExtra,
+    NoRaid,
+    NotARaider,
+    Raided,
 }
 
 impl Refusal {
@@ -723,6 +857,17 @@ impl Refusal {
             Self::NoFighter => "no fighter of the player's stands by that name",
             Self::NoTarget => "no enemy fighter stands by that name",
             Self::InBattle => "a battle is under way: strike with a fighter",
+            Self::NeedsTarget => "that card is played on a card of the hand (`play CARD on TARGET`)",
+            Self::TakesNoTarget => "that card is not played on another card",
+            Self::BadTarget => "the hand holds no such target with the aspect the play needs",
+            Self::NoStandIn => "the map's synthesis has no stand-in for A (`stand_in`): B cannot be played alone",
+            Self::NoBond => "the map's synthesis binds no cards (no `bond`)",
+            Self::NotBound => "no such A and B are bound on the field",
+            Self::NoFailure => "no synthesis has just failed",
+            Self::NotAnExtra => "that card is not one of the synthesis's extras (its `extras` deck)",
+            Self::NoRaid => "the map's battles have no raids (no `raid`)",
+            Self::NotARaider => "the hand holds no such card with the raid's aspect",
+            Self::Raided => "that card has raided today already",
         }
     }
 }
@@ -744,6 +889,8 @@ pub(super) fn start_meters(content: &Content, map: &NodeMap, state: &mut Campaig
             rng,
             events: &mut events,
             work: crate::engine::core::StepWork::default(),
+            synth: None,
+            target: None,
         };
         let mut value = step.value(expr);
         if let Some(max) = &stat.max {

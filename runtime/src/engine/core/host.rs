@@ -1,8 +1,8 @@
 //! What a system lends the rules core.
 
 use crate::model::{
-    ActModifier, BoardModifier, CardModifier, DeckModifier, Expr, FragmentRef, Location, PathModifier, Rule,
-    RuleModifier, StatModifier, TableModifier, Test,
+    ActModifier, BoardModifier, CardModifier, DeckModifier, Expr, FragmentRef, HandModifier, Location, PathModifier,
+    Rule, RuleModifier, StatModifier, TableModifier, Test,
 };
 
 use crate::engine::content::Content;
@@ -143,6 +143,11 @@ pub(crate) trait RulesHost<'c> {
     /// Path modifiers.
     fn path_modifiers(&mut self, _list: &'c [PathModifier], rule: Option<&'c Rule>, _ctx: &mut Self::Context) {
         self.not_here("path", rule);
+    }
+
+    /// Hand modifiers (the campaign's hand, piles and per-card state).
+    fn hand_modifiers(&mut self, _list: &'c [HandModifier], rule: Option<&'c Rule>, _ctx: &mut Self::Context) {
+        self.not_here("hand", rule);
     }
 
     /// Warns that a modifier category does nothing in this system.

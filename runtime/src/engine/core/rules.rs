@@ -180,6 +180,9 @@ pub(crate) fn execute<'c, H: RulesHost<'c>>(
     if !effects.board_modifiers.is_empty() {
         host.board_modifiers(&effects.board_modifiers, rule, ctx);
     }
+    if !effects.hand_modifiers.is_empty() {
+        host.hand_modifiers(&effects.hand_modifiers, rule, ctx);
+    }
     if !effects.path_modifiers.is_empty() {
         host.path_modifiers(&effects.path_modifiers, rule, ctx);
     }

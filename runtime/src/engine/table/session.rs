@@ -97,7 +97,12 @@ impl Session {
             | Choice::DiscardCard { .. }
             | Choice::RemoveCard { .. }
             | Choice::DrawCard
-            | Choice::UseDeck { .. } => {}
+            | Choice::UseDeck { .. }
+            | Choice::Bind { .. }
+            | Choice::Trigger { .. }
+            | Choice::SynthesizeAlone { .. }
+            | Choice::SummonExtra { .. }
+            | Choice::Raid { .. } => {}
         }
         engine.end_step();
         let evaluations = engine.evaluations;
