@@ -225,6 +225,7 @@ pub fn adjusted_table(
     let mut base = values.clone();
     base.entry("synth.solo".to_owned()).or_insert(0.0);
     base.insert("synth.shared".to_owned(), shared);
+    base.entry("synth.success".to_owned()).or_insert(0.0);
     properties(card_a, "a", &mut base, adjust);
     properties(card_b, "b", &mut base, adjust);
     let eval = |field: &'static str, expr: &Expr, values: BTreeMap<String, f64>| {

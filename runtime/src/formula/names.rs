@@ -15,7 +15,7 @@
 //! | `board.B.cCOLrROW`, `board.B.filled`, … | board cells, lines and variables (`B` is an id, `own` or `facing`; FORMAT.md §11 lists them) |
 //! | `column.*`, `facing_column.*`, `cell.*`, `option`, `roll`, `die.value`, `board.turn` | the context of a board rule |
 //! | `dice.last` | the last die rolled |
-//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.extra.PROPERTY`, `synth.score`, `synth.share`, `synth.solo`, `synth.shared` | synthesis inputs, the candidate, its tag score and softmax share, the card summoned after a failure, 1 when B was played alone, how many tags A and B share |
+//! | `synth.a.PROPERTY`, `synth.b.PROPERTY`, `synth.result.PROPERTY`, `synth.extra.PROPERTY`, `synth.score`, `synth.share`, `synth.solo`, `synth.shared`, `synth.success` | synthesis inputs, the candidate, its tag score and softmax share, the card summoned after a failure, 1 when B was played alone, how many tags A and B share, 1 when the synthesis under way succeeded |
 //! | `arg.*` | skill arguments (`spec/srpgck.md` §c.6) |
 //! | `unit.ID.STAT`, `team.NAME.alive`, `battle.tick`, `battle.turns` | a placed unit's stat; how many units of a team stand; battle time and turns taken |
 //!
@@ -97,7 +97,7 @@ pub enum GameName {
     /// `dice.last`.
     DiceLast,
     /// `synth.a.P`, `synth.b.P`, `synth.result.P`, `synth.extra.P` (role, property),
-    /// `synth.score`, `synth.share`, `synth.solo`, `synth.shared` (word, empty): a synthesis's table
+    /// `synth.score`, `synth.share`, `synth.solo`, `synth.shared`, `synth.success` (word, empty): a synthesis's table
     /// (`crate::synthesis`) and the campaign's synthesis under way.
     Synthesis(String, String),
     /// A board name (FORMAT.md §11).
@@ -298,7 +298,7 @@ impl GameName {
             ["turn"] => Self::Turn,
             ["era", "turn"] => Self::EraTurn,
             ["dice", "last"] => Self::DiceLast,
-            ["synth", word @ ("score" | "share" | "solo" | "shared")] => {
+            ["synth", word @ ("score" | "share" | "solo" | "shared" | "success")] => {
                 Self::Synthesis((*word).to_owned(), String::new())
             }
             ["synth", role @ ("a" | "b" | "result" | "extra"), property] => {

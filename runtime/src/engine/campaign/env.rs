@@ -46,6 +46,8 @@ pub(super) struct SynthFrame {
     pub(super) gathered: BTreeMap<String, f64>,
     /// How many tags A and B share.
     pub(super) shared: f64,
+    /// The synthesis succeeded.
+    pub(super) success: bool,
 }
 
 impl CampaignEnv<'_> {
@@ -185,6 +187,7 @@ impl CampaignEnv<'_> {
                 let card = match role.as_str() {
                     "solo" => return Some(flag(frame.solo)),
                     "shared" => return Some(frame.shared),
+                    "success" => return Some(flag(frame.success)),
                     "a" => frame.a.clone(),
                     "b" => frame.b.clone(),
                     "result" => frame.result.clone(),

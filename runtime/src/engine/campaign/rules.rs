@@ -141,6 +141,8 @@ impl<'a> RulesHost<'a> for Step<'a> {
                     }
                     self.events.push(Event::HandChanged { card, count: removed.saturating_neg() });
                 }
+                // A boost of 0 changes nothing (e.g. a mutation that does not pass on).
+                HandOp::Boost if amount == 0.0 => {}
                 HandOp::Boost => {
                     if modifier.property.is_empty() {
                         self.warn(format!("rule `{id}`: a Boost names no property"));

@@ -101,7 +101,7 @@ impl Session {
     }
 
     /// A script's campaign expectations: `node NODE`, `meter NAME OP N`, `grade NAME|none`,
-    /// `day N`, `era ID`, `phase NAME`.
+    /// `day N`, `era ID`, `phase NAME`, `revealed REVELATION`, `boost CARD PROPERTY N`.
     pub(crate) fn expect_campaign(&self, what: &str, args: &str) -> Option<Result<String, String>> {
         let campaign = self.campaign.as_ref()?;
         let map = self.content.project.node_maps.get(campaign.map.as_str())?;
@@ -118,6 +118,40 @@ impl Session {
             "day" => {
                 let want = args.trim().parse::<u32>().ok()?;
                 same("the day", &campaign.day.to_string(), &want.to_string())
+            }
+            "boost" => {
+                let mut words = args.split_whitespace();
+                let (Some(card), Some(property), Some(want), None) =
+                    (words.next(), words.next(), words.next(), words.next())
+                else {
+                    return Some(Err("usage: expect boost CARD PROPERTY N".to_owned()));
+                };
+                let Ok(want) = want.parse::<f64>() else {
+                    return Some(Err(format!("`{want}` is not a number")));
+                };
+                let have =
+                    campaign.boosts.get(&Id::new(card)).and_then(|boosts| boosts.get(property)).copied().unwrap_or(0.0);
+                if (have - want).abs() <= 1e-9 * want.abs().max(1.0) {
+                    Ok(String::new())
+                } else {
+                    Err(format!(
+                        "{card}'s {property} is boosted by {}, expected {}",
+                        show_value(have, None),
+                        show_value(want, None)
+                    ))
+                }
+            }
+            "revealed" => {
+                let id = args.trim();
+                if campaign.revealed.contains(id) {
+                    Ok(String::new())
+                } else {
+                    let granted: Vec<&str> = campaign.revealed.iter().map(String::as_str).collect();
+                    Err(format!(
+                        "the revelation `{id}` was not granted (granted: {})",
+                        if granted.is_empty() { "none".to_owned() } else { granted.join(", ") }
+                    ))
+                }
             }
             "era" => same("the era", campaign.era.as_ref().map_or("none", |era| era.as_str()), args.trim()),
             "phase" => same("the phase", campaign.phase_name(map), args.trim()),

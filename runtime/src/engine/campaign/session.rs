@@ -405,6 +405,7 @@ impl Session {
                 campaign.returning.len()
             ));
         }
+        lines.extend(field_words(campaign));
         for patrol in &map.patrols {
             let at = campaign.patrol_node(map, &patrol.id).map_or("?", |node| node.as_str());
             lines.push(format!("  patrol {} at {at}", patrol.id));
@@ -420,6 +421,35 @@ impl Session {
         }
         lines
     }
+}
+
+/// The field, per-card boosts, the revelations granted and an open extra summon, in words
+/// (one line each; none when empty).
+pub(crate) fn field_words(campaign: &super::CampaignState) -> Vec<String> {
+    let changes = |values: &BTreeMap<String, f64>| {
+        let words: Vec<String> = values
+            .iter()
+            .map(|(name, value)| format!("{name} {}{}", if *value >= 0.0 { "+" } else { "" }, show_value(*value, None)))
+            .collect();
+        words.join(", ")
+    };
+    let mut lines = Vec::new();
+    for bound in &campaign.bonds {
+        let gathered =
+            if bound.gathered.is_empty() { String::new() } else { format!(" ({})", changes(&bound.gathered)) };
+        lines.push(format!("  bound: {} + {}{gathered}", bound.a, bound.b));
+    }
+    for (card, boosts) in &campaign.boosts {
+        lines.push(format!("  boosted: {card} {}", changes(boosts)));
+    }
+    if !campaign.revealed.is_empty() {
+        let revealed: Vec<&str> = campaign.revealed.iter().map(String::as_str).collect();
+        lines.push(format!("  revealed: {}", revealed.join(" ")));
+    }
+    if let Some(failed) = &campaign.failed {
+        lines.push(format!("  failed: {failed} (an extra card may be summoned in its place)"));
+    }
+    lines
 }
 
 /// The hand in words: each card, `CARD (reversed)` for its reversed copies.

@@ -382,6 +382,7 @@ impl Step<'_> {
             solo: inputs.solo,
             gathered: gathered.unwrap_or_default(),
             shared: table.shared,
+            success,
         });
         self.run_rules(if success { &synthesis.on_success } else { &synthesis.on_failure });
         let most_probable = table.candidates.iter().map(|candidate| candidate.share).fold(0.0, f64::max);
