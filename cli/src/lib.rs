@@ -1,4 +1,5 @@
-//! The command line: `actforge check | export | import | new | fmt | eval | play | test | synthesis | sim | schema`.
+//! The command line: `actforge check | export | import | new | fmt | eval | play | test | synthesis | sim |
+//! sim-merge | schema`.
 //!
 //! Every headless command lives here; the crate depends on the runtime only, so a headless
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
@@ -199,7 +200,15 @@ pub enum Command {
     /// and skill counts, dead content, final values; optionally against a baseline summary.
     ///
     /// Example: actforge sim content/knucklebones --runs 10000 --seed 1 --json > before.json
+    ///
+    /// Across machines: `actforge sim PROJECT --runs 1000000 --shard 2/4 --json > shard-2.json`
+    /// plays the 2nd of 4 slices of the runs; `actforge sim-merge shard-*.json` prints the summary.
     Sim(crate::sim::SimArgs),
+    /// Fold the shards of a simulation (`actforge sim … --shard K/N --json`, all N) into the
+    /// summary `actforge sim` prints for the whole simulation: text, --json or --csv.
+    ///
+    /// Example: actforge sim-merge shard-1.json shard-2.json shard-3.json shard-4.json --json
+    SimMerge(crate::sim::MergeArgs),
     /// Print the JSON Schema of a bundle (FORMAT.md §4), generated from the model: other runtimes
     /// validate bundles and generate loaders with it. Versioned with the format (§10).
     ///
@@ -355,6 +364,7 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             play(&args, out, err)
         }
         Command::Sim(args) => crate::sim::sim(&args, out, err),
+        Command::SimMerge(args) => crate::sim::sim_merge(&args, out, err),
         Command::Test { project, filter, json, max_sim_runs, allow_broken } => {
             crate::test::test(&crate::test::TestArgs { project, filter, json, max_sim_runs, allow_broken }, out, err)
         }

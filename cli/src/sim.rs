@@ -1,5 +1,6 @@
 //! `actforge sim`: Monte Carlo runs of a project with a progress bar, printed as text, JSON or
-//! CSV, and compared with a baseline summary.
+//! CSV, and compared with a baseline summary; `--shard K/N` plays one slice of the runs and
+//! `actforge sim-merge` folds the slices into the same summary.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -8,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actforge_runtime::engine::Content;
-use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimOptions, Summary, diff, simulate};
+use actforge_runtime::sim::shard::{Shard, merge, parse_spec, read_shard, simulate_shard};
+use actforge_runtime::sim::{Change, Distribution, Policy, Progress, SimError, SimOptions, Summary, diff, simulate};
 
 use actforge_runtime::number::{show_short, show_value};
 
@@ -54,6 +56,43 @@ pub struct SimArgs {
     /// A summary saved earlier with --json: also print what moved since.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
+    /// Play only the K-th of N contiguous slices of the runs (1 ≤ K ≤ N) and print a shard
+    /// (FORMAT.md §15) for `actforge sim-merge`: needs --json; --csv and --baseline belong to
+    /// sim-merge, which prints the summary.
+    #[arg(long, value_name = "K/N", value_parser = shard_spec, requires = "json", conflicts_with_all = ["csv", "baseline"])]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The arguments of `actforge sim-merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// Shard files printed by `actforge sim --shard K/N --json`, all N of them, in any order.
+    #[arg(required = true, value_name = "SHARD")]
+    pub shards: Vec<PathBuf>,
+    /// Print the summary as JSON (FORMAT.md §15).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as CSV rows `section,name,value`.
+    #[arg(long)]
+    pub csv: bool,
+    /// A summary saved earlier with --json: also print what moved since.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+fn shard_spec(spec: &str) -> Result<(usize, usize), String> {
+    parse_spec(spec).map_err(|error| error.to_string())
+}
+
+/// Reads a summary saved with `--json`; the error names the file.
+fn read_baseline(path: &std::path::Path) -> Result<Summary, String> {
+    std::fs::read_to_string(path)
+        .map_err(|error| error.to_string())
+        .and_then(|text| {
+            serde_json::from_str::<Summary>(&text)
+                .map_err(|error| format!("not a summary (actforge sim --json): {error}"))
+        })
+        .map_err(|message| format!("{}: {message}", path.display()))
 }
 
 /// Runs `actforge sim`.
@@ -69,19 +108,11 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             return Ok(Exit::Failure);
         }
     };
-    let baseline = match &args.baseline {
-        None => None,
-        Some(path) => {
-            match std::fs::read_to_string(path).map_err(|error| error.to_string()).and_then(|text| {
-                serde_json::from_str::<Summary>(&text)
-                    .map_err(|error| format!("not a summary (actforge sim --json): {error}"))
-            }) {
-                Ok(summary) => Some(summary),
-                Err(message) => {
-                    writeln!(err, "error: {}: {message}", path.display())?;
-                    return Ok(Exit::Failure);
-                }
-            }
+    let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
+        Ok(baseline) => baseline,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
+            return Ok(Exit::Failure);
         }
     };
     let seed = args.seed.unwrap_or(loaded.project.manifest.settings.seed);
@@ -105,25 +136,24 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     };
     let started = Instant::now();
     let progress = Progress::default();
-    let result = std::thread::scope(|scope| {
-        let worker = scope.spawn(|| simulate(&content, &options, &progress));
-        // Drawn only when standard error is a terminal.
-        let bar = indicatif::ProgressBar::new(args.runs as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  eta {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        while !worker.is_finished() {
-            bar.set_position(progress.done() as u64);
-            std::thread::sleep(Duration::from_millis(50));
+    let bar_length = args
+        .shard
+        .map_or(args.runs, |(shard, shards)| actforge_runtime::sim::shard::shard_runs(args.runs, shard, shards).len());
+    let result = with_progress(bar_length, &progress, || match args.shard {
+        Some((shard, shards)) => {
+            simulate_shard(&content, &options, shard, shards, &progress).map(|shard| Played::Shard(Box::new(shard)))
         }
-        bar.finish_and_clear();
-        // A worker that panicked is a bug, not a cancel: say so, with how far it got.
-        worker.join().map_err(|_| format!("the simulation stopped unexpectedly after {} runs", progress.done()))
+        None => simulate(&content, &options, &progress).map(|summary| Played::Summary(Box::new(summary))),
     });
     let elapsed = started.elapsed();
     let summary = match result {
-        Ok(Ok(summary)) => summary,
+        Ok(Ok(Played::Summary(summary))) => *summary,
+        Ok(Ok(Played::Shard(shard))) => {
+            // Compact: a shard carries one record per run.
+            serde_json::to_writer(&mut *out, &shard).map_err(std::io::Error::other)?;
+            writeln!(out)?;
+            return Ok(Exit::Success);
+        }
         Ok(Err(error)) => {
             writeln!(err, "error: {error}")?;
             return Ok(Exit::Failure);
@@ -133,20 +163,100 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             return Ok(Exit::Failure);
         }
     };
-    let changes = baseline.as_ref().map(|baseline| diff(baseline, &summary));
-    if args.json {
-        let mut json = serde_json::to_value(&summary).unwrap_or_default();
+    let rate = summary.runs as f64 / elapsed.as_secs_f64().max(1e-9);
+    let footer = format!("\n{} runs in {:.2} s ({rate:.0} runs/s)\n", summary.runs, elapsed.as_secs_f64());
+    print_summary(&summary, baseline.as_ref(), (args.json, args.csv), &footer, out)?;
+    Ok(Exit::Success)
+}
+
+/// What a simulation played: the whole summary, or one shard of it.
+enum Played {
+    Summary(Box<Summary>),
+    Shard(Box<Shard>),
+}
+
+/// Runs `work` on a worker thread with a progress bar of `runs` runs, drawn only when standard
+/// error is a terminal. A worker that panicked is a bug, not a cancel: the error says so, with
+/// how far it got.
+fn with_progress<T: Send>(
+    runs: usize,
+    progress: &Progress,
+    work: impl FnOnce() -> Result<T, SimError> + Send,
+) -> Result<Result<T, SimError>, String> {
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(work);
+        let bar = indicatif::ProgressBar::new(runs as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        while !worker.is_finished() {
+            bar.set_position(progress.done() as u64);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bar.finish_and_clear();
+        worker.join().map_err(|_| format!("the simulation stopped unexpectedly after {} runs", progress.done()))
+    })
+}
+
+/// Prints a summary as text (then `footer`), JSON or CSV, with what moved since `baseline`.
+fn print_summary(
+    summary: &Summary,
+    baseline: Option<&Summary>,
+    (json, csv_out): (bool, bool),
+    footer: &str,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let changes = baseline.map(|baseline| diff(baseline, summary));
+    if json {
+        let mut json = serde_json::to_value(summary).unwrap_or_default();
         if let (Some(changes), Some(object)) = (&changes, json.as_object_mut()) {
             object.insert("changes".to_owned(), serde_json::to_value(changes).unwrap_or_default());
         }
         writeln!(out, "{json:#}")?;
-    } else if args.csv {
-        out.write_all(csv(&summary, changes.as_deref()).as_bytes())?;
+    } else if csv_out {
+        out.write_all(csv(summary, changes.as_deref()).as_bytes())?;
     } else {
-        out.write_all(text(&summary, changes.as_deref()).as_bytes())?;
-        let rate = summary.runs as f64 / elapsed.as_secs_f64().max(1e-9);
-        writeln!(out, "\n{} runs in {:.2} s ({rate:.0} runs/s)", summary.runs, elapsed.as_secs_f64())?;
+        out.write_all(text(summary, changes.as_deref()).as_bytes())?;
+        out.write_all(footer.as_bytes())?;
     }
+    Ok(())
+}
+
+/// Runs `actforge sim-merge`: reads every shard, checks that they are the N slices of one
+/// simulation, and prints the summary `actforge sim` prints for it (the text's last line says
+/// how many shards were merged where `sim` says how long it took).
+pub fn sim_merge(args: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
+    let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
+        Ok(baseline) => baseline,
+        Err(message) => {
+            writeln!(err, "error: {message}")?;
+            return Ok(Exit::Failure);
+        }
+    };
+    let mut shards = Vec::with_capacity(args.shards.len());
+    for path in &args.shards {
+        let file = path.display().to_string();
+        let shard = std::fs::read_to_string(path)
+            .map_err(|error| format!("{file}: {error}"))
+            .and_then(|text| read_shard(&file, &text).map_err(|error| error.to_string()));
+        match shard {
+            Ok(shard) => shards.push((file, shard)),
+            Err(message) => {
+                writeln!(err, "error: {message}")?;
+                return Ok(Exit::Failure);
+            }
+        }
+    }
+    let summary = match merge(&shards) {
+        Ok(summary) => summary,
+        Err(error) => {
+            writeln!(err, "error: {error}")?;
+            return Ok(Exit::Failure);
+        }
+    };
+    let footer = format!("\n{} runs merged from {} shards\n", summary.runs, shards.len());
+    print_summary(&summary, baseline.as_ref(), (args.json, args.csv), &footer, out)?;
     Ok(Exit::Success)
 }
 

@@ -6,6 +6,7 @@
 //! summary on one thread or on many.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -16,6 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::policy::{Move, RandomPolicy};
 use crate::engine::{Choice, Content, Event, Session};
+
+pub mod shard;
 
 /// Summary format version, written into every summary (`actforge sim --json`).
 pub const SUMMARY_VERSION: u32 = 1;
@@ -319,31 +322,111 @@ pub struct Summary {
     pub abilities: BTreeMap<String, AbilityStats>,
 }
 
-/// What one run did.
-#[derive(Clone, Debug, Default)]
-struct RunRecord {
+/// What one run did: everything [`fold`] needs of it. Shards (`actforge sim --shard`) carry
+/// these, since medians and histograms do not merge from summaries (FORMAT.md §15).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
     outcome: String,
     /// The run passed [`SimOptions::max_steps`].
+    #[serde(default, skip_serializing_if = "is_false")]
     cut: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     grade: Option<String>,
     moves: usize,
     ticks: u64,
     turns: usize,
     steps: u64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     act_completions: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     acts_started: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     cards: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     option_plays: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     skill_uses: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     nodes: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     eras: BTreeSet<String>,
+    /// Final values; JSON has no NaN or infinity, so those are written as text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "stat_values")]
     stats: Vec<(String, f64)>,
-    /// Board cards played per `(side's board, card)`.
+    /// Board cards played per `(side's board, card)`; a list, since JSON keys are text.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", with = "board_plays")]
     board_plays: BTreeMap<(String, String), usize>,
     /// The board game's winner and whether the win was instant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     board_winner: Option<(String, bool)>,
-    /// What [`simulate_from`]'s `measure` read from the final state.
+    /// What [`simulate_from`]'s `measure` read from the final state (not in shards: `sim` has
+    /// no measure).
+    #[serde(skip)]
     measured: f64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// `(name, value)` lists whose values may be NaN or infinite: finite values as JSON numbers
+/// (which round-trip exactly), the others as `"NaN"`, `"inf"`, `"-inf"`.
+mod stat_values {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Value {
+        Number(f64),
+        Text(String),
+    }
+
+    pub(super) fn serialize<S: Serializer>(stats: &[(String, f64)], serializer: S) -> Result<S::Ok, S::Error> {
+        let values: Vec<(&str, Value)> = stats
+            .iter()
+            .map(|(name, value)| {
+                let value = if value.is_finite() { Value::Number(*value) } else { Value::Text(value.to_string()) };
+                (name.as_str(), value)
+            })
+            .collect();
+        values.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<(String, f64)>, D::Error> {
+        Vec::<(String, Value)>::deserialize(deserializer)?
+            .into_iter()
+            .map(|(name, value)| match value {
+                Value::Number(number) => Ok((name, number)),
+                Value::Text(text) => match text.as_str() {
+                    "NaN" | "inf" | "-inf" => Ok((name, text.parse().unwrap_or(f64::NAN))),
+                    other => Err(serde::de::Error::custom(format!(
+                        "stat `{name}`: `{other}` is not a number (nor NaN, inf, -inf)"
+                    ))),
+                },
+            })
+            .collect()
+    }
+}
+
+/// A map keyed by `(board, card)` as a list of `[board, card, plays]`.
+mod board_plays {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Plays = BTreeMap<(String, String), usize>;
+
+    pub(super) fn serialize<S: Serializer>(plays: &Plays, serializer: S) -> Result<S::Ok, S::Error> {
+        let rows: Vec<(&str, &str, usize)> =
+            plays.iter().map(|((board, card), count)| (board.as_str(), card.as_str(), *count)).collect();
+        rows.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Plays, D::Error> {
+        let rows = Vec::<(String, String, usize)>::deserialize(deserializer)?;
+        Ok(rows.into_iter().map(|(board, card, count)| ((board, card), count)).collect())
+    }
 }
 
 impl RunRecord {
@@ -429,6 +512,14 @@ impl Start<'_> {
             }
         }
     }
+
+    /// The state every run starts from, as folding reads it (starting hands, cards present).
+    fn initial(&self) -> Session {
+        match self {
+            Self::Content(content) => Session::from_content(Arc::clone(content), 0),
+            Self::Session(session) => (*session).clone(),
+        }
+    }
 }
 
 /// Reads a number from a run's final state (see [`simulate_from`]).
@@ -452,12 +543,38 @@ pub fn simulate_from(
     simulate_runs(Start::Session(start), options, progress, Some(measure))
 }
 
+/// Plays the runs `runs` (indices into the whole simulation of `options.runs`) from fresh
+/// sessions of `content` and returns them in run order, with what folding them needs: run `i`
+/// is the same run whichever slice plays it, so slices fold into [`simulate`]'s summary.
+pub fn simulate_records(
+    content: &Arc<Content>,
+    options: &SimOptions,
+    runs: Range<usize>,
+    progress: &Progress,
+) -> Result<(FoldContext, Vec<RunRecord>), SimError> {
+    let start = Start::Content(content);
+    let records = play_runs(start, options, runs, progress, None)?;
+    Ok((FoldContext::of(&start.initial(), options), records))
+}
+
 fn simulate_runs(
     start: Start<'_>,
     options: &SimOptions,
     progress: &Progress,
     measure: Option<Measure<'_>>,
 ) -> Result<(Summary, Vec<f64>), SimError> {
+    let records = play_runs(start, options, 0..options.runs, progress, measure)?;
+    let measured = records.iter().map(|record| record.measured).collect();
+    Ok((fold(&FoldContext::of(&start.initial(), options), &records), measured))
+}
+
+fn play_runs(
+    start: Start<'_>,
+    options: &SimOptions,
+    runs: Range<usize>,
+    progress: &Progress,
+    measure: Option<Measure<'_>>,
+) -> Result<Vec<RunRecord>, SimError> {
     let content = start.content();
     check_policy(content, &options.policy)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -465,8 +582,7 @@ fn simulate_runs(
         .build()
         .map_err(|_| SimError::Threads(options.threads))?;
     let records: Vec<Option<Result<RunRecord, SimError>>> = pool.install(|| {
-        (0..options.runs)
-            .into_par_iter()
+        runs.into_par_iter()
             .map(|run| {
                 if progress.cancelled() {
                     return None;
@@ -484,12 +600,7 @@ fn simulate_runs(
             None => return Err(SimError::Cancelled(progress.done())),
         }
     }
-    let initial = match start {
-        Start::Content(content) => Session::from_content(Arc::clone(content), 0),
-        Start::Session(session) => session.clone(),
-    };
-    let measured = finished.iter().map(|record| record.measured).collect();
-    Ok((fold(&initial, options, &finished), measured))
+    Ok(finished)
 }
 
 /// Refuses a policy that cannot play this content before any run starts.
@@ -723,36 +834,65 @@ fn final_stats(session: &Session) -> Vec<(String, f64)> {
     stats
 }
 
+/// What folding runs into a [`Summary`] reads from the content and the options besides the
+/// runs, so that runs played on other machines fold without the project (`actforge sim-merge`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldContext {
+    /// The first seed.
+    pub seed: u64,
+    /// The policy's name.
+    pub policy: String,
+    /// Board play: each side's board and the distinct cards of its starting hand, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hands: Vec<(String, Vec<String>)>,
+    /// Board play: the policy of each side.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub side_policies: BTreeMap<String, String>,
+    /// What a run can reach, by kind and in id order (cards present at the start are left out:
+    /// they count as seen); what no run reached of it is the summary's dead content.
+    pub reachable: DeadContent,
+}
+
+impl FoldContext {
+    /// The context of runs that start from `start` and play with `options`.
+    pub fn of(start: &Session, options: &SimOptions) -> Self {
+        // Each side's starting hand: the cards it could play or not.
+        let hands: Vec<(String, Vec<String>)> = start.board().map_or_else(Vec::new, |board| {
+            board
+                .game
+                .sides
+                .iter()
+                .map(|side| {
+                    let mut hand: Vec<String> = side.hand.iter().map(ToString::to_string).collect();
+                    hand.sort();
+                    hand.dedup();
+                    (side.board.to_string(), hand)
+                })
+                .collect()
+        });
+        let mut side_policies = BTreeMap::new();
+        for (at, (side, _)) in hands.iter().enumerate() {
+            let policy = match &options.policy {
+                Policy::Sides(sides) => sides.get(at).map_or_else(|| "random".to_owned(), Policy::name),
+                policy => policy.name(),
+            };
+            side_policies.insert(side.clone(), policy);
+        }
+        Self { seed: options.seed, policy: options.policy.name(), hands, side_policies, reachable: reachable(start) }
+    }
+}
+
+/// Folds runs, in run order, into a summary.
 #[allow(clippy::cast_precision_loss)]
-fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary {
+pub fn fold(context: &FoldContext, records: &[RunRecord]) -> Summary {
     let mut summary = Summary {
         version: SUMMARY_VERSION,
         runs: records.len(),
-        seed: options.seed,
-        policy: options.policy.name(),
+        seed: context.seed,
+        policy: context.policy.clone(),
+        side_policies: context.side_policies.clone(),
         ..Summary::default()
     };
-    // Each side's starting hand: the cards it could play or not.
-    let hands: Vec<(String, Vec<String>)> = start.board().map_or_else(Vec::new, |board| {
-        board
-            .game
-            .sides
-            .iter()
-            .map(|side| {
-                let mut hand: Vec<String> = side.hand.iter().map(ToString::to_string).collect();
-                hand.sort();
-                hand.dedup();
-                (side.board.to_string(), hand)
-            })
-            .collect()
-    });
-    for (at, (side, _)) in hands.iter().enumerate() {
-        let policy = match &options.policy {
-            Policy::Sides(sides) => sides.get(at).map_or_else(|| "random".to_owned(), Policy::name),
-            policy => policy.name(),
-        };
-        summary.side_policies.insert(side.clone(), policy);
-    }
     let mut stats: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for record in records {
         *summary.outcomes.entry(record.outcome.clone()).or_default() += 1;
@@ -789,7 +929,7 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
                 *summary.instant_wins.entry(winner.clone()).or_default() += 1;
             }
         }
-        for (side, hand) in &hands {
+        for (side, hand) in &context.hands {
             let won = record.board_winner.as_ref().filter(|(winner, _)| winner == side);
             let instant = won.is_some_and(|(_, instant)| *instant);
             for card in hand {
@@ -814,14 +954,15 @@ fn fold(start: &Session, options: &SimOptions, records: &[RunRecord]) -> Summary
     summary.turns = Distribution::of(&column(|record| record.turns as f64));
     summary.steps = Distribution::of(&column(|record| record.steps as f64));
     summary.stats = stats.into_iter().map(|(name, values)| (name, Distribution::of(&values))).collect();
-    summary.dead = dead_content(start, &summary);
+    summary.dead = dead_content(&context.reachable, &summary);
     summary
 }
 
-/// What the content defines and no run reached. Cards present when a run starts count as seen.
-fn dead_content(start: &Session, summary: &Summary) -> DeadContent {
+/// What the content defines that a run from `start` can reach. Cards present when a run starts
+/// count as seen, so they are left out.
+fn reachable(start: &Session) -> DeadContent {
     let project = &start.content().project;
-    let mut seen_cards: BTreeSet<String> = summary.card_runs.keys().cloned().collect();
+    let mut seen_cards: BTreeSet<String> = BTreeSet::new();
     seen_cards.extend(start.state().cards.values().map(|card| card.card.to_string()));
     if let Some(board) = start.board() {
         for side in &board.game.sides {
@@ -831,60 +972,45 @@ fn dead_content(start: &Session, summary: &Summary) -> DeadContent {
     if let Some(turns) = start.turns() {
         seen_cards.extend(turns.hand.iter().chain(&turns.deck).map(ToString::to_string));
     }
-    let played_options: BTreeSet<&String> = summary.option_plays.keys().collect();
     let mut options = Vec::new();
     for card in project.cards.iter() {
         let id = &card.id;
         let count = card.options.len().max(card.board_play.as_ref().map_or(0, |play| play.options.len()));
-        for index in 1..=count {
-            let key = format!("{id}/{index}");
-            if !played_options.contains(&key) {
-                options.push(key);
-            }
-        }
+        options.extend((1..=count).map(|index| format!("{id}/{index}")));
     }
+    let map = start.campaign().and_then(|campaign| project.node_maps.get(campaign.map.as_str()));
     DeadContent {
-        acts: project
-            .acts
-            .iter()
-            .map(|act| act.id.to_string())
-            .filter(|id| !summary.act_runs.contains_key(id))
-            .collect(),
+        acts: project.acts.iter().map(|act| act.id.to_string()).collect(),
         cards: project.cards.iter().map(|card| card.id.to_string()).filter(|id| !seen_cards.contains(id)).collect(),
         options,
-        nodes: start
-            .campaign()
-            .and_then(|campaign| project.node_maps.get(campaign.map.as_str()))
-            .map(|map| {
-                map.nodes
-                    .iter()
-                    .map(|node| node.id.to_string())
-                    .filter(|id| !summary.node_runs.contains_key(id))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        nodes: map.map(|map| map.nodes.iter().map(|node| node.id.to_string()).collect()).unwrap_or_default(),
         eras: if start.campaign().is_some() {
-            project.eras.iter().map(|era| era.id.to_string()).filter(|id| !summary.era_runs.contains_key(id)).collect()
+            project.eras.iter().map(|era| era.id.to_string()).collect()
         } else {
             Vec::new()
         },
-        grades: start
-            .campaign()
-            .and_then(|campaign| project.node_maps.get(campaign.map.as_str()))
-            .map(|map| {
-                map.grades.iter().map(|grade| grade.id.clone()).filter(|id| !summary.grades.contains_key(id)).collect()
-            })
-            .unwrap_or_default(),
+        grades: map.map(|map| map.grades.iter().map(|grade| grade.id.clone()).collect()).unwrap_or_default(),
         skills: if start.tactics().is_some() {
-            project
-                .skills
-                .iter()
-                .map(|skill| skill.id.to_string())
-                .filter(|id| !summary.skill_uses.contains_key(id))
-                .collect()
+            project.skills.iter().map(|skill| skill.id.to_string()).collect()
         } else {
             Vec::new()
         },
+    }
+}
+
+/// What of `reachable` no run of `summary` reached.
+fn dead_content(reachable: &DeadContent, summary: &Summary) -> DeadContent {
+    let unreached = |ids: &[String], reached: &dyn Fn(&String) -> bool| -> Vec<String> {
+        ids.iter().filter(|id| !reached(id)).cloned().collect()
+    };
+    DeadContent {
+        acts: unreached(&reachable.acts, &|id| summary.act_runs.contains_key(id)),
+        cards: unreached(&reachable.cards, &|id| summary.card_runs.contains_key(id)),
+        options: unreached(&reachable.options, &|id| summary.option_plays.contains_key(id)),
+        skills: unreached(&reachable.skills, &|id| summary.skill_uses.contains_key(id)),
+        nodes: unreached(&reachable.nodes, &|id| summary.node_runs.contains_key(id)),
+        eras: unreached(&reachable.eras, &|id| summary.era_runs.contains_key(id)),
+        grades: unreached(&reachable.grades, &|id| summary.grades.contains_key(id)),
     }
 }
 

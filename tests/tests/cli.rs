@@ -146,6 +146,7 @@ fn help_is_available_for_every_command() {
         &["new", "--help"],
         &["fmt", "--help"],
         &["sim", "--help"],
+        &["sim-merge", "--help"],
     ] {
         let argv = std::iter::once("actforge").chain(args.iter().copied());
         let error = run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err();
@@ -549,6 +550,198 @@ fn sim_summaries_are_the_same_on_any_thread_count_and_diff_against_a_baseline() 
     assert_eq!(outcome, Exit::Success);
     assert!(out.starts_with("section,name,value\nrun,runs,20\n"), "{out}");
     assert!(out.contains("\nvalue,board.player_one.score.mean,"), "{out}");
+}
+
+/// The text summary without its last line, where `sim` says how long it took and `sim-merge`
+/// how many shards it merged.
+fn without_footer(text: &str) -> &str {
+    let body = text.trim_end_matches('\n');
+    body.rsplit_once('\n').map_or(body, |(body, _)| body)
+}
+
+/// Plays shards `shards` of `actforge sim ARGS… --shard K/N --json` into files in `dir`.
+fn write_shards(dir: &std::path::Path, args: &[&str], shards: &[(usize, usize)]) -> Vec<std::path::PathBuf> {
+    shards
+        .iter()
+        .map(|(shard, of)| {
+            let spec = format!("{shard}/{of}");
+            let mut command = args.to_vec();
+            command.extend(["--shard", &spec, "--json"]);
+            let (outcome, out, err) = actforge(&command);
+            assert_eq!(outcome, Exit::Success, "{command:?}: {err}");
+            let file = dir.join(format!("shard-{shard}-of-{of}.json"));
+            fs::write(&file, out).unwrap();
+            file
+        })
+        .collect()
+}
+
+#[test]
+fn sim_merge_of_three_shards_prints_byte_for_byte_what_one_machine_prints() {
+    // Board play with abilities, a campaign with eras and grades, a table with ticks and acts,
+    // a battle with unit stats.
+    for (pack, runs, extra) in [
+        ("knucklebones", "50", &["--policy", "random,greedy"][..]),
+        ("era-synthesis", "31", &[][..]),
+        ("lighthouse", "20", &["--max-moves", "300"][..]),
+        ("srpg-skirmish", "7", &["--max-moves", "40"][..]),
+    ] {
+        let project = content(pack);
+        let mut args = vec!["sim", path(&project), "--runs", runs, "--seed", "11"];
+        args.extend(extra);
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_shards(dir.path(), &args, &[(1, 3), (2, 3), (3, 3)]);
+        // Any order of the files merges the same.
+        let merge_args = |format: &[&'static str]| {
+            let mut command = vec!["sim-merge", path(&files[2]), path(&files[0]), path(&files[1])];
+            command.extend(format);
+            command
+        };
+        for format in [&["--json"][..], &["--csv"], &[]] {
+            let mut single = args.clone();
+            single.extend(format);
+            let (outcome, one, err) = actforge(&single);
+            assert_eq!(outcome, Exit::Success, "{pack}: {err}");
+            let (outcome, merged, err) = actforge(&merge_args(format));
+            assert_eq!(outcome, Exit::Success, "{pack} {format:?}: {err}");
+            if format.is_empty() {
+                assert_eq!(without_footer(&merged), without_footer(&one), "{pack}: text");
+                assert!(merged.ends_with(&format!("\n{runs} runs merged from 3 shards\n")), "{merged}");
+                assert!(one.contains(&format!("{runs} runs, first seed 11")), "{one}");
+            } else {
+                assert_eq!(merged, one, "{pack} {format:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn sim_shards_slice_runs_in_contiguous_blocks_whatever_the_thread_count() {
+    let project = content("knucklebones");
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["sim", path(&project), "--runs", "10", "--seed", "3"];
+    let files = write_shards(dir.path(), &args, &[(1, 4), (2, 4), (3, 4), (4, 4)]);
+    let shard: serde_json::Value = serde_json::from_str(&fs::read_to_string(&files[1]).unwrap()).unwrap();
+    assert_eq!(shard["format"], "actforge-sim-shard");
+    assert_eq!(shard["version"], 1);
+    assert_eq!((shard["shard"].as_u64(), shard["shards"].as_u64()), (Some(2), Some(4)));
+    // 10 runs over 4 shards: runs 0-1, 2-4, 5-6, 7-9.
+    assert_eq!(shard["first_run"], 2);
+    assert_eq!(shard["records"].as_array().unwrap().len(), 3);
+    let parameters = &shard["parameters"];
+    assert_eq!((parameters["runs"].as_u64(), parameters["seed"].as_u64()), (Some(10), Some(3)));
+    assert!(parameters["content_hash"].as_str().unwrap().starts_with("fnv1a64:"), "{parameters}");
+    assert_eq!(parameters["project"], "Knucklebones");
+    let other_dir = tempfile::tempdir().unwrap();
+    let again = write_shards(other_dir.path(), &[&args[..], &["--threads", "1"]].concat(), &[(2, 4)]);
+    assert_eq!(fs::read_to_string(&again[0]).unwrap(), fs::read_to_string(&files[1]).unwrap());
+    // More shards than runs: some shards are empty (here the first) and still needed.
+    let tiny = ["sim", path(&project), "--runs", "2", "--seed", "3"];
+    let files = write_shards(dir.path(), &tiny, &[(1, 3), (2, 3), (3, 3)]);
+    let (outcome, merged, err) = actforge(&["sim-merge", path(&files[0]), path(&files[1]), path(&files[2]), "--json"]);
+    assert_eq!(outcome, Exit::Success, "{err}");
+    assert_eq!(merged, actforge(&[&tiny[..], &["--json"]].concat()).1);
+}
+
+#[test]
+fn sim_shard_refuses_bad_k_of_n_and_combinations_it_does_not_support() {
+    let project = content("knucklebones");
+    let usage = |args: &[&str]| {
+        let argv = ["actforge", "sim", path(&project), "--runs", "4"].into_iter().chain(args.iter().copied());
+        run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err().to_string()
+    };
+    for (spec, why) in [
+        ("0/3", "K must be between 1 and 3"),
+        ("4/3", "K must be between 1 and 3"),
+        ("1/0", "N must be at least 1"),
+        ("two/3", "K `two` is not a whole number"),
+        ("3", "no `/`"),
+    ] {
+        let message = usage(&["--shard", spec, "--json"]);
+        assert!(message.contains(why) && message.contains("K/N"), "{spec}: {message}");
+    }
+    let message = usage(&["--shard", "1/2"]);
+    assert!(message.contains("--json"), "{message}");
+    let message = usage(&["--shard", "1/2", "--json", "--baseline", "before.json"]);
+    assert!(message.contains("--baseline") && message.contains("cannot be used with"), "{message}");
+    let message = usage(&["--shard", "1/2", "--csv"]);
+    assert!(message.contains("--csv") && message.contains("cannot be used with"), "{message}");
+    let argv = ["actforge", "sim-merge"];
+    let message = run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err().to_string();
+    assert!(message.contains("<SHARD>"), "{message}");
+}
+
+#[test]
+fn sim_merge_refuses_hostile_shards_and_names_the_problem() {
+    let project = content("knucklebones");
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["sim", path(&project), "--runs", "9", "--seed", "2"];
+    let files = write_shards(dir.path(), &args, &[(1, 3), (2, 3), (3, 3)]);
+    let [one, two, three] = [&files[0], &files[1], &files[2]];
+    let text = fs::read_to_string(two).unwrap();
+    let write = |name: &str, content: &str| {
+        let file = dir.path().join(name);
+        fs::write(&file, content).unwrap();
+        file
+    };
+    let refused = |shards: &[&std::path::Path]| {
+        let mut command = vec!["sim-merge"];
+        command.extend(shards.iter().map(|file| path(file)));
+        let (outcome, out, err) = actforge(&command);
+        assert_eq!(outcome, Exit::Failure, "{shards:?}: {out}");
+        assert_eq!(out, "");
+        err
+    };
+    let truncated = write("truncated.json", &text[..text.len() / 2]);
+    let err = refused(&[one, &truncated, three]);
+    assert!(err.contains("truncated.json: not JSON"), "{err}");
+    let garbage = write("garbage.json", "PK\u{3}\u{4} not json at all");
+    assert!(refused(&[one, &garbage, three]).contains("garbage.json: not JSON"));
+    let summary = write("summary.json", &actforge(&[&args[..], &["--json"]].concat()).1);
+    let err = refused(&[one, &summary, three]);
+    assert!(err.contains("summary.json: not a shard") && err.contains("--shard K/N --json"), "{err}");
+    let future = write("future.json", &text.replacen("\"version\":1", "\"version\":99", 1));
+    assert!(refused(&[one, &future, three]).contains("future.json: shard version 99; this actforge reads version 1"));
+    let cut = write("cut.json", &text.replacen("\"records\":[{", "\"records\":[{\"outcome\":7,", 1));
+    assert!(refused(&[one, &cut, three]).contains("cut.json: not a whole shard"));
+    let missing = dir.path().join("nowhere.json");
+    assert!(refused(&[one, &missing, three]).contains("nowhere.json"));
+
+    // Shards of another simulation.
+    let other_dir = tempfile::tempdir().unwrap();
+    let other = write_shards(other_dir.path(), &["sim", path(&project), "--runs", "9", "--seed", "5"], &[(2, 3)]);
+    let err = refused(&[one, &other[0], three]);
+    assert!(err.contains("are shards of different simulations: seed 2 vs 5"), "{err}");
+    let steps = write_shards(other_dir.path(), &[&args[..], &["--max-steps", "500"]].concat(), &[(2, 3)]);
+    assert!(refused(&[one, &steps[0], three]).contains("max_steps 100000 vs 500"));
+    let edited = write("edited.json", &text.replacen("\"content_hash\":\"fnv1a64:", "\"content_hash\":\"fnv1a64:0", 1));
+    assert!(refused(&[one, &edited, three]).contains("content_hash (the content)"));
+
+    // Overlapping, duplicate, missing shards.
+    let halves = write_shards(other_dir.path(), &args, &[(1, 2)]);
+    let err = refused(&[one, &halves[0], three]);
+    assert!(err.contains("shard count N 3 vs 2"), "{err}");
+    let err = refused(&[one, two, two, three]);
+    assert!(err.contains("shard 2/3 is given twice") && err.contains("shard-2-of-3.json"), "{err}");
+    let err = refused(&[one, three]);
+    assert!(err.contains("shard 2/3 of 3 missing"), "{err}");
+    let err = refused(&[three]);
+    assert!(err.contains("shard 1/3, 2/3 of 3 missing"), "{err}");
+    // A shard whose runs do not match its K/N (a record dropped, or relabelled as another K).
+    let shard: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut dropped = shard.clone();
+    dropped["records"].as_array_mut().unwrap().pop();
+    let dropped = write("dropped.json", &dropped.to_string());
+    let err = refused(&[one, &dropped, three]);
+    assert!(
+        err.contains("dropped.json: shard 2/3 of 9 runs should hold 3 runs from run 3 (from 0), but holds 2"),
+        "{err}"
+    );
+    let mut relabelled = shard;
+    relabelled["shard"] = serde_json::json!(1);
+    let relabelled = write("relabelled.json", &relabelled.to_string());
+    let err = refused(&[&relabelled, two, three]);
+    assert!(err.contains("should hold 3 runs from run 0 (from 0), but holds 3 from run 3"), "{err}");
 }
 
 #[test]
