@@ -356,6 +356,7 @@ pub fn text(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("nodes", &dead.nodes),
         ("eras", &dead.eras),
         ("grades", &dead.grades),
+        ("revelations", &dead.revelations),
     ] {
         if !ids.is_empty() {
             let _ = writeln!(out, "  {kind:8} {}", ids.join(", "));
@@ -463,6 +464,7 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("act_completions", &summary.act_completions),
         ("node_runs", &summary.node_runs),
         ("era_runs", &summary.era_runs),
+        ("revelation_runs", &summary.revelation_runs),
         ("option_plays", &summary.option_plays),
         ("skill_uses", &summary.skill_uses),
         ("card_runs", &summary.card_runs),
@@ -502,6 +504,7 @@ pub fn csv(summary: &Summary, changes: Option<&[Change]>) -> String {
         ("dead_node", &dead.nodes),
         ("dead_era", &dead.eras),
         ("dead_grade", &dead.grades),
+        ("dead_revelation", &dead.revelations),
     ] {
         for id in ids {
             row(kind, id, String::new());

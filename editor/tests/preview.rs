@@ -411,6 +411,57 @@ fn an_anecdote_asks_for_a_choice_in_the_campaign_preview() {
 }
 
 #[test]
+fn the_campaign_preview_binds_a_pair_on_the_field_gathers_and_triggers_it() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 2000.0]);
+    harness.get_by_label("end-phase").click();
+    harness.run_steps(3);
+    harness.get_by_label("bind ember_root tide_medium").click();
+    harness.run_steps(3);
+    harness.get_by_label_contains("On the field: Ember Root + Tide Medium (gathered: nothing yet)");
+    for _ in 0..3 {
+        harness.get_by_label("end-phase").click();
+        harness.run_steps(3);
+    }
+    // The second day's dawn: B gathered A's flow tendency 3 and entropy tendency 2.
+    harness.get_by_label_contains("(gathered: field_entropy +2, field_flow +3)");
+    harness.get_by_label("trigger ember_root tide_medium").click();
+    harness.run_steps(3);
+    assert_eq!(harness.query_all_by_label_contains("On the field:").count(), 0);
+    let session = harness.state().preview().game.session().unwrap();
+    let campaign = session.campaign().unwrap();
+    assert!(campaign.syntheses == 1 && campaign.bonds.is_empty());
+    // A revelation the dice granted shows by its label.
+    let smelt = session.content().project.syntheses.get("smelt").unwrap();
+    let labels: Vec<String> = campaign
+        .revealed
+        .iter()
+        .filter_map(|id| smelt.revelations.iter().find(|revelation| revelation.id == *id))
+        .map(|revelation| revelation.label.clone())
+        .collect();
+    for label in labels {
+        harness.get_by_label(&label);
+    }
+}
+
+#[test]
+fn the_campaign_preview_plays_the_forge_mark_on_a_c_card() {
+    let mut harness = playing_at("era-synthesis", [1600.0, 2000.0]);
+    // A perfect match makes the pyre sage at noon of day 1; the gospel's mutation: attack + 2.
+    for line in ["end-phase", "synthesize ember_root flame_gospel", "go whisper_market", "go ember_forge"] {
+        harness.get_by_label(line).click();
+        harness.run_steps(3);
+    }
+    harness.get_by_label("Forge mark");
+    harness.get_by_label("play forge_mark on pyre_sage").click();
+    harness.run_steps(3);
+    let session = harness.state().preview().game.session().unwrap();
+    let boosts = &session.campaign().unwrap().boosts[&actforge_runtime::model::Id::new("pyre_sage")];
+    assert_eq!(boosts.get("life"), Some(&2.0));
+    harness.get_by_label_contains("Pyre Sage: attack +");
+    assert_eq!(harness.query_all_by_label("Forge mark").count(), 0);
+}
+
+#[test]
 fn the_campaign_preview_shows_the_patrol_s_sight_and_the_grade_banner_at_the_end() {
     let mut harness = playing_at("era-synthesis", [1600.0, 1800.0]);
     harness.get_by_label_contains("Stealthy: no patrol sees you");

@@ -213,6 +213,9 @@ pub struct DeadContent {
     /// Grades of the campaign's map no run ended with.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub grades: Vec<String>,
+    /// Revelations of the campaign's synthesis no run was granted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revelations: Vec<String>,
 }
 
 impl DeadContent {
@@ -225,6 +228,7 @@ impl DeadContent {
             && self.nodes.is_empty()
             && self.eras.is_empty()
             && self.grades.is_empty()
+            && self.revelations.is_empty()
     }
 }
 
@@ -302,6 +306,9 @@ pub struct Summary {
     /// Runs in which each era began (the first era counts).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub era_runs: BTreeMap<String, usize>,
+    /// Runs in which each revelation was granted.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub revelation_runs: BTreeMap<String, usize>,
     /// What no run reached.
     pub dead: DeadContent,
     /// Final value of each stat, score and unit stat, over the runs that have it.
@@ -350,6 +357,8 @@ pub struct RunRecord {
     nodes: BTreeSet<String>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     eras: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    revelations: BTreeSet<String>,
     /// Final values; JSON has no NaN or infinity, so those are written as text.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "stat_values")]
     stats: Vec<(String, f64)>,
@@ -466,6 +475,15 @@ impl RunRecord {
             }
             Event::EraStarted { era } => {
                 self.eras.insert(era.to_string());
+            }
+            Event::Raided { card, against, .. } => {
+                self.cards.extend([card, against].map(ToString::to_string));
+            }
+            Event::ExtraSummoned { card, .. } | Event::HandChanged { card, .. } => {
+                self.cards.insert(card.to_string());
+            }
+            Event::RevelationGranted { revelation } => {
+                self.revelations.insert(revelation.clone());
             }
             Event::UnitUsedSkill { skill, .. } | Event::UnitMoved { skill, .. } => {
                 *self.skill_uses.entry(skill.to_string()).or_default() += 1;
@@ -905,6 +923,9 @@ pub fn fold(context: &FoldContext, records: &[RunRecord]) -> Summary {
         for era in &record.eras {
             *summary.era_runs.entry(era.clone()).or_default() += 1;
         }
+        for revelation in &record.revelations {
+            *summary.revelation_runs.entry(revelation.clone()).or_default() += 1;
+        }
         for (act, count) in &record.act_completions {
             *summary.act_completions.entry(act.clone()).or_default() += count;
         }
@@ -990,6 +1011,11 @@ fn reachable(start: &Session) -> DeadContent {
             Vec::new()
         },
         grades: map.map(|map| map.grades.iter().map(|grade| grade.id.clone()).collect()).unwrap_or_default(),
+        revelations: map
+            .and_then(|map| map.synthesis.as_ref())
+            .and_then(|id| project.syntheses.get(id.as_str()))
+            .map(|synthesis| synthesis.revelations.iter().map(|revelation| revelation.id.clone()).collect())
+            .unwrap_or_default(),
         skills: if start.tactics().is_some() {
             project.skills.iter().map(|skill| skill.id.to_string()).collect()
         } else {
@@ -1011,6 +1037,7 @@ fn dead_content(reachable: &DeadContent, summary: &Summary) -> DeadContent {
         nodes: unreached(&reachable.nodes, &|id| summary.node_runs.contains_key(id)),
         eras: unreached(&reachable.eras, &|id| summary.era_runs.contains_key(id)),
         grades: unreached(&reachable.grades, &|id| summary.grades.contains_key(id)),
+        revelations: unreached(&reachable.revelations, &|id| summary.revelation_runs.contains_key(id)),
     }
 }
 
@@ -1080,6 +1107,7 @@ pub fn diff(before: &Summary, after: &Summary) -> Vec<Change> {
         ("card runs", |s: &Summary| &s.card_runs),
         ("node runs", |s: &Summary| &s.node_runs),
         ("era runs", |s: &Summary| &s.era_runs),
+        ("revelation runs", |s: &Summary| &s.revelation_runs),
     ] {
         for key in keys(map(before), map(after)) {
             let count = |summary: &Summary| map(summary).get(&key).copied().unwrap_or(0);

@@ -413,7 +413,13 @@ fn dead_ui(ui: &mut egui::Ui, summary: &Summary, project: Option<&Project>, sele
     let campaign_map = project
         .and_then(|project| project.manifest.entry.node_map.as_ref())
         .map(|map| ItemKey::new(Kind::NodeMap, map.as_str()));
-    let groups: [(&str, &Vec<String>, &KeyOf); 7] = [
+    // The synthesis whose revelations they are: the campaign map's.
+    let synthesis = project
+        .zip(campaign_map.as_ref())
+        .and_then(|(project, map)| project.node_maps.get(map.id.as_str()))
+        .and_then(|map| map.synthesis.as_ref())
+        .map(|id| ItemKey::new(Kind::Synthesis, id.as_str()));
+    let groups: [(&str, &Vec<String>, &KeyOf); 8] = [
         ("Acts", &dead.acts, &|id| Some(ItemKey::new(Kind::Act, id))),
         ("Cards", &dead.cards, &|id| Some(ItemKey::new(Kind::Card, id))),
         ("Options", &dead.options, &|id| id.split_once('/').map(|(card, _)| ItemKey::new(Kind::Card, card))),
@@ -421,6 +427,7 @@ fn dead_ui(ui: &mut egui::Ui, summary: &Summary, project: Option<&Project>, sele
         ("Nodes", &dead.nodes, &|id| node_map(id).map(|map| ItemKey::new(Kind::NodeMap, map))),
         ("Eras", &dead.eras, &|id| Some(ItemKey::new(Kind::Era, id))),
         ("Grades never ended with", &dead.grades, &|_| campaign_map.clone()),
+        ("Revelations never granted", &dead.revelations, &|_| synthesis.clone()),
     ];
     for (title, ids, key_of) in groups {
         if ids.is_empty() {

@@ -497,6 +497,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
     campaign_battle_ui(ui, session, campaign);
     options_ui(ui, session, campaign, choices, chosen);
     piles_ui(ui, session, campaign);
+    field_ui(ui, session, campaign);
     ui.horizontal_wrapped(|ui| {
         for choice in choices {
             let campaign_choice = matches!(
@@ -511,6 +512,11 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
                     | Choice::DiscardCard { .. }
                     | Choice::DrawCard
                     | Choice::UseDeck { .. }
+                    | Choice::Bind { .. }
+                    | Choice::Trigger { .. }
+                    | Choice::SynthesizeAlone { .. }
+                    | Choice::SummonExtra { .. }
+                    | Choice::Raid { .. }
             );
             if campaign_choice && ui.button(session.describe_choice(choice)).clicked() {
                 chosen.push(choice.clone());
@@ -532,6 +538,58 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             "Every path from here is open.",
             || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
         );
+    }
+}
+
+/// The field: bound pairs with what B gathered, the cards boosted (per-card state), the
+/// revelations granted and an open extra summon.
+fn field_ui(ui: &mut egui::Ui, session: &Session, campaign: &actforge_runtime::engine::campaign::CampaignState) {
+    let project = &session.content().project;
+    let cards = &project.cards;
+    let changes = |values: &std::collections::BTreeMap<String, f64>| {
+        let words: Vec<String> = values
+            .iter()
+            .map(|(name, value)| format!("{name} {}{}", if *value >= 0.0 { "+" } else { "" }, show_life(*value)))
+            .collect();
+        words.join(", ")
+    };
+    for bound in &campaign.bonds {
+        let gathered = if bound.gathered.is_empty() { "nothing yet".to_owned() } else { changes(&bound.gathered) };
+        ui.label(format!(
+            "{} On the field: {} + {} (gathered: {gathered})",
+            icon::LINK,
+            name_of(cards, bound.a.as_str()),
+            name_of(cards, bound.b.as_str())
+        ))
+        .on_hover_text("B gathers A's tendencies each dawn; trigger the pair to synthesize it");
+    }
+    for (card, boosts) in &campaign.boosts {
+        ui.label(format!("{} {}: {}", icon::ARROW_FAT_UP, name_of(cards, card.as_str()), changes(boosts)))
+            .on_hover_text("Per-card state: these changes hold for the rest of the campaign");
+    }
+    if !campaign.revealed.is_empty() {
+        let synthesis = project
+            .node_maps
+            .get(campaign.map.as_str())
+            .and_then(|map| map.synthesis.as_ref())
+            .and_then(|id| project.syntheses.get(id.as_str()));
+        ui.horizontal_wrapped(|ui| {
+            ui.label(format!("{} Revelations:", icon::SPARKLE));
+            for id in &campaign.revealed {
+                let known = synthesis.and_then(|s| s.revelations.iter().find(|revelation| revelation.id == *id));
+                let name =
+                    known.map_or(id.as_str(), |r| if r.label.is_empty() { r.id.as_str() } else { r.label.as_str() });
+                ui.label(RichText::new(name).strong())
+                    .on_hover_text(known.map_or(String::new(), |revelation| revelation.text.clone()));
+            }
+        });
+    }
+    if let Some(failed) = &campaign.failed {
+        ui.label(format!(
+            "{} {} failed: an extra card may be summoned in its place",
+            icon::WARNING,
+            name_of(cards, failed.as_str())
+        ));
     }
 }
 

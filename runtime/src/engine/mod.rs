@@ -897,6 +897,8 @@ pub enum Event {
     Raided {
         /// The card.
         card: CardId,
+        /// The card standing for the enemy.
+        against: CardId,
         /// The damage, in words.
         damage: String,
     },

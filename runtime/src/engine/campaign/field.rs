@@ -208,7 +208,11 @@ impl<'a> Step<'a> {
             life: life(self, &raid.against),
         };
         let damage = self.blow(&attacker, &defender);
-        self.events.push(Event::Raided { card: card.clone(), damage: show_value(damage, None) });
+        self.events.push(Event::Raided {
+            card: card.clone(),
+            against: raid.against.clone(),
+            damage: show_value(damage, None),
+        });
         if let Some(stat) = content.project.stats.get(raid.stat.as_str()) {
             let value = self.stat_value(&stat.id);
             self.set_stat(stat, value - damage, &mut crate::engine::core::Depth(0));
