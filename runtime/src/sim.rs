@@ -462,7 +462,10 @@ impl RunRecord {
                 let index = options.iter().position(|known| known.label == *option).map_or(0, |at| at + 1);
                 *self.option_plays.entry(format!("{card}/{index}")).or_default() += 1;
             }
-            Event::TurnCardDrawn { card } | Event::CardDrawn { card, .. } => {
+            Event::TurnCardDrawn { card }
+            | Event::CardDrawn { card, .. }
+            | Event::ExtraSummoned { card, .. }
+            | Event::HandChanged { card, .. } => {
                 self.cards.insert(card.to_string());
             }
             Event::Synthesized { a, b, result, .. } | Event::Summoned { a, b, result, .. } => {
@@ -478,9 +481,6 @@ impl RunRecord {
             }
             Event::Raided { card, against, .. } => {
                 self.cards.extend([card, against].map(ToString::to_string));
-            }
-            Event::ExtraSummoned { card, .. } | Event::HandChanged { card, .. } => {
-                self.cards.insert(card.to_string());
             }
             Event::RevelationGranted { revelation } => {
                 self.revelations.insert(revelation.clone());
