@@ -79,7 +79,7 @@ pub fn systems_ui(
     if let Some(outcome) = &session.state().outcome {
         ui.label(RichText::new(format!("{} The game has ended: {outcome:?}", icon::FLAG_CHECKERED)).strong());
     }
-    if has_table(session) || session.turns().is_some() {
+    if has_table(session) || session.turns().is_some() || session.campaign().is_some() {
         ui.checkbox(&mut looks.debug, "Show hidden stats and aspects (debug)")
             .on_hover_text("Show what the content marks hidden: stats, and aspects on cards and windows");
     }
@@ -104,7 +104,7 @@ pub fn systems_ui(
         battle_ui(ui, session, choices, (map_view, &mut looks.battle), chosen);
     }
     if session.campaign().is_some() {
-        campaign_ui(ui, session, choices, wants);
+        campaign_ui(ui, session, choices, wants, looks.debug);
     }
 }
 
@@ -246,7 +246,7 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: boo
 // ---------------------------------------------------------------- campaign
 
 #[allow(clippy::too_many_lines)] // one painter pass over edges, nodes and the click
-fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: &mut Wants) {
+fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: &mut Wants, debug: bool) {
     let Some(campaign) = session.campaign() else { return };
     let project = &session.content().project;
     let Some(map) = project.node_maps.get(campaign.map.as_str()) else { return };
@@ -408,7 +408,7 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         .on_hover_text("Start the preview over with the player on a node");
     });
     campaign_buttons_ui(ui, session, choices, &mut wants.chosen);
-    meters_ui(ui, session);
+    meters_ui(ui, session, debug);
 }
 
 /// The end of a campaign: victory or defeat and the grade's label, large.
@@ -446,13 +446,18 @@ fn node_colour(kind: &NodeKind) -> Color32 {
     }
 }
 
-/// The campaign's meters as bars; a stat's `max` (when a number) is the bar's end.
-fn meters_ui(ui: &mut egui::Ui, session: &Session) {
+/// The campaign's meters as bars; a stat's `max` (when a number) is the bar's end. Hidden
+/// stats (bookkeeping such as a revelation waiting) only in debug, in italics.
+fn meters_ui(ui: &mut egui::Ui, session: &Session, debug: bool) {
     let Some(campaign) = session.campaign() else { return };
     let project = &session.content().project;
     // Two meters a row: a campaign tracks a dozen or more.
     egui::Grid::new("preview_meters").show(ui, |ui| {
-        for (index, (id, value)) in campaign.meters.iter().enumerate() {
+        let shown = campaign
+            .meters
+            .iter()
+            .filter(|(id, _)| debug || !project.stats.get(id.as_str()).is_some_and(|stat| stat.hidden));
+        for (index, (id, value)) in shown.enumerate() {
             let stat = project.stats.get(id.as_str());
             let name = stat.map_or_else(
                 || id.to_string(),
@@ -463,7 +468,11 @@ fn meters_ui(ui: &mut egui::Ui, session: &Session) {
             let low = bound(stat.and_then(|s| s.min.as_ref())).unwrap_or(0.0_f64.min(*value));
             let high = bound(stat.and_then(|s| s.max.as_ref())).unwrap_or(100.0_f64.max(*value));
             let fraction = ((value - low) / (high - low).max(f64::EPSILON)).clamp(0.0, 1.0) as f32;
-            ui.label(name);
+            if stat.is_some_and(|stat| stat.hidden) {
+                ui.label(RichText::new(name).italics());
+            } else {
+                ui.label(name);
+            }
             ui.add(egui::ProgressBar::new(fraction).desired_width(140.0).text(format!("{value:.1} / {high:.0}")));
             if index % 2 == 1 {
                 ui.end_row();
@@ -498,31 +507,7 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
     options_ui(ui, session, campaign, choices, chosen);
     piles_ui(ui, session, campaign);
     field_ui(ui, session, campaign);
-    ui.horizontal_wrapped(|ui| {
-        for choice in choices {
-            let campaign_choice = matches!(
-                choice,
-                Choice::EndPhase
-                    | Choice::Synthesize { .. }
-                    | Choice::MoveToNode { .. }
-                    | Choice::Summon { .. }
-                    | Choice::Strike { .. }
-                    | Choice::RemoveCard { .. }
-                    | Choice::PlayCard { .. }
-                    | Choice::DiscardCard { .. }
-                    | Choice::DrawCard
-                    | Choice::UseDeck { .. }
-                    | Choice::Bind { .. }
-                    | Choice::Trigger { .. }
-                    | Choice::SynthesizeAlone { .. }
-                    | Choice::SummonExtra { .. }
-                    | Choice::Raid { .. }
-            );
-            if campaign_choice && ui.button(session.describe_choice(choice)).clicked() {
-                chosen.push(choice.clone());
-            }
-        }
-    });
+    campaign_choices_ui(ui, session, choices, chosen);
     let next: Vec<String> = session
         .content()
         .project
@@ -538,6 +523,47 @@ fn campaign_buttons_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice],
             "Every path from here is open.",
             || next.into_iter().flat_map(|node| session.explain(&Subject::Node(node)).unwrap_or_default()).collect(),
         );
+    }
+}
+
+/// The campaign's choices as buttons, one row per kind (a dozen syntheses and binds would
+/// otherwise run together), each row named.
+fn campaign_choices_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], chosen: &mut Vec<Choice>) {
+    let group = |choice: &Choice| -> Option<(usize, &'static str)> {
+        Some(match choice {
+            Choice::MoveToNode { .. } => (0, "Paths"),
+            Choice::Synthesize { .. } => (1, "Synthesize A + B"),
+            Choice::SynthesizeAlone { .. } => (2, "B alone"),
+            Choice::Bind { .. } => (3, "Bind on the field"),
+            Choice::Trigger { .. } => (4, "Trigger a bound pair"),
+            Choice::Summon { .. } => (5, "Summon with insight"),
+            Choice::SummonExtra { .. } => (6, "Summon in the failed card's place"),
+            Choice::PlayCard { .. } => (7, "Play"),
+            Choice::DiscardCard { .. } | Choice::RemoveCard { .. } => (8, "Discard or remove"),
+            Choice::DrawCard | Choice::UseDeck { .. } => (9, "Draw"),
+            Choice::Raid { .. } => (10, "Raid"),
+            Choice::Strike { .. } => (11, "Strike"),
+            Choice::EndPhase => (12, "Day"),
+            _ => return None,
+        })
+    };
+    let mut rows: std::collections::BTreeMap<usize, (&str, Vec<&Choice>)> = std::collections::BTreeMap::new();
+    for choice in choices {
+        if let Some((order, name)) = group(choice) {
+            rows.entry(order).or_insert((name, Vec::new())).1.push(choice);
+        }
+    }
+    // A wrapped row each, named first: a grid cannot hold wrapped rows (it sizes them from the
+    // frame before, and they overlap).
+    for (name, row) in rows.values() {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(format!("{name}:")).weak());
+            for choice in row {
+                if ui.button(session.describe_choice(choice)).clicked() {
+                    chosen.push((*choice).clone());
+                }
+            }
+        });
     }
 }
 
