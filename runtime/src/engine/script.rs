@@ -283,7 +283,7 @@ impl Session {
                 }
             }
             "set" => Err(format!(
-                "`set {rest}`: set aspect CARD ASPECT N, set stat STAT VALUE (turns), set meter METER VALUE \
+                "`set {rest}`: set aspect CARD ASPECT N, set stat STAT VALUE (turns), set meter METER VALUE and set boost CARD PROPERTY VALUE \
                  (campaign), set unit UNIT STAT VALUE (battle) or set cell BOARD C R VALUE|empty (boards)"
             )),
             other => Err(format!(

@@ -290,9 +290,15 @@ impl Session {
                 Some(node) => self.jump_to_node(node).map(|()| Line::Done(String::new())),
                 None => Err("usage: jump NODE".to_owned()),
             },
-            "set" if words.next() == Some("meter") => {
-                self.set_meter_line(words.collect::<Vec<_>>().as_slice()).map(|()| Line::Done(String::new()))
-            }
+            "set" => match words.next() {
+                Some("meter") => {
+                    self.set_meter_line(words.collect::<Vec<_>>().as_slice()).map(|()| Line::Done(String::new()))
+                }
+                Some("boost") => {
+                    self.set_boost_line(words.collect::<Vec<_>>().as_slice()).map(|()| Line::Done(String::new()))
+                }
+                _ => return None,
+            },
             _ => return None,
         };
         Some(line)
@@ -300,6 +306,30 @@ impl Session {
 }
 
 impl Session {
+    /// Set-up: `set boost CARD PROPERTY VALUE` sets a card's per-card change of a property
+    /// outside the rules (0 clears it). Refused for an unknown card or a value that is not a
+    /// finite number.
+    fn set_boost_line(&mut self, words: &[&str]) -> Result<(), String> {
+        let [card, property, value] = words else {
+            return Err("usage: set boost CARD PROPERTY VALUE".to_owned());
+        };
+        if self.content.project.cards.get(card).is_none() {
+            return Err(format!("there is no card `{card}`"));
+        }
+        let value = parse_finite(value)?;
+        let campaign = self.campaign.as_mut().ok_or("the project has no campaign (no node map in its entry)")?;
+        let boosts = campaign.boosts.entry(Id::new(*card)).or_default();
+        if value == 0.0 {
+            boosts.remove(*property);
+        } else {
+            boosts.insert((*property).to_owned(), value);
+        }
+        if boosts.is_empty() {
+            campaign.boosts.remove(&Id::new(*card));
+        }
+        Ok(())
+    }
+
     /// Set-up: `set meter METER VALUE` stores VALUE in a stored meter outside the rules (no
     /// rule runs, no threshold fires, the end is not checked until the next step). Refused for
     /// an unknown or computed meter, a value that is not a finite number, or one outside the
@@ -398,7 +428,7 @@ impl Session {
             .campaign_look(|step| match step.synthesis_cost(&a, &b) {
                 Ok(_) => None,
                 Err(Refusal::Credit) => {
-                    let cost = step.value(&step.map.synthesis_cost);
+                    let cost = step.cost_with(&a, &b, false, &step.map.synthesis_cost);
                     let stat = step.synthesis_stat();
                     Some(credit_words(step, stat, cost))
                 }
