@@ -47,6 +47,19 @@ pub struct SimArgs {
     /// Worker threads (default: one per core). The summary does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// How the summary is printed.
+    #[command(flatten)]
+    pub output: SummaryOutput,
+    /// Play only the K-th of N contiguous slices of the runs (1 ≤ K ≤ N) and print a shard
+    /// (FORMAT.md §15) for `actforge sim-merge`: needs --json; --csv and --baseline belong to
+    /// sim-merge, which prints the summary.
+    #[arg(long, value_name = "K/N", value_parser = shard_spec, requires = "json", conflicts_with_all = ["csv", "baseline"])]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// How `sim` and `sim-merge` print the summary.
+#[derive(Debug, clap::Args)]
+pub struct SummaryOutput {
     /// Print the summary as JSON (FORMAT.md §15).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -56,11 +69,6 @@ pub struct SimArgs {
     /// A summary saved earlier with --json: also print what moved since.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Play only the K-th of N contiguous slices of the runs (1 ≤ K ≤ N) and print a shard
-    /// (FORMAT.md §15) for `actforge sim-merge`: needs --json; --csv and --baseline belong to
-    /// sim-merge, which prints the summary.
-    #[arg(long, value_name = "K/N", value_parser = shard_spec, requires = "json", conflicts_with_all = ["csv", "baseline"])]
-    pub shard: Option<(usize, usize)>,
 }
 
 /// The arguments of `actforge sim-merge`.
@@ -69,15 +77,9 @@ pub struct MergeArgs {
     /// Shard files printed by `actforge sim --shard K/N --json`, all N of them, in any order.
     #[arg(required = true, value_name = "SHARD")]
     pub shards: Vec<PathBuf>,
-    /// Print the summary as JSON (FORMAT.md §15).
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print the summary as CSV rows `section,name,value`.
-    #[arg(long)]
-    pub csv: bool,
-    /// A summary saved earlier with --json: also print what moved since.
-    #[arg(long, value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
+    /// How the summary is printed.
+    #[command(flatten)]
+    pub output: SummaryOutput,
 }
 
 fn shard_spec(spec: &str) -> Result<(usize, usize), String> {
@@ -108,7 +110,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
             return Ok(Exit::Failure);
         }
     };
-    let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
+    let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
         Ok(baseline) => baseline,
         Err(message) => {
             writeln!(err, "error: {message}")?;
@@ -165,7 +167,7 @@ pub fn sim(args: &SimArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io:
     };
     let rate = summary.runs as f64 / elapsed.as_secs_f64().max(1e-9);
     let footer = format!("\n{} runs in {:.2} s ({rate:.0} runs/s)\n", summary.runs, elapsed.as_secs_f64());
-    print_summary(&summary, baseline.as_ref(), (args.json, args.csv), &footer, out)?;
+    print_summary(&summary, baseline.as_ref(), (args.output.json, args.output.csv), &footer, out)?;
     Ok(Exit::Success)
 }
 
@@ -227,7 +229,7 @@ fn print_summary(
 /// simulation, and prints the summary `actforge sim` prints for it (the text's last line says
 /// how many shards were merged where `sim` says how long it took).
 pub fn sim_merge(args: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
-    let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
+    let baseline = match args.output.baseline.as_deref().map(read_baseline).transpose() {
         Ok(baseline) => baseline,
         Err(message) => {
             writeln!(err, "error: {message}")?;
@@ -256,7 +258,7 @@ pub fn sim_merge(args: &MergeArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
         }
     };
     let footer = format!("\n{} runs merged from {} shards\n", summary.runs, shards.len());
-    print_summary(&summary, baseline.as_ref(), (args.json, args.csv), &footer, out)?;
+    print_summary(&summary, baseline.as_ref(), (args.output.json, args.output.csv), &footer, out)?;
     Ok(Exit::Success)
 }
 
