@@ -1,7 +1,9 @@
 //! Simulation speed: random Knucklebones games on one thread and on two (the peer is the
 //! one-thread run of the same games), and runs per second for every content pack.
 //!
-//! Floors: 10,000 random Knucklebones games ≤ 2 s on 2 cores; 1 → 2 threads speed-up ≥ 1.7×.
+//! Floors: 10,000 random Knucklebones games ≤ 2 s on 2 cores; 1 → 2 threads speed-up ≥ 1.7×;
+//! on one thread ≥ 300 random srpg-skirmish runs/s (goal 2,000) and ≥ 1,000 lighthouse runs/s
+//! (goal 5,000), each also shown against the Knucklebones games of the same run (issue 31).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -14,6 +16,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -29,6 +32,8 @@ const GAMES: usize = 1000;
 /// Runs per timed simulation of the other packs (their games are longer).
 const PACK_RUNS: usize = 20;
 const PACKS: [&str; 5] = ["knucklebones", "issues-sim", "srpg-skirmish", "era-synthesis", "lighthouse"];
+/// One-thread runs/s floors and goals (issue 31): pack, floor, goal.
+const FLOORS: [(&str, f64, f64); 2] = [("srpg-skirmish", 300.0, 2000.0), ("lighthouse", 1000.0, 5000.0)];
 
 fn compiled(pack: &str) -> Arc<Content> {
     Arc::new(Content::compile(load_folder(&content(pack)).unwrap().project).unwrap())
@@ -73,9 +78,21 @@ fn main() {
             one / two
         );
     }
+    let runs_per_second = |pack: &str| {
+        criterion_mean_ns(GROUP, &format!("pack_{pack}_{PACK_RUNS}_runs_threads_1"))
+            .map(|ns| PACK_RUNS as f64 / (ns / 1e9))
+    };
+    // The peer: Knucklebones games timed in the same run, so a loaded machine shows as such.
+    let peer = runs_per_second("knucklebones");
     for (pack, _) in &packs {
-        if let Some(ns) = criterion_mean_ns(GROUP, &format!("pack_{pack}_{PACK_RUNS}_runs_threads_1")) {
-            println!("  {pack:14} {:9.1} runs/s on one thread", PACK_RUNS as f64 / (ns / 1e9));
+        let Some(rate) = runs_per_second(pack) else { continue };
+        let mut line = format!("  {pack:14} {rate:9.1} runs/s on one thread");
+        if let Some((_, floor, goal)) = FLOORS.iter().find(|(name, _, _)| name == pack) {
+            let _ = write!(line, " = {:.2}× the floor of {floor:.0} (goal {goal:.0})", rate / floor);
+            if let Some(peer) = peer {
+                let _ = write!(line, "; 1 run per {:.0} Knucklebones games", peer / rate);
+            }
         }
+        println!("{line}");
     }
 }
