@@ -574,13 +574,21 @@ pub struct Document {
     dirty: BTreeSet<ItemKey>,
 }
 
+/// A revision no document has had yet: caches keyed by revision (the inspector's, the preview's)
+/// stay right when a reload or another project replaces the document.
+fn fresh_revision() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Document {
     /// A document over a project just loaded or saved: nothing unsaved.
     pub fn new(project: Project) -> Self {
+        let revision = fresh_revision();
         Self {
             project,
-            revision: 0,
-            saved_revision: 0,
+            revision,
+            saved_revision: revision,
             baseline: BTreeMap::new(),
             baseline_manifest: None,
             dirty: BTreeSet::new(),
@@ -592,7 +600,8 @@ impl Document {
         &self.project
     }
 
-    /// Counts applied ops.
+    /// The content's revision: a number no other content of any document had (every applied
+    /// op gives a new one).
     pub fn revision(&self) -> u64 {
         self.revision
     }
@@ -605,7 +614,7 @@ impl Document {
     /// Applies `op`, returning its inverse; on error nothing changed.
     pub fn apply(&mut self, op: Op) -> Result<Op, OpError> {
         let inverse = op.apply(&mut self.project)?;
-        self.revision += 1;
+        self.revision = fresh_revision();
         // An item may be set more than once in one op (a rename's batch): the inverse's last
         // setting of it, applied last, holds the content from before the op.
         let mut before = BTreeMap::new();

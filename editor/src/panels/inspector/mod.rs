@@ -91,6 +91,17 @@ pub struct InspectorState {
     json_drafts: BTreeMap<String, String>,
     /// Formula fields showing their values in the preview's running game, by path.
     live_values: BTreeSet<String>,
+    /// The selected item as JSON and what refers to it, for one revision: serialising the item
+    /// and walking the whole project every frame cost more than drawing the form.
+    shown: Option<Shown>,
+}
+
+/// What the inspector draws for one item at one revision.
+struct Shown {
+    revision: u64,
+    key: ItemKey,
+    json: Result<Value, String>,
+    uses: Vec<(ItemKey, actforge_runtime::model::FieldPath)>,
 }
 
 impl InspectorState {
@@ -151,8 +162,18 @@ pub fn inspector_ui(
         state.formulas = Some((input.revision, set, names));
     }
     rename_ui(ui, key, state, actions);
-    let json = match item.to_json() {
-        Ok(json) => json,
+    if state.shown.as_ref().is_none_or(|shown| shown.revision != input.revision || shown.key != *key) {
+        state.shown = Some(Shown {
+            revision: input.revision,
+            key: key.clone(),
+            json: item.to_json().map_err(|error| error.to_string()),
+            uses: where_used(input.project, key),
+        });
+    }
+    let Some(shown_item) = state.shown.as_ref() else { return };
+    let uses = shown_item.uses.clone();
+    let json = match &shown_item.json {
+        Ok(json) => json.clone(),
         Err(error) => {
             ui.label(format!("This item cannot be shown as a form: {error}"));
             return;
@@ -212,7 +233,7 @@ pub fn inspector_ui(
             form.object_ui(ui, &mut Vec::new(), properties, object, true);
         }
         ui.add_space(8.0);
-        where_used_ui(ui, input.project, key, actions);
+        where_used_ui(ui, &uses, actions);
     });
     let (changed, created, selected, gesture_ended) = (form.changed, form.created, form.selected, form.gesture_ended);
     if let Some(target) = selected {
@@ -373,8 +394,11 @@ fn rename_ui(ui: &mut egui::Ui, key: &ItemKey, state: &mut InspectorState, actio
 }
 
 /// Every item that refers to this one, each a link.
-fn where_used_ui(ui: &mut egui::Ui, project: &Project, key: &ItemKey, actions: &mut Vec<InspectorAction>) {
-    let uses = where_used(project, key);
+fn where_used_ui(
+    ui: &mut egui::Ui,
+    uses: &[(ItemKey, actforge_runtime::model::FieldPath)],
+    actions: &mut Vec<InspectorAction>,
+) {
     egui::CollapsingHeader::new(format!("Used by ({})", uses.len()))
         .id_salt("inspector_where_used")
         .default_open(true)
