@@ -24,7 +24,7 @@ use actforge_runtime::{Project, Severity};
 use egui::RichText;
 use serde_json::Value;
 
-use crate::document::{ItemKey, Op, item_from_json, where_used};
+use crate::document::{AnyItem, ItemKey, Op, item_from_json, where_used};
 use crate::requests::{Request, Requests};
 use crate::style::{kind_icon, kind_text_colour, severity_colour};
 use crate::workspace::Workspace;
@@ -162,15 +162,7 @@ pub fn inspector_ui(
         state.formulas = Some((input.revision, set, names));
     }
     rename_ui(ui, key, state, actions);
-    if state.shown.as_ref().is_none_or(|shown| shown.revision != input.revision || shown.key != *key) {
-        state.shown = Some(Shown {
-            revision: input.revision,
-            key: key.clone(),
-            json: item.to_json().map_err(|error| error.to_string()),
-            uses: where_used(input.project, key),
-        });
-    }
-    let Some(shown_item) = state.shown.as_ref() else { return };
+    let shown_item = shown(state, input, &*item);
     let uses = shown_item.uses.clone();
     let json = match &shown_item.json {
         Ok(json) => json.clone(),
@@ -247,6 +239,21 @@ pub fn inspector_ui(
     {
         apply_edit(key, edited, json, change, created, state, actions);
     }
+}
+
+/// The selected item's JSON and users at this revision, worked out when either changed.
+fn shown<'s>(state: &'s mut InspectorState, input: &InspectorInput<'_>, item: &dyn AnyItem) -> &'s Shown {
+    let key = input.key;
+    let stale = state.shown.as_ref().is_none_or(|shown| shown.revision != input.revision || shown.key != *key);
+    if stale {
+        state.shown = None;
+    }
+    state.shown.get_or_insert_with(|| Shown {
+        revision: input.revision,
+        key: key.clone(),
+        json: item.to_json(),
+        uses: where_used(input.project, key),
+    })
 }
 
 /// Turns the form's edited JSON into one edit (with any items a picker made), or keeps it as
