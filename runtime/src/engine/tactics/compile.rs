@@ -131,8 +131,8 @@ impl TacticsState {
         // The battle's own stream would be seeded by the session; formulas read here see a fixed one.
         let mut rng = Pcg64Mcg::new(LIVE_STREAM);
         for (_, skill) in state.usable_skills(content, key, SkillKind::Move) {
-            for (spot, route) in state.move_routes(content, &mut rng, key, skill, (from, 0.0)).iter() {
-                routes.entry(*spot).or_insert_with(|| route.clone());
+            for (spot, route) in state.move_routes(content, &mut rng, key, skill, (from, 0.0)) {
+                routes.entry(spot).or_insert(route);
             }
         }
         routes
@@ -250,7 +250,6 @@ impl TacticsState {
             charging: Vec::new(),
             round: None,
             repainted: BTreeMap::new(),
-            memo: super::memo::Memo::default(),
         }
     }
 

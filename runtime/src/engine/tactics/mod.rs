@@ -7,7 +7,6 @@ mod check;
 mod compile;
 mod env;
 mod forecast;
-mod memo;
 mod regions;
 mod rounds;
 mod script;
@@ -180,8 +179,6 @@ pub struct TacticsState {
     pub round: Option<Round>,
     /// Tops repainted by set-up lines (`set terrain`), by standing spot: part of the state.
     pub repainted: BTreeMap<(u16, u16, u16), Option<crate::model::Paint>>,
-    /// Region searches already done on this state (not part of the state).
-    memo: memo::Memo,
 }
 
 impl Hash for TacticsState {

@@ -2,7 +2,6 @@
 //! (`spec/srpgck.md` §b.4–§b.8).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
@@ -14,7 +13,6 @@ use crate::map::{
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
 use super::env::{Perspective, eval_expr};
-use super::memo::Routes;
 use super::{TacticsState, UnitState};
 use crate::engine::content::Content;
 use crate::engine::core;
@@ -315,8 +313,8 @@ impl TacticsState {
         let Some(unit) = self.units.get(key) else { return spots };
         // Replaced move skills do not walk; the others in their sorted order.
         for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
-            for spot in self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).keys() {
-                spots.entry(*spot).or_insert(at);
+            for spot in self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).into_keys() {
+                spots.entry(spot).or_insert(at);
             }
         }
         spots
@@ -333,10 +331,7 @@ impl TacticsState {
         let Some(unit) = self.units.get(key) else { return vec![to] };
         let skill = self.skill_ids(content, key).get(at).and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return vec![unit.spot, to] };
-        self.move_routes(content, rng, key, skill, (unit.spot, 0.0))
-            .get(&to)
-            .cloned()
-            .unwrap_or_else(|| vec![unit.spot, to])
+        self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).remove(&to).unwrap_or_else(|| vec![unit.spot, to])
     }
 
     /// Where a move of `key` with the move skill `skill` can end when it sets out from `from`
@@ -353,27 +348,7 @@ impl TacticsState {
         key: &str,
         skill: &Skill,
         (from, spent): (Spot, f64),
-    ) -> Arc<Routes> {
-        // A move from where the unit stands is asked again when it is applied: remembered.
-        let standing =
-            self.units.get(key).is_some_and(|unit| unit.spot == from) && spent.to_bits() == 0.0_f64.to_bits();
-        if standing {
-            return self.remembered_routes(content, rng, (key, skill), |state, rng| {
-                state.work_out_routes(content, rng, key, skill, (from, spent))
-            });
-        }
-        Arc::new(self.work_out_routes(content, rng, key, skill, (from, spent)))
-    }
-
-    /// [`Self::move_routes`] worked out.
-    fn work_out_routes(
-        &self,
-        content: &Content,
-        rng: &mut Pcg64Mcg,
-        key: &str,
-        skill: &Skill,
-        (from, spent): (Spot, f64),
-    ) -> Routes {
+    ) -> BTreeMap<Spot, Vec<Spot>> {
         let mut routes = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return routes };
         let region = &skill.target_region;
@@ -470,9 +445,9 @@ impl TacticsState {
             let mut failed = None;
             for (leg, stop) in via.iter().chain([&to]).enumerate() {
                 let last = leg == via.len();
-                let routes = self.move_routes(content, rng, key, skill, (from, spent));
+                let mut routes = self.move_routes(content, rng, key, skill, (from, spent));
                 let fits = routes.get(stop).is_some_and(|_| last || self.unit_at(*stop).is_none());
-                let Some(path) = routes.get(stop).filter(|_| fits).cloned() else {
+                let Some(path) = routes.remove(stop).filter(|_| fits) else {
                     failed = Some(format!(
                         "with {}, {} ({}, {}, {}) is out of reach from ({}, {}, {}) ({} spent)",
                         skill.id,
@@ -801,12 +776,10 @@ impl TacticsState {
         rng: &mut Pcg64Mcg,
         key: &str,
         skill: &Skill,
-    ) -> Arc<BTreeSet<Spot>> {
-        self.remembered_targets(content, rng, (key, skill), |state, rng| {
-            let Some(unit) = state.units.get(key) else { return BTreeSet::new() };
-            let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
-            state.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
-        })
+    ) -> BTreeSet<Spot> {
+        let Some(unit) = self.units.get(key) else { return BTreeSet::new() };
+        let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
+        self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }
 
     /// The action skills of `key` it can use (not replaced, not passive; its own, then those its

@@ -44,7 +44,7 @@ impl TacticsState {
         }
         if !turn.acted {
             for skill in self.action_skills(content, key) {
-                for spot in self.target_spots(content, rng, key, skill).iter().copied() {
+                for spot in self.target_spots(content, rng, key, skill) {
                     choices.push(Choice::UseSkill {
                         unit: key.to_owned(),
                         skill: skill.id.clone(),
