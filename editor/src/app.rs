@@ -455,6 +455,12 @@ impl ActforgeApp {
     pub fn set_preview_wait(&mut self, wait: Option<std::time::Duration>) {
         self.preview.game.set_foreground_wait(wait);
     }
+
+    /// Shows the Preview tab and starts its clock as soon as the game has compiled.
+    pub fn play_preview_when_ready(&mut self) {
+        self.show_tab(Tab::Preview);
+        self.preview.play_when_ready();
+    }
 }
 
 impl eframe::App for ActforgeApp {

@@ -39,12 +39,19 @@ pub struct PreviewPanel {
     map_view: crate::views::map::MapViewState,
     /// The "Edit the state" row's pickers and fields.
     state_edit: edit::StateEdit,
+    /// Start the clock as soon as the game has compiled (`ACTFORGE_PREVIEW_AUTOPLAY`).
+    autoplay: bool,
 }
 
 impl PreviewPanel {
     /// The tactics map's view (camera, last frame), e.g. to find a tile on screen.
     pub fn map_view(&self) -> &crate::views::map::MapViewState {
         &self.map_view
+    }
+
+    /// Starts the clock at the current speed once the game has compiled (at once if it has).
+    pub fn play_when_ready(&mut self) {
+        self.autoplay = true;
     }
 
     /// Sets the folder the tactics map's palette pictures are read from.
@@ -68,6 +75,10 @@ impl PreviewPanel {
         }
         self.game.poll();
         self.game.sync(document.project(), document.revision());
+        if self.autoplay && self.game.session().is_some() {
+            self.autoplay = false;
+            self.game.set_playing(true);
+        }
         self.run_clock(ui);
         self.save_form_ui(ui, document.project());
         self.controls_ui(ui, document.project());
