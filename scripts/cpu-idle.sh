@@ -5,9 +5,10 @@
 # folder (the default layout, no stored state), lets it settle, then measures the process's
 # CPU time (user + system, every thread, from /proc/PID/stat) over a window of seconds.
 # The playing figure comes from a second run with ACTFORGE_PREVIEW_AUTOPLAY=1, which starts
-# the preview's clock at 1× on the first frame (as F5 would).
+# the preview's clock at 1× once the game has compiled; with --keys (for builds without it)
+# xdotool presses F5 twice instead: the first shows the Preview tab, the second plays.
 #
-# Usage: scripts/cpu-idle.sh [-d :97] [-p content/lighthouse] [-s SECONDS] [-w SETTLE] [--no-play]
+# Usage: scripts/cpu-idle.sh [-d :97] [-p content/lighthouse] [-s SECONDS] [-w SETTLE] [--no-play] [--keys]
 # The binary: $ACTFORGE_BIN, else the release build, else the debug build (under
 # $CARGO_TARGET_DIR or target/). Prints one line per measurement.
 set -euo pipefail
@@ -17,6 +18,7 @@ project="content/lighthouse"
 seconds=20
 settle=8
 play=1
+keys=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -d) display="$2"; shift 2 ;;
@@ -24,7 +26,8 @@ while [[ $# -gt 0 ]]; do
         -s) seconds="$2"; shift 2 ;;
         -w) settle="$2"; shift 2 ;;
         --no-play) play=0; shift ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        --keys) keys=1; shift ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done
@@ -82,6 +85,14 @@ measure() {
         LIBGL_ALWAYS_SOFTWARE=1 "$@" "$bin" "$project" >"$work/editor-$label.log" 2>&1 &
     editor_pid=$!
     sleep "$settle"
+    if [[ "$label" == playing && "$keys" == 1 ]]; then
+        local window
+        window="$(DISPLAY="$display" xdotool search --name Actforge | head -n 1)"
+        DISPLAY="$display" xdotool windowfocus "$window" key F5
+        sleep 3
+        DISPLAY="$display" xdotool key F5
+        sleep 2
+    fi
     if ! kill -0 "$editor_pid" 2>/dev/null; then
         echo "the editor exited early:" >&2
         cat "$work/editor-$label.log" >&2
@@ -103,6 +114,8 @@ measure() {
 echo "binary:  $bin"
 echo "project: $project, display $display, settle ${settle} s, measured over ${seconds} s"
 measure idle
-if [[ "$play" == 1 ]]; then
+if [[ "$play" == 1 && "$keys" == 1 ]]; then
+    measure playing
+elif [[ "$play" == 1 ]]; then
     measure playing ACTFORGE_PREVIEW_AUTOPLAY=1
 fi

@@ -340,11 +340,12 @@ impl ActforgeApp {
         // The frame is drawn: from here on the document may change.
         self.apply_requests();
         self.poll_import(&ctx);
-        self.check_disk();
-        if self.watch.is_some() {
-            // File events arrive on another thread: look again soon even without input.
-            ctx.request_repaint_after(std::time::Duration::from_millis(500));
+        if let Some(watch) = &self.watch {
+            // File events arrive on another thread, which asks for a frame when one does;
+            // one that came before it knew the window is taken in just below.
+            watch.wake(&ctx);
         }
+        self.check_disk();
         self.autosave(&ctx);
         let title = self.title();
         if title != self.title {

@@ -20,6 +20,24 @@ pub use session::{INPUT_BUDGET, PreviewGame, PreviewHighlight, REPLAY_BUDGET, SP
 
 use crate::document::{Document, ItemKey};
 
+/// A playing preview's shortest time between frames: at most 30 a second, however fast its
+/// clock ticks (a frame then moves the clock by several ticks).
+const FASTEST_FRAME: std::time::Duration = std::time::Duration::from_micros(33_334);
+
+/// Added to the time until the next tick, so a frame woken a little early still finds it due
+/// (else it draws nothing new and waits a further frame).
+const TICK_SLACK: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Asks for a frame that starts `delay` from now. egui starts a frame asked for "after
+/// `delay`" one frame's time early, so that it is shown by then; a frame that must see a moment
+/// pass (a tick due) would then come too early and draw nothing new.
+#[track_caller] // egui's repaint causes then name the caller
+pub(crate) fn frame_in(ctx: &egui::Context, delay: std::time::Duration) {
+    let frame_time = ctx.input(|input| input.predicted_dt);
+    let early = std::time::Duration::try_from_secs_f32(frame_time).unwrap_or_default();
+    ctx.request_repaint_after(delay.saturating_add(early));
+}
+
 /// The Preview tab's state (editor state, never part of the document).
 #[derive(Default)]
 pub struct PreviewPanel {
@@ -130,7 +148,11 @@ impl PreviewPanel {
         self.last_time = Some(now);
         if self.game.is_playing() {
             self.game.tick_clock(elapsed);
-            ui.ctx().request_repaint();
+            // What is shown (the tick, timer bars, decays) changes only on whole ticks: the next
+            // frame is drawn when the next tick is due, and no more often than the display needs.
+            if let Some(next) = self.game.until_next_tick() {
+                frame_in(ui.ctx(), (next + TICK_SLACK).max(FASTEST_FRAME));
+            }
         }
     }
 
