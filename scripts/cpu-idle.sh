@@ -52,7 +52,8 @@ xvfb_pid=""
 editor_pid=""
 cleanup() {
     [[ -n "$editor_pid" ]] && kill "$editor_pid" 2>/dev/null || true
-    [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null || true
+    # Waited for, so the display is free for the next run.
+    [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
