@@ -245,11 +245,11 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: boo
 
 // ---------------------------------------------------------------- campaign
 
-#[allow(clippy::too_many_lines)] // one painter pass over edges, nodes and the click
 /// How long the ring around the party's node beats after it arrives: three beats of
 /// `|sin 3t|`, which ends at rest (the smallest ring).
 const PULSE_SECONDS: f64 = std::f64::consts::PI;
 
+#[allow(clippy::too_many_lines)] // one painter pass over edges, nodes and the click
 fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: &mut Wants) {
     let Some(campaign) = session.campaign() else { return };
     let project = &session.content().project;
