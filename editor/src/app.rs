@@ -340,11 +340,12 @@ impl ActforgeApp {
         // The frame is drawn: from here on the document may change.
         self.apply_requests();
         self.poll_import(&ctx);
-        self.check_disk();
-        if self.watch.is_some() {
-            // File events arrive on another thread: look again soon even without input.
-            ctx.request_repaint_after(std::time::Duration::from_millis(500));
+        if let Some(watch) = &self.watch {
+            // File events arrive on another thread, which asks for a frame when one does;
+            // one that came before it knew the window is taken in just below.
+            watch.wake(&ctx);
         }
+        self.check_disk();
         self.autosave(&ctx);
         let title = self.title();
         if title != self.title {
@@ -454,6 +455,12 @@ impl ActforgeApp {
     /// want; the window waits a few milliseconds so a slow replay never holds it).
     pub fn set_preview_wait(&mut self, wait: Option<std::time::Duration>) {
         self.preview.game.set_foreground_wait(wait);
+    }
+
+    /// Shows the Preview tab and starts its clock as soon as the game has compiled.
+    pub fn play_preview_when_ready(&mut self) {
+        self.show_tab(Tab::Preview);
+        self.preview.play_when_ready();
     }
 }
 

@@ -64,6 +64,10 @@ mod gui {
                 let mut app = ActforgeApp::with_storage(path, creation.storage);
                 // A quick replay shows in the same frame; a slow one leaves the window responsive.
                 app.set_preview_wait(Some(std::time::Duration::from_millis(30)));
+                // For scripts/cpu-idle.sh: the preview plays at 1× from the first frame, as F5 would.
+                if std::env::var_os("ACTFORGE_PREVIEW_AUTOPLAY").is_some_and(|value| value == "1") {
+                    app.play_preview_when_ready();
+                }
                 Ok(Box::new(app))
             }),
         )

@@ -307,6 +307,23 @@ fn project_ron_changed_on_disk_reloads_as_an_undoable_step() {
 }
 
 #[test]
+fn a_change_on_disk_wakes_the_idle_editor_which_otherwise_asks_for_no_frame() {
+    let dir = lighthouse_copy();
+    let mut harness = harness_at(dir.path());
+    harness.run();
+    assert!(!harness.ctx.has_requested_repaint(), "an idle editor asks for no frame, not even a later one");
+    write_seed(dir.path(), 99);
+    // No frames are drawn while waiting: only the watcher's thread can ask for one.
+    let woke = (0..200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        harness.ctx.has_requested_repaint()
+    });
+    assert!(woke, "the watcher asked for a frame when project.ron changed");
+    harness.run_steps(1);
+    assert_eq!(harness.state().project().unwrap().manifest.settings.seed, 99, "that frame took the change in");
+}
+
+#[test]
 fn project_ron_changed_on_disk_with_unsaved_settings_raises_a_conflict() {
     let dir = lighthouse_copy();
     let mut harness = harness_at(dir.path());

@@ -3,10 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // test code: a panic is a failed test
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use actforge_editor::app::{ActforgeApp, default_project_path};
 use actforge_editor::commands::UiCommand;
-use actforge_editor::preview::PreviewGame;
+use actforge_editor::preview::{PreviewGame, SPEEDS};
 use actforge_runtime::engine::{Session, Status};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -1017,4 +1018,76 @@ fn an_ability_card_is_aimed_by_clicking_a_cell_of_the_board() {
     harness.run_steps(3);
     let log = harness.state().preview().game.log().to_vec();
     assert!(log.last().unwrap().contains("thief"), "{log:?}");
+}
+
+/// How long after the last frame the editor asked for the next one (`Duration::MAX`: never).
+fn next_frame_in(harness: &Harness<'static, ActforgeApp>) -> Duration {
+    harness.output().viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::MAX, |output| output.repaint_delay)
+}
+
+#[test]
+fn an_idle_editor_and_a_paused_preview_ask_for_no_frame() {
+    let mut harness = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, app: &mut ActforgeApp| app.ui(ui), ActforgeApp::new(default_project_path()));
+    ActforgeApp::setup(&harness.ctx);
+    // `run` panics if the editor keeps asking for frames at once.
+    harness.run();
+    assert_eq!(next_frame_in(&harness), Duration::MAX, "the watched project folder needs no polling frames");
+    harness.state_mut().request(UiCommand::RestartPreview);
+    // kittest's clock moves a quarter second a frame: four seconds on, the campaign map's ring
+    // around the party's node has stopped beating.
+    harness.run_steps(16);
+    harness.run();
+    assert!(harness.state().preview().game.session().is_some(), "the preview shows the game");
+    assert!(!harness.state().preview().game.is_playing());
+    assert_eq!(next_frame_in(&harness), Duration::MAX, "a paused preview asks for no frame");
+}
+
+#[test]
+fn a_playing_preview_asks_for_a_frame_when_its_next_tick_is_due_at_most_30_a_second() {
+    // act-demo runs 10 ticks a second: at 1× the game changes every 100 ms.
+    let mut harness = playing("act-demo");
+    harness.state_mut().request(UiCommand::PlayPause);
+    harness.run_steps(2);
+    assert!(harness.state().preview().game.is_playing());
+    let at_1x = next_frame_in(&harness);
+    assert!(at_1x > Duration::ZERO && at_1x <= Duration::from_millis(105), "at 1×: {at_1x:?}");
+    // No frame is asked for at once, so `run` returns.
+    harness.run();
+    assert!(harness.state().preview().game.is_playing());
+
+    harness.state_mut().preview_mut().game.set_speed(SPEEDS[SPEEDS.len() - 1]);
+    harness.run_steps(2);
+    let fastest = next_frame_in(&harness);
+    assert!(
+        fastest >= Duration::from_secs_f64(1.0 / 30.0) && fastest < Duration::from_millis(100),
+        "at the fastest speed: {fastest:?}"
+    );
+
+    // Paused (after the frame that asked), it asks for none.
+    harness.state_mut().request(UiCommand::PlayPause);
+    harness.run_steps(2);
+    harness.run();
+    assert!(!harness.state().preview().game.is_playing());
+    assert_eq!(next_frame_in(&harness), Duration::MAX);
+}
+
+#[test]
+fn the_campaign_ring_pulses_when_the_party_arrives_then_holds_still() {
+    let mut harness = playing("era-synthesis");
+    harness.get_by_label_contains("Campaign — ");
+    // Card pictures may still be loading (their spinners ask for frames too): look for the ring's.
+    let causes = harness.ctx.repaint_causes();
+    assert!(causes.iter().any(|cause| cause.file.ends_with("views.rs")), "the ring beats: {causes:?}");
+    assert!(next_frame_in(&harness) < Duration::from_millis(100));
+    // kittest's clock moves a quarter second a frame: four seconds on, the ring holds still, and
+    // once the pictures are in nothing asks for a frame.
+    harness.run_steps(16);
+    let still = (0..100).any(|_| {
+        harness.step();
+        std::thread::sleep(Duration::from_millis(20));
+        next_frame_in(&harness) == Duration::MAX
+    });
+    assert!(still, "a still ring asks for no frame: {:?}", harness.ctx.repaint_causes());
 }

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, OnceLock};
 
 use actforge_runtime::Kind;
 use actforge_runtime::model::Manifest;
@@ -25,22 +26,44 @@ pub struct FolderWatch {
     // Kept alive: dropping it stops the watching.
     _watcher: notify::RecommendedWatcher,
     events: Receiver<notify::Result<notify::Event>>,
+    /// The window the watcher's thread wakes when a change arrives (known from the first frame).
+    wake: Arc<OnceLock<egui::Context>>,
 }
 
 impl FolderWatch {
     /// Starts watching `root` and everything below it.
     pub fn start(root: &Path) -> Result<Self, String> {
         let (sender, events) = channel();
-        let mut watcher = notify::recommended_watcher(move |event| {
+        let wake = Arc::new(OnceLock::<egui::Context>::new());
+        let waker = Arc::clone(&wake);
+        let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            // Reading a file (ours included, when a change is taken in) is not a change: passing
+            // it on would wake the window to read the file again and again.
+            if matches!(&event, Ok(event) if matches!(event.kind, notify::EventKind::Access(_))) {
+                return;
+            }
             // The app may be gone while the watcher thread still reports: nothing to do then.
-            let _ = sender.send(event);
+            // Else the window draws a frame, which takes the change in: no polling frames.
+            if sender.send(event).is_ok()
+                && let Some(ctx) = waker.get()
+            {
+                ctx.request_repaint();
+            }
         })
         .map_err(|error| error.to_string())?;
         // Events name paths under the watched path as given: watch the absolute one, so
         // they can be matched to items whatever the working folder.
         let root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
         watcher.watch(&root, RecursiveMode::Recursive).map_err(|error| error.to_string())?;
-        Ok(Self { root, _watcher: watcher, events })
+        Ok(Self { root, _watcher: watcher, events, wake })
+    }
+
+    /// Has the watcher's thread wake `ctx`'s window when a change arrives (set once).
+    pub fn wake(&self, ctx: &egui::Context) {
+        if self.wake.get().is_none() {
+            // The frame thread alone sets it: a failed set would only mean it is set already.
+            let _ = self.wake.set(ctx.clone());
+        }
     }
 
     /// What changed on disk since the last call: the items whose files were created, changed
@@ -50,9 +73,6 @@ impl FolderWatch {
         let mut changes = DiskChanges::default();
         while let Ok(event) = self.events.try_recv() {
             match event {
-                // Reading a file (ours included, when a change is taken in) is not a change:
-                // counting it would read the file again and again.
-                Ok(event) if matches!(event.kind, notify::EventKind::Access(_)) => {}
                 Ok(event) => {
                     for path in event.paths {
                         if path.strip_prefix(&self.root).is_ok_and(|relative| relative == Path::new(MANIFEST_FILE)) {

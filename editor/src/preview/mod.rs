@@ -20,6 +20,24 @@ pub use session::{INPUT_BUDGET, PreviewGame, PreviewHighlight, REPLAY_BUDGET, SP
 
 use crate::document::{Document, ItemKey};
 
+/// A playing preview's shortest time between frames: at most 30 a second, however fast its
+/// clock ticks (a frame then moves the clock by several ticks).
+const FASTEST_FRAME: std::time::Duration = std::time::Duration::from_micros(33_334);
+
+/// Added to the time until the next tick, so a frame woken a little early still finds it due
+/// (else it draws nothing new and waits a further frame).
+const TICK_SLACK: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Asks for a frame that starts `delay` from now. egui starts a frame asked for "after
+/// `delay`" one frame's time early, so that it is shown by then; a frame that must see a moment
+/// pass (a tick due) would then come too early and draw nothing new.
+#[track_caller] // egui's repaint causes then name the caller
+pub(crate) fn frame_in(ctx: &egui::Context, delay: std::time::Duration) {
+    let frame_time = ctx.input(|input| input.predicted_dt);
+    let early = std::time::Duration::try_from_secs_f32(frame_time).unwrap_or_default();
+    ctx.request_repaint_after(delay.saturating_add(early));
+}
+
 /// The Preview tab's state (editor state, never part of the document).
 #[derive(Default)]
 pub struct PreviewPanel {
@@ -39,12 +57,19 @@ pub struct PreviewPanel {
     map_view: crate::views::map::MapViewState,
     /// The "Edit the state" row's pickers and fields.
     state_edit: edit::StateEdit,
+    /// Start the clock as soon as the game has compiled (`ACTFORGE_PREVIEW_AUTOPLAY`).
+    autoplay: bool,
 }
 
 impl PreviewPanel {
     /// The tactics map's view (camera, last frame), e.g. to find a tile on screen.
     pub fn map_view(&self) -> &crate::views::map::MapViewState {
         &self.map_view
+    }
+
+    /// Starts the clock at the current speed once the game has compiled (at once if it has).
+    pub fn play_when_ready(&mut self) {
+        self.autoplay = true;
     }
 
     /// Sets the folder the tactics map's palette pictures are read from.
@@ -68,6 +93,10 @@ impl PreviewPanel {
         }
         self.game.poll();
         self.game.sync(document.project(), document.revision());
+        if self.autoplay && self.game.session().is_some() {
+            self.autoplay = false;
+            self.game.set_playing(true);
+        }
         self.run_clock(ui);
         self.save_form_ui(ui, document.project());
         self.controls_ui(ui, document.project());
@@ -119,7 +148,11 @@ impl PreviewPanel {
         self.last_time = Some(now);
         if self.game.is_playing() {
             self.game.tick_clock(elapsed);
-            ui.ctx().request_repaint();
+            // What is shown (the tick, timer bars, decays) changes only on whole ticks: the next
+            // frame is drawn when the next tick is due, and no more often than the display needs.
+            if let Some(next) = self.game.until_next_tick() {
+                frame_in(ui.ctx(), (next + TICK_SLACK).max(FASTEST_FRAME));
+            }
         }
     }
 

@@ -536,6 +536,19 @@ impl PreviewGame {
         self.input(&format!("wait {}", whole as u64))
     }
 
+    /// Real time until the clock's next whole tick while it runs (none while paused, or while
+    /// the worker replays, when the clock waits): the game changes by itself only on ticks.
+    pub fn until_next_tick(&self) -> Option<Duration> {
+        if !self.playing || self.pending.is_some() {
+            return None;
+        }
+        let session = self.session.as_ref()?;
+        let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
+        let ticks_per_real_second = per_second * f64::from(self.speed.max(1));
+        let left = (1.0 - self.tick_fraction).clamp(0.0, 1.0);
+        Some(Duration::from_secs_f64(left / ticks_per_real_second))
+    }
+
     /// The inputs played so far as a playtest script `actforge play` runs.
     pub fn playtest_script(&self, project_name: &str) -> String {
         let mut script = format!(

@@ -245,6 +245,10 @@ fn turns_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], debug: boo
 
 // ---------------------------------------------------------------- campaign
 
+/// How long the ring around the party's node beats after it arrives: three beats of
+/// `|sin 3t|`, which ends at rest (the smallest ring).
+const PULSE_SECONDS: f64 = std::f64::consts::PI;
+
 #[allow(clippy::too_many_lines)] // one painter pass over edges, nodes and the click
 fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: &mut Wants, debug: bool) {
     let Some(campaign) = session.campaign() else { return };
@@ -298,7 +302,20 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
             painter.line_segment([from, to], Stroke::new(width, colour));
         }
     }
-    let pulse = (ui.input(|i| i.time) * 3.0).sin().abs() as f32;
+    // The ring around the party's node beats three times when it arrives there, then holds
+    // still: an idle preview draws no frames.
+    let now = ui.input(|i| i.time);
+    let arrived = ui.data_mut(|data| {
+        let arrival = data.get_temp_mut_or_insert_with(egui::Id::new("preview_campaign_arrival"), || {
+            (campaign.node.to_string(), now)
+        });
+        if arrival.0 != campaign.node.as_str() || now < arrival.1 {
+            *arrival = (campaign.node.to_string(), now);
+        }
+        arrival.1
+    });
+    let beating = now - arrived < PULSE_SECONDS;
+    let pulse = if beating { ((now - arrived) * 3.0).sin().abs() as f32 } else { 0.0 };
     let mut clicked = None;
     // What each patrol sees: its node and the nodes one path away, tinted under the nodes.
     let patrol_at: Vec<(&str, &str)> = map
@@ -348,7 +365,10 @@ fn campaign_ui(ui: &mut egui::Ui, session: &Session, choices: &[Choice], wants: 
         }
         if here {
             painter.circle_stroke(centre, 14.0 + 4.0 * pulse, Stroke::new(2.5, Color32::WHITE));
-            ui.ctx().request_repaint();
+            if beating {
+                // The ring's radius moves at most 12 px a second: 15 frames a second show it.
+                super::frame_in(ui.ctx(), std::time::Duration::from_millis(66));
+            }
         } else if open.contains(&node.id.as_str()) {
             painter.circle_stroke(centre, 14.0, Stroke::new(1.5, Color32::from_rgb(0x6c, 0xe4, 0x91)));
         }
