@@ -7,13 +7,14 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 
 use actforge_runtime::model::{
-    Act, ActLink, ActModifier, Aspect, BattleRules, BattleTrigger, Board, BoardModifier, BoardPlay, CampaignDeck, Card,
-    CardCycle, CardModifier, CardOption, CardPlay, Column, Corners, Deck, DeckModifier, DiceCheck, Effects,
-    EntryPoints, Equipment, Era, Faces, Formula, FragmentCount, Grade, HitType, Item, Items, Kind, KindVisitor, Limits,
-    LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, NodeOption, Paint, PaletteEntry, PathModifier, Patrol, Phase,
-    Placement, Prop, Reaction, Region, Requirements, Rule, RuleModifier, Scheduler, Settings, Skill, Slot, Stat,
-    StatEffect, StatModifier, StatTrigger, StatusEffect, Synthesis, TableModifier, Terrain, Test, Threshold, Tile,
-    TileMap, Tileset, Token, TurnConfig, Unit, WinCondition, slug_problem,
+    Act, ActLink, ActModifier, Aspect, BattleRules, BattleTrigger, Board, BoardModifier, BoardPlay, Bond, CampaignDeck,
+    Card, CardCycle, CardModifier, CardOption, CardPlay, Column, Corners, Deck, DeckModifier, DiceCheck, Effects,
+    EntryPoints, Equipment, Era, Faces, Formula, FragmentCount, Grade, HandModifier, HitType, Item, Items, Kind,
+    KindVisitor, Limits, LineMoveEffect, Manifest, MapEdge, MapNode, NodeMap, NodeOption, Paint, PaletteEntry,
+    PathModifier, Patrol, Phase, Placement, Prop, Raid, Reaction, Region, Requirements, Revelation, Rule, RuleModifier,
+    Scheduler, Settings, Skill, Slot, Stat, StatEffect, StatModifier, StatTrigger, StatusEffect, Synthesis,
+    TableModifier, Terrain, Test, Threshold, Tile, TileMap, Tileset, Token, TurnConfig, Unit, WinCondition,
+    slug_problem,
 };
 use actforge_runtime::project::{BundleFormat, bundle_text, load_folder};
 use actforge_runtime::schema::{self, SLUG_PATTERN, bundle_schema, item_schema, resolve};
@@ -217,7 +218,8 @@ fn every_default_in_the_schema_is_the_models() {
         Placement => "Placement", Prop => "Prop", WinCondition => "WinCondition", NodeMap => "NodeMap",
         MapNode => "MapNode", MapEdge => "MapEdge", Phase => "Phase", Patrol => "Patrol", Grade => "Grade",
         CardCycle => "CardCycle", CampaignDeck => "CampaignDeck", CardPlay => "CardPlay", NodeOption => "NodeOption",
-        BattleRules => "BattleRules", BattleTrigger => "BattleTrigger",
+        BattleRules => "BattleRules", BattleTrigger => "BattleTrigger", Raid => "Raid",
+        HandModifier => "HandModifier", Revelation => "Revelation", Bond => "Bond",
         Unit => "Unit", Limits => "Limits", Skill => "Skill", Region => "Region", HitType => "HitType",
         StatEffect => "StatEffect", StatusEffect => "StatusEffect", LineMoveEffect => "LineMoveEffect",
         Scheduler => "Scheduler",
@@ -248,7 +250,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "Requirements" => "### Requirements",
         "Effects" | "ActModifier" | "ActOp" | "CardModifier" | "CardOp" | "TableModifier" | "TableOp"
         | "PathModifier" | "PathOp" | "DeckModifier" | "DeckOp" | "StatModifier" | "StatOp" | "RuleModifier"
-        | "RuleOp" => "### Effects",
+        | "RuleOp" | "HandModifier" | "HandOp" | "CardPick" => "### Effects",
         "BoardModifier" | "BoardOp" | "BoardSide" | "BoardPlay" | "BoardTarget" | "BoardTiming" => "## 11. Boards",
         "Rule" => "### rules/",
         "Act" | "ActLink" => "### acts/",
@@ -257,7 +259,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         "Stat" | "StatValue" | "Threshold" | "Crossing" => "### stats/",
         "TurnConfig" | "StatOrder" => "### turn_configs/",
         "Era" => "### eras/",
-        "Synthesis" | "DiceCheck" => "### syntheses/",
+        "Synthesis" | "DiceCheck" | "Revelation" | "Bond" => "### syntheses/",
         "Board" => "### boards/",
         "TileMap"
         | "PaletteEntry"
@@ -276,7 +278,7 @@ fn format_section_of(type_name: &str) -> Option<&'static str> {
         | "Scheduler"
         | "SchedulerKind" => "### tile_maps/",
         "NodeMap" | "MapNode" | "NodeKind" | "MapEdge" | "EdgeStyle" | "Phase" | "Patrol" | "Grade" | "CardCycle"
-        | "CampaignDeck" | "CardPlay" | "NodeOption" | "BattleRules" | "BattleTrigger" => "### node_maps/",
+        | "CampaignDeck" | "CardPlay" | "NodeOption" | "BattleRules" | "BattleTrigger" | "Raid" => "### node_maps/",
         "Unit" | "Limits" => "### units/",
         "Equipment" => "### equipment/",
         "Skill" | "SkillKind" | "Region" | "RegionShape" | "InterveningSpace" | "FacingLock" | "HitType"

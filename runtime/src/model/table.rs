@@ -559,15 +559,19 @@ pub struct HandModifier {
     pub op: HandOp,
     /// The card it happens to (`Add`, `Remove`, `Boost`, `ToDeckTop`).
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
     pub card: CardPick,
     /// The card property a `Boost` changes.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[schemars(!skip_serializing_if)]
     pub property: String,
     /// How many (copies, cards, points); a formula.
     #[serde(default = "Expr::one", skip_serializing_if = "Expr::is_one")]
+    #[schemars(!skip_serializing_if)]
     pub amount: Expr,
     /// The aspect a card must have to stay on top (`SinkTop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(!skip_serializing_if)]
     pub keep: Option<AspectId>,
 }
 impl_walk!(HandModifier { card, amount, keep });
