@@ -188,7 +188,7 @@ trait Operand<E: ?Sized>: Send + Sync {
 struct Constant(f64);
 
 impl<E: ?Sized> Operand<E> for Constant {
-    #[inline(always)]
+    #[inline]
     fn get(&self, _: &mut E) -> f64 {
         self.0
     }
@@ -198,7 +198,7 @@ impl<E: ?Sized> Operand<E> for Constant {
 struct Read(LookupSlot);
 
 impl<E: Env + ?Sized> Operand<E> for Read {
-    #[inline(always)]
+    #[inline]
     fn get(&self, env: &mut E) -> f64 {
         env.value(self.0)
     }
@@ -214,7 +214,7 @@ enum Pair {
 }
 
 impl<E: Env + ?Sized> Operand<E> for Pair {
-    #[inline(always)]
+    #[inline]
     fn get(&self, env: &mut E) -> f64 {
         match *self {
             Self::SlotConst(op, a, k) => apply(op, env.value(a), k),
@@ -231,7 +231,7 @@ impl<E: Env + ?Sized> Operand<E> for Pair {
 struct Call<'e, E: ?Sized + 'e>(Run<'e, E>);
 
 impl<'e, E: ?Sized + 'e> Operand<E> for Call<'e, E> {
-    #[inline(always)]
+    #[inline]
     fn get(&self, env: &mut E) -> f64 {
         (self.0)(env)
     }
