@@ -8,7 +8,6 @@ use crate::model::{
     CardId, CardPick, Expr, FragmentRef, HandModifier, HandOp, Location, PathModifier, PathOp, Rule, StatModifier,
 };
 
-use super::env::CampaignEnv;
 use super::step::Step;
 use crate::engine::Event;
 use crate::engine::content::Content;
@@ -48,17 +47,7 @@ impl<'a> RulesHost<'a> for Step<'a> {
     /// Every location is the player's hand: a card type counts its cards, an aspect is summed.
     fn count(&mut self, _location: Location, fragment: &'a FragmentRef, _ctx: &Depth) -> i64 {
         let content = self.content;
-        let mut env = CampaignEnv {
-            content,
-            accessors: &content.accessors,
-            map: self.map,
-            state: self.state,
-            stored: self.stored,
-            rng: &mut *self.rng,
-            depth: 0,
-            fight: None,
-            synth: self.synth.as_ref(),
-        };
+        let mut env = self.env();
         let hand = env.state.hand.as_slice();
         core::hand_count(content, hand, fragment, |expr| env.expr(expr))
     }

@@ -41,7 +41,7 @@ pub(super) struct Inputs {
 
 impl Step<'_> {
     /// The formula environment over this step's state.
-    fn env(&mut self) -> CampaignEnv<'_> {
+    pub(super) fn env(&mut self) -> CampaignEnv<'_> {
         CampaignEnv {
             content: self.content,
             accessors: &self.content.accessors,
@@ -66,17 +66,8 @@ impl Step<'_> {
 
     /// The value of `expr` for one blow: `fight.attacker.*` and `fight.defender.*` read `fight`.
     pub(super) fn fight_value(&mut self, expr: &Expr, fight: &super::env::Blow) -> f64 {
-        let mut env = CampaignEnv {
-            content: self.content,
-            accessors: &self.content.accessors,
-            map: self.map,
-            state: self.state,
-            stored: self.stored,
-            rng: &mut *self.rng,
-            depth: 0,
-            fight: Some(fight),
-            synth: self.synth.as_ref(),
-        };
+        let mut env = self.env();
+        env.fight = Some(fight);
         env.expr(expr)
     }
 
