@@ -24,12 +24,13 @@ pub mod walk;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, ValueChecks, lookups};
+pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, Read, ValueChecks, lookups};
 pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
 pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{
@@ -77,9 +78,18 @@ pub trait Item:
     fn items_mut(project: &mut Project) -> &mut Items<Self>;
 }
 
-/// The items of one kind, keyed by id.
-#[derive(Clone, PartialEq)]
-pub struct Items<T: Item>(BTreeMap<Id<T>, T>);
+/// The items of one kind, keyed by id. Each item is shared: a copy of a project (the preview's,
+/// an export's) costs a reference count per item, and an item is copied only when one of the
+/// projects sharing it changes it.
+#[derive(Clone)]
+pub struct Items<T: Item>(BTreeMap<Id<T>, Arc<T>>);
+
+impl<T: Item> PartialEq for Items<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().zip(&other.0).all(|((a_id, a), (b_id, b))| a_id == b_id && (Arc::ptr_eq(a, b) || a == b))
+    }
+}
 
 impl<T: Item> Default for Items<T> {
     fn default() -> Self {
@@ -93,6 +103,11 @@ impl<T: Item> fmt::Debug for Items<T> {
     }
 }
 
+/// The item a shared one holds.
+fn unshared<T: Item>(item: &Arc<T>) -> &T {
+    item
+}
+
 impl<T: Item> Items<T> {
     /// The items of a list; for ids that occur more than once the last item is kept and the
     /// id is reported.
@@ -100,7 +115,7 @@ impl<T: Item> Items<T> {
         let sorted = list.windows(2).all(|pair| matches!(pair, [a, b] if a.id() < b.id()));
         if sorted {
             // Bundles are written sorted: build the map in one pass.
-            return (Self(list.into_iter().map(|item| (item.id().clone(), item)).collect()), Vec::new());
+            return (Self(list.into_iter().map(|item| (item.id().clone(), Arc::new(item))).collect()), Vec::new());
         }
         let mut items = Self::default();
         let mut duplicates = Vec::new();
@@ -114,19 +129,27 @@ impl<T: Item> Items<T> {
 
     /// Adds or replaces the item with the same id; returns the replaced one.
     pub fn insert(&mut self, item: T) -> Option<T> {
-        self.0.insert(item.id().clone(), item)
+        self.0.insert(item.id().clone(), Arc::new(item)).map(Arc::unwrap_or_clone)
+    }
+    /// Adds or replaces the item with the same id, shared with whoever else holds it.
+    pub fn insert_shared(&mut self, item: Arc<T>) {
+        self.0.insert(item.id().clone(), item);
     }
     /// The item with this id.
     pub fn get(&self, id: &str) -> Option<&T> {
+        self.0.get(id).map(unshared)
+    }
+    /// The item with this id, as shared.
+    pub fn get_shared(&self, id: &str) -> Option<&Arc<T>> {
         self.0.get(id)
     }
-    /// The item with this id, mutable. Do not change its id through this.
+    /// The item with this id, mutable (copied first when shared). Do not change its id through this.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut T> {
-        self.0.get_mut(id)
+        self.0.get_mut(id).map(Arc::make_mut)
     }
     /// Removes and returns the item with this id.
     pub fn remove(&mut self, id: &str) -> Option<T> {
-        self.0.remove(id)
+        self.0.remove(id).map(Arc::unwrap_or_clone)
     }
     /// Whether an item has this id.
     pub fn contains(&self, id: &str) -> bool {
@@ -134,11 +157,16 @@ impl<T: Item> Items<T> {
     }
     /// The items in id order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &T> + DoubleEndedIterator {
+        self.0.values().map(unshared)
+    }
+    /// The items in id order, as shared.
+    pub fn iter_shared(&self) -> impl ExactSizeIterator<Item = &Arc<T>> + DoubleEndedIterator {
         self.0.values()
     }
-    /// The items in id order, mutable. Do not change their ids through this.
+    /// The items in id order, mutable (each copied first when shared). Do not change their ids
+    /// through this.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = &mut T> + DoubleEndedIterator {
-        self.0.values_mut()
+        self.0.values_mut().map(Arc::make_mut)
     }
     /// The ids in order.
     pub fn ids(&self) -> impl ExactSizeIterator<Item = &Id<T>> {
@@ -156,9 +184,9 @@ impl<T: Item> Items<T> {
 
 impl<'a, T: Item> IntoIterator for &'a Items<T> {
     type Item = &'a T;
-    type IntoIter = std::collections::btree_map::Values<'a, Id<T>, T>;
+    type IntoIter = std::iter::Map<std::collections::btree_map::Values<'a, Id<T>, Arc<T>>, fn(&'a Arc<T>) -> &'a T>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.values()
+        self.0.values().map(unshared)
     }
 }
 
