@@ -572,7 +572,33 @@ pub struct Document {
     baseline_manifest: Option<Manifest>,
     /// Items whose content differs from the saved one.
     dirty: BTreeSet<ItemKey>,
+    /// The latest ops' changes, oldest first: caches that follow the document (validation,
+    /// the preview's compiled content) redo only what changed.
+    changes: std::collections::VecDeque<Change>,
 }
+
+/// What one applied op changed.
+#[derive(Clone, Debug)]
+struct Change {
+    /// The revision before the op.
+    from: u64,
+    /// The items it set or removed.
+    items: Vec<ItemKey>,
+    /// Whether it set the manifest.
+    manifest: bool,
+}
+
+/// The changes a document went through between two revisions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// The items set or removed.
+    pub items: BTreeSet<ItemKey>,
+    /// Whether the manifest was set.
+    pub manifest: bool,
+}
+
+/// How many ops' changes a document remembers; a cache further behind starts over.
+const CHANGES_KEPT: usize = 256;
 
 /// A revision no document has had yet: caches keyed by revision (the inspector's, the preview's)
 /// stay right when a reload or another project replaces the document.
@@ -592,7 +618,23 @@ impl Document {
             baseline: BTreeMap::new(),
             baseline_manifest: None,
             dirty: BTreeSet::new(),
+            changes: std::collections::VecDeque::new(),
         }
+    }
+
+    /// What changed since `revision`; `None` when this document never had that revision or no
+    /// longer remembers that far back (the caller starts over).
+    pub fn changes_since(&self, revision: u64) -> Option<Changes> {
+        let mut changes = Changes::default();
+        if revision == self.revision {
+            return Some(changes);
+        }
+        let start = self.changes.iter().position(|change| change.from == revision)?;
+        for change in self.changes.iter().skip(start) {
+            changes.items.extend(change.items.iter().cloned());
+            changes.manifest |= change.manifest;
+        }
+        Some(changes)
     }
 
     /// The project (read-only: change it with [`Document::apply`]).
@@ -614,6 +656,7 @@ impl Document {
     /// Applies `op`, returning its inverse; on error nothing changed.
     pub fn apply(&mut self, op: Op) -> Result<Op, OpError> {
         let inverse = op.apply(&mut self.project)?;
+        let from = self.revision;
         self.revision = fresh_revision();
         // An item may be set more than once in one op (a rename's batch): the inverse's last
         // setting of it, applied last, holds the content from before the op.
@@ -622,6 +665,10 @@ impl Document {
             before.insert(key.clone(), old.cloned());
         });
         let touched: Vec<ItemKey> = before.keys().cloned().collect();
+        if self.changes.len() == CHANGES_KEPT {
+            self.changes.pop_front();
+        }
+        self.changes.push_back(Change { from, items: touched.clone(), manifest: inverse.sets_manifest() });
         for (key, old) in before {
             // The first time an item changes after a save, its old content is the saved one.
             self.baseline.entry(key).or_insert(old);

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use actforge_runtime::project::{Sources, open_project};
-use actforge_runtime::validate::validate;
+use actforge_runtime::validate::Validation;
 use actforge_runtime::{Diagnostic, Project};
 
 use crate::document::{Document, ItemKey};
@@ -24,6 +24,9 @@ pub struct Open {
     pub diagnostics: Vec<Diagnostic>,
     /// The document revision `diagnostics` were found for.
     pub diagnostics_revision: u64,
+    /// Validation's findings per item, brought up to date edit by edit, and the project folder
+    /// it was made with.
+    pub validation: Option<(Validation, Option<PathBuf>)>,
 }
 
 /// An item file of the project folder that did not load: shown in the browser with its error
@@ -49,7 +52,19 @@ impl Open {
             .filter(|d| d.file.as_ref().is_none_or(|file| !fixed.contains(file)))
             .cloned()
             .collect();
-        diagnostics.extend(validate(self.document.project(), &self.sources, root));
+        let project = self.document.project();
+        let changes = self.document.changes_since(self.diagnostics_revision);
+        match (&mut self.validation, changes) {
+            // Same folder, changes known: only what changed (and what reads it) is checked again.
+            (Some((validation, validated_root)), Some(changes)) if validated_root.as_deref() == root => {
+                let changed = changes.items.iter().map(|key| (key.kind, key.id.as_str()));
+                validation.update(project, &self.sources, root, changed);
+            }
+            _ => self.validation = Some((Validation::new(project, &self.sources, root), root.map(Path::to_path_buf))),
+        }
+        if let Some((validation, _)) = &self.validation {
+            diagnostics.extend(validation.diagnostics(project));
+        }
         self.diagnostics = diagnostics;
         self.diagnostics_revision = self.document.revision();
     }
@@ -127,6 +142,7 @@ impl Workspace {
                     load_diagnostics: loaded.diagnostics,
                     diagnostics: Vec::new(),
                     diagnostics_revision: 0,
+                    validation: None,
                 };
                 open.revalidate(path.is_dir().then_some(path));
                 Workspace::Open(Box::new(open))

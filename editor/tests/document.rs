@@ -207,3 +207,24 @@ fn renaming_a_stat_rewrites_the_formulas_that_read_it_in_one_undo_step() {
     history.undo(&mut document).unwrap();
     assert_eq!(formula(&document), "clamp(hope / 10, 0, 1) * 100");
 }
+
+/// A document says which items changed since an earlier revision of its own, and nothing for a
+/// revision it never had.
+#[test]
+fn a_document_lists_the_items_changed_since_a_revision() {
+    let mut document = Document::new(actforge_runtime::project::load_folder(&content("act-demo")).unwrap().project);
+    let start = document.revision();
+    assert_eq!(document.changes_since(start).unwrap().items.len(), 0);
+    let forage = get_item(document.project(), Kind::Act, "forage").unwrap();
+    document.apply(Op::put(forage.with_id("forage_again"))).unwrap();
+    let middle = document.revision();
+    document.apply(Op::Rename { key: ItemKey::new(Kind::Act, "forage"), to: "gather".to_owned() }).unwrap();
+    let since_start = document.changes_since(start).unwrap();
+    assert!(since_start.items.contains(&ItemKey::new(Kind::Act, "forage_again")));
+    assert!(since_start.items.contains(&ItemKey::new(Kind::Act, "forage")));
+    assert!(since_start.items.contains(&ItemKey::new(Kind::Act, "gather")));
+    let since_middle = document.changes_since(middle).unwrap();
+    assert!(!since_middle.items.contains(&ItemKey::new(Kind::Act, "forage_again")));
+    assert!(since_middle.items.contains(&ItemKey::new(Kind::Act, "gather")));
+    assert!(document.changes_since(start.wrapping_add(1_000_000)).is_none());
+}

@@ -11,11 +11,14 @@ use crate::formula::{FormulaError, FormulaSet, NamedError, ProjectNames};
 use crate::model::{
     Act, ActLink, ActOp, Aspect, Board, Card, CardOp, Checks, Deck, DeckModifier, EffectTarget, Effects, Equipment,
     Era, Expr, FieldPath, Formula, FragmentCount, FragmentRef, InterveningSpace, Item, Items, Kind, KindVisitor,
-    MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PaletteLookup, PathOp, Project, Region, RegionShape, Rule,
-    Skill, SkillKind, Slot, Stat, StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap, Token,
-    TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
+    MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, NodeMap, PaletteLookup, PathOp, Project, Read, Region, RegionShape,
+    Rule, Skill, SkillKind, Slot, Stat, StatValue, StatusEffect, Synthesis, TableModifier, Test, TestOp, TileMap,
+    Token, TurnConfig, Unit, ValueChecks, Visitor, Walk, slug_problem,
 };
 use crate::project::Sources;
+
+mod incremental;
+pub use incremental::Validation;
 
 /// The tokens each act can run in: an act's own token, passed on along next and alt links and
 /// the acts its effects (and their `furthermore` rules) force, branch to or call back.
@@ -55,18 +58,9 @@ fn act_tokens(project: &Project) -> BTreeMap<&str, BTreeSet<&str>> {
 /// Checks `project`; `sources` places diagnostics in files, `root` (the project folder)
 /// lets art paths be checked.
 pub fn validate(project: &Project, sources: &Sources, root: Option<&Path>) -> Vec<Diagnostic> {
-    let names = ProjectNames::new(project);
-    let named: Vec<(String, String)> = project
-        .formulas
-        .iter()
-        .map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned()))
-        .collect();
-    let (formulas, named_errors) = FormulaSet::build(&named, &names);
-    let mut validator = Validator { project, sources, root, names, formulas, out: Vec::new() };
-    for NamedError { name, error } in named_errors {
-        let text = project.formulas.get(&name).map(|formula| formula.expr.text().to_owned()).unwrap_or_default();
-        validator.push_formula_error(Some((Kind::Formula, &name)), &FieldPath::root().field("expr"), &text, &error);
-    }
+    let mut validator = Validator::new(project, sources, root);
+    let named_errors = validator.named_errors();
+    validator.out.extend(named_errors);
     validator.manifest();
     project.visit_kinds(&mut validator);
     validator.battle_formulas();
@@ -82,7 +76,82 @@ struct Validator<'a> {
     names: ProjectNames,
     /// The project's named formulas; other formulas are compiled against it.
     formulas: FormulaSet,
+    /// The named formulas' errors found when `formulas` was built.
+    named: Vec<NamedError>,
     out: Vec<Diagnostic>,
+}
+
+/// The project's named formulas: name and text.
+fn named_formulas(project: &Project) -> Vec<(String, String)> {
+    project.formulas.iter().map(|formula| (formula.id.as_str().to_owned(), formula.expr.text().to_owned())).collect()
+}
+
+/// What validating one item found, and what it read of the rest of the project.
+#[derive(Clone, Debug, Default)]
+struct ItemFindings {
+    diagnostics: Vec<Diagnostic>,
+    /// Other items' content its checks read (references included, present or not).
+    reads: BTreeSet<Read>,
+    /// Whether it holds formulas compiled against the project's names and named formulas.
+    formulas: bool,
+}
+
+impl<'a> Validator<'a> {
+    fn new(project: &'a Project, sources: &'a Sources, root: Option<&'a Path>) -> Self {
+        let names = ProjectNames::new(project);
+        let (formulas, named) = FormulaSet::build(&named_formulas(project), &names);
+        Self { project, sources, root, names, formulas, named, out: Vec::new() }
+    }
+
+    /// The named formulas' errors, as diagnostics at their place.
+    fn named_errors(&mut self) -> Vec<Diagnostic> {
+        let start = self.out.len();
+        for NamedError { name, error } in std::mem::take(&mut self.named) {
+            let text =
+                self.project.formulas.get(&name).map(|formula| formula.expr.text().to_owned()).unwrap_or_default();
+            self.push_formula_error(Some((Kind::Formula, &name)), &FieldPath::root().field("expr"), &text, &error);
+        }
+        self.out.split_off(start)
+    }
+
+    /// Validates one item.
+    fn item<T: Item>(&mut self, item: &T) -> ItemFindings {
+        let start = self.out.len();
+        let id = item.id().as_str();
+        let key = Some((T::KIND, id));
+        if let Some(problem) = slug_problem(id) {
+            self.push(key, Severity::Error, &FieldPath::root().field("id"), problem);
+        } else if is_keyword(id)
+            && matches!(T::KIND, Kind::Card | Kind::Aspect | Kind::Stat | Kind::Formula | Kind::Era | Kind::Board)
+        {
+            let message = format!(
+                "`{id}` is a formula keyword, so formulas cannot name this {}; choose another id",
+                T::KIND.label().to_lowercase()
+            );
+            let severity =
+                if matches!(T::KIND, Kind::Stat | Kind::Formula) { Severity::Error } else { Severity::Warning };
+            self.push(key, severity, &FieldPath::root().field("id"), message);
+        }
+        // A named formula's own text was compiled when the formula set was built.
+        let formulas = (T::KIND != Kind::Formula).then_some((&mut self.formulas, &self.names));
+        let mut refs = DanglingRefs::new(self.project, formulas);
+        item.walk(&mut FieldPath::root(), &mut refs);
+        let DanglingRefs { found, formula_errors, reads, compiled, .. } = refs;
+        for (path, message) in found {
+            self.push(key, Severity::Error, &path, message);
+        }
+        for (path, text, error) in formula_errors {
+            self.push_formula_error(key, &path, &text, &error);
+        }
+        let mut checks = Checks::new(self.project, self.root);
+        item.check_values(&mut checks);
+        let mut reads: BTreeSet<Read> = reads.into_iter().collect();
+        reads.extend(checks.reads().iter().cloned());
+        for (severity, path, message) in checks.into_found() {
+            self.push(key, severity, &path, message);
+        }
+        ItemFindings { diagnostics: self.out.split_off(start), reads, formulas: compiled }
+    }
 }
 
 /// Reports dangling references and formulas that do not compile.
@@ -93,10 +162,21 @@ struct DanglingRefs<'a> {
     formulas: Option<(&'a mut FormulaSet, &'a ProjectNames)>,
     /// Formulas that did not compile: where, their text, and why.
     formula_errors: Vec<(FieldPath, String, FormulaError)>,
+    /// The items referred to.
+    reads: Vec<Read>,
+    /// Whether a formula was compiled.
+    compiled: bool,
+}
+
+impl<'a> DanglingRefs<'a> {
+    fn new(project: &'a Project, formulas: Option<(&'a mut FormulaSet, &'a ProjectNames)>) -> Self {
+        Self { project, found: Vec::new(), formulas, formula_errors: Vec::new(), reads: Vec::new(), compiled: false }
+    }
 }
 
 impl Visitor for DanglingRefs<'_> {
     fn reference(&mut self, path: &FieldPath, target: Kind, slug: &str) {
+        self.reads.push(Read::Item(target, slug.to_owned()));
         if !self.project.contains(target, slug) {
             let message = if slug.is_empty() {
                 format!("the {} reference is empty", target.label().to_lowercase())
@@ -114,10 +194,11 @@ impl Visitor for DanglingRefs<'_> {
         if expr.as_int().is_some() {
             return; // a plain number always compiles
         }
-        if let Some((set, names)) = self.formulas.as_mut()
-            && let Err(error) = set.compile(expr.text(), *names)
-        {
-            self.formula_errors.push((path.clone(), expr.text().to_owned(), error));
+        if let Some((set, names)) = self.formulas.as_mut() {
+            self.compiled = true;
+            if let Err(error) = set.compile(expr.text(), *names) {
+                self.formula_errors.push((path.clone(), expr.text().to_owned(), error));
+            }
         }
     }
 }
@@ -268,8 +349,7 @@ impl Validator<'_> {
 
     fn manifest(&mut self) {
         let manifest = &self.project.manifest;
-        let mut refs =
-            DanglingRefs { project: self.project, found: Vec::new(), formulas: None, formula_errors: Vec::new() };
+        let mut refs = DanglingRefs::new(self.project, None);
         manifest.walk(&mut FieldPath::root(), &mut refs);
         for (path, message) in refs.found {
             self.push(None, Severity::Error, &path, format!("project.ron: {message}"));
@@ -300,38 +380,8 @@ impl Validator<'_> {
 impl KindVisitor for Validator<'_> {
     fn visit<T: Item>(&mut self, items: &Items<T>) {
         for item in items {
-            let id = item.id().as_str();
-            let key = Some((T::KIND, id));
-            if let Some(problem) = slug_problem(id) {
-                self.push(key, Severity::Error, &FieldPath::root().field("id"), problem);
-            } else if is_keyword(id)
-                && matches!(T::KIND, Kind::Card | Kind::Aspect | Kind::Stat | Kind::Formula | Kind::Era | Kind::Board)
-            {
-                let message = format!(
-                    "`{id}` is a formula keyword, so formulas cannot name this {}; choose another id",
-                    T::KIND.label().to_lowercase()
-                );
-                let severity =
-                    if matches!(T::KIND, Kind::Stat | Kind::Formula) { Severity::Error } else { Severity::Warning };
-                self.push(key, severity, &FieldPath::root().field("id"), message);
-            }
-            // A named formula's own text was compiled when the formula set was built.
-            let formulas = (T::KIND != Kind::Formula).then_some((&mut self.formulas, &self.names));
-            let mut refs =
-                DanglingRefs { project: self.project, found: Vec::new(), formulas, formula_errors: Vec::new() };
-            item.walk(&mut FieldPath::root(), &mut refs);
-            let DanglingRefs { found, formula_errors, .. } = refs;
-            for (path, message) in found {
-                self.push(key, Severity::Error, &path, message);
-            }
-            for (path, text, error) in formula_errors {
-                self.push_formula_error(key, &path, &text, &error);
-            }
-            let mut checks = Checks::new(self.project, self.root);
-            item.check_values(&mut checks);
-            for (severity, path, message) in checks.into_found() {
-                self.push(key, severity, &path, message);
-            }
+            let findings = self.item(item);
+            self.out.extend(findings.diagnostics);
         }
     }
 }
@@ -365,7 +415,7 @@ fn check_links(checks: &mut Checks<'_>, base: &FieldPath, links: &[ActLink], nee
         let path = base.clone().index(at);
         checks.in_range(path.clone().field("chance"), &link.chance, 0, 100, "a chance in percent");
         if need_token
-            && let Some(act) = checks.project.acts.get(link.act.as_str())
+            && let Some(act) = checks.item::<Act>(link.act.as_str())
             && act.token.is_none()
         {
             checks.error(
@@ -393,7 +443,7 @@ fn check_effects(checks: &mut Checks<'_>, base: &FieldPath, effects: &Effects) {
     }
     for (at, modifier) in effects.table_modifiers.iter().enumerate() {
         let TableModifier { act, .. } = modifier;
-        if checks.project.acts.get(act.as_str()).is_some_and(|act| act.token.is_none()) {
+        if checks.item::<Act>(act.as_str()).is_some_and(|act| act.token.is_none()) {
             checks.error(
                 base.clone().field("table_modifiers").index(at).field("act"),
                 format!("the act `{act}` has no token, so no token can be spawned for it"),
@@ -415,7 +465,7 @@ fn check_effects(checks: &mut Checks<'_>, base: &FieldPath, effects: &Effects) {
         }
     }
     for (at, modifier) in effects.stat_modifiers.iter().enumerate() {
-        let computed = checks.project.stats.get(modifier.stat.as_str()).is_some_and(|stat| !stat.value.is_stored());
+        let computed = checks.item::<Stat>(modifier.stat.as_str()).is_some_and(|stat| !stat.value.is_stored());
         if computed {
             checks.error(
                 base.clone().field("stat_modifiers").index(at).field("stat"),
@@ -448,8 +498,7 @@ impl ValueChecks for Card {
         for (at, entry) in self.fragments.iter().enumerate() {
             let FragmentRef::Aspect(aspect) = &entry.fragment else { continue };
             if let Some(synthesis) = checks
-                .project
-                .syntheses
+                .items::<Synthesis>()
                 .iter()
                 .find(|synthesis| synthesis.tags.is_empty() || synthesis.tags.contains(aspect))
             {
@@ -514,7 +563,7 @@ fn check_board_modifiers(checks: &mut Checks<'_>, path: &FieldPath, modifiers: &
             );
         }
         let sets_var = matches!(modifier.op, BoardOp::SetVar | BoardOp::SetColumnVar | BoardOp::SetCellVar);
-        if sets_var && !checks.project.boards.iter().any(declared) {
+        if sets_var && !checks.items::<Board>().iter().any(declared) {
             let kind = match modifier.op {
                 BoardOp::SetVar => "vars",
                 BoardOp::SetCellVar => "cell_vars",
@@ -737,7 +786,7 @@ impl ValueChecks for Board {
         if let Some(facing) = &self.facing {
             if facing == &self.id {
                 checks.error(root.clone().field("facing"), "a board cannot face itself");
-            } else if let Some(other) = checks.project.boards.get(facing.as_str())
+            } else if let Some(other) = checks.item::<Board>(facing.as_str())
                 && other.columns != self.columns
             {
                 checks.error(
@@ -768,7 +817,7 @@ impl ValueChecks for Board {
             );
         }
         for (at, card) in self.hand.iter().enumerate() {
-            if checks.project.cards.get(card.as_str()).is_some_and(|card| card.board_play.is_none()) {
+            if checks.item::<Card>(card.as_str()).is_some_and(|card| card.board_play.is_none()) {
                 checks.warning(
                     root.clone().field("hand").index(at),
                     format!("`{card}` has no board_play, so it can never be played"),
@@ -1231,7 +1280,7 @@ fn check_campaign(
         ("cards.cost_stat", map.cards.cost_stat.as_ref()),
     ];
     for (field, stat) in paid_from {
-        if let Some(stat) = stat.and_then(|id| checks.project.stats.get(id.as_str()))
+        if let Some(stat) = stat.and_then(|id| checks.item::<Stat>(id.as_str()))
             && !stat.value.is_stored()
         {
             let path = field.split('.').fold(root.clone(), FieldPath::field);
@@ -1253,7 +1302,7 @@ fn check_campaign(
             checks.warning(path.field("enemies"), "the battle has no enemy: the player wins it at once");
         }
     }
-    if let Some(stat) = map.battles.core_stat.as_ref().and_then(|id| checks.project.stats.get(id.as_str()))
+    if let Some(stat) = map.battles.core_stat.as_ref().and_then(|id| checks.item::<Stat>(id.as_str()))
         && !stat.value.is_stored()
     {
         checks.error(
@@ -1382,7 +1431,7 @@ fn check_worn(checks: &mut Checks<'_>, unit: &Unit) {
         *counted = counted.saturating_add(1);
     }
     for (at, id) in unit.equipment.iter().enumerate() {
-        let Some(item) = checks.project.equipment.get(id.as_str()) else { continue };
+        let Some(item) = checks.item::<Equipment>(id.as_str()) else { continue };
         let mut needs: BTreeMap<&str, usize> = BTreeMap::new();
         for slot in &item.slots {
             let counted = needs.entry(slot.as_str()).or_insert(0);
@@ -1488,7 +1537,7 @@ fn check_skill_group(checks: &mut Checks<'_>, skill: &Skill) {
         return;
     }
     let named: Vec<&Skill> =
-        checks.project.skills.iter().filter(|other| crate::engine::tactics::names_skill(path, other)).collect();
+        checks.items::<Skill>().iter().filter(|other| crate::engine::tactics::names_skill(path, other)).collect();
     if named.is_empty() {
         checks.error(
             root.field("replaces"),
@@ -1669,8 +1718,10 @@ fn check_terrain(checks: &mut Checks<'_>, path: &FieldPath, terrain: &crate::mod
 
 fn check_region(checks: &mut Checks<'_>, path: &FieldPath, region: &Region) {
     for (at, tag) in region.no_enter_tags.iter().enumerate() {
-        let known =
-            checks.project.tile_maps.iter().any(|map| map.palette.iter().any(|entry| entry.terrain.tags.contains(tag)));
+        let known = checks
+            .items::<TileMap>()
+            .iter()
+            .any(|map| map.palette.iter().any(|entry| entry.terrain.tags.contains(tag)));
         if !known {
             checks.warning(
                 path.clone().field("no_enter_tags").index(at),

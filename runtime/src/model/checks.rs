@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::diagnostic::Severity;
 use crate::formula::lexer::is_keyword;
 
-use super::{Expr, FieldPath, Project};
+use super::{Expr, FieldPath, Item, Items, Kind, Project};
 
 /// The value of a formula that needs nothing from play (`3`, `0/0`, `2^2000`); none when it
 /// reads the state or does not parse (the formula checks report those).
@@ -42,19 +42,48 @@ pub trait ValueChecks {
     fn check_values(&self, checks: &mut Checks<'_>);
 }
 
+/// Another item's content that a check read: incremental validation checks the item again
+/// when what it read changes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Read {
+    /// The item of this kind and id (present or not).
+    Item(Kind, String),
+    /// Every item of this kind.
+    Kind(Kind),
+}
+
 /// Collects the findings about one item.
 pub struct Checks<'a> {
-    /// The project the item belongs to (for cross-item checks).
-    pub project: &'a Project,
+    /// The project the item belongs to; read through [`Checks::item`] and [`Checks::items`],
+    /// which note what was read.
+    project: &'a Project,
     /// The project folder, when known.
     pub root: Option<&'a Path>,
     found: Vec<(Severity, FieldPath, String)>,
+    reads: Vec<Read>,
 }
 
 impl<'a> Checks<'a> {
     /// Findings about one item of `project` (`root`: the project folder, when known).
     pub fn new(project: &'a Project, root: Option<&'a Path>) -> Self {
-        Self { project, root, found: Vec::new() }
+        Self { project, root, found: Vec::new(), reads: Vec::new() }
+    }
+
+    /// The item `id` of kind `T`, noted as read.
+    pub fn item<T: Item>(&mut self, id: &str) -> Option<&'a T> {
+        self.reads.push(Read::Item(T::KIND, id.to_owned()));
+        T::items(self.project).get(id)
+    }
+
+    /// Every item of kind `T`, noted as read.
+    pub fn items<T: Item>(&mut self) -> &'a Items<T> {
+        self.reads.push(Read::Kind(T::KIND));
+        T::items(self.project)
+    }
+
+    /// The other items' content read so far.
+    pub fn reads(&self) -> &[Read] {
+        &self.reads
     }
 
     /// What was found: severity, field and message, in the order reported.
