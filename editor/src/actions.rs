@@ -51,6 +51,12 @@ impl ActforgeApp {
     }
 
     /// Applies an edit through the history; logs and returns whether it applied.
+    /// Applies `op` as one undo step named `label`, as an edit in the inspector does; false
+    /// (with a line in the log) when it cannot be applied.
+    pub fn apply_edit(&mut self, op: Op, label: &str) -> bool {
+        self.edit(op, label, None)
+    }
+
     pub(crate) fn edit(&mut self, op: Op, label: &str, gesture: Option<u64>) -> bool {
         let Workspace::Open(open) = &mut self.workspace else { return false };
         match self.history.apply(&mut open.document, op, label, gesture) {
@@ -201,7 +207,7 @@ impl ActforgeApp {
         let line = format!("run {}", key.id);
         self.show_tab(Tab::Preview);
         if let Workspace::Open(open) = &self.workspace {
-            self.preview.game.sync(open.document.project(), open.document.revision());
+            self.preview.game.sync_document(&open.document);
         }
         self.preview.game.play_from(line.clone());
         self.log.push(format!("Preview: play from `{line}`"));

@@ -1091,3 +1091,33 @@ fn the_campaign_ring_pulses_when_the_party_arrives_then_holds_still() {
     });
     assert!(still, "a still ring asks for no frame: {:?}", harness.ctx.repaint_causes());
 }
+
+/// Edits compiled through the document's changes (only what an edit touched validated again)
+/// give what compiling the whole project gives: the error of a broken formula, then the game
+/// again once it is fixed, with the inputs replayed.
+#[test]
+fn edits_compiled_from_the_documents_changes_match_whole_project_compiles() {
+    use actforge_editor::document::{Document, Op};
+    use actforge_runtime::model::Expr;
+    let mut document = Document::new(demo_project());
+    let mut game = PreviewGame::default();
+    game.sync_document(&document);
+    assert!(game.errors().is_empty());
+    assert!(game.input("slot basket hedgerow"));
+    let edit = |document: &mut Document, ticks: &str| {
+        let mut act = document.project().acts.get("forage").unwrap().clone();
+        act.duration_ticks = Expr::new(ticks);
+        document.apply(Op::put(std::sync::Arc::new(act))).unwrap();
+    };
+    edit(&mut document, "60 +");
+    game.sync_document(&document);
+    let whole = actforge_runtime::engine::Content::compile(document.project().clone()).unwrap_err();
+    let whole: Vec<String> = whole.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(game.errors(), whole.as_slice());
+    assert!(game.errors().iter().any(|error| error.contains("forage")), "{:?}", game.errors());
+    edit(&mut document, "45");
+    game.sync_document(&document);
+    assert!(game.errors().is_empty(), "{:?}", game.errors());
+    assert_eq!(game.log(), ["slot basket hedgerow"]);
+    assert_eq!(game.session().unwrap().content().project.acts.get("forage").unwrap().duration_ticks.text(), "45");
+}

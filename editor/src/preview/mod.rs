@@ -92,7 +92,7 @@ impl PreviewPanel {
             self.game.set_waker(std::sync::Arc::new(move || ctx.request_repaint()));
         }
         self.game.poll();
-        self.game.sync(document.project(), document.revision());
+        self.game.sync_document(document);
         if self.autoplay && self.game.session().is_some() {
             self.autoplay = false;
             self.game.set_playing(true);

@@ -7,9 +7,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use actforge_runtime::Project;
 use actforge_runtime::engine::{Choice, Content, Session, Status};
 use actforge_runtime::model::{ActId, Id, MapNode};
+use actforge_runtime::project::Sources;
+use actforge_runtime::validate::Validation;
+use actforge_runtime::{Kind, Project};
+
+use crate::document::Document;
 
 /// The speeds the preview plays at (game seconds per real second).
 pub const SPEEDS: [u32; 3] = [1, 2, 10];
@@ -99,9 +103,23 @@ struct Worker {
 }
 
 /// Compile (when `project` is given) and replay the log onto the content.
+/// The items changed since an earlier revision: that revision and the items (kind, id).
+type Delta = (u64, Vec<(Kind, String)>);
+
+/// A project revision to compile: the project, its revision and the changes since the last one.
+type ToCompile = (Project, u64, Option<Delta>);
+
+/// Items by kind and id.
+type ItemSet = BTreeSet<(Kind, String)>;
+
 struct Job {
     generation: u64,
     project: Option<Project>,
+    /// The document revision of `project`.
+    revision: u64,
+    /// The items changed since an earlier revision compiled, so the worker validates again
+    /// only what the edit touched.
+    delta: Option<Delta>,
     content: Option<Arc<Content>>,
     seed: u64,
     start: Option<String>,
@@ -226,7 +244,22 @@ impl PreviewGame {
             return;
         }
         self.compiled_revision = Some(revision);
-        self.send_job(Some(project.clone()));
+        self.send_job(Some((project.clone(), revision, None)));
+    }
+
+    /// As [`Self::sync`] for `document`'s current revision: after an edit, only the items it
+    /// changed (and those that read them) are validated again.
+    pub fn sync_document(&mut self, document: &Document) {
+        let revision = document.revision();
+        if self.compiled_revision == Some(revision) {
+            return;
+        }
+        let delta = self.compiled_revision.and_then(|base| {
+            let changes = document.changes_since(base)?;
+            Some((base, changes.items.into_iter().map(|key| (key.kind, key.id)).collect()))
+        });
+        self.compiled_revision = Some(revision);
+        self.send_job(Some((document.project().clone(), revision, delta)));
     }
 
     /// How long a call waits for the worker before returning with the job still running
@@ -302,7 +335,7 @@ impl PreviewGame {
     }
 
     /// Hands a job to the worker (compiling `project` when given) and waits the foreground wait.
-    fn send_job(&mut self, project: Option<Project>) {
+    fn send_job(&mut self, project: Option<ToCompile>) {
         if project.is_none() && self.content.is_none() {
             return;
         }
@@ -321,9 +354,15 @@ impl PreviewGame {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let compiling = project.is_some();
+        let (project, revision, delta) = match project {
+            Some((project, revision, delta)) => (Some(project), revision, delta),
+            None => (None, 0, None),
+        };
         let job = Job {
             generation,
             project,
+            revision,
+            delta,
             content: self.content.clone(),
             seed: self.seed,
             start: self.start.clone(),
@@ -594,12 +633,13 @@ impl Worker {
         let latest = Arc::new(AtomicU64::new(0));
         let newest = Arc::clone(&latest);
         let spawned = std::thread::Builder::new().name("actforge-preview".into()).spawn(move || {
+            let mut state = WorkerState::default();
             while let Ok(mut job) = job_receiver.recv() {
                 while let Ok(newer) = job_receiver.try_recv() {
-                    job = newer;
+                    job = superseded_by(job, newer);
                 }
                 let (generation, waker) = (job.generation, job.waker.clone());
-                let Some(outcome) = run_job(job, &newest) else { continue };
+                let Some(outcome) = run_job(job, &newest, &mut state) else { continue };
                 if result_sender.send(JobResult { generation, outcome }).is_err() {
                     break;
                 }
@@ -617,12 +657,78 @@ impl Worker {
     }
 }
 
+/// `newer`, which replaces `older` before it ran: an edit `older` compiled is carried over
+/// (its changed items join `newer`'s) so that `newer`'s changes still start from a revision
+/// the worker validated.
+fn superseded_by(older: Job, mut newer: Job) -> Job {
+    match (&older.project, &newer.project) {
+        (Some(_), Some(_)) => {
+            newer.delta = match (older.delta, newer.delta.take()) {
+                (Some((base, mut items)), Some((from, more))) if from == older.revision => {
+                    items.extend(more);
+                    Some((base, items))
+                }
+                _ => None,
+            };
+            newer
+        }
+        // A replay of the content `older` was to compile: compile it, with the newer inputs.
+        (Some(_), None) => Job { project: older.project, revision: older.revision, delta: older.delta, ..newer },
+        _ => newer,
+    }
+}
+
+/// What the worker keeps between jobs, so that an edit validates and compiles only what it
+/// changed.
+#[derive(Default)]
+struct WorkerState {
+    /// The validation of the last revision validated, and that revision.
+    validated: Option<(Validation, u64)>,
+    /// The last content compiled and the items changed since (edits with errors do not compile).
+    compiled: Option<(Arc<Content>, ItemSet)>,
+}
+
+/// Validates `project` (bringing the kept validation up to date when `delta` starts from its
+/// revision, else anew) and compiles it (recompiling the kept content when the changes since
+/// it are known, else whole).
+fn compile(
+    project: Project,
+    revision: u64,
+    delta: Option<Delta>,
+    state: &mut WorkerState,
+) -> Result<Arc<Content>, actforge_runtime::engine::ContentError> {
+    let sources = Sources::default();
+    let validation = match (state.validated.take(), delta) {
+        (Some((mut validation, at)), Some((base, items))) if at == base => {
+            validation.update(&project, &sources, None, items.iter().map(|(kind, id)| (*kind, id.as_str())));
+            if let Some((_, since)) = &mut state.compiled {
+                since.extend(items);
+            }
+            validation
+        }
+        _ => {
+            state.compiled = None;
+            Validation::new(&project, &sources, None)
+        }
+    };
+    let compiled = match &state.compiled {
+        Some((content, since)) => {
+            Content::recompile(content, &project, since.iter().map(|(kind, id)| (*kind, id.as_str())), &validation)
+        }
+        None => Content::compile_validated(project, &validation),
+    };
+    state.validated = Some((validation, revision));
+    let content = Arc::new(compiled?);
+    state.compiled = Some((Arc::clone(&content), BTreeSet::new()));
+    Ok(content)
+}
+
 /// Compiles (when asked) and replays; `None` when a newer job superseded this one.
-fn run_job(job: Job, latest: &AtomicU64) -> Option<Result<Replayed, Vec<String>>> {
+fn run_job(job: Job, latest: &AtomicU64, state: &mut WorkerState) -> Option<Result<Replayed, Vec<String>>> {
     let superseded = || latest.load(Ordering::Relaxed) != job.generation;
     let content = match job.project {
-        Some(project) => match Content::compile(project) {
-            Ok(content) => Arc::new(content),
+        Some(project) => match compile(project, job.revision, job.delta, state) {
+            Ok(content) => content,
             Err(error) => return Some(Err(error.problems.iter().map(ToString::to_string).collect())),
         },
         None => job.content?,

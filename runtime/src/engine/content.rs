@@ -1,7 +1,7 @@
 //! Content compiled for play: the project, every formula compiled once against its names,
 //! and the orderings the engine needs (initial acts, global slots).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use crate::model::{
     Project, Rule, Slot, SlotId, Token, TokenId, Visitor, VisitorMut, Walk, walk_item,
 };
 use crate::project::Sources;
-use crate::validate::validate;
+use crate::validate::{Validation, validate};
 use crate::{Diagnostic, Severity};
 
 use super::table::Fragment;
@@ -45,7 +45,12 @@ pub struct Content {
     /// The content model.
     pub project: Project,
     formulas: FormulaSet,
-    compiled: HashMap<String, Compiled>,
+    compiled: HashMap<String, Arc<Compiled>>,
+    /// The [`Validation::formula_generation`] the formulas were compiled in (none: compiled
+    /// whole by [`Content::compile`]).
+    formula_generation: Option<u64>,
+    /// The id texts every reference shares, by kind (kept for recompiling an edit).
+    shared_ids: ShareIds,
     pub(super) accessors: Vec<Accessor>,
     /// Each token's initial acts in the order they are tried: by id.
     pub(super) initial_acts: BTreeMap<TokenId, Vec<ActId>>,
@@ -79,7 +84,7 @@ struct Index {
 /// the text's address and length (no hashing or comparing of text), any other by text.
 #[derive(Debug)]
 struct ById<T> {
-    items: Vec<T>,
+    items: Vec<Arc<T>>,
     by_address: FxHashMap<(usize, usize), u32>,
     by_text: FxHashMap<Id<T>, u32>,
 }
@@ -93,11 +98,11 @@ impl<T> Default for ById<T> {
 impl<T: Item + Clone> ById<T> {
     fn new(items: &Items<T>) -> Self {
         let mut lookup = Self::default();
-        for (at, item) in items.iter().enumerate() {
+        for (at, item) in items.iter_shared().enumerate() {
             let id = item.id().as_str();
             lookup.by_address.insert((id.as_ptr() as usize, id.len()), at as u32);
             lookup.by_text.insert(item.id().clone(), at as u32);
-            lookup.items.push(item.clone());
+            lookup.items.push(Arc::clone(item));
         }
         lookup
     }
@@ -110,11 +115,12 @@ impl<T: Item + Clone> ById<T> {
             Some(at) => *at,
             None => *self.by_text.get(id)?,
         };
-        self.items.get(at as usize)
+        self.items.get(at as usize).map(|item| &**item)
     }
 }
 
 /// Makes every reference of a project share the text of the item it names (interning).
+#[derive(Clone, Debug, Default)]
 struct ShareIds(FxHashMap<Kind, FxHashSet<Arc<str>>>);
 
 impl KindVisitor for ShareIds {
@@ -139,12 +145,47 @@ impl VisitorMut for ShareIds {
 }
 
 impl ShareIds {
-    /// Makes every reference of `project` (its items and its manifest) share its item's id.
-    fn run(project: &mut Project) {
+    /// Makes every reference of `project` (its items and its manifest) share its item's id,
+    /// and returns the texts shared.
+    fn run(project: &mut Project) -> Self {
         let mut share = Self(FxHashMap::default());
         project.visit_kinds(&mut share);
         project.visit_kinds_mut(&mut share);
         project.manifest.walk_mut(&mut FieldPath::root(), &mut share);
+        share
+    }
+}
+
+/// Brings a compiled project up to date with the edited one: the changed items (and the
+/// manifest) are taken from it, and their references share the ids' texts.
+struct TakeChanged<'a> {
+    from: &'a Project,
+    changed: &'a BTreeSet<(Kind, String)>,
+    share: &'a mut ShareIds,
+    /// Formula texts of the items taken.
+    formulas: Formulas,
+}
+
+impl KindVisitorMut for TakeChanged<'_> {
+    fn visit<T: Item>(&mut self, items: &mut Items<T>) {
+        let texts = self.share.0.entry(T::KIND).or_default();
+        let source = T::items(self.from);
+        let changed: Vec<&str> =
+            self.changed.iter().filter(|(kind, _)| *kind == T::KIND).map(|(_, id)| id.as_str()).collect();
+        for id in &changed {
+            items.remove(id);
+            texts.remove(*id);
+            if let Some(item) = source.get_shared(id) {
+                texts.insert(Arc::clone(item.id().shared_text()));
+                items.insert_shared(Arc::clone(item));
+            }
+        }
+        for id in changed {
+            if let Some(item) = items.get_mut(id) {
+                item.walk_mut(&mut FieldPath::root(), self.share);
+                walk_item(item, &mut self.formulas);
+            }
+        }
     }
 }
 
@@ -178,11 +219,73 @@ impl KindVisitor for Formulas {
 
 impl Content {
     /// Validates `project` and compiles its formulas; refuses content with errors.
-    pub fn compile(mut project: Project) -> Result<Self, ContentError> {
-        let mut problems: Vec<Diagnostic> = validate(&project, &Sources::default(), None)
+    pub fn compile(project: Project) -> Result<Self, ContentError> {
+        let errors = validate(&project, &Sources::default(), None)
             .into_iter()
             .filter(|diagnostic| diagnostic.severity == Severity::Error)
             .collect();
+        Self::compile_checked(project, errors)
+    }
+
+    /// As [`Content::compile`], with the validation already made for `project` (a
+    /// [`Validation`] made with no sources and no folder, as `compile` validates).
+    pub fn compile_validated(project: Project, validation: &Validation) -> Result<Self, ContentError> {
+        let errors = validation.errors(&project);
+        let mut content = Self::compile_checked(project, errors)?;
+        content.formula_generation = Some(validation.formula_generation());
+        Ok(content)
+    }
+
+    /// Compiles the edit of `previous`'s project into `project`, in which the items `changed`
+    /// (added, edited or removed) and possibly the manifest changed; `validation` is
+    /// up to date with `project` (made with no sources and no folder). Only the changed items
+    /// are taken in and their formulas compiled, unless the names formulas may use changed.
+    /// Plays exactly as [`Content::compile`] of `project` would.
+    pub fn recompile<'k>(
+        previous: &Content,
+        project: &Project,
+        changed: impl IntoIterator<Item = (Kind, &'k str)>,
+        validation: &Validation,
+    ) -> Result<Self, ContentError> {
+        let same_names = previous.formula_generation == Some(validation.formula_generation());
+        if !same_names {
+            return Self::compile_validated(project.clone(), validation);
+        }
+        // As `compile`, the formulas are compiled even after validation errors: their errors
+        // join the list (for the changed items; the others compiled before).
+        let mut problems = validation.errors(project);
+        let changed: BTreeSet<(Kind, String)> = changed.into_iter().map(|(kind, id)| (kind, id.to_owned())).collect();
+        let mut compiled_project = previous.project.clone();
+        compiled_project.manifest = project.manifest.clone();
+        let mut shared_ids = previous.shared_ids.clone();
+        let mut take =
+            TakeChanged { from: project, changed: &changed, share: &mut shared_ids, formulas: Formulas::default() };
+        compiled_project.visit_kinds_mut(&mut take);
+        let texts = take.formulas.0;
+        compiled_project.manifest.walk_mut(&mut FieldPath::root(), &mut shared_ids);
+        let mut formulas = previous.formulas.clone();
+        let mut compiled = previous.compiled.clone();
+        for text in texts {
+            if compiled.contains_key(&text) {
+                continue;
+            }
+            match formulas.compile(&text, validation.names()) {
+                Ok(code) => {
+                    compiled.insert(text, Arc::new(code));
+                }
+                Err(error) => problems.push(Diagnostic::error(format!("formula `{text}`: {error}"))),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ContentError { problems });
+        }
+        let mut content = Self::assemble(compiled_project, formulas, compiled, shared_ids);
+        content.formula_generation = previous.formula_generation;
+        Ok(content)
+    }
+
+    /// Compiles `project`, whose validation found `problems` (its errors).
+    fn compile_checked(mut project: Project, mut problems: Vec<Diagnostic>) -> Result<Self, ContentError> {
         let names = ProjectNames::new(&project);
         let named: Vec<(String, String)> = project
             .formulas
@@ -203,7 +306,7 @@ impl Content {
             }
             match formulas.compile(&text, &names) {
                 Ok(code) => {
-                    compiled.insert(text, code);
+                    compiled.insert(text, Arc::new(code));
                 }
                 // Validation reports these with their place; this only guards against a gap there.
                 Err(error) => problems.push(Diagnostic::error(format!("formula `{text}`: {error}"))),
@@ -212,6 +315,18 @@ impl Content {
         if !problems.is_empty() {
             return Err(ContentError { problems });
         }
+        let shared_ids = ShareIds::run(&mut project);
+        Ok(Self::assemble(project, formulas, compiled, shared_ids))
+    }
+
+    /// Content of `project` (its references sharing `shared_ids`) with its compiled formulas:
+    /// the orderings and the index the engine needs.
+    fn assemble(
+        project: Project,
+        formulas: FormulaSet,
+        compiled: HashMap<String, Arc<Compiled>>,
+        shared_ids: ShareIds,
+    ) -> Self {
         let accessors = formulas.lookups().map(|lookup| accessor(lookup, &project)).collect();
         let mut initial_acts: BTreeMap<TokenId, Vec<ActId>> = BTreeMap::new();
         for act in project.acts.iter().filter(|act| act.initial) {
@@ -229,7 +344,6 @@ impl Content {
         let grab_slots =
             project.slots.iter().filter(|slot| slot.grab || slot.act_grab).map(|slot| slot.id.clone()).collect();
         let shrink_ticks = u64::from(project.manifest.settings.ticks_per_second / 2);
-        ShareIds::run(&mut project);
         let index = Index {
             acts: ById::new(&project.acts),
             aspects: ById::new(&project.aspects),
@@ -239,10 +353,12 @@ impl Content {
             slots: ById::new(&project.slots),
             tokens: ById::new(&project.tokens),
         };
-        Ok(Self {
+        Self {
             project,
             formulas,
             compiled,
+            formula_generation: None,
+            shared_ids,
             accessors,
             initial_acts,
             all_acts_slots,
@@ -250,7 +366,7 @@ impl Content {
             grab_slots,
             shrink_ticks,
             index,
-        })
+        }
     }
 
     /// The act `id`.
@@ -296,7 +412,7 @@ impl Content {
 
     /// The compiled formula of an expression's text.
     pub(super) fn formula(&self, expr: &Expr) -> Option<&Compiled> {
-        self.compiled.get(expr.text())
+        self.compiled.get(expr.text()).map(|compiled| &**compiled)
     }
 
     /// The formula set the expressions were compiled against.
