@@ -63,7 +63,7 @@ impl Open {
             _ => self.validation = Some((Validation::new(project, &self.sources, root), root.map(Path::to_path_buf))),
         }
         if let Some((validation, _)) = &self.validation {
-            diagnostics.extend(validation.diagnostics(project));
+            diagnostics.extend(validation.diagnostics());
         }
         self.diagnostics = diagnostics;
         self.diagnostics_revision = self.document.revision();

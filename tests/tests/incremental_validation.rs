@@ -124,7 +124,7 @@ fn texts(diagnostics: &[Diagnostic]) -> Vec<String> {
 fn check_edits(mut project: Project, edits: &[(usize, usize, usize, usize)]) -> Result<(), TestCaseError> {
     let sources = Sources::default();
     let mut validation = Validation::new(&project, &sources, None);
-    prop_assert_eq!(texts(&validation.diagnostics(&project)), texts(&validate(&project, &sources, None)));
+    prop_assert_eq!(texts(&validation.diagnostics()), texts(&validate(&project, &sources, None)));
     let texts_pool = replacements(&project);
     for &(kind, index, how, pick) in edits {
         let kinds = kinds_with_items(&project);
@@ -134,7 +134,7 @@ fn check_edits(mut project: Project, edits: &[(usize, usize, usize, usize)]) -> 
         validation.update(&project, &sources, None, edit.changed.iter().map(|(kind, id)| (*kind, id.as_str())));
         let full = validate(&project, &sources, None);
         prop_assert_eq!(
-            texts(&validation.diagnostics(&project)),
+            texts(&validation.diagnostics()),
             texts(&full),
             "after editing {:?} (how {}, pick {})",
             edit.changed,
@@ -232,5 +232,5 @@ fn an_edit_of_one_card_checks_few_items_of_a_large_project() {
     project.cards.get_mut(&id).unwrap().description = "A new text".to_owned();
     validation.update(&project, &sources, None, [(Kind::Card, id.as_str())]);
     assert!(validation.last_checked() < 50, "checked {} items", validation.last_checked());
-    assert_eq!(texts(&validation.diagnostics(&project)), texts(&validate(&project, &sources, None)));
+    assert_eq!(texts(&validation.diagnostics()), texts(&validate(&project, &sources, None)));
 }

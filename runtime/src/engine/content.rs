@@ -44,8 +44,9 @@ pub(super) enum Accessor {
 pub struct Content {
     /// The content model.
     pub project: Project,
-    formulas: FormulaSet,
-    compiled: HashMap<String, Arc<Compiled>>,
+    /// Shared with the content it was recompiled from while no new formula needs compiling.
+    formulas: Arc<FormulaSet>,
+    compiled: Arc<HashMap<String, Arc<Compiled>>>,
     /// The [`Validation::formula_generation`] the formulas were compiled in (none: compiled
     /// whole by [`Content::compile`]).
     formula_generation: Option<u64>,
@@ -68,21 +69,50 @@ pub struct Content {
 
 /// Copies of the table's items, looked up by id. The engine looks items up at every step (a
 /// window's slots, an act's links, a card's triggers); see [`ById`].
+/// Each kind's lookup is shared with the content it was recompiled from while none of its
+/// items changed.
 #[derive(Debug, Default)]
 struct Index {
-    acts: ById<Act>,
-    aspects: ById<Aspect>,
-    cards: ById<Card>,
-    decks: ById<Deck>,
-    rules: ById<Rule>,
-    slots: ById<Slot>,
-    tokens: ById<Token>,
+    acts: Arc<ById<Act>>,
+    aspects: Arc<ById<Aspect>>,
+    cards: Arc<ById<Card>>,
+    decks: Arc<ById<Deck>>,
+    rules: Arc<ById<Rule>>,
+    slots: Arc<ById<Slot>>,
+    tokens: Arc<ById<Token>>,
+}
+
+impl Index {
+    fn new(project: &Project) -> Self {
+        Self {
+            acts: Arc::new(ById::new(&project.acts)),
+            aspects: Arc::new(ById::new(&project.aspects)),
+            cards: Arc::new(ById::new(&project.cards)),
+            decks: Arc::new(ById::new(&project.decks)),
+            rules: Arc::new(ById::new(&project.rules)),
+            slots: Arc::new(ById::new(&project.slots)),
+            tokens: Arc::new(ById::new(&project.tokens)),
+        }
+    }
+
+    /// `previous` brought up to date with `project`, in which the items `changed` changed.
+    fn patched(previous: &Index, project: &Project, changed: &BTreeSet<(Kind, String)>) -> Self {
+        Self {
+            acts: ById::patched(&previous.acts, &project.acts, changed),
+            aspects: ById::patched(&previous.aspects, &project.aspects, changed),
+            cards: ById::patched(&previous.cards, &project.cards, changed),
+            decks: ById::patched(&previous.decks, &project.decks, changed),
+            rules: ById::patched(&previous.rules, &project.rules, changed),
+            slots: ById::patched(&previous.slots, &project.slots, changed),
+            tokens: ById::patched(&previous.tokens, &project.tokens, changed),
+        }
+    }
 }
 
 /// A kind's items by id. Compiling makes every reference share its item's id text
 /// ([`ShareIds`]), so the engine's ids are mostly copies of the content's: those are found by
 /// the text's address and length (no hashing or comparing of text), any other by text.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct ById<T> {
     items: Vec<Arc<T>>,
     by_address: FxHashMap<(usize, usize), u32>,
@@ -107,6 +137,29 @@ impl<T: Item + Clone> ById<T> {
         lookup
     }
 
+    /// `previous` with the items `changed` of `items` (the kind's items now) taken in: edits
+    /// in place patch a copy, an added or removed item makes the lookup anew; none changed,
+    /// the lookup is shared.
+    fn patched(previous: &Arc<Self>, items: &Items<T>, changed: &BTreeSet<(Kind, String)>) -> Arc<Self> {
+        let mut ids = changed.iter().filter(|(kind, _)| *kind == T::KIND).map(|(_, id)| id.as_str()).peekable();
+        if ids.peek().is_none() {
+            return Arc::clone(previous);
+        }
+        let mut lookup = (**previous).clone();
+        for id in ids {
+            let (Some(&at), Some(item)) = (lookup.by_text.get(id), items.get_shared(id)) else {
+                return Arc::new(Self::new(items));
+            };
+            let Some(slot) = lookup.items.get_mut(at as usize) else { return Arc::new(Self::new(items)) };
+            let old = slot.id().as_str();
+            lookup.by_address.remove(&(old.as_ptr() as usize, old.len()));
+            let new = item.id().as_str();
+            lookup.by_address.insert((new.as_ptr() as usize, new.len()), at);
+            *slot = Arc::clone(item);
+        }
+        Arc::new(lookup)
+    }
+
     #[inline]
     fn get(&self, id: &str) -> Option<&T> {
         // The content's own text cannot move or be reused while the content lives, so an
@@ -119,13 +172,14 @@ impl<T: Item + Clone> ById<T> {
     }
 }
 
-/// Makes every reference of a project share the text of the item it names (interning).
+/// Makes every reference of a project share the text of the item it names (interning). Each
+/// kind's texts are shared with the content recompiled from this one until its ids change.
 #[derive(Clone, Debug, Default)]
-struct ShareIds(FxHashMap<Kind, FxHashSet<Arc<str>>>);
+struct ShareIds(FxHashMap<Kind, Arc<FxHashSet<Arc<str>>>>);
 
 impl KindVisitor for ShareIds {
     fn visit<T: Item>(&mut self, items: &Items<T>) {
-        let texts = self.0.entry(T::KIND).or_default();
+        let texts = Arc::make_mut(self.0.entry(T::KIND).or_default());
         texts.extend(items.ids().map(|id| Arc::clone(id.shared_text())));
     }
 }
@@ -174,9 +228,21 @@ impl KindVisitorMut for TakeChanged<'_> {
             self.changed.iter().filter(|(kind, _)| *kind == T::KIND).map(|(_, id)| id.as_str()).collect();
         for id in &changed {
             items.remove(id);
-            texts.remove(*id);
-            if let Some(item) = source.get_shared(id) {
-                texts.insert(Arc::clone(item.id().shared_text()));
+            let now = source.get_shared(id);
+            // The texts change only when an id comes or goes or its text is another copy.
+            let kept = match (texts.get(*id), now) {
+                (Some(text), Some(item)) => Arc::ptr_eq(text, item.id().shared_text()),
+                (None, None) => true,
+                _ => false,
+            };
+            if !kept {
+                let texts = Arc::make_mut(texts);
+                texts.remove(*id);
+                if let Some(item) = now {
+                    texts.insert(Arc::clone(item.id().shared_text()));
+                }
+            }
+            if let Some(item) = now {
                 items.insert_shared(Arc::clone(item));
             }
         }
@@ -230,7 +296,7 @@ impl Content {
     /// As [`Content::compile`], with the validation already made for `project` (a
     /// [`Validation`] made with no sources and no folder, as `compile` validates).
     pub fn compile_validated(project: Project, validation: &Validation) -> Result<Self, ContentError> {
-        let errors = validation.errors(&project);
+        let errors = validation.errors();
         let mut content = Self::compile_checked(project, errors)?;
         content.formula_generation = Some(validation.formula_generation());
         Ok(content)
@@ -253,7 +319,7 @@ impl Content {
         }
         // As `compile`, the formulas are compiled even after validation errors: their errors
         // join the list (for the changed items; the others compiled before).
-        let mut problems = validation.errors(project);
+        let mut problems = validation.errors();
         let changed: BTreeSet<(Kind, String)> = changed.into_iter().map(|(kind, id)| (kind, id.to_owned())).collect();
         let mut compiled_project = previous.project.clone();
         compiled_project.manifest = project.manifest.clone();
@@ -263,15 +329,15 @@ impl Content {
         compiled_project.visit_kinds_mut(&mut take);
         let texts = take.formulas.0;
         compiled_project.manifest.walk_mut(&mut FieldPath::root(), &mut shared_ids);
-        let mut formulas = previous.formulas.clone();
-        let mut compiled = previous.compiled.clone();
+        let mut formulas = Arc::clone(&previous.formulas);
+        let mut compiled = Arc::clone(&previous.compiled);
         for text in texts {
             if compiled.contains_key(&text) {
                 continue;
             }
-            match formulas.compile(&text, validation.names()) {
+            match Arc::make_mut(&mut formulas).compile(&text, validation.names()) {
                 Ok(code) => {
-                    compiled.insert(text, Arc::new(code));
+                    Arc::make_mut(&mut compiled).insert(text, Arc::new(code));
                 }
                 Err(error) => problems.push(Diagnostic::error(format!("formula `{text}`: {error}"))),
             }
@@ -279,7 +345,8 @@ impl Content {
         if !problems.is_empty() {
             return Err(ContentError { problems });
         }
-        let mut content = Self::assemble(compiled_project, formulas, compiled, shared_ids);
+        let index = Index::patched(&previous.index, &compiled_project, &changed);
+        let mut content = Self::assemble(compiled_project, formulas, compiled, shared_ids, index);
         content.formula_generation = previous.formula_generation;
         Ok(content)
     }
@@ -316,16 +383,18 @@ impl Content {
             return Err(ContentError { problems });
         }
         let shared_ids = ShareIds::run(&mut project);
-        Ok(Self::assemble(project, formulas, compiled, shared_ids))
+        let index = Index::new(&project);
+        Ok(Self::assemble(project, Arc::new(formulas), Arc::new(compiled), shared_ids, index))
     }
 
     /// Content of `project` (its references sharing `shared_ids`) with its compiled formulas:
     /// the orderings and the index the engine needs.
     fn assemble(
         project: Project,
-        formulas: FormulaSet,
-        compiled: HashMap<String, Arc<Compiled>>,
+        formulas: Arc<FormulaSet>,
+        compiled: Arc<HashMap<String, Arc<Compiled>>>,
         shared_ids: ShareIds,
+        index: Index,
     ) -> Self {
         let accessors = formulas.lookups().map(|lookup| accessor(lookup, &project)).collect();
         let mut initial_acts: BTreeMap<TokenId, Vec<ActId>> = BTreeMap::new();
@@ -344,15 +413,6 @@ impl Content {
         let grab_slots =
             project.slots.iter().filter(|slot| slot.grab || slot.act_grab).map(|slot| slot.id.clone()).collect();
         let shrink_ticks = u64::from(project.manifest.settings.ticks_per_second / 2);
-        let index = Index {
-            acts: ById::new(&project.acts),
-            aspects: ById::new(&project.aspects),
-            cards: ById::new(&project.cards),
-            decks: ById::new(&project.decks),
-            rules: ById::new(&project.rules),
-            slots: ById::new(&project.slots),
-            tokens: ById::new(&project.tokens),
-        };
         Self {
             project,
             formulas,

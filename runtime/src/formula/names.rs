@@ -408,7 +408,7 @@ fn board_part(rest: &[&str]) -> Option<BoardPart> {
 }
 
 /// The names a project defines, for checking formulas at compile time.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ProjectNames {
     stats: BTreeSet<String>,
     cards: BTreeSet<String>,

@@ -3,7 +3,8 @@
 //! that read them, and — when the names formulas can use change — the items holding formulas.
 //! The result equals [`super::validate`] of the same project (a property test holds it to that).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -45,11 +46,15 @@ pub struct Validation {
     formulas: crate::formula::FormulaSet,
     named_errors: Vec<Diagnostic>,
     manifest: Vec<Diagnostic>,
-    items: HashMap<Kind, HashMap<String, ItemFindings>>,
+    /// By kind and id: in the order validation visits the items.
+    items: BTreeMap<Kind, BTreeMap<String, ItemFindings>>,
     /// For each thing read, the items that read it.
     readers: HashMap<Read, BTreeSet<Key>>,
     /// The items holding formulas.
     formula_users: BTreeSet<Key>,
+    /// What each item of the [`NAME_KINDS`] adds to the names (a hash): an edit that keeps it
+    /// cannot change the names.
+    contributions: HashMap<Key, u64>,
     battle: Vec<Diagnostic>,
     cycles: Vec<Diagnostic>,
     capacity: Vec<Diagnostic>,
@@ -78,9 +83,10 @@ impl Validation {
             formulas: crate::formula::FormulaSet::new(),
             named_errors,
             manifest,
-            items: HashMap::new(),
+            items: BTreeMap::new(),
             readers: HashMap::new(),
             formula_users: BTreeSet::new(),
+            contributions: HashMap::new(),
             battle: Vec::new(),
             cycles: Vec::new(),
             capacity: Vec::new(),
@@ -92,6 +98,11 @@ impl Validation {
         let found = std::mem::take(&mut all.findings);
         this.last_checked = found.len();
         for (key, findings) in found {
+            if NAME_KINDS.contains(&key.0)
+                && let Some(hash) = name_contribution(project, key.0, &key.1)
+            {
+                this.contributions.insert(key.clone(), hash);
+            }
             this.insert(key, findings);
         }
         validator.battle_formulas();
@@ -129,7 +140,17 @@ impl Validation {
         };
         // What formulas may name, and the named formulas they are compiled against.
         let mut names_changed = false;
-        if touches(&NAME_KINDS) {
+        let mut contributions_changed = false;
+        for (kind, id) in changed.iter().filter(|(kind, _)| NAME_KINDS.contains(kind)) {
+            let key = (*kind, (*id).to_owned());
+            let now = name_contribution(project, *kind, id);
+            let before = match now {
+                Some(hash) => self.contributions.insert(key, hash),
+                None => self.contributions.remove(&key),
+            };
+            contributions_changed |= before != now;
+        }
+        if contributions_changed {
             let names = ProjectNames::new(project);
             if names != validator.names {
                 validator.names = names;
@@ -205,27 +226,27 @@ impl Validation {
         self.last_checked
     }
 
-    /// Every diagnostic, in the order [`super::validate`] gives them for `project` (the
-    /// project the validation is up to date with).
-    pub fn diagnostics(&self, project: &Project) -> Vec<Diagnostic> {
-        self.gather(project, |_| true)
+    /// Every diagnostic, in the order [`super::validate`] gives them for the project the
+    /// validation is up to date with (items by kind, then id: the order it visits them).
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.gather(|_| true)
     }
 
     /// The errors among [`Self::diagnostics`], in the same order.
-    pub fn errors(&self, project: &Project) -> Vec<Diagnostic> {
-        self.gather(project, |diagnostic| diagnostic.severity == Severity::Error)
+    pub fn errors(&self) -> Vec<Diagnostic> {
+        self.gather(|diagnostic| diagnostic.severity == Severity::Error)
     }
 
-    fn gather(&self, project: &Project, keep: fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
-        let mut out = Vec::new();
-        let mut extend = |list: &[Diagnostic]| out.extend(list.iter().filter(|d| keep(d)).cloned());
-        extend(&self.named_errors);
-        extend(&self.manifest);
-        let mut gather = Gather { items: &self.items, out: Vec::new(), keep };
-        project.visit_kinds(&mut gather);
-        out.append(&mut gather.out);
-        out.extend([&self.battle, &self.cycles, &self.capacity].into_iter().flatten().filter(|d| keep(d)).cloned());
-        out
+    fn gather(&self, keep: fn(&Diagnostic) -> bool) -> Vec<Diagnostic> {
+        let items = self.items.values().flat_map(BTreeMap::values).flat_map(|findings| &findings.diagnostics);
+        [&self.named_errors, &self.manifest]
+            .into_iter()
+            .flatten()
+            .chain(items)
+            .chain([&self.battle, &self.cycles, &self.capacity].into_iter().flatten())
+            .filter(|diagnostic| keep(diagnostic))
+            .cloned()
+            .collect()
     }
 
     fn insert(&mut self, key: Key, findings: ItemFindings) {
@@ -251,6 +272,29 @@ impl Validation {
         }
         self.formula_users.remove(key);
     }
+}
+
+/// A hash of the names the item `id` of `kind` adds to a project's [`ProjectNames`] (its id
+/// among them); none when there is no such item.
+fn name_contribution(project: &Project, kind: Kind, id: &str) -> Option<u64> {
+    struct Alone<'i> {
+        id: &'i str,
+        project: Option<Project>,
+    }
+    impl KindVisitor for Alone<'_> {
+        fn visit<T: Item>(&mut self, items: &Items<T>) {
+            if let Some(item) = items.get_shared(self.id) {
+                let mut alone = Project::default();
+                T::items_mut(&mut alone).insert_shared(std::sync::Arc::clone(item));
+                self.project = Some(alone);
+            }
+        }
+    }
+    let mut alone = Alone { id, project: None };
+    visit_kind(project, kind, &mut alone);
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    ProjectNames::new(&alone.project?).hash(&mut hasher);
+    Some(hasher.finish())
 }
 
 /// Calls `visitor` with the items of `kind` only.
@@ -295,24 +339,6 @@ impl KindVisitor for CheckOne<'_, '_, '_> {
     fn visit<T: Item>(&mut self, items: &Items<T>) {
         if let Some(item) = items.get(self.id) {
             self.findings = Some(self.validator.item(item));
-        }
-    }
-}
-
-/// Collects the items' findings in the project's order.
-struct Gather<'s> {
-    items: &'s HashMap<Kind, HashMap<String, ItemFindings>>,
-    out: Vec<Diagnostic>,
-    keep: fn(&Diagnostic) -> bool,
-}
-
-impl KindVisitor for Gather<'_> {
-    fn visit<T: Item>(&mut self, items: &Items<T>) {
-        let Some(found) = self.items.get(&T::KIND) else { return };
-        for item in items {
-            if let Some(findings) = found.get(item.id().as_str()) {
-                self.out.extend(findings.diagnostics.iter().filter(|d| (self.keep)(d)).cloned());
-            }
         }
     }
 }
