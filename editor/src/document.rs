@@ -410,6 +410,26 @@ pub fn where_used(project: &Project, key: &ItemKey) -> Vec<(ItemKey, FieldPath)>
     uses.found
 }
 
+/// [`where_used`] of `key` at a later revision: `uses` (at an earlier one) with the items
+/// `changed` since looked at again, the rest kept. Same result, without reading the project.
+pub fn where_used_after(
+    project: &Project,
+    key: &ItemKey,
+    mut uses: Vec<(ItemKey, FieldPath)>,
+    changed: &BTreeSet<ItemKey>,
+) -> Vec<(ItemKey, FieldPath)> {
+    uses.retain(|(user, _)| !changed.contains(user));
+    for user in changed {
+        let Some(item) = get_item(project, user.kind, &user.id) else { continue };
+        let mut find = FindReference { kind: key.kind, id: &key.id, paths: Vec::new() };
+        item.walk_dyn(&mut find);
+        uses.extend(find.paths.into_iter().map(|path| (user.clone(), path)));
+    }
+    // Kind and id order, as `where_used` finds them; each item's paths keep their order.
+    uses.sort_by(|a, b| a.0.cmp(&b.0));
+    uses
+}
+
 /// Why an op could not be applied; the document is unchanged then.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpError(pub String);

@@ -2,7 +2,7 @@
 //! was; renames rewrite every reference; history steps merge per gesture; dirty tracking.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // test code: a panic is a failed test
 
-use actforge_editor::document::{Document, History, ItemKey, Op, get_item, where_used};
+use actforge_editor::document::{Document, History, ItemKey, Op, get_item, where_used, where_used_after};
 use actforge_runtime::model::Manifest;
 use actforge_runtime::{Kind, Project};
 use actforge_tests::{Rng, content, synthetic_project};
@@ -79,6 +79,26 @@ proptest! {
             inverse.apply(&mut project).unwrap();
         }
         prop_assert_eq!(&project, &original);
+    }
+
+    /// The inspector's users of an item, worked out again from the items each op changed,
+    /// stay what a scan of the whole project finds.
+    #[test]
+    fn users_kept_up_to_date_by_changes_equal_a_whole_scan(seed in any::<u64>(), steps in 1usize..12) {
+        let mut document = Document::new(synthetic_project(60, seed));
+        let mut rng = Rng::new(seed ^ 0x05e5);
+        let all = keys(document.project());
+        let watched = all[rng.below(all.len())].clone();
+        let mut uses = where_used(document.project(), &watched);
+        let mut revision = document.revision();
+        for _ in 0..steps {
+            let op = random_op(&mut rng, document.project(), 1);
+            let _ = document.apply(op);
+            let changes = document.changes_since(revision).unwrap();
+            uses = where_used_after(document.project(), &watched, uses, &changes.items);
+            revision = document.revision();
+            prop_assert_eq!(&uses, &where_used(document.project(), &watched));
+        }
     }
 
     #[test]

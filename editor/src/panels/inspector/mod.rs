@@ -130,6 +130,9 @@ pub struct InspectorInput<'a> {
     pub problems: Vec<(String, String)>,
     /// The preview's running game, if any: formula fields can show their values in it.
     pub live: Option<&'a Session>,
+    /// The document, when the inspector shows one: after an edit, what it draws is worked out
+    /// again from the items the edit changed only.
+    pub document: Option<&'a crate::document::Document>,
 }
 
 /// Draws the inspector for `input.key`, pushing what should change into `actions`.
@@ -246,7 +249,14 @@ fn shown<'s>(state: &'s mut InspectorState, input: &InspectorInput<'_>, item: &d
     let key = input.key;
     let stale = state.shown.as_ref().is_none_or(|shown| shown.revision != input.revision || shown.key != *key);
     if stale {
-        state.shown = None;
+        // The same item at a later revision: only the items changed since are read again.
+        let later = state.shown.take().filter(|shown| shown.key == *key).and_then(|shown| {
+            let changes = input.document?.changes_since(shown.revision)?;
+            let json = if changes.items.contains(key) { item.to_json() } else { shown.json };
+            let uses = crate::document::where_used_after(input.project, key, shown.uses, &changes.items);
+            Some(Shown { revision: input.revision, key: key.clone(), json, uses })
+        });
+        state.shown = later;
     }
     state.shown.get_or_insert_with(|| Shown {
         revision: input.revision,
@@ -462,6 +472,7 @@ pub fn tab_ui(
         dirty: open.document.is_dirty(key),
         problems,
         live,
+        document: Some(&open.document),
     };
     let mut actions = Vec::new();
     inspector_ui(ui, &input, state, &mut actions);
