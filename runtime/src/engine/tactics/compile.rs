@@ -131,8 +131,13 @@ impl TacticsState {
         // The battle's own stream would be seeded by the session; formulas read here see a fixed one.
         let mut rng = Pcg64Mcg::new(LIVE_STREAM);
         for (_, skill) in state.usable_skills(content, key, SkillKind::Move) {
-            for (spot, route) in state.move_routes(content, &mut rng, key, skill, (from, 0.0)) {
-                routes.entry(spot).or_insert(route);
+            let found = state.move_routes(content, &mut rng, key, skill, (from, 0.0));
+            for spot in found.ends() {
+                if let (std::collections::btree_map::Entry::Vacant(entry), Some(route)) =
+                    (routes.entry(spot), found.path(spot))
+                {
+                    entry.insert(route);
+                }
             }
         }
         routes

@@ -7,6 +7,7 @@ mod check;
 mod compile;
 mod env;
 mod forecast;
+mod memo;
 mod regions;
 mod rounds;
 mod script;
@@ -15,6 +16,7 @@ mod skills;
 mod step;
 
 pub use forecast::{FORECAST_TRIALS, SkillForecast, UnitForecast};
+pub(crate) use memo::TacticsMemo;
 
 pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};

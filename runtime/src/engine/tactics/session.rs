@@ -11,8 +11,16 @@ impl Session {
         self.tactics.as_ref()
     }
 
+    /// The battle, to change it: what the memo kept for the state it had is forgotten. Every
+    /// change to the battle goes through here (or clears the memo itself).
+    pub(crate) fn battle_mut(&mut self) -> Option<&mut TacticsState> {
+        self.tactics_memo.clear();
+        self.tactics.as_mut()
+    }
+
     /// Sets up the battle of `entry.tile_map`, when the project places units on it.
     pub(crate) fn start_tactics(&mut self, events: &mut Vec<Event>) {
+        self.tactics_memo.clear();
         self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, started)| {
             events.extend(started);
             battle
@@ -23,7 +31,7 @@ impl Session {
     pub(crate) fn tactics_choices(&self, choices: &mut Vec<Choice>) {
         let mut rng = self.rng.clone();
         if let Some(battle) = &self.tactics {
-            choices.extend(battle.choices(&self.content, &mut rng));
+            choices.extend(battle.choices(&self.content, &mut rng, &self.tactics_memo));
         }
     }
 
@@ -36,10 +44,12 @@ impl Session {
         // Refused choices leave everything as it was, the generator included.
         let mut rng = self.rng.clone();
         let mut trial = battle.clone();
-        let result = trial.apply(&content, &mut rng, choice);
+        // The memo's answers are for `battle`, which `trial` still is whenever `apply` asks.
+        let result = trial.apply(&content, &mut rng, choice, &self.tactics_memo);
         match result {
             Ok(events) => {
                 *battle = trial;
+                self.tactics_memo.clear();
                 self.rng = rng;
                 self.counters.add(1, &events, 0);
                 Ok(events)
@@ -50,8 +60,11 @@ impl Session {
 
     /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn in the battle.
     pub(crate) fn advance_tactics(&mut self, ticks: u64, events: &mut Vec<Event>) {
-        if let Some(battle) = self.tactics.as_mut() {
-            events.extend(battle.advance(&self.content, &mut self.rng, ticks));
+        let content = Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        if let Some(battle) = self.battle_mut() {
+            events.extend(battle.advance(&content, &mut rng, ticks));
+            self.rng = rng;
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::model::{
 };
 
 use super::env::{EffectRecord, Perspective, Reacted, eval_expr};
+use super::memo::TacticsMemo;
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
 use super::rounds::path_length;
 use super::{
@@ -29,7 +30,8 @@ use crate::engine::{Choice, Event};
 impl TacticsState {
     /// What the active unit can do: move (to each reachable spot), use each action skill (at
     /// each spot it can aim at), or end its turn.
-    pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg) -> Vec<Choice> {
+    /// `memo` keeps what it works out for applying the choice made.
+    pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg, memo: &TacticsMemo) -> Vec<Choice> {
         if self.winner.is_some() {
             return Vec::new();
         }
@@ -38,13 +40,13 @@ impl TacticsState {
         let mut choices = Vec::new();
         // With points, a unit walks as long as its action points last.
         if !turn.moved || self.action_points.is_some() {
-            for spot in self.reachable(content, rng, key).into_keys() {
+            for spot in self.reachable(content, rng, key, memo).keys() {
                 choices.push(Choice::MoveUnit { unit: key.to_owned(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
             }
         }
         if !turn.acted {
             for skill in self.action_skills(content, key) {
-                for spot in self.target_spots(content, rng, key, skill) {
+                for spot in self.kept_targets(content, rng, key, skill, memo).iter() {
                     choices.push(Choice::UseSkill {
                         unit: key.to_owned(),
                         skill: skill.id.clone(),
@@ -62,12 +64,15 @@ impl TacticsState {
         choices
     }
 
-    /// Applies a tactics choice; refused (nothing changes) unless it is possible now.
+    /// Applies a tactics choice; refused (nothing changes) unless it is possible now. `memo`
+    /// holds what listing the choices on this very state worked out: it is only asked before
+    /// anything changes.
     pub(crate) fn apply(
         &mut self,
         content: &Content,
         rng: &mut Pcg64Mcg,
         choice: &Choice,
+        memo: &TacticsMemo,
     ) -> Result<Vec<Event>, String> {
         if self.winner.is_some() {
             return Err("the battle has ended".to_owned());
@@ -93,10 +98,10 @@ impl TacticsState {
                 if *unit != turn.unit || (turn.moved && self.action_points.is_none()) {
                     return Err(format!("{unit} cannot move now"));
                 }
-                let Some(at) = self.reachable(content, rng, unit).get(&to).copied() else {
+                let Some(at) = self.reachable(content, rng, unit, memo).get(&to).copied() else {
                     return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
                 };
-                let path = self.move_path(content, rng, unit, at, to);
+                let path = self.move_path(content, rng, (unit, at), to, memo);
                 self.move_unit(content, unit, at, &path, &mut events);
             }
             Choice::MoveUnitVia { unit, via, x, y, z } => {
@@ -113,7 +118,7 @@ impl TacticsState {
                 let Some(skill) = usable.filter(|_| *unit == turn.unit && !turn.acted) else {
                     return Err(format!("{unit} cannot use {skill} now"));
                 };
-                if !self.target_spots(content, rng, unit, skill).contains(&at) {
+                if !self.kept_targets(content, rng, unit, skill, memo).contains(&at) {
                     return Err(format!("{unit} cannot aim {} at ({x}, {y}, {z})", skill.id));
                 }
                 self.use_skill(content, rng, unit, skill, at, &mut events);
