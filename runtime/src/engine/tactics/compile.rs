@@ -98,6 +98,11 @@ pub(super) struct Setup {
     pub(super) scheduler: Scheduler,
     /// Team-round schedulers: the teams in the order they play.
     pub(super) teams: Vec<String>,
+    /// Some skill of the project has passive effects: only then does reading a stat look
+    /// through the unit's skills (stats are read at every scheduler tick).
+    pub(super) skill_passives: bool,
+    /// Lines of sight kept for the map's geometry (none: the grid is not the map's).
+    pub(super) sight: Option<Arc<crate::map::SightMemo>>,
 }
 
 impl TacticsState {
@@ -156,6 +161,8 @@ impl TacticsState {
             }
         };
         let mut state = Self::empty(content, map, grid);
+        // The grid is the map's own: lines traced on it hold for every battle on the map.
+        Arc::make_mut(&mut state.setup).sight = Some(content.sight_memo(map.id.as_str()));
         let mut order = Vec::new();
         let mut placed: BTreeMap<String, usize> = BTreeMap::new();
         for placement in &map.placements {
@@ -244,6 +251,8 @@ impl TacticsState {
                 content: Arc::clone(content),
                 scheduler: map.scheduler.clone(),
                 teams: Vec::new(),
+                skill_passives: content.project.skills.iter().any(|skill| !skill.passive_effects.is_empty()),
+                sight: None,
             }),
             tick: 0,
             turns: 0,

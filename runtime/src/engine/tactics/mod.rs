@@ -348,10 +348,14 @@ impl TacticsState {
             apply(&equipment.passive_effects, ctx);
         }
         // The unit's skills then its equipment's, each once (no list is built: stats are read
-        // often).
-        let own =
-            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
-        let granted = self.worn(key).flat_map(|equipment| equipment.skills.iter());
+        // often); none to look through when no skill of the project has passive effects.
+        let own = if self.setup.skill_passives {
+            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default()
+        } else {
+            &[]
+        };
+        let granted =
+            self.worn(key).filter(|_| self.setup.skill_passives).flat_map(|equipment| equipment.skills.iter());
         for (at, id) in own.iter().chain(granted).enumerate() {
             let Some(skill) = content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
             else {

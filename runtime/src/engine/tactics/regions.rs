@@ -9,7 +9,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::formula::Side;
 use crate::map::{
     LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches,
-    reach_fly, reach_line, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain, standing_spots,
+    reach_fly, reach_line, reach_line_kept, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
@@ -476,7 +476,7 @@ impl TacticsState {
         }
         routes.ends.retain(|end| {
             *end != from
-                && standing_spots(grid, end.cell_x, end.cell_y).contains(end)
+                && spot_tags(grid, *end).is_some()
                 && match occupants.get(end) {
                     None | Some(Occupant::MountAlly) => true,
                     Some(Occupant::MountEnemy) => region.can_halt_at_enemies,
@@ -683,7 +683,10 @@ impl TacticsState {
         if cylinder {
             let reach = match space {
                 InterveningSpace::Path => reach_path(grid, center, &params, &occupants),
-                InterveningSpace::Line => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                InterveningSpace::Line => match &self.setup.sight {
+                    Some(memo) => reach_line_kept(grid, center, &params, &sight_of(region), &occupants, memo),
+                    None => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                },
                 _ => reach_pick(grid, center, &params, &occupants),
             };
             let Ok(reach) = reach else { return BTreeSet::new() };

@@ -553,12 +553,9 @@ impl TacticsState {
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
         let fallen: Vec<String> = self
             .units
-            .keys()
-            .filter(|key| {
-                self.units.get(*key).is_some_and(|unit| !unit.defeated)
-                    && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)
-            })
-            .cloned()
+            .iter()
+            .filter(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0))
+            .map(|(key, _)| key.clone())
             .collect();
         for key in fallen {
             if let Some(unit) = self.units.get_mut(&key) {
