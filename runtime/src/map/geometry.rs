@@ -184,11 +184,25 @@ impl TileSolid {
     /// [`Self::edge_top_height`] of the solid of `tile` (wherever it stands), without working
     /// out the rest of the solid: walks ask it for every step they try.
     pub(crate) fn tile_edge_top_height(tile: &Tile, face: Face) -> f32 {
-        let (bottom_inset, top_inset) = if tile.insets == Faces::default() {
-            (0.0, 0.0)
-        } else {
-            (clamped_inset(tile.insets.bottom), clamped_inset(tile.insets.top))
-        };
+        if tile.insets == Faces::default() {
+            // Only the edge's corners, each as `heights` works it out with no insets (adding a
+            // zero inset to a sum of whole levels changes no bit).
+            let base = f32::from(tile.z);
+            let (h, b) = (&tile.heights, &tile.baselines);
+            let corner = |height: u8, baseline: u8| (base + f32::from(height)).max(base + f32::from(baseline));
+            let edge = |one: f32, other: f32| (one + other) * 0.5;
+            return match face {
+                Face::NegX => edge(corner(h.x0y0, b.x0y0), corner(h.x0y1, b.x0y1)),
+                Face::PosX => edge(corner(h.x1y0, b.x1y0), corner(h.x1y1, b.x1y1)),
+                Face::NegY => edge(corner(h.x0y0, b.x0y0), corner(h.x1y0, b.x1y0)),
+                Face::PosY => edge(corner(h.x0y1, b.x0y1), corner(h.x1y1, b.x1y1)),
+                Face::Bottom | Face::Top => {
+                    (corner(h.x0y0, b.x0y0) + corner(h.x1y0, b.x1y0) + corner(h.x0y1, b.x0y1) + corner(h.x1y1, b.x1y1))
+                        * 0.25
+                }
+            };
+        }
+        let (bottom_inset, top_inset) = (clamped_inset(tile.insets.bottom), clamped_inset(tile.insets.top));
         let (bottom, top) = Self::heights(tile, bottom_inset, top_inset);
         let solid = Self { x_min: 0.0, x_max: 0.0, y_min: 0.0, y_max: 0.0, bottom, top };
         solid.edge_top_height(face)
