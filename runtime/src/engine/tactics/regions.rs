@@ -637,7 +637,8 @@ impl TacticsState {
                 Some(*spot) == center || spot_tags(grid, *spot).is_some_and(|tags| tags & no_enter == 0)
             });
         }
-        spots.retain(|spot| match self.unit_at(*spot) {
+        let standing = self.standing();
+        spots.retain(|spot| match standing.get(spot).copied() {
             None => true,
             Some(key) if Some(key) == ctx.actor => region.can_target_self,
             Some(key) => {
@@ -649,7 +650,7 @@ impl TacticsState {
         });
         if let Some(predicate) = &region.predicate {
             spots.retain(|spot| {
-                let point_ctx = Perspective { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
+                let point_ctx = Perspective { target: standing.get(spot).copied(), point: Some(*spot), ..ctx };
                 let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
                 core::truthy(value)
             });
