@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::TacticsState;
+use super::{TacticsListing, TacticsState};
 use crate::engine::{Choice, ChoiceError, Event, Session};
 
 impl Session {
@@ -33,6 +33,12 @@ impl Session {
         if let Some(battle) = &self.tactics {
             choices.extend(battle.choices(&self.content, &mut rng, &self.tactics_memo));
         }
+    }
+
+    /// [`Self::tactics_choices`] counted, not built (on a copy of the generator too).
+    pub(crate) fn tactics_listing(&self) -> Option<TacticsListing> {
+        let mut rng = self.rng.clone();
+        self.tactics.as_ref().map(|battle| battle.listing(&self.content, &mut rng, &self.tactics_memo))
     }
 
     /// Applies a tactics choice; refused (and nothing changes) unless it is possible now.
