@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use actforge_runtime::map::{
     AtlasLayout, ChunkKey, Face, LineMoveParams, MapError, MapMesher, MapScale, MeshStyle, Occupant, ReachParams,
-    SightParams, Spot, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade, line_move,
-    line_of_sight, pick, reach_line, reach_path, reach_pick, resize_tile_map, sight_blocker, signed_dz, spot_point,
-    spot_tags, spot_terrain, standing_height, standing_spots,
+    SightMemo, SightParams, Spot, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade,
+    line_move, line_of_sight, pick, reach_line, reach_line_kept, reach_path, reach_pick, resize_tile_map,
+    sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain, standing_height, standing_spots,
 };
 use actforge_runtime::model::{
     Column, Corners, Faces, Id, Paint, PaletteEntry, PaletteLookup, Placement, Prop, Terrain, Tile, TileMap,
@@ -932,6 +932,25 @@ fn lines_may_end_on_an_enemy_but_not_pass_one() {
     let through = ReachParams { can_cross_enemies: true, ..params };
     let seen = reach_line(&grid, Spot::new(1, 0, 1), &through, &SightParams::default(), &occupants).unwrap();
     assert_eq!(seen.stops().count(), 7);
+}
+
+#[test]
+fn kept_lines_of_sight_answer_as_traced_ones() {
+    // A wall, an enemy in the open and one behind the wall: every spot from several lookers,
+    // twice over one memo (the second time every line is answered from it).
+    let grid = floor(7, 4, vec![((3, 1), stack(5)), ((3, 2), stack(2))]);
+    let occupants = BTreeMap::from([(Spot::new(5, 0, 1), Occupant::Enemy), (Spot::new(5, 1, 1), Occupant::Enemy)]);
+    let params = ReachParams { can_halt_at_enemies: true, ..ReachParams::movement(6, 9.0, 9.0) };
+    let memo = SightMemo::default();
+    for sight in [SightParams::default(), SightParams { eye_height: 3.0, ..SightParams::default() }] {
+        for _ in 0..2 {
+            for looker in [Spot::new(1, 1, 1), Spot::new(0, 3, 1), Spot::new(3, 1, 5), Spot::new(6, 2, 1)] {
+                let traced = reach_line(&grid, looker, &params, &sight, &occupants).unwrap();
+                let kept = reach_line_kept(&grid, looker, &params, &sight, &occupants, &memo).unwrap();
+                assert_eq!(kept, traced, "from {looker:?} with {sight:?}");
+            }
+        }
+    }
 }
 
 fn walk_params(amount: u16) -> LineMoveParams {

@@ -3,12 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::formula::names::GameName;
 use crate::formula::{Compiled, FormulaSet, Lookup, ProjectNames, Scope};
+use crate::map::SightMemo;
 use crate::model::{
     Act, ActId, Aspect, Card, Deck, Expr, FieldPath, Id, Item, Items, Kind, KindVisitor, KindVisitorMut, Location,
     Project, Rule, Slot, SlotId, Token, TokenId, Visitor, VisitorMut, Walk, walk_item,
@@ -65,6 +66,9 @@ pub struct Content {
     pub(super) shrink_ticks: u64,
     /// The table's items by id, for the engine's lookups.
     index: Index,
+    /// Lines of sight traced on each tile map's geometry, by map id: shared by every battle
+    /// on the map (see [`SightMemo`]).
+    sight: Mutex<BTreeMap<String, Arc<SightMemo>>>,
 }
 
 /// Copies of the table's items, looked up by id. The engine looks items up at every step (a
@@ -426,7 +430,14 @@ impl Content {
             grab_slots,
             shrink_ticks,
             index,
+            sight: Mutex::default(),
         }
+    }
+
+    /// The lines of sight kept for the tile map `map` (its geometry as the project has it).
+    pub(crate) fn sight_memo(&self, map: &str) -> Arc<SightMemo> {
+        let mut kept = self.sight.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(kept.entry(map.to_owned()).or_default())
     }
 
     /// The act `id`.

@@ -953,6 +953,9 @@ pub struct Session {
     board: Option<board::BoardState>,
     /// The battle, when the project sets one up.
     tactics: Option<TacticsState>,
+    /// What listing the battle's choices worked out for its current state (see
+    /// [`tactics::TacticsMemo`]); emptied by [`Session::battle_mut`].
+    tactics_memo: tactics::TacticsMemo,
     /// The turns system, when the project has a turn config.
     turns: Option<TurnsState>,
     /// The campaign, when the project's entry names a node map.
@@ -991,6 +994,7 @@ impl Session {
             counters: Counters::default(),
             board: None,
             tactics: None,
+            tactics_memo: tactics::TacticsMemo::default(),
             turns: None,
             campaign: None,
             listing: ListingCache::default(),

@@ -4,6 +4,8 @@
 use rand_core::{Rng as _, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::system::System;
+use super::tactics::TacticsListing;
 use super::{Choice, Event, Session};
 
 /// Plays at random: half the time it starts or collects a window when it can, otherwise it
@@ -51,9 +53,10 @@ impl RandomPolicy {
         // Only asked when the act was not taken: it reads every card (and draws nothing).
         let next_due = session.next_due();
         let pick = if coin || next_due.is_none() {
-            let mut moves = session.choices();
-            moves.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
-            (!moves.is_empty()).then(|| moves.swap_remove(self.below(moves.len())))
+            // The battle's choices are counted, and only the one drawn is built.
+            let moves = Listed::of(session);
+            let count = moves.len();
+            if count == 0 { None } else { moves.nth(self.below(count)) }
         } else {
             None
         };
@@ -88,5 +91,42 @@ impl RandomPolicy {
             }
         }
         moves
+    }
+}
+
+/// Every choice of [`Session::choices`] but starts and collects, in its order: each system's
+/// part, the battle's counted rather than built (see [`TacticsListing`]).
+struct Listed(Vec<TacticsListing>);
+
+impl Listed {
+    fn of(session: &Session) -> Self {
+        let mut parts = Vec::new();
+        for system in System::ALL {
+            if system == System::Tactics {
+                parts.extend(session.tactics_listing());
+                continue;
+            }
+            let mut choices = Vec::new();
+            session.system_choices(system, &mut choices);
+            choices.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
+            parts.push(TacticsListing::Built(choices));
+        }
+        Self(parts)
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().map(TacticsListing::len).sum()
+    }
+
+    /// The choice numbered `at` across the parts.
+    fn nth(&self, mut at: usize) -> Option<Choice> {
+        for part in &self.0 {
+            let count = part.len();
+            if at < count {
+                return part.nth(at);
+            }
+            at = at.saturating_sub(count);
+        }
+        None
     }
 }

@@ -144,8 +144,24 @@ impl TileSolid {
                 top: clamped_inset(raw.top),
             }
         };
-        let (left, front, base) = (f32::from(cell_x), f32::from(cell_y), f32::from(tile.z));
-        let (bottom_inset, top_inset) = (insets.bottom, insets.top);
+        let (left, front) = (f32::from(cell_x), f32::from(cell_y));
+        let (bottom, top) = Self::heights(tile, insets.bottom, insets.top);
+        // The grid keeps opposite insets apart; a raw tile is clamped so the footprint never inverts.
+        let x_min = left + insets.neg_x;
+        let y_min = front + insets.neg_y;
+        Self {
+            x_min,
+            x_max: (left + 1.0 - insets.pos_x).max(x_min),
+            y_min,
+            y_max: (front + 1.0 - insets.pos_y).max(y_min),
+            bottom,
+            top,
+        }
+    }
+
+    /// The bottom and top height of each corner of `tile`, with its bottom and top insets.
+    fn heights(tile: &Tile, bottom_inset: f32, top_inset: f32) -> (Corners<f32>, Corners<f32>) {
+        let base = f32::from(tile.z);
         let bottom_of = |baseline: u8| base + f32::from(baseline) + bottom_inset;
         let top_of = |height: u8, bottom: f32| (base + f32::from(height) - top_inset).max(bottom);
         let baselines = &tile.baselines;
@@ -162,17 +178,34 @@ impl TileSolid {
             x0y1: top_of(heights.x0y1, bottom.x0y1),
             x1y1: top_of(heights.x1y1, bottom.x1y1),
         };
-        // The grid keeps opposite insets apart; a raw tile is clamped so the footprint never inverts.
-        let x_min = left + insets.neg_x;
-        let y_min = front + insets.neg_y;
-        Self {
-            x_min,
-            x_max: (left + 1.0 - insets.pos_x).max(x_min),
-            y_min,
-            y_max: (front + 1.0 - insets.pos_y).max(y_min),
-            bottom,
-            top,
+        (bottom, top)
+    }
+
+    /// [`Self::edge_top_height`] of the solid of `tile` (wherever it stands), without working
+    /// out the rest of the solid: walks ask it for every step they try.
+    pub(crate) fn tile_edge_top_height(tile: &Tile, face: Face) -> f32 {
+        if tile.insets == Faces::default() {
+            // Only the edge's corners, each as `heights` works it out with no insets (adding a
+            // zero inset to a sum of whole levels changes no bit).
+            let base = f32::from(tile.z);
+            let (h, b) = (&tile.heights, &tile.baselines);
+            let corner = |height: u8, baseline: u8| (base + f32::from(height)).max(base + f32::from(baseline));
+            let edge = |one: f32, other: f32| (one + other) * 0.5;
+            return match face {
+                Face::NegX => edge(corner(h.x0y0, b.x0y0), corner(h.x0y1, b.x0y1)),
+                Face::PosX => edge(corner(h.x1y0, b.x1y0), corner(h.x1y1, b.x1y1)),
+                Face::NegY => edge(corner(h.x0y0, b.x0y0), corner(h.x1y0, b.x1y0)),
+                Face::PosY => edge(corner(h.x0y1, b.x0y1), corner(h.x1y1, b.x1y1)),
+                Face::Bottom | Face::Top => {
+                    (corner(h.x0y0, b.x0y0) + corner(h.x1y0, b.x1y0) + corner(h.x0y1, b.x0y1) + corner(h.x1y1, b.x1y1))
+                        * 0.25
+                }
+            };
         }
+        let (bottom_inset, top_inset) = (clamped_inset(tile.insets.bottom), clamped_inset(tile.insets.top));
+        let (bottom, top) = Self::heights(tile, bottom_inset, top_inset);
+        let solid = Self { x_min: 0.0, x_max: 0.0, y_min: 0.0, y_max: 0.0, bottom, top };
+        solid.edge_top_height(face)
     }
 
     /// Whether the top is split along x0y0–x1y1 (else along x1y0–x0y1).

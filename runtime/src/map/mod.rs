@@ -24,8 +24,9 @@ pub use mesh::{
 };
 pub use pick::{PickHit, Stand, first_hit_on_segment, pick, standing_height};
 pub use reach::{
-    Occupant, Reach, ReachNode, ReachParams, SightParams, Spot, line_of_sight, line_reaches, reach_fly, reach_line,
-    reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain, standing_spots,
+    Occupant, Reach, ReachNode, ReachParams, SightMemo, SightParams, Spot, line_of_sight, line_reaches, reach_fly,
+    reach_line, reach_line_kept, reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain,
+    standing_spots,
 };
 pub use walk::{ArcShot, LineMoveParams, LineMoveWalk, WalkStop, arc_shot, line_move};
 

@@ -3,6 +3,9 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::sync::{PoisonError, RwLock};
+
+use rustc_hash::FxHashMap;
 
 use crate::model::{Terrain, Tile};
 
@@ -312,8 +315,8 @@ fn dz_between(from: Spot, from_tile: &Tile, to: Spot, to_tile: &Tile) -> f32 {
         (Ordering::Equal, Ordering::Less) => (Face::NegY, Face::PosY),
         (Ordering::Equal, Ordering::Equal) => (Face::NegX, Face::NegX),
     };
-    let enter_height = TileSolid::new(to.cell_x, to.cell_y, to_tile).edge_top_height(enter);
-    let exit_height = TileSolid::new(from.cell_x, from.cell_y, from_tile).edge_top_height(exit);
+    let enter_height = TileSolid::tile_edge_top_height(to_tile, enter);
+    let exit_height = TileSolid::tile_edge_top_height(from_tile, exit);
     enter_height - exit_height
 }
 
@@ -793,17 +796,66 @@ fn enemy_boxes(
         .collect()
 }
 
-/// Whether the line from `eye` reaches the target point over `to`: no tile face between
-/// (when tiles block) and no enemy box it passes (it may end on one).
+/// Most lines a [`SightMemo`] keeps before it starts over (a guard on its size).
+const MOST_KEPT_SIGHTS: usize = 1 << 20;
+
+/// Which line a [`SightMemo`] answers for: from the eye over a spot to the target point over
+/// another, the eye and target heights (as bits), and whether invisible tiles block.
+type SightLine = (Spot, Spot, u32, u32, bool);
+
+/// Lines of sight already traced on one tile geometry, kept: whether tiles stand between two
+/// spots depends only on the tiles' shapes (not on their paint, nor on who stands where), and
+/// a battle asks it for every spot in a ranged skill's reach at every turn. Shared by every
+/// battle on the same map (they may run on several threads); units are checked apart.
+#[derive(Default)]
+pub struct SightMemo(RwLock<FxHashMap<SightLine, bool>>);
+
+impl std::fmt::Debug for SightMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SightMemo")
+    }
+}
+
+impl SightMemo {
+    /// Whether no tile face lies between `eye` (over `from`) and `target` (over `to`).
+    fn tiles_clear(
+        &self,
+        grid: &TileGrid,
+        (from, eye): (Spot, [f32; 3]),
+        (to, target): (Spot, [f32; 3]),
+        sight: &SightParams,
+    ) -> bool {
+        let line = (from, to, sight.eye_height.to_bits(), sight.target_height.to_bits(), sight.invisible_blocks);
+        if let Some(clear) = self.0.read().unwrap_or_else(PoisonError::into_inner).get(&line) {
+            return *clear;
+        }
+        let clear = first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none();
+        let mut kept = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MOST_KEPT_SIGHTS {
+            kept.clear();
+        }
+        kept.insert(line, clear);
+        clear
+    }
+}
+
+/// Whether the line from `eye` (over `from`) reaches the target point over `to`: no tile face
+/// between (when tiles block; asked of `memo` when given) and no enemy box it passes (it may
+/// end on one).
 fn line_clear(
     grid: &TileGrid,
-    eye: [f32; 3],
+    (from, eye): (Spot, [f32; 3]),
     to: Spot,
     sight: &SightParams,
     enemy_boxes: &[(Spot, [f32; 3], [f32; 3])],
+    memo: Option<&SightMemo>,
 ) -> bool {
     eye_point(grid, to, sight.target_height).is_some_and(|target| {
-        (!sight.tiles_block || first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none())
+        let tiles_clear = || match memo {
+            Some(memo) => memo.tiles_clear(grid, (from, eye), (to, target), sight),
+            None => first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none(),
+        };
+        (!sight.tiles_block || tiles_clear())
             && !enemy_boxes.iter().any(|(spot, low, high)| *spot != to && segment_meets_box(eye, target, *low, *high))
     })
 }
@@ -823,7 +875,7 @@ pub fn line_reaches(
         return spot_tile(grid, start).is_some();
     }
     let Some(eye) = eye_point(grid, start, sight.eye_height) else { return false };
-    line_clear(grid, eye, to, sight, &enemy_boxes(grid, start, params, occupants))
+    line_clear(grid, (start, eye), to, sight, &enemy_boxes(grid, start, params, occupants), None)
 }
 
 /// The Line space of a cylinder region (line of sight, §b.7): the candidates seen from the
@@ -836,6 +888,29 @@ pub fn reach_line(
     sight: &SightParams,
     occupants: &BTreeMap<Spot, Occupant>,
 ) -> Result<Reach, MapError> {
+    reach_line_in(grid, start, params, sight, occupants, None)
+}
+
+/// [`reach_line`] asking `memo` (kept for `grid`'s geometry) which lines tiles block.
+pub fn reach_line_kept(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    sight: &SightParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+    memo: &SightMemo,
+) -> Result<Reach, MapError> {
+    reach_line_in(grid, start, params, sight, occupants, Some(memo))
+}
+
+fn reach_line_in(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    sight: &SightParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+    memo: Option<&SightMemo>,
+) -> Result<Reach, MapError> {
     let start_tile = start_of(grid, start)?;
     let eye = eye_point(grid, start, sight.eye_height).ok_or(MapError::NotASpot {
         cell_x: start.cell_x,
@@ -845,7 +920,7 @@ pub fn reach_line(
     let boxes = enemy_boxes(grid, start, params, occupants);
     let mut nodes = BTreeMap::new();
     for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
-        if node.spot == start || line_clear(grid, eye, node.spot, sight, &boxes) {
+        if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, &boxes, memo) {
             settle(grid, start, params, occupants, &mut node);
             nodes.insert(node.spot, node);
         }

@@ -98,6 +98,11 @@ pub(super) struct Setup {
     pub(super) scheduler: Scheduler,
     /// Team-round schedulers: the teams in the order they play.
     pub(super) teams: Vec<String>,
+    /// Some skill of the project has passive effects: only then does reading a stat look
+    /// through the unit's skills (stats are read at every scheduler tick).
+    pub(super) skill_passives: bool,
+    /// Lines of sight kept for the map's geometry (none: the grid is not the map's).
+    pub(super) sight: Option<Arc<crate::map::SightMemo>>,
 }
 
 impl TacticsState {
@@ -131,8 +136,13 @@ impl TacticsState {
         // The battle's own stream would be seeded by the session; formulas read here see a fixed one.
         let mut rng = Pcg64Mcg::new(LIVE_STREAM);
         for (_, skill) in state.usable_skills(content, key, SkillKind::Move) {
-            for (spot, route) in state.move_routes(content, &mut rng, key, skill, (from, 0.0)) {
-                routes.entry(spot).or_insert(route);
+            let found = state.move_routes(content, &mut rng, key, skill, (from, 0.0));
+            for spot in found.ends() {
+                if let (std::collections::btree_map::Entry::Vacant(entry), Some(route)) =
+                    (routes.entry(spot), found.path(spot))
+                {
+                    entry.insert(route);
+                }
             }
         }
         routes
@@ -151,6 +161,8 @@ impl TacticsState {
             }
         };
         let mut state = Self::empty(content, map, grid);
+        // The grid is the map's own: lines traced on it hold for every battle on the map.
+        Arc::make_mut(&mut state.setup).sight = Some(content.sight_memo(map.id.as_str()));
         let mut order = Vec::new();
         let mut placed: BTreeMap<String, usize> = BTreeMap::new();
         for placement in &map.placements {
@@ -239,6 +251,8 @@ impl TacticsState {
                 content: Arc::clone(content),
                 scheduler: map.scheduler.clone(),
                 teams: Vec::new(),
+                skill_passives: content.project.skills.iter().any(|skill| !skill.passive_effects.is_empty()),
+                sight: None,
             }),
             tick: 0,
             turns: 0,

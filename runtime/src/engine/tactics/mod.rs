@@ -7,6 +7,7 @@ mod check;
 mod compile;
 mod env;
 mod forecast;
+mod memo;
 mod regions;
 mod rounds;
 mod script;
@@ -15,6 +16,8 @@ mod skills;
 mod step;
 
 pub use forecast::{FORECAST_TRIALS, SkillForecast, UnitForecast};
+pub(crate) use memo::TacticsMemo;
+pub(crate) use step::TacticsListing;
 
 pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};
@@ -330,7 +333,7 @@ impl TacticsState {
         if pseudo.is_some() {
             return pseudo;
         }
-        let base = self.base_stat(key, name, depth)?;
+        let base = self.base_stat_of(key, unit, name, depth)?;
         let mut value = base;
         let mut changed = false;
         // SRPGCK's chain: equipment, then skills, then statuses, each in order.
@@ -341,21 +344,25 @@ impl TacticsState {
                 changed = true;
             }
         };
-        for equipment in self.worn(key) {
+        for equipment in self.worn_by(unit) {
             let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
             apply(&equipment.passive_effects, ctx);
         }
         // The unit's skills then its equipment's, each once (no list is built: stats are read
-        // often).
-        let own =
-            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
-        let granted = self.worn(key).flat_map(|equipment| equipment.skills.iter());
+        // often); none to look through when no skill of the project has passive effects.
+        let own = if self.setup.skill_passives {
+            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default()
+        } else {
+            &[]
+        };
+        let granted =
+            self.worn_by(unit).filter(|_| self.setup.skill_passives).flat_map(|equipment| equipment.skills.iter());
         for (at, id) in own.iter().chain(granted).enumerate() {
             let Some(skill) = content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
             else {
                 continue;
             };
-            let seen = own.iter().chain(self.worn(key).flat_map(|equipment| equipment.skills.iter())).take(at);
+            let seen = own.iter().chain(self.worn_by(unit).flat_map(|equipment| equipment.skills.iter())).take(at);
             if seen.into_iter().any(|earlier| earlier == id) {
                 continue;
             }
@@ -385,7 +392,11 @@ impl TacticsState {
 
     /// A unit's base stat: the stored number, or its formula's value now while it is live.
     pub(super) fn base_stat(&self, key: &str, name: &str, depth: u8) -> Option<f64> {
-        let unit = self.units.get(key)?;
+        self.base_stat_of(key, self.units.get(key)?, name, depth)
+    }
+
+    /// [`Self::base_stat`] of the unit `key`, already looked up (stats are read often).
+    fn base_stat_of(&self, key: &str, unit: &UnitState, name: &str, depth: u8) -> Option<f64> {
         if !unit.live.contains(name) {
             return unit.stats.get(name).copied();
         }
@@ -430,6 +441,12 @@ impl TacticsState {
         let project = &self.setup.content.project;
         let worn = self.units.get(key).map(|unit| unit.equipment.as_slice()).unwrap_or_default();
         worn.iter().filter_map(|id| project.equipment.get(id.as_str()))
+    }
+
+    /// [`Self::worn`] of a unit already looked up.
+    fn worn_by<'s>(&'s self, unit: &'s UnitState) -> impl Iterator<Item = &'s Equipment> {
+        let project = &self.setup.content.project;
+        unit.equipment.iter().filter_map(|id| project.equipment.get(id.as_str()))
     }
 
     /// The ids of a unit's skills: its own, then those its equipment grants, each once.
@@ -503,7 +520,13 @@ impl TacticsState {
     pub(super) fn store_stat(&mut self, key: &str, name: &str, value: f64) {
         if let Some(unit) = self.units.get_mut(key) {
             unit.live.remove(name);
-            unit.stats.insert(name.to_owned(), value);
+            // The scheduler stores `ct` every tick: no new key when the stat is there.
+            match unit.stats.get_mut(name) {
+                Some(stored) => *stored = value,
+                None => {
+                    unit.stats.insert(name.to_owned(), value);
+                }
+            }
         }
     }
 
@@ -589,6 +612,21 @@ impl TacticsState {
     pub fn unit_at(&self, spot: Spot) -> Option<&str> {
         let here = || self.units.iter().filter(|(_, unit)| !unit.defeated && unit.spot == spot);
         here().find(|(_, unit)| unit.mount.is_some()).or_else(|| here().next()).map(|(key, _)| key.as_str())
+    }
+
+    /// Who stands on each spot, as [`Self::unit_at`] answers for it (a rider before its
+    /// mount): for questions about many spots at once.
+    pub(super) fn standing(&self) -> BTreeMap<Spot, &str> {
+        let mut standing: BTreeMap<Spot, (&str, bool)> = BTreeMap::new();
+        for (key, unit) in self.units.iter().filter(|(_, unit)| !unit.defeated) {
+            let rider = unit.mount.is_some();
+            let found = standing.entry(unit.spot).or_insert((key.as_str(), rider));
+            // The first rider in key order, else the first unit in key order.
+            if rider && !found.1 {
+                *found = (key.as_str(), true);
+            }
+        }
+        standing.into_iter().map(|(spot, (key, _))| (spot, key)).collect()
     }
 
     /// The unit riding `key`, if any.

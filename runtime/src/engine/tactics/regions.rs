@@ -2,17 +2,19 @@
 //! (`spec/srpgck.md` §b.4–§b.8).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
 use crate::formula::Side;
 use crate::map::{
-    LineMoveParams, Occupant, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches, reach_fly,
-    reach_line, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain, standing_spots,
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches,
+    reach_fly, reach_line, reach_line_kept, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
 use super::env::{Perspective, eval_expr};
+use super::memo::{Answer, Question, TacticsMemo};
 use super::{TacticsState, UnitState};
 use crate::engine::content::Content;
 use crate::engine::core;
@@ -224,6 +226,33 @@ fn cone_holds(numbers: &RegionNumbers, (theta, phi): (f64, f64), [dx, dy, rise]:
         && (clip.is_nan() || clip <= 0.0 || forward <= clip + 1e-9)
 }
 
+/// Where a move can end, with the search its routes are read off (none: a teleport or a
+/// jump, whose route is the start and the end).
+#[derive(Clone, Debug)]
+pub(crate) struct Routes {
+    from: Spot,
+    reach: Option<Reach>,
+    ends: BTreeSet<Spot>,
+}
+
+impl Routes {
+    /// Where the move can end, in order.
+    pub(crate) fn ends(&self) -> impl Iterator<Item = Spot> + '_ {
+        self.ends.iter().copied()
+    }
+
+    /// The route to `end` (the start and the end included); None when the move cannot end there.
+    pub(crate) fn path(&self, end: Spot) -> Option<Vec<Spot>> {
+        if !self.ends.contains(&end) {
+            return None;
+        }
+        match &self.reach {
+            Some(reach) => reach.path_to(end),
+            None => Some(vec![self.from, end]),
+        }
+    }
+}
+
 impl TacticsState {
     /// Whether `key` may ride `other` with `region` (§b.4 step 3): the region may mount
     /// friends (enemies); `other` has a non-zero `mountable` stat, rides nobody and carries
@@ -308,16 +337,43 @@ impl TacticsState {
 
     /// Where `key` can move with its move skills (the start excluded), with the skill that
     /// reaches each spot first in the unit's list.
-    pub(super) fn move_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
+    pub(super) fn move_spots(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        memo: &TacticsMemo,
+    ) -> BTreeMap<Spot, usize> {
         let mut spots = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
         // Replaced move skills do not walk; the others in their sorted order.
         for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
-            for spot in self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).into_keys() {
+            for spot in self.kept_routes(content, rng, key, (at, skill), unit.spot, memo).ends() {
                 spots.entry(spot).or_insert(at);
             }
         }
         spots
+    }
+
+    /// [`Self::move_routes`] of the unit's move skill number `at` from `from` (nothing spent),
+    /// answered by `memo` when it already knows them.
+    pub(super) fn kept_routes(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        (at, skill): (usize, &Skill),
+        from: Spot,
+        memo: &TacticsMemo,
+    ) -> Arc<Routes> {
+        let question = Question::Routes(key.to_owned(), at, from, 0);
+        let answer = memo.answer(question, rng, |rng| {
+            Answer::Routes(Arc::new(self.move_routes(content, rng, key, skill, (from, 0.0))))
+        });
+        match answer {
+            Answer::Routes(routes) => routes,
+            _ => Arc::new(self.move_routes(content, rng, key, skill, (from, 0.0))),
+        }
     }
 
     /// The move skills of `key` with their numbers in its list.
@@ -327,11 +383,20 @@ impl TacticsState {
     }
 
     /// The route of a move of `key` to `to` with its skill number `at` (start and end included).
-    pub(super) fn move_path(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, at: usize, to: Spot) -> Vec<Spot> {
+    pub(super) fn move_path(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        (key, at): (&str, usize),
+        to: Spot,
+        memo: &TacticsMemo,
+    ) -> Vec<Spot> {
         let Some(unit) = self.units.get(key) else { return vec![to] };
         let skill = self.skill_ids(content, key).get(at).and_then(|id| content.project.skills.get(id.as_str()));
         let Some(skill) = skill else { return vec![unit.spot, to] };
-        self.move_routes(content, rng, key, skill, (unit.spot, 0.0)).remove(&to).unwrap_or_else(|| vec![unit.spot, to])
+        self.kept_routes(content, rng, key, (at, skill), unit.spot, memo)
+            .path(to)
+            .unwrap_or_else(|| vec![unit.spot, to])
     }
 
     /// Where a move of `key` with the move skill `skill` can end when it sets out from `from`
@@ -348,8 +413,8 @@ impl TacticsState {
         key: &str,
         skill: &Skill,
         (from, spent): (Spot, f64),
-    ) -> BTreeMap<Spot, Vec<Spot>> {
-        let mut routes = BTreeMap::new();
+    ) -> Routes {
+        let mut routes = Routes { from, reach: None, ends: BTreeSet::new() };
         let Some(unit) = self.units.get(key) else { return routes };
         let region = &skill.target_region;
         let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
@@ -400,21 +465,18 @@ impl TacticsState {
                     );
                     ends.intersection(&shaped).copied().collect()
                 };
-                for end in ends {
-                    if let Some(path) = reach.path_to(end) {
-                        routes.insert(end, path);
-                    }
-                }
+                // The routes are read off the search when one is walked (`Routes::path`).
+                routes.ends = ends;
+                routes.reach = Some(reach);
             }
             _ => {
                 // Teleports and jumps: no path, the route is the start and the end.
-                let ends = self.region_spots_in(content, rng, ctx, region, region.space, (from, unit.facing, spent));
-                routes.extend(ends.into_iter().map(|end| (end, vec![from, end])));
+                routes.ends = self.region_spots_in(content, rng, ctx, region, region.space, (from, unit.facing, spent));
             }
         }
-        routes.retain(|end, _| {
+        routes.ends.retain(|end| {
             *end != from
-                && standing_spots(grid, end.cell_x, end.cell_y).contains(end)
+                && spot_tags(grid, *end).is_some()
                 && match occupants.get(end) {
                     None | Some(Occupant::MountAlly) => true,
                     Some(Occupant::MountEnemy) => region.can_halt_at_enemies,
@@ -445,9 +507,9 @@ impl TacticsState {
             let mut failed = None;
             for (leg, stop) in via.iter().chain([&to]).enumerate() {
                 let last = leg == via.len();
-                let mut routes = self.move_routes(content, rng, key, skill, (from, spent));
-                let fits = routes.get(stop).is_some_and(|_| last || self.unit_at(*stop).is_none());
-                let Some(path) = routes.remove(stop).filter(|_| fits) else {
+                let routes = self.move_routes(content, rng, key, skill, (from, spent));
+                let fits = routes.ends.contains(stop) && (last || self.unit_at(*stop).is_none());
+                let Some(path) = routes.path(*stop).filter(|_| fits) else {
                     failed = Some(format!(
                         "with {}, {} ({}, {}, {}) is out of reach from ({}, {}, {}) ({} spent)",
                         skill.id,
@@ -575,7 +637,8 @@ impl TacticsState {
                 Some(*spot) == center || spot_tags(grid, *spot).is_some_and(|tags| tags & no_enter == 0)
             });
         }
-        spots.retain(|spot| match self.unit_at(*spot) {
+        let standing = self.standing();
+        spots.retain(|spot| match standing.get(spot).copied() {
             None => true,
             Some(key) if Some(key) == ctx.actor => region.can_target_self,
             Some(key) => {
@@ -587,7 +650,7 @@ impl TacticsState {
         });
         if let Some(predicate) = &region.predicate {
             spots.retain(|spot| {
-                let point_ctx = Perspective { target: self.unit_at(*spot), point: Some(*spot), ..ctx };
+                let point_ctx = Perspective { target: standing.get(spot).copied(), point: Some(*spot), ..ctx };
                 let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
                 core::truthy(value)
             });
@@ -621,7 +684,10 @@ impl TacticsState {
         if cylinder {
             let reach = match space {
                 InterveningSpace::Path => reach_path(grid, center, &params, &occupants),
-                InterveningSpace::Line => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                InterveningSpace::Line => match &self.setup.sight {
+                    Some(memo) => reach_line_kept(grid, center, &params, &sight_of(region), &occupants, memo),
+                    None => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                },
                 _ => reach_pick(grid, center, &params, &occupants),
             };
             let Ok(reach) = reach else { return BTreeSet::new() };
@@ -767,6 +833,25 @@ impl TacticsState {
     /// The tag bits of `region`'s `no_enter_tags` on the battle's grid.
     fn no_enter_mask(&self, region: &Region) -> u64 {
         self.setup.grid.tag_mask(region.no_enter_tags.iter().map(String::as_str))
+    }
+
+    /// [`Self::target_spots`] of one of the unit's own action skills, answered by `memo` when it
+    /// already knows them.
+    pub(super) fn kept_targets(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        skill: &Skill,
+        memo: &TacticsMemo,
+    ) -> Arc<BTreeSet<Spot>> {
+        let answer = memo.answer(Question::Targets(key.to_owned(), skill.id.clone()), rng, |rng| {
+            Answer::Targets(Arc::new(self.target_spots(content, rng, key, skill)))
+        });
+        match answer {
+            Answer::Targets(spots) => spots,
+            _ => Arc::new(self.target_spots(content, rng, key, skill)),
+        }
     }
 
     /// Where `key` can aim `skill` now.

@@ -2,6 +2,7 @@
 //! and charged skills that resolve on a later tick (`spec/srpgck.md` §d).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
@@ -11,6 +12,7 @@ use crate::map::Spot;
 use crate::model::SchedulerKind;
 
 use super::env::{Perspective, eval_expr};
+use super::memo::{Answer, Question, TacticsMemo};
 use super::{Round, TacticsState, Turn};
 
 /// Activations a team has each round with the points scheduler, unless the map says.
@@ -35,12 +37,35 @@ impl TacticsState {
 
     /// Where the active unit can walk now: its move skills' spots, with the points scheduler
     /// only those whose path its action points pay for.
-    pub(super) fn reachable(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str) -> BTreeMap<Spot, usize> {
-        let mut spots = self.move_spots(content, rng, key);
+    /// Listing and applying a move ask the same `memo`, which answers when it can.
+    pub(super) fn reachable(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        memo: &TacticsMemo,
+    ) -> Arc<BTreeMap<Spot, usize>> {
+        let answer = memo.answer(Question::Reach(key.to_owned()), rng, |rng| {
+            Answer::Reach(Arc::new(self.work_out_reach(content, rng, key, memo)))
+        });
+        match answer {
+            Answer::Reach(spots) => spots,
+            _ => Arc::new(self.work_out_reach(content, rng, key, memo)),
+        }
+    }
+
+    fn work_out_reach(
+        &self,
+        content: &Content,
+        rng: &mut Pcg64Mcg,
+        key: &str,
+        memo: &TacticsMemo,
+    ) -> BTreeMap<Spot, usize> {
+        let mut spots = self.move_spots(content, rng, key, memo);
         let Some(points) = self.action_points.filter(|_| self.active_unit() == Some(key)) else { return spots };
         let per_cell = self.move_points(key);
         spots.retain(|spot, at| {
-            let cost = per_cell * f64::from(path_length(&self.move_path(content, rng, key, *at, *spot)));
+            let cost = per_cell * f64::from(path_length(&self.move_path(content, rng, (key, *at), *spot, memo)));
             // NaN costs pay for nothing.
             cost <= points
         });

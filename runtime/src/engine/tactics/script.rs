@@ -347,7 +347,7 @@ impl Session {
     /// The battle for a set-up line, with the unit it names (standing: a defeated unit is out
     /// of the battle).
     fn set_up_unit<'s>(&'s mut self, name: &str) -> Result<(&'s mut TacticsState, String), String> {
-        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        let battle = self.battle_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
         if battle.winner.is_some() {
             return Err("the battle has ended".to_owned());
         }
@@ -469,7 +469,7 @@ impl Session {
         let (x, y, z): (u16, u16, u16) =
             (number(Some(x), "cell x")?, number(Some(y), "cell y")?, number(Some(z), "level")?);
         let content = std::sync::Arc::clone(&self.content);
-        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        let battle = self.battle_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
         let paint = if *paint == "none" {
             None
         } else {
@@ -490,7 +490,7 @@ impl Session {
     }
 
     fn set_points_line(&mut self, rest: &str) -> Result<(), String> {
-        let battle = self.tactics.as_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
+        let battle = self.battle_mut().ok_or("this project sets up no battle (entry.tile_map with placements)")?;
         match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
             ["points", count] => {
                 let count: u32 = number(Some(count), "number of points (a whole number)")?;
@@ -760,14 +760,14 @@ impl Session {
                 Err(why) => vec![Reason::new(item, Self::with_statuses(battle, unit, why))],
             });
         }
-        let spots = battle.reachable(&self.content, &mut rng, unit);
+        let spots = battle.reachable(&self.content, &mut rng, unit, &self.tactics_memo);
         if spots.contains_key(&Spot::new(x, y, z)) {
             return Ok(Vec::new());
         }
         let mut text = format!("{unit} cannot reach it ({} spots in reach)", spots.len());
         text.push_str(&self.terrain_note(battle, unit, Spot::new(x, y, z)));
         if let Some(points) = battle.action_points {
-            let walkable = battle.move_spots(&self.content, &mut rng, unit);
+            let walkable = battle.move_spots(&self.content, &mut rng, unit, &super::TacticsMemo::default());
             if walkable.contains_key(&Spot::new(x, y, z)) {
                 text = format!(
                     "{unit} has {} action points left, {} a cell: not enough to walk there",

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::TacticsState;
+use super::{TacticsListing, TacticsState};
 use crate::engine::{Choice, ChoiceError, Event, Session};
 
 impl Session {
@@ -11,8 +11,16 @@ impl Session {
         self.tactics.as_ref()
     }
 
+    /// The battle, to change it: what the memo kept for the state it had is forgotten. Every
+    /// change to the battle goes through here (or clears the memo itself).
+    pub(crate) fn battle_mut(&mut self) -> Option<&mut TacticsState> {
+        self.tactics_memo.clear();
+        self.tactics.as_mut()
+    }
+
     /// Sets up the battle of `entry.tile_map`, when the project places units on it.
     pub(crate) fn start_tactics(&mut self, events: &mut Vec<Event>) {
+        self.tactics_memo.clear();
         self.tactics = TacticsState::start(&self.content, &mut self.rng).map(|(battle, started)| {
             events.extend(started);
             battle
@@ -23,8 +31,14 @@ impl Session {
     pub(crate) fn tactics_choices(&self, choices: &mut Vec<Choice>) {
         let mut rng = self.rng.clone();
         if let Some(battle) = &self.tactics {
-            choices.extend(battle.choices(&self.content, &mut rng));
+            choices.extend(battle.choices(&self.content, &mut rng, &self.tactics_memo));
         }
+    }
+
+    /// [`Self::tactics_choices`] counted, not built (on a copy of the generator too).
+    pub(crate) fn tactics_listing(&self) -> Option<TacticsListing> {
+        let mut rng = self.rng.clone();
+        self.tactics.as_ref().map(|battle| battle.listing(&self.content, &mut rng, &self.tactics_memo))
     }
 
     /// Applies a tactics choice; refused (and nothing changes) unless it is possible now.
@@ -36,10 +50,12 @@ impl Session {
         // Refused choices leave everything as it was, the generator included.
         let mut rng = self.rng.clone();
         let mut trial = battle.clone();
-        let result = trial.apply(&content, &mut rng, choice);
+        // The memo's answers are for `battle`, which `trial` still is whenever `apply` asks.
+        let result = trial.apply(&content, &mut rng, choice, &self.tactics_memo);
         match result {
             Ok(events) => {
                 *battle = trial;
+                self.tactics_memo.clear();
                 self.rng = rng;
                 self.counters.add(1, &events, 0);
                 Ok(events)
@@ -50,8 +66,11 @@ impl Session {
 
     /// Lets up to `ticks` scheduler ticks pass while it is nobody's turn in the battle.
     pub(crate) fn advance_tactics(&mut self, ticks: u64, events: &mut Vec<Event>) {
-        if let Some(battle) = self.tactics.as_mut() {
-            events.extend(battle.advance(&self.content, &mut self.rng, ticks));
+        let content = Arc::clone(&self.content);
+        let mut rng = self.rng.clone();
+        if let Some(battle) = self.battle_mut() {
+            events.extend(battle.advance(&content, &mut rng, ticks));
+            self.rng = rng;
         }
     }
 }

@@ -1,6 +1,6 @@
 //! One battle step: a move, a skill, a wait or a facing, then the win check and the scheduler.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
@@ -12,6 +12,7 @@ use crate::model::{
 };
 
 use super::env::{EffectRecord, Perspective, Reacted, eval_expr};
+use super::memo::TacticsMemo;
 use super::regions::{direction_towards, facing_towards, locked_direction, walk_params};
 use super::rounds::path_length;
 use super::{
@@ -29,45 +30,38 @@ use crate::engine::{Choice, Event};
 impl TacticsState {
     /// What the active unit can do: move (to each reachable spot), use each action skill (at
     /// each spot it can aim at), or end its turn.
-    pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg) -> Vec<Choice> {
-        if self.winner.is_some() {
-            return Vec::new();
-        }
-        let Some(turn) = self.active.as_ref() else { return self.round_choices() };
-        let key = turn.unit.as_str();
-        let mut choices = Vec::new();
-        // With points, a unit walks as long as its action points last.
-        if !turn.moved || self.action_points.is_some() {
-            for spot in self.reachable(content, rng, key).into_keys() {
-                choices.push(Choice::MoveUnit { unit: key.to_owned(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
-            }
-        }
-        if !turn.acted {
-            for skill in self.action_skills(content, key) {
-                for spot in self.target_spots(content, rng, key, skill) {
-                    choices.push(Choice::UseSkill {
-                        unit: key.to_owned(),
-                        skill: skill.id.clone(),
-                        x: spot.cell_x,
-                        y: spot.cell_y,
-                        z: spot.level,
-                    });
-                }
-            }
-        }
-        choices.push(Choice::WaitUnit { unit: key.to_owned() });
-        for facing in self.wait_facings(content).1 {
-            choices.push(Choice::FaceUnit { unit: key.to_owned(), facing });
-        }
-        choices
+    /// `memo` keeps what it works out for applying the choice made.
+    pub(crate) fn choices(&self, content: &Content, rng: &mut Pcg64Mcg, memo: &TacticsMemo) -> Vec<Choice> {
+        self.listing(content, rng, memo).into_choices()
     }
 
-    /// Applies a tactics choice; refused (nothing changes) unless it is possible now.
+    /// [`Self::choices`], counted but not built: the spots and skills they are made of.
+    pub(crate) fn listing(&self, content: &Content, rng: &mut Pcg64Mcg, memo: &TacticsMemo) -> TacticsListing {
+        if self.winner.is_some() {
+            return TacticsListing::Built(Vec::new());
+        }
+        let Some(turn) = self.active.as_ref() else { return TacticsListing::Built(self.round_choices()) };
+        let key = turn.unit.as_str();
+        // With points, a unit walks as long as its action points last.
+        let moves = (!turn.moved || self.action_points.is_some()).then(|| self.reachable(content, rng, key, memo));
+        let mut aims = Vec::new();
+        if !turn.acted {
+            for skill in self.action_skills(content, key) {
+                aims.push((skill.id.clone(), self.kept_targets(content, rng, key, skill, memo)));
+            }
+        }
+        TacticsListing::Turn { unit: key.to_owned(), moves, aims, facings: self.wait_facings(content).1 }
+    }
+
+    /// Applies a tactics choice; refused (nothing changes) unless it is possible now. `memo`
+    /// holds what listing the choices on this very state worked out: it is only asked before
+    /// anything changes.
     pub(crate) fn apply(
         &mut self,
         content: &Content,
         rng: &mut Pcg64Mcg,
         choice: &Choice,
+        memo: &TacticsMemo,
     ) -> Result<Vec<Event>, String> {
         if self.winner.is_some() {
             return Err("the battle has ended".to_owned());
@@ -93,10 +87,10 @@ impl TacticsState {
                 if *unit != turn.unit || (turn.moved && self.action_points.is_none()) {
                     return Err(format!("{unit} cannot move now"));
                 }
-                let Some(at) = self.reachable(content, rng, unit).get(&to).copied() else {
+                let Some(at) = self.reachable(content, rng, unit, memo).get(&to).copied() else {
                     return Err(format!("{unit} cannot reach ({x}, {y}, {z})"));
                 };
-                let path = self.move_path(content, rng, unit, at, to);
+                let path = self.move_path(content, rng, (unit, at), to, memo);
                 self.move_unit(content, unit, at, &path, &mut events);
             }
             Choice::MoveUnitVia { unit, via, x, y, z } => {
@@ -113,7 +107,7 @@ impl TacticsState {
                 let Some(skill) = usable.filter(|_| *unit == turn.unit && !turn.acted) else {
                     return Err(format!("{unit} cannot use {skill} now"));
                 };
-                if !self.target_spots(content, rng, unit, skill).contains(&at) {
+                if !self.kept_targets(content, rng, unit, skill, memo).contains(&at) {
                     return Err(format!("{unit} cannot aim {} at ({x}, {y}, {z})", skill.id));
                 }
                 self.use_skill(content, rng, unit, skill, at, &mut events);
@@ -548,12 +542,9 @@ impl TacticsState {
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
         let fallen: Vec<String> = self
             .units
-            .keys()
-            .filter(|key| {
-                self.units.get(*key).is_some_and(|unit| !unit.defeated)
-                    && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)
-            })
-            .cloned()
+            .iter()
+            .filter(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0))
+            .map(|(key, _)| key.clone())
             .collect();
         for key in fallen {
             if let Some(unit) = self.units.get_mut(&key) {
@@ -836,4 +827,89 @@ fn set_off<'r>(
         stats.iter().any(|trigger| trigger.stat == record.stat && change(trigger.change))
             || types.iter().any(|kind| record.types.contains(kind))
     })
+}
+
+/// The battle's choices in the order [`TacticsState::choices`] lists them, counted without
+/// building each one: the random player draws a number and only that choice is made.
+#[derive(Clone, Debug)]
+pub(crate) enum TacticsListing {
+    /// Choices already built (the team-round picks while it is nobody's turn; the random
+    /// player files other systems' choices here too).
+    Built(Vec<Choice>),
+    /// The active unit's turn: a move to each spot in reach, each action skill at each spot it
+    /// can aim at, waiting, then each facing to end the turn with.
+    Turn {
+        /// The unit.
+        unit: String,
+        /// Where it can move (none: it cannot move now).
+        moves: Option<Arc<BTreeMap<Spot, usize>>>,
+        /// Its action skills with the spots each can aim at.
+        aims: Vec<(Id<Skill>, Arc<BTreeSet<Spot>>)>,
+        /// The facings it may end its turn with.
+        facings: Vec<u16>,
+    },
+}
+
+impl TacticsListing {
+    /// How many choices there are.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Built(choices) => choices.len(),
+            Self::Turn { moves, aims, facings, .. } => {
+                let moves = moves.as_ref().map_or(0, |moves| moves.len());
+                let aims = aims.iter().map(|(_, spots)| spots.len()).sum::<usize>();
+                moves.saturating_add(aims).saturating_add(1).saturating_add(facings.len())
+            }
+        }
+    }
+
+    /// The choice numbered `at` (from 0, in listing order); None past the last.
+    pub(crate) fn nth(&self, at: usize) -> Option<Choice> {
+        let (unit, moves, aims, facings) = match self {
+            Self::Built(choices) => return choices.get(at).cloned(),
+            Self::Turn { unit, moves, aims, facings } => (unit, moves, aims, facings),
+        };
+        let mut at = at;
+        let move_count = moves.as_ref().map_or(0, |moves| moves.len());
+        if at < move_count {
+            let spot = moves.as_ref().and_then(|moves| moves.keys().nth(at))?;
+            return Some(Choice::MoveUnit { unit: unit.clone(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
+        }
+        at = at.saturating_sub(move_count);
+        for (skill, spots) in aims {
+            if at < spots.len() {
+                let spot = spots.iter().nth(at)?;
+                let (x, y, z) = (spot.cell_x, spot.cell_y, spot.level);
+                return Some(Choice::UseSkill { unit: unit.clone(), skill: skill.clone(), x, y, z });
+            }
+            at = at.saturating_sub(spots.len());
+        }
+        if at == 0 {
+            return Some(Choice::WaitUnit { unit: unit.clone() });
+        }
+        facings.get(at.saturating_sub(1)).map(|facing| Choice::FaceUnit { unit: unit.clone(), facing: *facing })
+    }
+
+    /// Every choice, built.
+    pub(crate) fn into_choices(self) -> Vec<Choice> {
+        let (unit, moves, aims, facings) = match self {
+            Self::Built(choices) => return choices,
+            Self::Turn { unit, moves, aims, facings } => (unit, moves, aims, facings),
+        };
+        let mut choices = Vec::new();
+        for spot in moves.iter().flat_map(|moves| moves.keys()) {
+            choices.push(Choice::MoveUnit { unit: unit.clone(), x: spot.cell_x, y: spot.cell_y, z: spot.level });
+        }
+        for (skill, spots) in &aims {
+            for spot in spots.iter() {
+                let (x, y, z) = (spot.cell_x, spot.cell_y, spot.level);
+                choices.push(Choice::UseSkill { unit: unit.clone(), skill: skill.clone(), x, y, z });
+            }
+        }
+        choices.push(Choice::WaitUnit { unit: unit.clone() });
+        for facing in facings {
+            choices.push(Choice::FaceUnit { unit: unit.clone(), facing });
+        }
+        choices
+    }
 }
