@@ -51,6 +51,7 @@ if [[ -z "$bin" ]]; then
         exit 1
     fi
 fi
+[[ "$bin" == */debug/* ]] && profile="debug"
 command -v Xvfb >/dev/null || { echo "Xvfb is not installed" >&2; exit 1; }
 
 work="$(mktemp -d)"
@@ -117,7 +118,10 @@ for size in $sizes; do
     project="$work/map-$size"
     release=()
     [[ "$profile" == release ]] && release=(--release)
-    map="$(cd "$root" && cargo run --quiet "${release[@]}" -p actforge-editor --example map_project -- "$project" "$side" "$levels")"
+    if ! map="$(cd "$root" && cargo run --quiet "${release[@]}" -p actforge-editor --example map_project -- "$project" "$side" "$levels")"; then
+        echo "could not write the ${size} map project (the map_project example)" >&2
+        exit 1
+    fi
     for renderer in gpu cpu; do
         start_editor "$project" "$map" "$renderer" ACTFORGE_MAP_ORBIT=1 ACTFORGE_FRAME_LOG=1
         sleep "$settle"
