@@ -139,6 +139,11 @@ impl MapGl {
         self.pending.len()
     }
 
+    /// Whether the GL objects have been made (a frame was painted).
+    pub fn is_ready(&self) -> bool {
+        self.program.is_some()
+    }
+
     /// Chunk uploads done so far.
     pub fn uploads(&self) -> u64 {
         self.uploads

@@ -274,6 +274,12 @@ impl GpuView {
         self.bounds = None;
     }
 
+    /// Whether the GL side has painted (made its objects) yet; until then a failure could still
+    /// come, so the view asks for another frame to show it.
+    pub fn is_ready(&self) -> bool {
+        self.map_gl.as_ref().and_then(|map_gl| map_gl.lock().ok()).is_some_and(|map_gl| map_gl.is_ready())
+    }
+
     /// Chunks packed for upload in the last frame.
     pub fn packed_last_frame(&self) -> usize {
         self.packed_last_frame
