@@ -14,6 +14,15 @@
 //!
 //! Budget on the 2-core reference machine: ≤ 8 ms per frame. The bench prints each result
 //! against the floor and the budget.
+//!
+//! The GPU path on a 256×256×16 terrain about 30% full (`actforge_tests::terrain_map`), the
+//! CPU side of a frame up to the vertex data handed to GL (GL itself cannot run headless),
+//! each beside the CPU renderer's frame on the same map (the peer):
+//!
+//! * `gpu_orbit_256`: the camera turns; nothing is re-uploaded, only the matrix and the draw
+//!   list are made (floor: ≤ 2 ms); peer `cpu_orbit_256`;
+//! * `gpu_after_tile_edit_256`: one tile toggled, then the frame: the map diff, the touched
+//!   chunk re-meshed and packed for upload (floor: ≤ 1 ms); peer `cpu_after_tile_edit_256`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing)] // a benchmark: failing loudly is right
 
 use std::hint::black_box;
@@ -31,6 +40,9 @@ const GROUP: &str = "map_view";
 const SIDE: u16 = 128;
 const LEVELS: u16 = 8;
 const BUDGET_MS: f64 = 8.0;
+/// The GPU path's floors on the 256×256×16 map (CPU side of a frame).
+const GPU_ORBIT_FLOOR_MS: f64 = 2.0;
+const GPU_EDIT_FLOOR_MS: f64 = 1.0;
 /// Frames are built textured (UVs into a palette atlas): the dearer of the two paths.
 const ATLAS: Option<egui::TextureId> = Some(egui::TextureId::User(1));
 
@@ -150,6 +162,68 @@ fn frame_benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// The GPU path's frames on the 256×256×16 map, each beside the CPU renderer's (the peer).
+fn gpu_benches(c: &mut Criterion) {
+    let map = actforge_tests::terrain_map(256, 16, 7);
+    let views = || {
+        let mut view = MapViewState::default();
+        view.map_revision = Some(0);
+        view
+    };
+    let (mut gpu, mut cpu) = (views(), views());
+    gpu.prepare_gpu(&map, rect(), ATLAS).unwrap();
+    cpu.prepare(&map, rect(), ATLAS).unwrap();
+    println!(
+        "map 256×256×16: {} tiles, {} faces meshed, {} drawn by the GPU path, {} by the CPU path",
+        map.columns.iter().map(|c| c.tiles.len()).sum::<usize>(),
+        gpu.scene().unwrap().face_count(),
+        gpu.drawn_faces(),
+        cpu.drawn_faces()
+    );
+    let mut group = c.benchmark_group(GROUP);
+    group.sample_size(10);
+    group.bench_function("gpu_orbit_256", |b| {
+        b.iter(|| {
+            gpu.camera.orbit(egui::vec2(3.0, 0.0));
+            black_box(gpu.prepare_gpu(black_box(&map), rect(), ATLAS))
+        });
+    });
+    assert_eq!(gpu.packed_chunks(), 0, "orbiting re-uploads nothing");
+    group.bench_function("cpu_orbit_256", |b| {
+        b.iter(|| {
+            cpu.camera.orbit(egui::vec2(3.0, 0.0));
+            black_box(cpu.prepare(black_box(&map), rect(), ATLAS))
+        });
+    });
+    // A cell inside chunk (1, 2), away from its borders: one chunk re-meshed per edit.
+    let edit = |view: &mut MapViewState, edited: &mut actforge_runtime::model::TileMap, flip: &mut bool| {
+        *flip = !*flip;
+        view.map_revision = view.map_revision.map(|revision| revision + 1);
+        if *flip {
+            tools::add_tile(edited, 60, 70, 15);
+        } else {
+            tools::remove_tile_at_level(edited, 60, 70, 15);
+        }
+    };
+    let (mut edited, mut flip) = (map.clone(), false);
+    edit(&mut gpu, &mut edited, &mut flip);
+    gpu.prepare_gpu(&edited, rect(), ATLAS).unwrap();
+    assert_eq!(gpu.packed_chunks(), 1, "a one-tile edit packs its one chunk");
+    group.bench_function("gpu_after_tile_edit_256", |b| {
+        b.iter(|| {
+            edit(&mut gpu, &mut edited, &mut flip);
+            black_box(gpu.prepare_gpu(black_box(&edited), rect(), ATLAS))
+        });
+    });
+    group.bench_function("cpu_after_tile_edit_256", |b| {
+        b.iter(|| {
+            edit(&mut cpu, &mut edited, &mut flip);
+            black_box(cpu.prepare(black_box(&edited), rect(), ATLAS))
+        });
+    });
+    group.finish();
+}
+
 /// The mean time of a finished benchmark, in milliseconds.
 fn mean_ms(name: &str) -> Option<f64> {
     criterion_mean_ns(GROUP, name).map(|ns| ns / 1e6)
@@ -158,6 +232,7 @@ fn mean_ms(name: &str) -> Option<f64> {
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     frame_benches(&mut criterion);
+    gpu_benches(&mut criterion);
     criterion.final_summary();
     let floor = mean_ms("floor_face_walk");
     println!("\nratios (mean time / floor face walk; mean time / {BUDGET_MS} ms budget):");
@@ -165,6 +240,19 @@ fn main() {
         if let Some(ms) = mean_ms(name) {
             let vs_floor = floor.map_or_else(|| "n/a".to_owned(), |floor| format!("{:.2}×", ms / floor));
             println!("  {name:<24} {ms:9.4} ms   vs floor {vs_floor:>8}   budget: {:.3}", ms / BUDGET_MS);
+        }
+    }
+    println!("\nGPU path, 256×256×16 (mean time / its floor; / the CPU renderer's frame, the peer):");
+    for (name, peer, floor) in [
+        ("gpu_orbit_256", "cpu_orbit_256", GPU_ORBIT_FLOOR_MS),
+        ("gpu_after_tile_edit_256", "cpu_after_tile_edit_256", GPU_EDIT_FLOOR_MS),
+    ] {
+        if let (Some(ms), Some(peer_ms)) = (mean_ms(name), mean_ms(peer)) {
+            println!(
+                "  {name:<24} {ms:9.4} ms   floor {floor} ms: {:.3}   {peer} {peer_ms:9.3} ms: {:.4}×",
+                ms / floor,
+                ms / peer_ms
+            );
         }
     }
 }

@@ -457,6 +457,12 @@ impl ActforgeApp {
         self.preview.game.set_foreground_wait(wait);
     }
 
+    /// Selects the tile map `id` and shows the Tile map tab.
+    pub fn open_tile_map(&mut self, id: &str) {
+        self.select(ItemKey::new(actforge_runtime::Kind::TileMap, id));
+        self.show_tab(Tab::TileMap);
+    }
+
     /// Shows the Preview tab and starts its clock as soon as the game has compiled.
     pub fn play_preview_when_ready(&mut self) {
         self.show_tab(Tab::Preview);
@@ -466,7 +472,16 @@ impl ActforgeApp {
 
 impl eframe::App for ActforgeApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let started = std::time::Instant::now();
         ActforgeApp::ui(self, ui);
+        frame_log(started);
+    }
+
+    fn on_exit(&mut self, gl: Option<&eframe::glow::Context>) {
+        // The map views' GL objects go while their context still exists.
+        if let Some(gl) = gl {
+            actforge_map_gl::destroy_all(gl);
+        }
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
@@ -478,6 +493,18 @@ impl eframe::App for ActforgeApp {
         };
         settings.set_dock(self.restore_layout.as_ref().unwrap_or(&self.dock));
         eframe::set_value(storage, SETTINGS_KEY, &settings);
+    }
+}
+
+/// With `ACTFORGE_FRAME_LOG=1`, one stderr line per frame: seconds since the first frame and
+/// the milliseconds the UI took (`scripts/map-fps.sh` counts frames with it).
+fn frame_log(started: std::time::Instant) {
+    static FIRST: std::sync::OnceLock<Option<std::time::Instant>> = std::sync::OnceLock::new();
+    let first = FIRST
+        .get_or_init(|| std::env::var_os("ACTFORGE_FRAME_LOG").is_some_and(|value| value == "1").then_some(started));
+    if let Some(first) = first {
+        let ui_ms = started.elapsed().as_secs_f64() * 1000.0;
+        eprintln!("frame t={:.3} ui_ms={ui_ms:.2}", started.duration_since(*first).as_secs_f64());
     }
 }
 

@@ -55,18 +55,25 @@ mod gui {
         if let Ok(icon) = eframe::icon_data::from_png_bytes(include_bytes!("../../icons/actforge.png")) {
             viewport = viewport.with_icon(icon);
         }
-        let options = eframe::NativeOptions { viewport, ..Default::default() };
+        // The GPU map view draws with a depth buffer instead of sorting faces (without one
+        // the map view falls back to the CPU).
+        let options = eframe::NativeOptions { viewport, depth_buffer: 24, ..Default::default() };
         eframe::run_native(
             "Actforge",
             options,
             Box::new(move |creation| {
                 ActforgeApp::setup(&creation.egui_ctx);
+                actforge_editor::views::map::gpu::install(&creation.egui_ctx, creation.gl.as_deref());
                 let mut app = ActforgeApp::with_storage(path, creation.storage);
                 // A quick replay shows in the same frame; a slow one leaves the window responsive.
                 app.set_preview_wait(Some(std::time::Duration::from_millis(30)));
                 // For scripts/cpu-idle.sh: the preview plays at 1× from the first frame, as F5 would.
                 if std::env::var_os("ACTFORGE_PREVIEW_AUTOPLAY").is_some_and(|value| value == "1") {
                     app.play_preview_when_ready();
+                }
+                // For scripts/map-fps.sh: the Tile map tab opens on this map.
+                if let Ok(map) = std::env::var("ACTFORGE_OPEN_MAP") {
+                    app.open_tile_map(&map);
                 }
                 Ok(Box::new(app))
             }),

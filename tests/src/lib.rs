@@ -373,3 +373,53 @@ pub fn synthetic_project(items: usize, seed: u64) -> Project {
     }
     project
 }
+
+/// A `side` × `side` tile map about 30% full of its `levels` levels (the map bench's terrain:
+/// stacks of painted cubes under a rolling height field, ramps on 6% of the columns, an
+/// overhang on 3%, an invisible tile on 1%), with a 6-entry flat-colour palette `p0` … `p5`.
+/// The GPU map bench and `scripts/map-fps.sh` (through the editor's `map_project` example) use it.
+pub fn terrain_map(side: u16, levels: u16, seed: u64) -> TileMap {
+    use actforge_runtime::model::{Corners, Faces, Paint, PaletteEntry};
+    let mut rng = Rng::new(seed);
+    let paint = |index: u16| Some(Paint::new(format!("p{index}").as_str(), 0));
+    let painted =
+        |z: u16, top: u16| Tile { paint: Faces { top: paint(top), ..Faces::splat(paint(4)) }, ..Tile::cube(z) };
+    let scale = f32::from(levels) / 16.0;
+    let mut columns = Vec::new();
+    for y in 0..side {
+        for x in 0..side {
+            let (fx, fy) = (f32::from(x), f32::from(y));
+            let wave = 2.6 * (fx * 0.21).sin() * (fy * 0.17).cos() + 1.4 * ((fx + 2.0 * fy) * 0.07).sin();
+            let noise = rng.below(3) as f32 - 1.0;
+            let height =
+                ((4.3 + wave + noise) * scale).round().clamp(1.0, f32::from(levels.saturating_sub(3).max(1))) as u16;
+            let mut tiles: Vec<Tile> = (0..height).map(|z| painted(z, height % 4)).collect();
+            match rng.below(100) {
+                0..=5 => {
+                    tiles.push(Tile { heights: Corners { x0y0: 1, x1y0: 1, x0y1: 2, x1y1: 2 }, ..painted(height, 5) });
+                }
+                6..=8 => tiles.push(painted(height + 2, 1)),
+                9 => tiles.push(Tile { invisible: true, ..Tile::cube(height) }),
+                _ => {}
+            }
+            columns.push(Column { x, y, tiles });
+        }
+    }
+    let palette = (0..6u8)
+        .map(|i| PaletteEntry {
+            id: format!("p{i}").as_str().into(),
+            label: format!("P{i}"),
+            colour: Colour::rgb(40 * i, 200 - 30 * i, 90 + 20 * i),
+            ..PaletteEntry::default()
+        })
+        .collect();
+    TileMap {
+        id: Id::new(format!("terrain_{side}x{side}x{levels}")),
+        label: format!("Terrain {side}×{side}×{levels}"),
+        width: side,
+        depth: side,
+        palette,
+        columns,
+        ..TileMap::default()
+    }
+}

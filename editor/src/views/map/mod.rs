@@ -6,6 +6,7 @@
 
 pub mod camera;
 pub mod editor;
+pub mod gpu;
 pub mod overlay;
 pub mod palette;
 pub mod palette_panel;
@@ -134,6 +135,10 @@ pub struct MapViewState {
     /// The invisible tiles' solids and the scene revision they were gathered at.
     invisible: Option<(u64, Vec<TileSolid>)>,
     drawn_billboards: usize,
+    /// The GPU path's chunk bookkeeping and GL store.
+    gpu: gpu::GpuView,
+    /// The renderer of the last frame.
+    in_use: gpu::InUse,
 }
 
 impl Default for MapViewState {
@@ -158,6 +163,8 @@ impl Default for MapViewState {
             hovered: None,
             invisible: None,
             drawn_billboards: 0,
+            gpu: gpu::GpuView::default(),
+            in_use: gpu::InUse::None,
         }
     }
 }
@@ -225,10 +232,55 @@ impl MapViewState {
         }
     }
 
+    /// The renderer the last frame was drawn with.
+    pub fn renderer(&self) -> &gpu::InUse {
+        &self.in_use
+    }
+
+    /// Chunks packed for the GPU in the last GPU frame (0: nothing re-uploaded).
+    pub fn packed_chunks(&self) -> usize {
+        self.gpu.packed_last_frame()
+    }
+
     /// Takes in `map` (re-meshing what changed) and, when the camera, size, map or `atlas`
     /// changed, rebuilds the projected mesh for `rect`. Returns the frame's projection. Public
     /// for the bench: this is the CPU cost of a frame.
     pub fn prepare(&mut self, map: &TileMap, rect: Rect, atlas: Option<egui::TextureId>) -> Option<ViewFrame> {
+        self.sync_scene(map);
+        let scene = self.scene.as_ref()?;
+        let frame = self.camera.frame(rect);
+        let key = (self.camera, rect, scene.revision(), self.slicing, atlas);
+        if self.built_for != Some(key) {
+            self.build.build(scene, &frame, self.slicing, atlas);
+            self.built_for = Some(key);
+        }
+        self.last_frame = Some(frame);
+        Some(frame)
+    }
+
+    /// The GPU path's [`MapViewState::prepare`]: takes in `map`, packs the chunks re-meshed
+    /// since the last frame for upload and returns the projection and what the GPU draws.
+    /// Public for the bench: this is the CPU cost of a GPU frame (everything before GL).
+    pub fn prepare_gpu(
+        &mut self,
+        map: &TileMap,
+        rect: Rect,
+        atlas: Option<egui::TextureId>,
+    ) -> Option<(ViewFrame, actforge_map_gl::DrawList)> {
+        self.sync_scene(map);
+        let scene = self.scene.as_ref()?;
+        let frame = self.camera.frame(rect);
+        let list = self.gpu.frame(scene, &frame, self.slicing, atlas);
+        self.build.drawn_faces = gpu::GpuView::faces_of(scene, &list);
+        // The CPU mesh is not kept up to date meanwhile: rebuild it if the CPU path takes over.
+        self.built_for = None;
+        self.last_frame = Some(frame);
+        Some((frame, list))
+    }
+
+    /// Takes in `map`: re-meshes what changed (a new scene for another map) and frames the
+    /// camera on a map seen for the first time.
+    fn sync_scene(&mut self, map: &TileMap) {
         let cut = (self.slicing != Slicing::ShowAll).then_some(self.edited_level);
         let token = self.map_revision.map(|revision| (revision, cut));
         let tiles = self.textures.tile_counts();
@@ -240,7 +292,9 @@ impl MapViewState {
             }
             _ => {
                 self.scene = MapScene::with_tiles(map, cut, tiles);
-                self.invisible = None; // a new scene counts its revisions from 0 again
+                // A new scene counts its revisions from 0 again.
+                self.invisible = None;
+                self.gpu.scene_replaced();
             }
         }
         self.synced = token;
@@ -254,15 +308,6 @@ impl MapViewState {
             ]);
             self.framed_for = Some(map.id.as_str().to_owned());
         }
-        let scene = self.scene.as_ref()?;
-        let frame = self.camera.frame(rect);
-        let key = (self.camera, rect, scene.revision(), self.slicing, atlas);
-        if self.built_for != Some(key) {
-            self.build.build(scene, &frame, self.slicing, atlas);
-            self.built_for = Some(key);
-        }
-        self.last_frame = Some(frame);
-        Some(frame)
     }
 
     /// The depth-sorted mesh of the last frame.
@@ -333,10 +378,38 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
     let (rect, response) = ui.allocate_exact_size(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Other, true, "Tile map view"));
     state.camera_input(ui, &response);
+    if orbit_every_frame() {
+        state.camera.orbit(egui::vec2(2.0, 0.0));
+        ui.ctx().request_repaint();
+    }
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
     let atlas = state.textures.sync(ui.ctx(), map, state.project_folder.as_deref());
-    let Some(frame) = state.prepare(map, rect, atlas) else {
+    let use_gpu = match (gpu::support_in(ui.ctx()), state.gpu.failure()) {
+        (gpu::Support::Gpu, None) => Ok(()),
+        (gpu::Support::Gpu, Some(why)) => Err(format!("GL failed: {why}")),
+        (gpu::Support::Cpu(why), _) => Err(why),
+    };
+    let prepared = match use_gpu {
+        Ok(()) => state.prepare_gpu(map, rect, atlas).map(|(frame, list)| {
+            painter.add(actforge_map_gl::paint_callback(rect, state.gpu.map_gl(), list));
+            if !state.gpu.is_ready() {
+                // The shader is built at the first paint: if it fails, the next frame says so.
+                ui.ctx().request_repaint();
+            }
+            state.in_use = gpu::InUse::Gpu;
+            frame
+        }),
+        Err(why) => state.prepare(map, rect, atlas).inspect(|_| {
+            if state.in_use == gpu::InUse::Gpu {
+                // The GL side failed while drawing the last frame: show the CPU's at once.
+                ui.ctx().request_repaint();
+            }
+            painter.add(Shape::Mesh(state.frame_mesh()));
+            state.in_use = gpu::InUse::Cpu(why);
+        }),
+    };
+    let Some(frame) = prepared else {
         painter.text(
             rect.center(),
             egui::Align2::CENTER_CENTER,
@@ -346,7 +419,14 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
         );
         return MapViewResponse { response, hovered: None, hovered_cell: None, clicked: None };
     };
-    painter.add(Shape::Mesh(state.frame_mesh()));
+    // Which renderer draws, small in a corner: a designer or tester can tell the two apart.
+    painter.text(
+        rect.right_bottom() + egui::vec2(-4.0, -2.0),
+        egui::Align2::RIGHT_BOTTOM,
+        state.in_use.label(),
+        egui::FontId::proportional(10.0),
+        ui.visuals().weak_text_color(),
+    );
     let scale = MapScale::of(map);
     let project = |grid: [f32; 3]| frame.project(scale.world_from_grid(grid)).map(|(screen, _)| screen);
     if state.show_grid {
@@ -379,6 +459,13 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
     }
     let clicked = if response.clicked() { hovered } else { None };
     MapViewResponse { response, hovered, hovered_cell, clicked }
+}
+
+/// Whether `ACTFORGE_MAP_ORBIT=1` asks every map view to turn its camera a little each frame
+/// (and to draw continuously): `scripts/map-fps.sh` measures frame rates with it.
+fn orbit_every_frame() -> bool {
+    static ORBIT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ORBIT.get_or_init(|| std::env::var_os("ACTFORGE_MAP_ORBIT").is_some_and(|value| value == "1"))
 }
 
 fn outline_face(painter: &egui::Painter, scene: &MapScene, hit: &PickHit, project: &impl Fn([f32; 3]) -> Option<Pos2>) {

@@ -6,8 +6,9 @@
 //! the map, the atlas or the slicing changes; a tile edit re-meshes only the chunks it touches.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use actforge_runtime::map::{MapMesher, MeshBuffers, MeshStyle, TileGrid};
+use actforge_runtime::map::{ChunkKey, ChunkMesh, MapMesher, MeshBuffers, MeshStyle, TileGrid};
 use actforge_runtime::model::{Column, Tile, TileMap};
 use egui::epaint::{Vertex, WHITE_UV};
 use egui::{Color32, Mesh, Pos2, Rect, TextureId};
@@ -15,7 +16,15 @@ use egui::{Color32, Mesh, Pos2, Rect, TextureId};
 use super::camera::ViewFrame;
 
 /// Opacity of tiles above the edited level when they are ghosted.
-const GHOST_ALPHA: u8 = 45;
+pub const GHOST_ALPHA: u8 = 45;
+
+/// The source of chunk stamps: unique in the process, so a chunk of a new scene (another map,
+/// a new cut) never carries the stamp of one already uploaded to the GPU.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
+
+fn next_stamp() -> u64 {
+    NEXT_STAMP.fetch_add(1, Ordering::Relaxed)
+}
 
 /// What happens to the tiles above the edited level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -48,6 +57,11 @@ pub struct MapScene {
     revision: u64,
     /// Tiles per palette entry (as the pictures slice; missing entries: 1).
     tiles: Vec<usize>,
+    /// A stamp per chunk of `below_mesher` (same order), new each time the chunk is meshed:
+    /// the GPU path re-uploads a chunk when its stamp changes.
+    below_stamps: Vec<u64>,
+    /// The same for `above_mesher`.
+    above_stamps: Vec<u64>,
 }
 
 /// The mesh style of `map`: palette tints shaded per face, UVs in the palette atlas holding
@@ -124,7 +138,22 @@ impl MapScene {
         let below_mesher = MapMesher::new(&below, style.clone());
         let above_mesher = MapMesher::new(&above, style);
         let tiles = tiles.to_vec();
-        Some(Self { map: map.clone(), full, below, above, below_mesher, above_mesher, cut, revision: 0, tiles })
+        let stamp = next_stamp();
+        let below_stamps = vec![stamp; below_mesher.chunks().len()];
+        let above_stamps = vec![stamp; above_mesher.chunks().len()];
+        Some(Self {
+            map: map.clone(),
+            full,
+            below,
+            above,
+            below_mesher,
+            above_mesher,
+            cut,
+            revision: 0,
+            tiles,
+            below_stamps,
+            above_stamps,
+        })
     }
 
     /// Tiles per palette entry the scene meshes with.
@@ -168,6 +197,14 @@ impl MapScene {
         &self.below_mesher
     }
 
+    /// The chunks below the cut (`above` false) or above it, each with its stamp: a number
+    /// that changes whenever the chunk is meshed again (and differs between scenes).
+    pub fn stamped_chunks(&self, above: bool) -> impl Iterator<Item = (&ChunkMesh, u64)> {
+        let (mesher, stamps) =
+            if above { (&self.above_mesher, &self.above_stamps) } else { (&self.below_mesher, &self.below_stamps) };
+        mesher.chunks().iter().zip(stamps.iter().copied())
+    }
+
     /// Takes in `map` and the cut: re-meshes only the chunks of the cells that changed, or
     /// everything after a resize, a palette or scale change, or a new cut. Returns whether
     /// anything changed.
@@ -206,11 +243,31 @@ impl MapScene {
                 let _ = self.below.set_column(cell_x, cell_y, low);
                 let _ = self.above.set_column(cell_x, cell_y, high);
             }
-            self.below_mesher.update(&self.below, cells.iter().copied());
-            self.above_mesher.update(&self.above, cells.iter().copied());
+            let below = self.below_mesher.update(&self.below, cells.iter().copied());
+            restamp(&self.below_mesher, &mut self.below_stamps, &below);
+            let above = self.above_mesher.update(&self.above, cells.iter().copied());
+            restamp(&self.above_mesher, &mut self.above_stamps, &above);
         }
         take_in_place(&mut self.map, map, &cells);
         true
+    }
+}
+
+/// New stamps for the re-meshed chunks `keys` of `mesher` (a resize re-meshes all: new list).
+fn restamp(mesher: &MapMesher, stamps: &mut Vec<u64>, keys: &[ChunkKey]) {
+    let chunks = mesher.chunks();
+    if stamps.len() != chunks.len() {
+        let stamp = next_stamp();
+        stamps.clear();
+        stamps.resize(chunks.len(), stamp);
+        return;
+    }
+    for key in keys {
+        if let Some(at) = chunks.iter().position(|chunk| chunk.key == *key)
+            && let Some(stamp) = stamps.get_mut(at)
+        {
+            *stamp = next_stamp();
+        }
     }
 }
 
