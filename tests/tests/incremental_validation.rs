@@ -120,36 +120,37 @@ fn texts(diagnostics: &[Diagnostic]) -> Vec<String> {
     diagnostics.iter().map(ToString::to_string).collect()
 }
 
+/// Applies one random edit (`edit`: kind, item, how, what text) to `project`; returns the items
+/// it changed.
+fn apply_edit(project: &mut Project, texts: &[String], edit: (usize, usize, usize, usize)) -> Vec<(Kind, String)> {
+    let (kind, index, how, pick) = edit;
+    let kinds = kinds_with_items(project);
+    let Some(kind) = kinds.get(kind % kinds.len().max(1)).copied() else { return Vec::new() };
+    let mut edit = Edit { kind, index, how, pick, texts, changed: Vec::new() };
+    project.visit_kinds_mut(&mut edit);
+    edit.changed
+}
+
 /// Applies `edits` one by one, checking the incremental result against `validate` after each.
 fn check_edits(mut project: Project, edits: &[(usize, usize, usize, usize)]) -> Result<(), TestCaseError> {
     let sources = Sources::default();
     let mut validation = Validation::new(&project, &sources, None);
     prop_assert_eq!(texts(&validation.diagnostics()), texts(&validate(&project, &sources, None)));
     let texts_pool = replacements(&project);
-    for &(kind, index, how, pick) in edits {
-        let kinds = kinds_with_items(&project);
-        let Some(kind) = kinds.get(kind % kinds.len().max(1)).copied() else { break };
-        let mut edit = Edit { kind, index, how, pick, texts: &texts_pool, changed: Vec::new() };
-        project.visit_kinds_mut(&mut edit);
-        validation.update(&project, &sources, None, edit.changed.iter().map(|(kind, id)| (*kind, id.as_str())));
+    for &edit in edits {
+        let changed = apply_edit(&mut project, &texts_pool, edit);
+        validation.update(&project, &sources, None, changed.iter().map(|(kind, id)| (*kind, id.as_str())));
         let full = validate(&project, &sources, None);
-        prop_assert_eq!(
-            texts(&validation.diagnostics()),
-            texts(&full),
-            "after editing {:?} (how {}, pick {})",
-            edit.changed,
-            how,
-            pick
-        );
+        prop_assert_eq!(texts(&validation.diagnostics()), texts(&full), "after editing {:?} ({:?})", changed, edit);
     }
     Ok(())
 }
 
 /// What content plays: the summary of a few seeded random runs (or its errors).
-fn plays(content: Result<Content, actforge_runtime::engine::ContentError>) -> Result<String, Vec<String>> {
-    let content = Arc::new(content.map_err(|error| texts(&error.problems))?);
+fn plays(content: &Result<Arc<Content>, actforge_runtime::engine::ContentError>) -> Result<String, Vec<String>> {
+    let content = content.as_ref().map_err(|error| texts(&error.problems))?;
     let options = SimOptions { runs: 3, seed: 9, threads: 1, max_moves: 200, ..SimOptions::default() };
-    match simulate(&content, &options, &Progress::default()) {
+    match simulate(content, &options, &Progress::default()) {
         Ok(summary) => Ok(serde_json::to_string(&summary).unwrap()),
         Err(error) => Err(vec![error.to_string()]),
     }
@@ -160,31 +161,25 @@ fn plays(content: Result<Content, actforge_runtime::engine::ContentError>) -> Re
 fn check_recompiles(mut project: Project, edits: &[(usize, usize, usize, usize)]) -> Result<(), TestCaseError> {
     let sources = Sources::default();
     let mut validation = Validation::new(&project, &sources, None);
-    let mut content = Content::compile_validated(project.clone(), &validation).ok();
+    let mut content = Content::compile_validated(project.clone(), &validation).ok().map(Arc::new);
     let mut since: Vec<(Kind, String)> = Vec::new();
     let texts_pool = replacements(&project);
-    for &(kind, index, how, pick) in edits {
-        let kinds = kinds_with_items(&project);
-        let Some(kind) = kinds.get(kind % kinds.len().max(1)).copied() else { break };
-        let mut edit = Edit { kind, index, how, pick, texts: &texts_pool, changed: Vec::new() };
-        project.visit_kinds_mut(&mut edit);
-        validation.update(&project, &sources, None, edit.changed.iter().map(|(kind, id)| (*kind, id.as_str())));
-        since.extend(edit.changed);
+    for &edit in edits {
+        let changed = apply_edit(&mut project, &texts_pool, edit);
+        validation.update(&project, &sources, None, changed.iter().map(|(kind, id)| (*kind, id.as_str())));
+        since.extend(changed);
         let Some(previous) = &content else {
-            content = Content::compile_validated(project.clone(), &validation).ok();
+            content = Content::compile_validated(project.clone(), &validation).ok().map(Arc::new);
             since.clear();
             continue;
         };
         let recompiled =
-            Content::recompile(previous, &project, since.iter().map(|(kind, id)| (*kind, id.as_str())), &validation);
-        let whole = Content::compile(project.clone());
-        let ok = recompiled.is_ok();
-        let next =
             Content::recompile(previous, &project, since.iter().map(|(kind, id)| (*kind, id.as_str())), &validation)
-                .ok();
-        prop_assert_eq!(plays(recompiled), plays(whole), "after editing {:?}", since);
-        if ok {
-            content = next;
+                .map(Arc::new);
+        let whole = Content::compile(project.clone()).map(Arc::new);
+        prop_assert_eq!(plays(&recompiled), plays(&whole), "after editing {:?}", since);
+        if let Ok(recompiled) = recompiled {
+            content = Some(recompiled);
             since.clear();
         }
     }
