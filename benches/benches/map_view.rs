@@ -26,6 +26,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing)] // a benchmark: failing loudly is right
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use actforge_editor::views::map::camera::ViewFrame;
 use actforge_editor::views::map::render::Slicing;
@@ -69,7 +70,7 @@ fn terrain() -> TileMap {
                 6 => tiles.push(Tile { invisible: true, ..Tile::cube(height) }),
                 _ => {}
             }
-            columns.push(Column { x, y, tiles });
+            columns.push(Arc::new(Column { x, y, tiles }));
         }
     }
     let palette = (0..5)

@@ -84,7 +84,7 @@ pub fn new_item(project: &Project, kind: Kind, id: &str) -> SharedItem {
         Kind::Board => Arc::new(Board { id: id.into(), label, ..Board::default() }),
         Kind::TileMap => {
             let columns = (0..NEW_MAP_SIDE)
-                .flat_map(|y| (0..NEW_MAP_SIDE).map(move |x| Column { x, y, tiles: vec![Tile::cube(0)] }))
+                .flat_map(|y| (0..NEW_MAP_SIDE).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0)] })))
                 .collect();
             Arc::new(TileMap {
                 id: id.into(),

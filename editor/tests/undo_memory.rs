@@ -30,7 +30,7 @@ fn big_map() -> TileMap {
             state ^= state << 17;
             if state % 10 < 3 {
                 let height = (state >> 8) % 16 + 1;
-                map.columns.push(Column { x, y, tiles: (0..height as u16).map(Tile::cube).collect() });
+                map.columns.push(Arc::new(Column { x, y, tiles: (0..height as u16).map(Tile::cube).collect() }));
             }
         }
     }
@@ -50,7 +50,7 @@ fn stroke(cells: usize) -> (isize, isize) {
     for cell in 0..cells {
         let mut edited = document.project().tile_maps.get("island").unwrap().clone();
         let column = cell % edited.columns.len();
-        for tile in &mut edited.columns[column].tiles {
+        for tile in &mut Arc::make_mut(&mut edited.columns[column]).tiles {
             tile.paint.top = paints.get(cell % 7).copied();
         }
         history.apply(&mut document, Op::put(Arc::new(edited)), "Paint", Some(1)).unwrap();

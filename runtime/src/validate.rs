@@ -1947,7 +1947,7 @@ mod tests {
         inset.insets.pos_x = 0.5;
         project.tile_maps.insert(TileMap {
             id: Id::new("m"),
-            columns: vec![Column { x: 0, y: 0, tiles: vec![Tile::cube(0), Tile::cube(0), inset] }],
+            columns: vec![Column { x: 0, y: 0, tiles: vec![Tile::cube(0), Tile::cube(0), inset] }.into()],
             ..TileMap::default()
         });
         let found = messages(&project);

@@ -503,7 +503,13 @@ fn standing_height_interpolates_on_ramps() {
 // ---------------------------------------------------------------- grid, content and resize
 
 fn map_with(columns: Vec<Column>) -> TileMap {
-    TileMap { id: Id::new("m"), width: 6, depth: 4, columns, ..TileMap::default() }
+    TileMap {
+        id: Id::new("m"),
+        width: 6,
+        depth: 4,
+        columns: columns.into_iter().map(std::sync::Arc::new).collect(),
+        ..TileMap::default()
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use actforge_runtime::model::{
 };
 use actforge_runtime::project::{Sources, load_folder};
 use actforge_runtime::validate::validate;
+use std::sync::Arc;
 
 fn entry(id: &str, move_cost: i32) -> PaletteEntry {
     PaletteEntry { id: id.into(), terrain: Terrain { move_cost, ..Terrain::default() }, ..PaletteEntry::default() }
@@ -52,7 +53,7 @@ fn ids_resolve_to_palette_indices_whatever_the_order() {
         width: 2,
         depth: 1,
         palette: palette.clone(),
-        columns: vec![Column { x: 1, y: 0, tiles: vec![painted(Paint::new("mud", 0))] }],
+        columns: vec![Arc::new(Column { x: 1, y: 0, tiles: vec![painted(Paint::new("mud", 0))] })],
         ..TileMap::default()
     };
     let grid = TileGrid::from_map(&map).unwrap();
@@ -103,9 +104,9 @@ fn the_atlas_gives_every_tile_of_a_sheet_its_own_rectangle_and_the_mesher_uses_i
         depth: 1,
         palette,
         columns: vec![
-            Column { x: 0, y: 0, tiles: vec![painted(Paint::new("b", 2))] },
-            Column { x: 1, y: 0, tiles: vec![painted(Paint::new("b", 7))] },
-            Column { x: 2, y: 0, tiles: vec![painted(Paint::new("gone", 0))] },
+            Arc::new(Column { x: 0, y: 0, tiles: vec![painted(Paint::new("b", 2))] }),
+            Arc::new(Column { x: 1, y: 0, tiles: vec![painted(Paint::new("b", 7))] }),
+            Arc::new(Column { x: 2, y: 0, tiles: vec![painted(Paint::new("gone", 0))] }),
         ],
         ..TileMap::default()
     };
@@ -192,8 +193,8 @@ fn dangling_ids_and_tiles_past_the_sheet_are_diagnosed_with_cell_level_and_face(
             entry("Bad Id", 1),
         ],
         columns: vec![
-            Column { x: 1, y: 2, tiles: vec![painted(Paint::new("sheet", 1))] },
-            Column {
+            Arc::new(Column { x: 1, y: 2, tiles: vec![painted(Paint::new("sheet", 1))] }),
+            Arc::new(Column {
                 x: 2,
                 y: 2,
                 tiles: vec![Tile::cube(0), {
@@ -201,8 +202,8 @@ fn dangling_ids_and_tiles_past_the_sheet_are_diagnosed_with_cell_level_and_face(
                     t.z = 1;
                     t
                 }],
-            },
-            Column { x: 3, y: 2, tiles: vec![painted(Paint::new("lava", 0))] },
+            }),
+            Arc::new(Column { x: 3, y: 2, tiles: vec![painted(Paint::new("lava", 0))] }),
         ],
         ..TileMap::default()
     });

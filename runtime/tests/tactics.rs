@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::map::{Occupant, ReachParams, Spot, TileGrid, reach_path};
@@ -35,7 +36,7 @@ fn field() -> Project {
     for y in 0..6u16 {
         for x in 0..6u16 {
             let tiles = if (x, y) == (5, 5) { vec![Tile::cube(0), Tile::cube(1)] } else { vec![Tile::cube(0)] };
-            columns.push(Column { x, y, tiles });
+            columns.push(Arc::new(Column { x, y, tiles }));
         }
     }
     let place = |unit: &str, x: u16, y: u16, facing_degrees: f32| Placement {
@@ -525,7 +526,7 @@ fn mount_field(step_bonus: bool) -> Project {
     let map = project.tile_maps.get_mut("field").unwrap();
     for column in &mut map.columns {
         if (column.x, column.y) == (1, 5) {
-            column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+            Arc::make_mut(column).tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
         }
     }
     project
@@ -592,7 +593,7 @@ fn an_arc_region_reaches_further_downhill_with_the_arc_range_bonus() {
         let map = project.tile_maps.get_mut("field").unwrap();
         for column in &mut map.columns {
             if (column.x, column.y) == (1, 1) {
-                column.tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
+                Arc::make_mut(column).tiles = vec![Tile::cube(0), Tile::cube(1), Tile::cube(2)];
             }
         }
         project.skills.insert(Skill {
@@ -662,7 +663,10 @@ fn set_up_lines_place_a_unit_and_set_its_stats_or_say_why_not() {
     let mut project = field();
     let map = project.tile_maps.iter().next().unwrap().id.clone();
     let mut map = project.tile_maps.get(map.as_str()).unwrap().clone();
-    map.columns.iter_mut().filter(|column| (column.x, column.y) == (0, 5)).for_each(|column| column.tiles.clear());
+    map.columns
+        .iter_mut()
+        .filter(|column| (column.x, column.y) == (0, 5))
+        .for_each(|column| Arc::make_mut(column).tiles.clear());
     project.tile_maps.insert(map);
     let mut session = Session::new(project, 1).unwrap();
     // Without Z, the top standing level of the cell; the block at (5, 5) stands at level 2.

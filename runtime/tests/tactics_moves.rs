@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // a test
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session, Subject};
 use actforge_runtime::model::{
@@ -53,7 +54,7 @@ impl Scene {
             for x in 0..self.width {
                 let cubes = stacks.get(&(x, y)).copied().unwrap_or(1);
                 if cubes > 0 {
-                    columns.push(Column { x, y, tiles: (0..cubes).map(Tile::cube).collect() });
+                    columns.push(Arc::new(Column { x, y, tiles: (0..cubes).map(Tile::cube).collect() }));
                 }
             }
         }

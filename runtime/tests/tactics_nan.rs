@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // a test
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::model::{
@@ -17,7 +18,8 @@ use actforge_runtime::validate::validate;
 /// hits with `damage` as the hp change, `hit` as its hit type.
 fn field(damage: &str, hit: &str) -> Project {
     let mut project = Project::new("nan");
-    let columns = (0..3u16).flat_map(|y| (0..4u16).map(move |x| Column { x, y, tiles: vec![Tile::cube(0)] })).collect();
+    let columns =
+        (0..3u16).flat_map(|y| (0..4u16).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0)] }))).collect();
     let place = |unit: &str, x: u16| Placement {
         unit: Id::new(unit),
         team: String::new(),

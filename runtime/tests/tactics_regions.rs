@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // a test
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Session};
 use actforge_runtime::model::{
@@ -52,7 +53,7 @@ impl Scene {
         for y in 0..self.depth {
             for x in 0..self.width {
                 let cubes = stacks.get(&(x, y)).copied().unwrap_or(1);
-                columns.push(Column { x, y, tiles: (0..cubes).map(Tile::cube).collect() });
+                columns.push(Arc::new(Column { x, y, tiles: (0..cubes).map(Tile::cube).collect() }));
             }
         }
         let place = |unit: &str, (x, y): (u16, u16), facing_degrees: f32| Placement {

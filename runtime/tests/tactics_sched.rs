@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: stats are exact small numbers
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session, Subject};
 use actforge_runtime::model::{
@@ -18,7 +19,8 @@ use actforge_runtime::validate::validate;
 /// (adjacent: hp −5) and `meteor` (3 cells, hits the spot only: hp −7, with `delay`).
 fn field(scheduler: Scheduler, delay: &str) -> Project {
     let mut project = Project::new("sched");
-    let columns = (0..3u16).flat_map(|y| (0..8u16).map(move |x| Column { x, y, tiles: vec![Tile::cube(0)] })).collect();
+    let columns =
+        (0..3u16).flat_map(|y| (0..8u16).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0)] }))).collect();
     let place = |unit: &str, x: u16| Placement {
         unit: Id::new(unit),
         team: String::new(),

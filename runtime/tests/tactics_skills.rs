@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)] // a test
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Session, Subject};
 use actforge_runtime::model::{
@@ -31,7 +32,8 @@ fn skill(id: &str, group: &str, sorting: i32) -> Skill {
 /// `fire`, `ice`, `heal`, `fire_blade`, `walk`, `run`).
 fn field(skills: &[&str], wait_facing: FacingLock) -> Project {
     let mut project = Project::new("skills");
-    let columns = (0..3u16).flat_map(|y| (0..4u16).map(move |x| Column { x, y, tiles: vec![Tile::cube(0)] })).collect();
+    let columns =
+        (0..3u16).flat_map(|y| (0..4u16).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0)] }))).collect();
     let place = |unit: &str, x: u16| Placement {
         unit: Id::new(unit),
         team: String::new(),

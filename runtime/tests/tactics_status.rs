@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: stats are exact small numbers
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session, Subject};
 use actforge_runtime::model::{
@@ -27,7 +28,8 @@ fn change(stat: &str, value: &str) -> StatEffect {
 /// and the skills `jab` (adjacent: hp −5) and `afflict` (adjacent: puts on `statuses`).
 fn field(statuses: Vec<StatusEffect>) -> Project {
     let mut project = Project::new("field");
-    let columns = (0..5u16).flat_map(|y| (0..5u16).map(move |x| Column { x, y, tiles: vec![Tile::cube(0)] })).collect();
+    let columns =
+        (0..5u16).flat_map(|y| (0..5u16).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0)] }))).collect();
     let place = |unit: &str, x: u16| Placement {
         unit: Id::new(unit),
         team: String::new(),

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::float_cmp)] // a test: small exact numbers
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session};
 use actforge_runtime::model::{
@@ -53,7 +54,7 @@ fn project(plan: &[&str], at: (u16, u16), foe: (u16, u16), walk: Region) -> Proj
                 'w' => Some(WATER),
                 _ => None,
             };
-            columns.push(Column { x: x as u16, y: y as u16, tiles: vec![floor(paint)] });
+            columns.push(Arc::new(Column { x: x as u16, y: y as u16, tiles: vec![floor(paint)] }));
         }
     }
     let place = |unit: &str, (x, y): (u16, u16)| Placement {
@@ -211,6 +212,7 @@ fn a_leap_crosses_a_river_it_may_not_enter() {
     let mut map = map;
     for column in &mut map.columns {
         if column.x != 2 {
+            let column = Arc::make_mut(column);
             column.tiles.insert(0, Tile::cube(0));
             column.tiles[1].z = 1;
         }

@@ -2,6 +2,7 @@
 //! fixtures are, and a deterministic generator of large synthetic projects.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use actforge_runtime::Project;
 use actforge_runtime::model::{
@@ -336,7 +337,7 @@ pub fn synthetic_project(items: usize, seed: u64) -> Project {
             for x in 0..16u16 {
                 if rng.chance(70) {
                     let height = 1 + rng.below(3) as u16;
-                    columns.push(Column { x, y, tiles: (0..height).map(Tile::cube).collect() });
+                    columns.push(Arc::new(Column { x, y, tiles: (0..height).map(Tile::cube).collect() }));
                 }
             }
         }
@@ -402,7 +403,7 @@ pub fn terrain_map(side: u16, levels: u16, seed: u64) -> TileMap {
                 9 => tiles.push(Tile { invisible: true, ..Tile::cube(height) }),
                 _ => {}
             }
-            columns.push(Column { x, y, tiles });
+            columns.push(Arc::new(Column { x, y, tiles }));
         }
     }
     let palette = (0..6u8)

@@ -173,6 +173,13 @@ fn a_newer_schema_version_is_refused_with_a_clear_message() {
     let json =
         bundle_text(&project, BundleFormat::Json).unwrap().replace("\"schema_version\": 1", "\"schema_version\": 99");
     assert!(matches!(parse_bundle(&json, Path::new("b.json")), Err(ProjectError::NewerSchema { .. })));
+    // A newer bundle may hold fields this version does not know: its version is still what
+    // the error names, not the unknown field.
+    let newer_fields = json.replacen('{', "{\n  \"added_later\": [1, 2],", 1);
+    assert!(matches!(parse_bundle(&newer_fields, Path::new("b.json")), Err(ProjectError::NewerSchema { .. })));
+    // Not a bundle at all, though it parses as one.
+    let other = parse_bundle("{\"format\": \"tiled-map\", \"schema_version\": 1}", Path::new("b.json")).unwrap_err();
+    assert!(other.to_string().contains("not an Actforge bundle"), "{other}");
 }
 
 #[test]

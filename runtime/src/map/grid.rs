@@ -1,6 +1,8 @@
 //! `TileGrid`: a dense, checked copy of a tile map's columns, indexed by cell, that every map
 //! algorithm reads; and resizing that keeps each column at its (x, y).
 
+use std::sync::Arc;
+
 use crate::model::{
     Column, Corners, Faces, MAX_MAP_SIDE, MAX_TILE_HEIGHT, MAX_Z_LEVELS, PaletteEntry, PaletteLookup, Terrain, Tile,
     TileMap,
@@ -288,13 +290,15 @@ impl TileGrid {
     }
 
     /// The non-empty columns, sorted by (y, x), as the model stores them.
-    pub fn to_columns(&self) -> Vec<Column> {
+    pub fn to_columns(&self) -> Vec<Arc<Column>> {
         let width = usize::from(self.width).max(1);
         self.columns
             .iter()
             .enumerate()
             .filter(|(_, tiles)| !tiles.is_empty())
-            .map(|(at, tiles)| Column { x: (at % width) as u16, y: (at / width) as u16, tiles: tiles.clone() })
+            .map(|(at, tiles)| {
+                Arc::new(Column { x: (at % width) as u16, y: (at / width) as u16, tiles: tiles.clone() })
+            })
             .collect()
     }
 
@@ -361,8 +365,9 @@ pub fn resize_tile_map(
     let mut columns = Vec::with_capacity(map.columns.len());
     for mut column in std::mem::take(&mut map.columns) {
         if let (Some(x), Some(y)) = (shifted(column.x, shift_x, width), shifted(column.y, shift_y, depth)) {
-            column.x = x;
-            column.y = y;
+            let moved = Arc::make_mut(&mut column);
+            moved.x = x;
+            moved.y = y;
             columns.push(column);
         } else {
             report.dropped_columns += usize::from(!column.tiles.is_empty());

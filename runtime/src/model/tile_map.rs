@@ -1,6 +1,8 @@
 //! Tile maps: stacks of tiles per (x, y) cell with ramps, insets and per-face paint
 //! (`spec/srpgck.md` §a).
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -774,9 +776,11 @@ pub struct TileMap {
     /// Textures faces are painted with.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub palette: Vec<PaletteEntry>,
-    /// Non-empty columns, sorted by (y, x).
+    /// Non-empty columns, sorted by (y, x). Shared, so a copy of a large map costs a
+    /// reference count per column and an edit copies only the columns it changes
+    /// (`Arc::make_mut`); a view tells what changed by comparing the pointers first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub columns: Vec<Column>,
+    pub columns: Vec<Arc<Column>>,
     /// Units at the start of a battle on this map.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub placements: Vec<Placement>,
@@ -829,7 +833,7 @@ impl TileMap {
         }
         let ids: Vec<PaletteId> = self.palette.iter().map(|entry| entry.id).collect();
         let mut faces = 0;
-        for tile in self.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
+        for tile in self.columns.iter_mut().flat_map(|column| Arc::make_mut(column).tiles.iter_mut()) {
             for paint in tile.paint.iter_mut() {
                 if let Some(index) = paint.and_then(Paint::legacy) {
                     *paint = ids.get(usize::from(index)).map(|id| Paint { entry: *id, tile: 0 });

@@ -251,9 +251,20 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
                     .at(Some(json_position(&text, error))),
             ))
         };
-        let probe: BundleProbe = serde_json::from_str(&text).map_err(|error| json_error(&error))?;
-        check_header(path, &probe.format, probe.schema_version)?;
-        serde_json::from_str(&text).map_err(|error| json_error(&error))?
+        // One parse when the bundle reads: the header is checked from it. Only a bundle that
+        // does not read is probed for its header, whose error (not a bundle, a newer version)
+        // explains more than the parse's; probing every bundle cost a second scan of the text.
+        match serde_json::from_str::<Bundle>(&text) {
+            Ok(bundle) => {
+                check_header(path, &bundle.format, bundle.schema_version)?;
+                bundle
+            }
+            Err(error) => {
+                let probe: BundleProbe = serde_json::from_str(&text).map_err(|error| json_error(&error))?;
+                check_header(path, &probe.format, probe.schema_version)?;
+                return Err(json_error(&error));
+            }
+        }
     } else {
         parse_ron_bundle(&text, path)?
     };

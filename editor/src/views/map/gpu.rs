@@ -380,8 +380,7 @@ impl GpuView {
 fn bounds_of(scene: &MapScene) -> Bounds {
     let map = scene.map();
     let scale = actforge_runtime::map::MapScale::of(map);
-    let top =
-        map.columns.iter().filter_map(|column| column.tiles.last()).map(|tile| tile.top_z() as f32).fold(1.0, f32::max);
+    let top = scene.top_level() as f32;
     (
         [0.0, 0.0, 0.0],
         [f32::from(map.width) * scale.cell_size, f32::from(map.depth) * scale.cell_size, top * scale.level_height],
@@ -394,10 +393,11 @@ mod tests {
     use super::*;
     use crate::views::map::camera::{Camera, Projection};
     use actforge_runtime::model::{Column, Tile, TileMap};
+    use std::sync::Arc;
 
     fn block_map(side: u16) -> TileMap {
         let columns = (0..side)
-            .flat_map(|y| (0..side).map(move |x| Column { x, y, tiles: vec![Tile::cube(0), Tile::cube(1)] }))
+            .flat_map(|y| (0..side).map(move |x| Arc::new(Column { x, y, tiles: vec![Tile::cube(0), Tile::cube(1)] })))
             .collect();
         TileMap { id: "blocks".into(), width: side, depth: side, columns, ..TileMap::default() }
     }
@@ -462,13 +462,33 @@ mod tests {
         assert!(view.collect_uploads(&scene).is_empty(), "nothing changed, nothing handed over");
         // A cell inside chunk (1, 0), away from its borders.
         let column = map.columns.iter_mut().find(|c| (c.x, c.y) == (40, 10)).unwrap();
-        column.tiles.push(Tile::cube(2));
+        Arc::make_mut(column).tiles.push(Tile::cube(2));
         assert!(scene.sync(&map, None));
         let second = view.collect_uploads(&scene);
         let slots: Vec<u64> = second.iter().map(|(slot, _)| *slot).collect();
         assert_eq!(slots, vec![slot(false, ChunkKey { chunk_x: 1, chunk_y: 0 })]);
         let upload = second[0].1.as_ref().unwrap();
         assert_eq!(upload.vertices.len(), scene.below_mesher().chunks()[1].opaque.positions.len() * VERTEX_BYTES);
+    }
+
+    #[test]
+    fn the_scene_top_follows_edits_up_and_down() {
+        let mut map = block_map(40);
+        let mut scene = MapScene::new(&map, None).unwrap();
+        assert_eq!(scene.top_level(), 2, "two unit cubes per column");
+        let at = map.columns.iter().position(|c| (c.x, c.y) == (7, 9)).unwrap();
+        Arc::make_mut(&mut map.columns[at]).tiles.push(Tile::cube(5));
+        assert!(scene.sync(&map, None));
+        assert_eq!(scene.top_level(), 6, "a cube at level 5 reaches 6");
+        // An edit elsewhere keeps the top; removing the tall cube brings it back down.
+        let other = map.columns.iter().position(|c| (c.x, c.y) == (30, 2)).unwrap();
+        Arc::make_mut(&mut map.columns[other]).tiles.pop();
+        assert!(scene.sync(&map, None));
+        assert_eq!(scene.top_level(), 6);
+        Arc::make_mut(&mut map.columns[at]).tiles.pop();
+        assert!(scene.sync(&map, None));
+        assert_eq!(scene.top_level(), 2);
+        assert!((bounds_of(&scene).1[2] - 2.0 * map.level_height).abs() < 1e-6);
     }
 
     #[test]

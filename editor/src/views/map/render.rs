@@ -5,6 +5,7 @@
 //! when the palette has pictures. The built mesh is kept until the camera, the view's size,
 //! the map, the atlas or the slicing changes; a tile edit re-meshes only the chunks it touches.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -62,6 +63,23 @@ pub struct MapScene {
     below_stamps: Vec<u64>,
     /// The same for `above_mesher`.
     above_stamps: Vec<u64>,
+    /// How many columns reach each level (their highest tile's top): the map's bounds, kept
+    /// up to date by the cells an edit changes rather than by a walk over every column.
+    column_tops: BTreeMap<u32, u32>,
+}
+
+/// The level a column's tiles reach (0 for none): its last tile is its highest.
+fn column_top(tiles: &[Tile]) -> u32 {
+    tiles.last().map_or(0, Tile::top_z)
+}
+
+/// How many columns of `map` reach each level.
+fn column_tops_of(map: &TileMap) -> BTreeMap<u32, u32> {
+    let mut tops = BTreeMap::new();
+    for column in &map.columns {
+        *tops.entry(column_top(&column.tiles)).or_insert(0) += 1;
+    }
+    tops
 }
 
 /// The mesh style of `map`: palette tints shaded per face, UVs in the palette atlas holding
@@ -91,13 +109,21 @@ fn grids_of(full: &TileGrid, cut: u16) -> Option<(TileGrid, TileGrid)> {
     Some((below, above))
 }
 
-/// The cells whose columns differ between two maps of the same size.
-fn changed_cells(old: &[Column], new: &[Column]) -> Vec<(u16, u16)> {
+/// The cells whose columns differ between two maps of the same size. Columns are shared
+/// between a map and its edited copy, so most are told equal by their pointers alone: a tile
+/// edit of a large map costs a pointer comparison per column, not a tile comparison.
+fn changed_cells(old: &[Arc<Column>], new: &[Arc<Column>]) -> Vec<(u16, u16)> {
     let mut changed = Vec::new();
     let (mut old_iter, mut new_iter) = (old.iter().peekable(), new.iter().peekable());
     loop {
         match (old_iter.peek(), new_iter.peek()) {
             (None, None) => break,
+            // Before reading either column: a shared column is the same cell, unchanged, and
+            // the pointers sit side by side in the lists while the columns are all over the heap.
+            (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+                old_iter.next();
+                new_iter.next();
+            }
             (Some(a), Some(b)) if (a.y, a.x) == (b.y, b.x) => {
                 if a.tiles != b.tiles {
                     changed.push((a.x, a.y));
@@ -142,6 +168,7 @@ impl MapScene {
         let below_stamps = vec![stamp; below_mesher.chunks().len()];
         let above_stamps = vec![stamp; above_mesher.chunks().len()];
         Some(Self {
+            column_tops: column_tops_of(map),
             map: map.clone(),
             full,
             below,
@@ -180,6 +207,11 @@ impl MapScene {
     /// The tiles at or below the cut: what is drawn solid and picked.
     pub fn below_grid(&self) -> &TileGrid {
         &self.below
+    }
+
+    /// The level the highest tile reaches (at least 1).
+    pub fn top_level(&self) -> u32 {
+        self.column_tops.keys().next_back().copied().unwrap_or(0).max(1)
     }
 
     /// Changes of what is drawn so far (a cache key).
@@ -229,14 +261,26 @@ impl MapScene {
         if !cells.is_empty() {
             // Only the changed columns are rebuilt: building the whole grid again would cost a
             // large map's edit frame several milliseconds.
+            let column_at = |map: &TileMap, cell_x: u16, cell_y: u16| {
+                let at = map.columns.binary_search_by_key(&(cell_y, cell_x), |column| (column.y, column.x)).ok()?;
+                map.columns.get(at).map(Arc::clone)
+            };
             for &(cell_x, cell_y) in &cells {
-                let tiles = map
-                    .columns
-                    .binary_search_by_key(&(cell_y, cell_x), |column| (column.y, column.x))
-                    .ok()
-                    .and_then(|at| map.columns.get(at))
-                    .map(|column| column.tiles.clone())
-                    .unwrap_or_default();
+                // The tops count the map's own columns (the kept map is the one before the edit).
+                if let Some(old) = column_at(&self.map, cell_x, cell_y) {
+                    let old_top = column_top(&old.tiles);
+                    if let Some(count) = self.column_tops.get_mut(&old_top) {
+                        *count = count.saturating_sub(1);
+                        if *count == 0 {
+                            self.column_tops.remove(&old_top);
+                        }
+                    }
+                }
+                let new = column_at(map, cell_x, cell_y);
+                if let Some(new) = &new {
+                    *self.column_tops.entry(column_top(&new.tiles)).or_insert(0) += 1;
+                }
+                let tiles = new.map(|column| column.tiles.clone()).unwrap_or_default();
                 // The cells come from the maps' own columns: inside the grid.
                 let _ = self.full.set_column(cell_x, cell_y, tiles);
                 let (low, high) = split(self.full.column(i32::from(cell_x), i32::from(cell_y)), cut);
@@ -314,18 +358,18 @@ fn without_columns(map: &TileMap) -> TileMap {
 /// and copies the other fields, so a tile edit does not clone a large map's every column.
 fn take_in_place(kept: &mut TileMap, map: &TileMap, cells: &[(u16, u16)]) {
     for &(cell_x, cell_y) in cells {
-        let key = |column: &Column| (column.y, column.x);
+        let key = |column: &Arc<Column>| (column.y, column.x);
         let new = map.columns.binary_search_by_key(&(cell_y, cell_x), key).ok().and_then(|at| map.columns.get(at));
         match (kept.columns.binary_search_by_key(&(cell_y, cell_x), key), new) {
             (Ok(at), Some(new)) => {
                 if let Some(old) = kept.columns.get_mut(at) {
-                    old.tiles.clone_from(&new.tiles);
+                    *old = Arc::clone(new);
                 }
             }
             (Ok(at), None) => {
                 kept.columns.remove(at);
             }
-            (Err(at), Some(new)) => kept.columns.insert(at, new.clone()),
+            (Err(at), Some(new)) => kept.columns.insert(at, Arc::clone(new)),
             (Err(_), None) => {}
         }
     }

@@ -3,6 +3,7 @@
 //! cell and base level (a [`TileRef`]), never by their index in the column.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use actforge_runtime::map::{Face, MapError, ResizeReport, resize_tile_map};
 use actforge_runtime::model::{
@@ -120,7 +121,7 @@ fn change_tile(map: &mut TileMap, at: TileRef, change: impl FnOnce(&mut Tile)) -
     if !column_fits(&tiles) || tiles == column.tiles {
         return false;
     }
-    column.tiles = tiles;
+    Arc::make_mut(column).tiles = tiles;
     true
 }
 
@@ -139,9 +140,9 @@ pub fn add_tile(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16) -> bool {
             if !column_fits(&tiles) {
                 return false;
             }
-            column.tiles = tiles;
+            Arc::make_mut(column).tiles = tiles;
         }
-        Err(at) => map.columns.insert(at, Column { x: cell_x, y: cell_y, tiles: vec![cube] }),
+        Err(at) => map.columns.insert(at, Arc::new(Column { x: cell_x, y: cell_y, tiles: vec![cube] })),
     }
     true
 }
@@ -162,13 +163,14 @@ pub fn remove_tile_at_level(map: &mut TileMap, cell_x: u16, cell_y: u16, z: u16)
 pub fn remove_tile(map: &mut TileMap, at: TileRef) -> bool {
     let Ok(position) = column_position(map, at.cell_x, at.cell_y) else { return false };
     let Some(column) = map.columns.get_mut(position) else { return false };
-    let before = column.tiles.len();
-    column.tiles.retain(|t| t.z != at.z);
-    let changed = column.tiles.len() != before;
+    if !column.tiles.iter().any(|t| t.z == at.z) {
+        return false;
+    }
+    Arc::make_mut(column).tiles.retain(|t| t.z != at.z);
     if column.tiles.is_empty() {
         map.columns.remove(position);
     }
-    changed
+    true
 }
 
 /// The cells of the rectangle spanned by two corner cells (inclusive).
@@ -353,13 +355,13 @@ fn set_column(map: &mut TileMap, cell_x: u16, cell_y: u16, tiles: Vec<Tile>) -> 
         }
         (Ok(at), false) => match map.columns.get_mut(at) {
             Some(column) if column.tiles != tiles => {
-                column.tiles = tiles;
+                Arc::make_mut(column).tiles = tiles;
                 true
             }
             _ => false,
         },
         (Err(at), false) => {
-            map.columns.insert(at, Column { x: cell_x, y: cell_y, tiles });
+            map.columns.insert(at, Arc::new(Column { x: cell_x, y: cell_y, tiles }));
             true
         }
         (Err(_), true) => false,
@@ -480,10 +482,14 @@ pub fn delete_palette_entry(map: &mut TileMap, id: PaletteId) -> bool {
     if map.palette.len() == before {
         return false;
     }
-    for tile in map.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
-        for paint in tile.paint.iter_mut() {
-            if paint.is_some_and(|paint| paint.entry == id) {
-                *paint = None;
+    // Only the columns painted with the entry are copied (the others stay shared).
+    let painted = |tile: &Tile| tile.paint.to_array().into_iter().flatten().any(|paint| paint.entry == id);
+    for column in map.columns.iter_mut().filter(|column| column.tiles.iter().any(painted)) {
+        for tile in &mut Arc::make_mut(column).tiles {
+            for paint in tile.paint.iter_mut() {
+                if paint.is_some_and(|paint| paint.entry == id) {
+                    *paint = None;
+                }
             }
         }
     }
@@ -512,10 +518,13 @@ pub fn rename_palette_entry(map: &mut TileMap, from: PaletteId, to: &str) -> boo
     }
     let Some(entry) = map.palette.iter_mut().find(|entry| entry.id == from) else { return false };
     entry.id = to;
-    for tile in map.columns.iter_mut().flat_map(|column| column.tiles.iter_mut()) {
-        for paint in tile.paint.iter_mut().flatten() {
-            if paint.entry == from {
-                paint.entry = to;
+    let painted = |tile: &Tile| tile.paint.to_array().into_iter().flatten().any(|paint| paint.entry == from);
+    for column in map.columns.iter_mut().filter(|column| column.tiles.iter().any(painted)) {
+        for tile in &mut Arc::make_mut(column).tiles {
+            for paint in tile.paint.iter_mut().flatten() {
+                if paint.entry == from {
+                    paint.entry = to;
+                }
             }
         }
     }
