@@ -831,14 +831,8 @@ fn outcome(session: &Session) -> String {
 fn final_stats(session: &Session) -> Vec<(String, f64)> {
     let mut stats: Vec<(String, f64)> =
         session.turn_stats(false).into_iter().map(|line| (format!("stat.{}", line.id), line.value)).collect();
-    if let Some(board) = session.board() {
-        for side in &board.game.sides {
-            let name = format!("board.{}.score", side.board);
-            if let Ok(value) = session.query(&name) {
-                stats.push((name, value));
-            }
-        }
-    }
+    // Read directly: compiling `board.ID.score` as a query took a fifth of a Knucklebones run.
+    stats.extend(session.board_scores().into_iter().map(|(board, score)| (format!("board.{board}.score"), score)));
     if let Some(campaign) = session.campaign() {
         stats.extend(campaign.meters.iter().map(|(id, value)| (format!("stat.{id}"), *value)));
     }

@@ -622,3 +622,25 @@ fn a_roll_with_no_free_cell_ends_the_game_by_score_with_a_warning() {
     assert!(events.iter().any(|event| matches!(event, Event::BoardGameEnded { .. })));
     assert_eq!(s.state().outcome, Some(Outcome::Ended("player_one wins".to_owned())));
 }
+
+#[test]
+fn board_scores_read_what_the_score_queries_read() {
+    for seed in 0..20 {
+        let mut s = session(seed);
+        let mut policy = RandomPolicy::new(seed);
+        for moves in 0..60 {
+            let scores = s.board_scores();
+            assert_eq!(scores.len(), 2, "two sides");
+            for (board, score) in scores {
+                let queried = query(&s, &format!("board.{board}.score"));
+                assert!(
+                    score == queried || (score.is_nan() && queried.is_nan()),
+                    "seed {seed}, move {moves}: {board} scores {score}, its query {queried}"
+                );
+            }
+            if matches!(policy.step(&mut s), Move::Stuck) {
+                break;
+            }
+        }
+    }
+}

@@ -820,6 +820,9 @@ impl TileMap {
     /// an index outside the palette, which painted nothing, becomes unpainted). Returns how
     /// many entries got ids and how many faces were rewritten.
     pub fn migrate_palette_ids(&mut self) -> (usize, usize) {
+        if !self.needs_palette_ids() {
+            return (0, 0);
+        }
         let mut named = 0;
         let mut taken: std::collections::BTreeSet<String> =
             self.palette.iter().filter(|e| !e.id.is_empty()).map(|e| e.id.as_str().to_owned()).collect();
@@ -833,7 +836,9 @@ impl TileMap {
         }
         let ids: Vec<PaletteId> = self.palette.iter().map(|entry| entry.id).collect();
         let mut faces = 0;
-        for tile in self.columns.iter_mut().flat_map(|column| Arc::make_mut(column).tiles.iter_mut()) {
+        // Only the columns with old paint are written (the others stay shared).
+        let old_columns = self.columns.iter_mut().filter(|column| column.tiles.iter().any(has_legacy_paint));
+        for tile in old_columns.flat_map(|column| Arc::make_mut(column).tiles.iter_mut()) {
             for paint in tile.paint.iter_mut() {
                 if let Some(index) = paint.and_then(Paint::legacy) {
                     *paint = ids.get(usize::from(index)).map(|id| Paint { entry: *id, tile: 0 });
@@ -843,6 +848,20 @@ impl TileMap {
         }
         (named, faces)
     }
+}
+
+impl TileMap {
+    /// Whether [`TileMap::migrate_palette_ids`] has anything to do: an entry without an id, or
+    /// paint by palette index. Reads only, so a loaded map that is up to date is not copied.
+    pub fn needs_palette_ids(&self) -> bool {
+        self.palette.iter().any(|entry| entry.id.is_empty())
+            || self.columns.iter().flat_map(|column| &column.tiles).any(has_legacy_paint)
+    }
+}
+
+/// Whether a face of `tile` is painted by palette index (written before palette ids).
+fn has_legacy_paint(tile: &Tile) -> bool {
+    tile.paint.to_array().iter().any(|paint| paint.is_some_and(|paint| paint.legacy().is_some()))
 }
 
 /// A slug made from `label` that is not in `taken` (`stone`, `stone_2`, …).

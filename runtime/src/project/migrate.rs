@@ -28,7 +28,11 @@ pub fn upgrade(project: &mut Project, from: u32) -> Vec<Diagnostic> {
 /// schema version: one warning per map that changed, saying what happened.
 pub fn palette_ids(project: &mut Project) -> Vec<Diagnostic> {
     let mut notes = Vec::new();
-    for map in project.tile_maps.iter_mut() {
+    // Read first: a map written is copied (the items are shared), and most maps need nothing.
+    let old: Vec<String> =
+        project.tile_maps.iter().filter(|map| map.needs_palette_ids()).map(|map| map.id.as_str().to_owned()).collect();
+    for id in &old {
+        let Some(map) = project.tile_maps.get_mut(id) else { continue };
         let (named, faces) = map.migrate_palette_ids();
         if named > 0 || faces > 0 {
             notes.push(Diagnostic::new(

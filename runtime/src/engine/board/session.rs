@@ -155,6 +155,21 @@ impl Session {
     }
 
     /// [`Self::board_query`], traced into `out` when given.
+    /// Each side's `board.ID.score` (the first side with that board, as the name reads), in
+    /// side order, without compiling a query: what a simulated run ends with.
+    pub fn board_scores(&self) -> Vec<(Id<Board>, f64)> {
+        let Some(state) = &self.board else { return Vec::new() };
+        let mut run = self.board_run();
+        let sides = &state.game.sides;
+        sides
+            .iter()
+            .map(|side| {
+                let first = sides.iter().position(|other| other.board == side.board).unwrap_or_default();
+                (side.board.clone(), run.score(first))
+            })
+            .collect()
+    }
+
     pub(crate) fn board_query_traced(&self, formula: &str, out: TraceOut<'_>) -> Result<f64, String> {
         let Some(state) = &self.board else { return Err("no board play".to_owned()) };
         let content = &self.content;
