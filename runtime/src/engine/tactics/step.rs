@@ -53,9 +53,10 @@ impl TacticsState {
         TacticsListing::Turn { unit: key.to_owned(), moves, aims, facings: self.wait_facings(content).1 }
     }
 
-    /// Applies a tactics choice; refused (nothing changes) unless it is possible now. `memo`
-    /// holds what listing the choices on this very state worked out: it is only asked before
-    /// anything changes.
+    /// Applies a tactics choice; refused (nothing changes) unless it is possible now: every
+    /// refusal comes before the first change (the session applies choices in place, with no
+    /// copy to fall back on). `memo` holds what listing the choices on this very state worked
+    /// out: it is only asked before anything changes.
     pub(crate) fn apply(
         &mut self,
         content: &Content,
