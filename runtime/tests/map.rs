@@ -689,6 +689,37 @@ fn terrain_costs_and_tags_come_from_the_top_paint() {
 }
 
 #[test]
+fn a_search_sees_every_change_to_the_grid_since_the_last_one() {
+    // Searches keep what they worked out per grid state (standing spots, terrain, searches
+    // done): a column set or a palette taken afterwards must show in the next search.
+    let mut grid = floor(5, 1, vec![]);
+    let start = Spot::new(0, 0, 1);
+    let params = ReachParams::movement(4, 1.0, 1.0);
+    let ends = |grid: &TileGrid| -> Vec<(u16, u16)> {
+        reach_path(grid, start, &params, &nobody()).unwrap().stops().map(|spot| (spot.cell_x, spot.level)).collect()
+    };
+    assert_eq!(ends(&grid), [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1)]);
+    // A wall at x 2: nothing beyond it.
+    grid.set_column(2, 0, stack(4)).unwrap();
+    assert_eq!(ends(&grid), [(0, 1), (1, 1)]);
+    // Lowered to a step: climbed and crossed.
+    grid.set_column(2, 0, stack(2)).unwrap();
+    assert_eq!(ends(&grid), [(0, 1), (1, 1), (2, 2), (3, 1), (4, 1)]);
+    // Paint that costs 3 at x 1 (the palette comes after the paint): the budget runs out sooner.
+    let mud = Tile { paint: Faces { top: Some(Paint::new("mud", 0)), ..Faces::default() }, ..cube(0) };
+    grid.set_column(1, 0, vec![mud]).unwrap();
+    assert_eq!(ends(&grid), [(0, 1), (1, 1), (2, 2), (3, 1), (4, 1)], "no palette yet: plain ground");
+    let terrain = Terrain { move_cost: 3, ..Terrain::default() };
+    grid.set_palette(&[PaletteEntry { id: "mud".into(), terrain, ..PaletteEntry::default() }]);
+    assert_eq!(ends(&grid), [(0, 1), (1, 1), (2, 2)]);
+    // A copy keeps the answers of the grid it was copied from, and changes apart from it.
+    let mut copy = grid.clone();
+    copy.set_column(1, 0, vec![cube(0)]).unwrap();
+    assert_eq!(ends(&copy), [(0, 1), (1, 1), (2, 2), (3, 1), (4, 1)]);
+    assert_eq!(ends(&grid), [(0, 1), (1, 1), (2, 2)]);
+}
+
+#[test]
 fn on_flat_ground_reach_is_a_diamond_and_paths_are_shortest() {
     let grid = floor(9, 9, vec![]);
     let start = Spot::new(4, 4, 1);

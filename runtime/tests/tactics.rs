@@ -835,3 +835,43 @@ fn applying_a_listed_choice_does_what_applying_it_unlisted_does() {
         }
     }
 }
+
+#[test]
+fn a_refused_choice_changes_nothing_though_choices_are_applied_in_place() {
+    // The session applies a battle choice to the battle itself (no copy to fall back on):
+    // every refusal must come before the first change, whatever the choice and the state.
+    let mut session = Session::new(skirmish(), 7).unwrap();
+    let mut pick = 7_usize;
+    for step in 0..150 {
+        let Some(battle) = session.tactics() else { break };
+        if battle.winner().is_some() {
+            break;
+        }
+        let active = battle.active.as_ref().map_or_else(|| "archer".to_owned(), |turn| turn.unit.clone());
+        let other = battle.units().map(|(key, _)| key.to_owned()).find(|key| *key != active).unwrap();
+        let refusals = [
+            Choice::MoveUnit { unit: active.clone(), x: 200, y: 200, z: 1 },
+            Choice::MoveUnit { unit: other.clone(), x: 0, y: 0, z: 1 },
+            Choice::MoveUnitVia { unit: active.clone(), via: vec![[0, 0, 99]], x: 1, y: 1, z: 1 },
+            Choice::UseSkill { unit: active.clone(), skill: Id::new("strike"), x: 300, y: 0, z: 0 },
+            Choice::UseSkill { unit: active.clone(), skill: Id::new("no_such_skill"), x: 0, y: 0, z: 0 },
+            Choice::WaitUnit { unit: other.clone() },
+            Choice::FaceUnit { unit: active.clone(), facing: 400 },
+            Choice::FaceUnit { unit: other, facing: 0 },
+            Choice::PickUnit { unit: active.clone() },
+            Choice::EndRound { team: "blue".to_owned() },
+        ];
+        for refused in refusals {
+            let (hash, choices) = (session.state_hash(), session.choices());
+            assert!(session.apply(&refused).is_err(), "step {step}: {refused:?} was taken");
+            assert_eq!(session.state_hash(), hash, "step {step}: {refused:?} changed the battle");
+            assert_eq!(session.choices(), choices, "step {step}: {refused:?} changed the choices");
+        }
+        let choices = session.choices();
+        if choices.is_empty() {
+            break;
+        }
+        pick = pick.wrapping_mul(31).wrapping_add(17);
+        session.apply(&choices[pick % choices.len()]).unwrap();
+    }
+}

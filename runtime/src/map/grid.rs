@@ -9,6 +9,7 @@ use crate::model::{
 };
 
 use super::MapError;
+use super::spots::{SpotCache, SpotTable};
 
 /// Columns along each side of a mesh chunk: meshes are built and rebuilt 32×32 columns at a time.
 pub const CHUNK_SIDE: u16 = 32;
@@ -37,6 +38,8 @@ pub struct TileGrid {
     terrain_tags: Vec<u64>,
     /// The tags the palette uses, sorted; tag i is bit i of a mask (the first 64 only).
     tag_names: Vec<String>,
+    /// The standing spots, worked out when a search first asks (see [`TileGrid::spot_table`]).
+    spots: SpotCache,
 }
 
 /// The terrain of unpainted tops and of paint outside the palette: plain ground.
@@ -159,12 +162,15 @@ impl TileGrid {
             lookup: PaletteLookup::default(),
             terrain_tags: Vec::new(),
             tag_names: Vec::new(),
+            spots: SpotCache::default(),
         })
     }
 
     /// Takes the terrain of `palette` (FORMAT.md §9 "Terrain"): an entry is what a top painted
     /// with its id (any tile) costs to enter and which tags it carries.
     pub fn set_palette(&mut self, palette: &[PaletteEntry]) {
+        // Move costs and tags are in the spot table.
+        self.spots.clear();
         let mut names: Vec<String> = palette.iter().flat_map(|entry| entry.terrain.tags.iter().cloned()).collect();
         names.sort();
         names.dedup();
@@ -281,7 +287,14 @@ impl TileGrid {
         *column = tiles.into_iter().map(sanitize_tile).collect();
         column.sort_by_key(|tile| tile.z);
         *solid = solid_prefix(column);
+        self.spots.clear();
         Ok(())
+    }
+
+    /// The standing spots of the grid as it is now, in one table (built at the first call
+    /// after a change).
+    pub(crate) fn spot_table(&self) -> &SpotTable {
+        self.spots.get(self)
     }
 
     /// How many tiles the map holds.

@@ -15,6 +15,7 @@ mod grid;
 mod mesh;
 mod pick;
 mod reach;
+mod spots;
 mod walk;
 
 pub use geometry::{Face, TileSolid};
@@ -23,6 +24,7 @@ pub use mesh::{
     AtlasLayout, ChunkKey, ChunkMesh, MapMesher, MeshBuffers, MeshStyle, UvRect, chunks_touched, face_shade,
 };
 pub use pick::{PickHit, Stand, first_hit_on_segment, pick, standing_height};
+pub(crate) use reach::reach_path_kept;
 pub use reach::{
     Occupant, Reach, ReachNode, ReachParams, SightMemo, SightParams, Spot, line_of_sight, line_reaches, reach_fly,
     reach_line, reach_line_kept, reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain,

@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 
@@ -13,6 +13,7 @@ use super::MapError;
 use super::geometry::{Face, TileSolid};
 use super::grid::TileGrid;
 use super::pick::{PickHit, first_hit_on_segment};
+use super::spots::{PathQuestion, SpotInfo, SpotTable, edge_dz};
 
 /// Where a unit can stand: on top of a tile of cell (`cell_x`, `cell_y`), its feet at
 /// `level` (the tile's base plus its highest corner), with at least one free level above.
@@ -195,7 +196,8 @@ pub struct ReachNode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reach {
     start: Spot,
-    nodes: BTreeMap<Spot, ReachNode>,
+    /// Sorted by spot, one node per spot.
+    nodes: Vec<ReachNode>,
 }
 
 impl Reach {
@@ -206,17 +208,17 @@ impl Reach {
 
     /// The node of a spot.
     pub fn get(&self, spot: Spot) -> Option<&ReachNode> {
-        self.nodes.get(&spot)
+        self.nodes.binary_search_by_key(&spot, |node| node.spot).ok().and_then(|at| self.nodes.get(at))
     }
 
     /// Every node, ordered by spot.
     pub fn nodes(&self) -> impl Iterator<Item = &ReachNode> {
-        self.nodes.values()
+        self.nodes.iter()
     }
 
     /// The spots that can be chosen, ordered.
     pub fn stops(&self) -> impl Iterator<Item = Spot> + '_ {
-        self.nodes.values().filter(|node| node.can_stop).map(|node| node.spot)
+        self.nodes.iter().filter(|node| node.can_stop).map(|node| node.spot)
     }
 
     /// Number of nodes.
@@ -232,7 +234,7 @@ impl Reach {
     /// The path from the start to `spot`, both included; None when `spot` was not reached.
     pub fn path_to(&self, spot: Spot) -> Option<Vec<Spot>> {
         let mut path = vec![spot];
-        let mut at = self.nodes.get(&spot)?;
+        let mut at = self.get(spot)?;
         // Each prev link was set by a strictly cheaper node, so this ends; the bound is a guard.
         for _ in 0..self.nodes.len() {
             let Some(prev) = at.prev else {
@@ -240,7 +242,7 @@ impl Reach {
                 return Some(path);
             };
             path.push(prev);
-            at = self.nodes.get(&prev)?;
+            at = self.get(prev)?;
         }
         None
     }
@@ -251,8 +253,6 @@ impl Reach {
 struct SpotTile<'a> {
     spot: Spot,
     tile: &'a Tile,
-    /// Free levels above the feet (`u32::MAX`: open sky).
-    free: u32,
 }
 
 /// The standing spots of a column, bottom first.
@@ -262,7 +262,7 @@ fn column_spots(grid: &TileGrid, cell_x: u16, cell_y: u16) -> impl Iterator<Item
         let top = tile.top_z();
         let free = column.get(at + 1).map_or(u32::MAX, |next| u32::from(next.z).saturating_sub(top));
         // `sanitize_tile` keeps every top within MAX_Z_LEVELS, so it fits u16.
-        (free >= 1).then_some(SpotTile { spot: Spot::new(cell_x, cell_y, top as u16), tile, free })
+        (free >= 1).then_some(SpotTile { spot: Spot::new(cell_x, cell_y, top as u16), tile })
     })
 }
 
@@ -291,8 +291,13 @@ pub fn spot_tags(grid: &TileGrid, spot: Spot) -> Option<u64> {
 /// The point a unit on `spot` stands on: the middle of the tile's footprint, at the height
 /// of its top there (grid space). None when `spot` is not a standing spot.
 pub fn spot_point(grid: &TileGrid, spot: Spot) -> Option<[f32; 3]> {
-    let found = spot_tile(grid, spot)?;
-    let solid = TileSolid::new(spot.cell_x, spot.cell_y, found.tile);
+    let table = grid.spot_table();
+    table.get(table.index(spot)?)?.point
+}
+
+/// [`spot_point`] worked out from the tile (for the spot table).
+pub(super) fn tile_point(spot: Spot, tile: &Tile) -> Option<[f32; 3]> {
+    let solid = TileSolid::new(spot.cell_x, spot.cell_y, tile);
     let (x, y) = solid.footprint_centre();
     Some([x, y, solid.top_height_at(x, y)?])
 }
@@ -367,27 +372,68 @@ impl Ord for Queued {
     }
 }
 
+/// A path search's queue entry: a spot by its number in the [`SpotTable`] (numbers are in
+/// spot order, so the queue pops in the order of [`Queued`]).
+#[derive(Clone, Copy, Debug)]
+struct QueuedAt {
+    cost: Cost,
+    at: u32,
+}
+
+impl PartialEq for QueuedAt {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for QueuedAt {}
+
+impl PartialOrd for QueuedAt {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for QueuedAt {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.cost.cmp(self.cost).then_with(|| other.at.cmp(&self.at))
+    }
+}
+
+/// A spot a path search reached: its number, its node, the cost it was reached at, and
+/// whether it was expanded.
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    at: u32,
+    node: ReachNode,
+    cost: Cost,
+    done: bool,
+}
+
+/// Marks a spot no visit holds yet in [`Search::slot`].
+const UNVISITED: u32 = u32::MAX;
+
 /// One path search's state.
 struct Search<'a> {
     grid: &'a TileGrid,
-    start: SpotTile<'a>,
+    table: &'a SpotTable,
+    start: SpotInfo,
     params: &'a ReachParams,
     occupants: &'a BTreeMap<Spot, Occupant>,
-    nodes: BTreeMap<Spot, (ReachNode, Cost)>,
-    queue: BinaryHeap<Queued>,
+    /// Per spot number, its place in `visits` (or [`UNVISITED`]).
+    slot: Vec<u32>,
+    visits: Vec<Visit>,
+    queue: BinaryHeap<QueuedAt>,
 }
 
 impl Search<'_> {
-    /// Offers a move from `from` onto `to`, `cells` away, keeping it if it is allowed and
-    /// better than what `to` had.
-    fn offer(&mut self, from: &ReachNode, from_tile: &Tile, from_cost: Cost, to: SpotTile<'_>, cells: u16, leap: bool) {
+    /// Offers a move from `from` onto spot number `to_at`, `cells` away, keeping it if it is
+    /// allowed and better than what that spot had.
+    fn offer(&mut self, from: &SpotInfo, from_cost: Cost, to_at: u32, cells: u16, leap: bool) {
         let params = self.params;
-        let step_dz = dz_between(from.spot, from_tile, to.spot, to.tile);
-        let window_dz = if params.use_absolute_dz {
-            dz_between(self.start.spot, self.start.tile, to.spot, to.tile)
-        } else {
-            step_dz
-        };
+        let Some(to) = self.table.get(to_at).copied() else { return };
+        let step_dz = edge_dz(from, &to);
+        let window_dz = if params.use_absolute_dz { edge_dz(&self.start, &to) } else { step_dz };
         // The step bonus (§b.6) only for a step off a mount (up) or onto one (down).
         let mount_at = |spot: Spot| params.mount_step_bonus && self.occupants.get(&spot).is_some_and(|o| o.is_mount());
         let up = params.z_up_max + if mount_at(from.spot) { 1.0 } else { 0.0 };
@@ -395,7 +441,7 @@ impl Search<'_> {
         if window_dz > up || window_dz < -down {
             return;
         }
-        if self.grid.tile_tags(to.tile) & params.no_enter != 0 {
+        if to.tags & params.no_enter != 0 {
             return;
         }
         if !params.can_cross_walls {
@@ -434,13 +480,11 @@ impl Search<'_> {
         }
         // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
         let cost = Cost {
-            steps: from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(self.grid.move_cost(to.tile)),
+            steps: from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(to.move_cost),
             leaps: from_cost.leaps.saturating_add(u16::from(leap)),
             climb: from_cost.climb + step_dz.abs(),
         };
-        if cost.steps > params.radius_max
-            || self.nodes.get(&to.spot).is_some_and(|(_, known)| known.cmp(cost) != Ordering::Greater)
-        {
+        if cost.steps > params.radius_max {
             return;
         }
         let node = ReachNode {
@@ -453,17 +497,29 @@ impl Search<'_> {
             dz: window_dz,
             can_stop: false,
         };
-        self.nodes.insert(to.spot, (node, cost));
-        self.queue.push(Queued { cost, spot: to.spot });
+        let Some(slot) = self.slot.get_mut(to_at as usize) else { return };
+        if let Some(known) = self.visits.get_mut(*slot as usize) {
+            if known.cost.cmp(cost) != Ordering::Greater {
+                return;
+            }
+            known.node = node;
+            known.cost = cost;
+        } else {
+            // A table of at most MAX_MAP_SIDE² × 256 spots: the count fits u32.
+            *slot = self.visits.len() as u32;
+            self.visits.push(Visit { at: to_at, node, cost, done: false });
+        }
+        self.queue.push(QueuedAt { cost, at: to_at });
     }
 
-    /// Offers every step and leap out of `node`.
-    fn expand(&mut self, node: &ReachNode, cost: Cost) {
+    /// Offers every step and leap out of spot number `at`, reached at `cost`.
+    fn expand(&mut self, at: u32, cost: Cost) {
         let grid = self.grid;
+        let table = self.table;
         let params = self.params;
-        let Some(from) = spot_tile(grid, node.spot) else { return };
-        let (x, y) = (i32::from(node.spot.cell_x), i32::from(node.spot.cell_y));
-        let level = u32::from(node.spot.level);
+        let Some(from) = table.get(at).copied() else { return };
+        let (x, y) = (i32::from(from.spot.cell_x), i32::from(from.spot.cell_y));
+        let level = u32::from(from.spot.level);
         let clearance = u32::from(params.clearance);
         for (step_x, step_y) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
             let cell_at = |cells: i32| (x + step_x * cells, y + step_y * cells);
@@ -473,9 +529,8 @@ impl Search<'_> {
             }
             // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
             if cost.steps <= params.radius_max {
-                // Inside the map: the coordinates fit u16.
-                for to in column_spots(grid, next_x as u16, next_y as u16) {
-                    self.offer(node, from.tile, cost, to, 1, false);
+                for to in table.cell(next_x, next_y) {
+                    self.offer(&from, cost, to, 1, false);
                 }
             }
             // A leap crosses cells whose ground is at least a level below the take-off and
@@ -491,11 +546,11 @@ impl Search<'_> {
                 {
                     break;
                 }
-                for to in column_spots(grid, land_x as u16, land_y as u16) {
-                    let to_level = u32::from(to.spot.level);
+                for to in table.cell(land_x, land_y) {
+                    let Some(to_level) = table.get(to).map(|info| u32::from(info.spot.level)) else { continue };
                     let landing_clear = params.can_cross_walls || column_free(grid, land_x, land_y, to_level, head);
                     if to_level <= level && landing_clear {
-                        self.offer(node, from.tile, cost, to, cells, true);
+                        self.offer(&from, cost, to, cells, true);
                     }
                 }
             }
@@ -503,8 +558,13 @@ impl Search<'_> {
     }
 }
 
-fn start_of(grid: &TileGrid, start: Spot) -> Result<SpotTile<'_>, MapError> {
-    spot_tile(grid, start).ok_or(MapError::NotASpot { cell_x: start.cell_x, cell_y: start.cell_y, level: start.level })
+fn start_of(grid: &TileGrid, start: Spot) -> Result<SpotInfo, MapError> {
+    let table = grid.spot_table();
+    table.index(start).and_then(|at| table.get(at)).copied().ok_or(MapError::NotASpot {
+        cell_x: start.cell_x,
+        cell_y: start.cell_y,
+        level: start.level,
+    })
 }
 
 /// Decides `can_stop` for every node (§b.4 step 4 and §b.5, with the fixes in FORMAT.md).
@@ -515,6 +575,19 @@ fn settle(
     occupants: &BTreeMap<Spot, Occupant>,
     node: &mut ReachNode,
 ) {
+    let table = grid.spot_table();
+    let found = table.index(node.spot).and_then(|at| table.get(at));
+    settle_at(start, params, occupants, found, node);
+}
+
+/// [`settle`] with the node's spot already looked up (None: not a standing spot).
+fn settle_at(
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+    found: Option<&SpotInfo>,
+    node: &mut ReachNode,
+) {
     let distance = start.xy_distance(node.spot);
     let occupant_allows = node.spot == start
         || match occupants.get(&node.spot) {
@@ -522,9 +595,8 @@ fn settle(
             Some(Occupant::Ally) => params.can_halt_at_allies,
             Some(Occupant::Enemy) => params.can_halt_at_enemies,
         };
-    let found = spot_tile(grid, node.spot);
     let headroom = found.is_some_and(|found| found.free >= u32::from(params.clearance));
-    let terrain_allows = found.is_some_and(|found| grid.tile_tags(found.tile) & params.no_enter == 0);
+    let terrain_allows = found.is_some_and(|found| found.tags & params.no_enter == 0);
     node.can_stop = occupant_allows
         && headroom
         && (terrain_allows || node.spot == start)
@@ -549,33 +621,74 @@ pub fn reach_path(
     params: &ReachParams,
     occupants: &BTreeMap<Spot, Occupant>,
 ) -> Result<Reach, MapError> {
-    let start_tile = start_of(grid, start)?;
+    reach_path_kept(grid, start, params, occupants).map(|reach| Reach::clone(&reach))
+}
+
+/// [`reach_path`], shared: the grid keeps the searches it was asked for lately, and the same
+/// question on the same grid state has the same answer.
+pub(crate) fn reach_path_kept(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Arc<Reach>, MapError> {
+    let table = grid.spot_table();
+    table.kept_path(PathQuestion::new(start, params, occupants), || search_path(grid, table, start, params, occupants))
+}
+
+/// The search of [`reach_path`].
+fn search_path(
+    grid: &TileGrid,
+    table: &SpotTable,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &BTreeMap<Spot, Occupant>,
+) -> Result<Reach, MapError> {
+    let not_a_spot = || MapError::NotASpot { cell_x: start.cell_x, cell_y: start.cell_y, level: start.level };
+    let start_at = table.index(start).ok_or_else(not_a_spot)?;
+    let start_info = table.get(start_at).copied().ok_or_else(not_a_spot)?;
     let zero = Cost { steps: 0, leaps: 0, climb: 0.0 };
     let first =
         ReachNode { spot: start, steps: 0, leaps: 0, climb: 0.0, prev: None, leap: false, dz: 0.0, can_stop: false };
+    // One slot per spot of the map: a few bytes each, and no tree to walk at every step.
+    let mut slot = vec![UNVISITED; table.len()];
+    if let Some(first_slot) = slot.get_mut(start_at as usize) {
+        *first_slot = 0;
+    }
     let mut search = Search {
         grid,
-        start: start_tile,
+        table,
+        start: start_info,
         params,
         occupants,
-        nodes: BTreeMap::from([(start, (first, zero))]),
-        queue: BinaryHeap::from([Queued { cost: zero, spot: start }]),
+        slot,
+        visits: vec![Visit { at: start_at, node: first, cost: zero, done: false }],
+        queue: BinaryHeap::from([QueuedAt { cost: zero, at: start_at }]),
     };
-    let mut done = BTreeSet::new();
-    while let Some(Queued { cost, spot }) = search.queue.pop() {
-        if !done.insert(spot) {
+    while let Some(QueuedAt { cost, at }) = search.queue.pop() {
+        let Some(visit) = search.slot.get(at as usize).and_then(|slot| search.visits.get_mut(*slot as usize)) else {
+            continue;
+        };
+        if visit.done {
             continue;
         }
-        let Some((node, _)) = search.nodes.get(&spot).copied() else { continue };
-        let blocked = spot != start && occupants.get(&spot).is_some_and(|o| o.is_enemy()) && !params.can_cross_enemies;
+        visit.done = true;
+        let spot = visit.node.spot;
+        let blocked = at != start_at && occupants.get(&spot).is_some_and(|o| o.is_enemy()) && !params.can_cross_enemies;
         if !blocked {
-            search.expand(&node, cost);
+            search.expand(at, cost);
         }
     }
-    let mut nodes: BTreeMap<Spot, ReachNode> = search.nodes.into_iter().map(|(spot, (node, _))| (spot, node)).collect();
-    for node in nodes.values_mut() {
-        settle(grid, start, params, occupants, node);
-    }
+    let mut visits = search.visits;
+    // Spot numbers are in spot order.
+    visits.sort_unstable_by_key(|visit| visit.at);
+    let nodes = visits
+        .into_iter()
+        .map(|mut visit| {
+            settle_at(start, params, occupants, table.get(visit.at), &mut visit.node);
+            visit.node
+        })
+        .collect();
     Ok(Reach { start, nodes })
 }
 
@@ -693,7 +806,7 @@ pub fn reach_fly(
         }
         reached.insert(spot, node);
     }
-    Ok(Reach { start, nodes: reached })
+    Ok(Reach { start, nodes: reached.into_values().collect() })
 }
 
 /// The candidates of a cylinder region (§b.4 step 1): spots within `radius_max` of the
@@ -701,19 +814,20 @@ pub fn reach_fly(
 /// crossed nor halted at are left out.
 fn cylinder_candidates(
     grid: &TileGrid,
-    start: SpotTile<'_>,
+    start: SpotInfo,
     params: &ReachParams,
     occupants: &BTreeMap<Spot, Occupant>,
-) -> Vec<ReachNode> {
+) -> Vec<(ReachNode, SpotInfo)> {
+    let table = grid.spot_table();
     let radius = i32::from(params.radius_max);
     let (x, y) = (i32::from(start.spot.cell_x), i32::from(start.spot.cell_y));
     let mut candidates = Vec::new();
     for cell_y in (y - radius).max(0)..=(y + radius).min(i32::from(grid.depth()) - 1) {
         let reach_x = radius - (cell_y - y).abs();
         for cell_x in (x - reach_x).max(0)..=(x + reach_x).min(i32::from(grid.width()) - 1) {
-            for to in column_spots(grid, cell_x as u16, cell_y as u16) {
+            for to in table.cell(cell_x, cell_y).filter_map(|at| table.get(at)) {
                 let dz = if params.use_absolute_dz {
-                    dz_between(start.spot, start.tile, to.spot, to.tile)
+                    edge_dz(&start, to)
                 } else {
                     // SRPGCK measures a fresh node against itself: no window without a path.
                     0.0
@@ -722,7 +836,7 @@ fn cylinder_candidates(
                     && !(params.can_cross_enemies || params.can_halt_at_enemies);
                 if params.dz_within_maxima(dz) && !enemy_blocks {
                     let is_start = to.spot == start.spot;
-                    candidates.push(ReachNode {
+                    let node = ReachNode {
                         spot: to.spot,
                         steps: start.spot.xy_distance(to.spot) as u16,
                         leaps: 0,
@@ -731,7 +845,8 @@ fn cylinder_candidates(
                         leap: false,
                         dz,
                         can_stop: false,
-                    });
+                    };
+                    candidates.push((node, *to));
                 }
             }
         }
@@ -747,11 +862,15 @@ pub fn reach_pick(
     occupants: &BTreeMap<Spot, Occupant>,
 ) -> Result<Reach, MapError> {
     let start_tile = start_of(grid, start)?;
-    let mut nodes = BTreeMap::new();
-    for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
-        settle(grid, start, params, occupants, &mut node);
-        nodes.insert(node.spot, node);
-    }
+    let mut nodes: Vec<ReachNode> = cylinder_candidates(grid, start_tile, params, occupants)
+        .into_iter()
+        .map(|(mut node, found)| {
+            settle_at(start, params, occupants, Some(&found), &mut node);
+            node
+        })
+        .collect();
+    // One node per spot: the order is the spots'.
+    nodes.sort_unstable_by_key(|node| node.spot);
     Ok(Reach { start, nodes })
 }
 
@@ -918,13 +1037,15 @@ fn reach_line_in(
         level: start.level,
     })?;
     let boxes = enemy_boxes(grid, start, params, occupants);
-    let mut nodes = BTreeMap::new();
-    for mut node in cylinder_candidates(grid, start_tile, params, occupants) {
+    let mut nodes = Vec::new();
+    for (mut node, found) in cylinder_candidates(grid, start_tile, params, occupants) {
         if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, &boxes, memo) {
-            settle(grid, start, params, occupants, &mut node);
-            nodes.insert(node.spot, node);
+            settle_at(start, params, occupants, Some(&found), &mut node);
+            nodes.push(node);
         }
     }
+    // One node per spot: the order is the spots'.
+    nodes.sort_unstable_by_key(|node| node.spot);
     Ok(Reach { start, nodes })
 }
 

@@ -101,6 +101,9 @@ pub(super) struct Setup {
     /// Some skill of the project has passive effects: only then does reading a stat look
     /// through the unit's skills (stats are read at every scheduler tick).
     pub(super) skill_passives: bool,
+    /// The stats some equipment's or skill's passive effect of the project changes: reading
+    /// any other stat looks through the unit's statuses only.
+    pub(super) passive_stats: BTreeSet<String>,
     /// Lines of sight kept for the map's geometry (none: the grid is not the map's).
     pub(super) sight: Option<Arc<crate::map::SightMemo>>,
 }
@@ -252,6 +255,7 @@ impl TacticsState {
                 scheduler: map.scheduler.clone(),
                 teams: Vec::new(),
                 skill_passives: content.project.skills.iter().any(|skill| !skill.passive_effects.is_empty()),
+                passive_stats: passive_stats(&content.project),
                 sight: None,
             }),
             tick: 0,
@@ -280,4 +284,11 @@ impl TacticsState {
             state.stats.insert(name.clone(), shown);
         }
     }
+}
+
+/// The stats the passive effects of the project's equipment and skills change.
+fn passive_stats(project: &crate::model::Project) -> BTreeSet<String> {
+    let equipment = project.equipment.iter().flat_map(|equipment| equipment.passive_effects.iter());
+    let skills = project.skills.iter().flat_map(|skill| skill.passive_effects.iter());
+    equipment.chain(skills).map(|effect| effect.stat.clone()).collect()
 }

@@ -344,19 +344,24 @@ impl TacticsState {
                 changed = true;
             }
         };
-        for equipment in self.worn_by(unit) {
+        // Equipment and skills change only the stats their passive effects name (`ct`, read at
+        // every scheduler tick, usually none): for any other stat they need no looking through.
+        let passive = self.setup.passive_stats.contains(name);
+        for equipment in self.worn_by(unit).filter(|_| passive) {
             let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
             apply(&equipment.passive_effects, ctx);
         }
         // The unit's skills then its equipment's, each once (no list is built: stats are read
         // often); none to look through when no skill of the project has passive effects.
-        let own = if self.setup.skill_passives {
+        let own = if self.setup.skill_passives && passive {
             content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default()
         } else {
             &[]
         };
-        let granted =
-            self.worn_by(unit).filter(|_| self.setup.skill_passives).flat_map(|equipment| equipment.skills.iter());
+        let granted = self
+            .worn_by(unit)
+            .filter(|_| self.setup.skill_passives && passive)
+            .flat_map(|equipment| equipment.skills.iter());
         for (at, id) in own.iter().chain(granted).enumerate() {
             let Some(skill) = content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
             else {

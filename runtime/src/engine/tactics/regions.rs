@@ -9,7 +9,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::formula::Side;
 use crate::map::{
     LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches,
-    reach_fly, reach_line, reach_line_kept, reach_path, reach_pick, signed_dz, spot_tags, spot_terrain,
+    reach_fly, reach_line, reach_line_kept, reach_path_kept, reach_pick, signed_dz, spot_tags, spot_terrain,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
@@ -231,7 +231,7 @@ fn cone_holds(numbers: &RegionNumbers, (theta, phi): (f64, f64), [dx, dy, rise]:
 #[derive(Clone, Debug)]
 pub(crate) struct Routes {
     from: Spot,
-    reach: Option<Reach>,
+    reach: Option<Arc<Reach>>,
     ends: BTreeSet<Spot>,
 }
 
@@ -437,9 +437,9 @@ impl TacticsState {
                     let ceiling = eval_expr(content, self, ctx, rng, &region.fly_ceiling, 0);
                     let ceiling =
                         (ceiling.is_finite() && ceiling > 0.0).then(|| from.level.saturating_add(cells(ceiling)));
-                    reach_fly(grid, from, &params, ceiling, &occupants)
+                    reach_fly(grid, from, &params, ceiling, &occupants).map(Arc::new)
                 } else {
-                    reach_path(grid, from, &params, &occupants)
+                    reach_path_kept(grid, from, &params, &occupants)
                 };
                 let Ok(reach) = reach else { return routes };
                 let ends: BTreeSet<Spot> = reach.stops().collect();
@@ -683,12 +683,14 @@ impl TacticsState {
         let params = region_params(region, numbers, width.saturating_add(arc_bonus), self.no_enter_mask(region));
         if cylinder {
             let reach = match space {
-                InterveningSpace::Path => reach_path(grid, center, &params, &occupants),
+                InterveningSpace::Path => reach_path_kept(grid, center, &params, &occupants),
                 InterveningSpace::Line => match &self.setup.sight {
-                    Some(memo) => reach_line_kept(grid, center, &params, &sight_of(region), &occupants, memo),
-                    None => reach_line(grid, center, &params, &sight_of(region), &occupants),
+                    Some(memo) => {
+                        reach_line_kept(grid, center, &params, &sight_of(region), &occupants, memo).map(Arc::new)
+                    }
+                    None => reach_line(grid, center, &params, &sight_of(region), &occupants).map(Arc::new),
                 },
-                _ => reach_pick(grid, center, &params, &occupants),
+                _ => reach_pick(grid, center, &params, &occupants).map(Arc::new),
             };
             let Ok(reach) = reach else { return BTreeSet::new() };
             let radius = f64::from(cells(numbers.radius_max));
@@ -790,7 +792,7 @@ impl TacticsState {
                 spots.into_iter().filter(|spot| line_reaches(grid, center, *spot, params, &sight, &occupants)).collect()
             }
             InterveningSpace::Path => {
-                let Ok(walk) = reach_path(grid, center, params, &occupants) else { return BTreeSet::new() };
+                let Ok(walk) = reach_path_kept(grid, center, params, &occupants) else { return BTreeSet::new() };
                 spots.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
             InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, spots),

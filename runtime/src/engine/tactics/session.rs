@@ -47,14 +47,14 @@ impl Session {
             return Err(ChoiceError::NotPossible("there is no battle".to_owned()));
         };
         let content = Arc::clone(&self.content);
-        // Refused choices leave everything as it was, the generator included.
+        // Refused choices leave everything as it was, the generator included: `apply` refuses
+        // before it changes anything, so the battle is changed in place (no copy to fall back
+        // on) and only the generator is tried on a copy.
         let mut rng = self.rng.clone();
-        let mut trial = battle.clone();
-        // The memo's answers are for `battle`, which `trial` still is whenever `apply` asks.
-        let result = trial.apply(&content, &mut rng, choice, &self.tactics_memo);
+        // The memo's answers are for the battle as it is whenever `apply` asks (before it changes).
+        let result = battle.apply(&content, &mut rng, choice, &self.tactics_memo);
         match result {
             Ok(events) => {
-                *battle = trial;
                 self.tactics_memo.clear();
                 self.rng = rng;
                 self.counters.add(1, &events, 0);

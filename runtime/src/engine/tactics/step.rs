@@ -53,9 +53,10 @@ impl TacticsState {
         TacticsListing::Turn { unit: key.to_owned(), moves, aims, facings: self.wait_facings(content).1 }
     }
 
-    /// Applies a tactics choice; refused (nothing changes) unless it is possible now. `memo`
-    /// holds what listing the choices on this very state worked out: it is only asked before
-    /// anything changes.
+    /// Applies a tactics choice; refused (nothing changes) unless it is possible now: every
+    /// refusal comes before the first change (the session applies choices in place, with no
+    /// copy to fall back on). `memo` holds what listing the choices on this very state worked
+    /// out: it is only asked before anything changes.
     pub(crate) fn apply(
         &mut self,
         content: &Content,
@@ -540,12 +541,14 @@ impl TacticsState {
     }
 
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
-        let fallen: Vec<String> = self
-            .units
-            .iter()
-            .filter(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0))
-            .map(|(key, _)| key.clone())
-            .collect();
+        let falls = |(key, unit): &(&String, &super::UnitState)| {
+            !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)
+        };
+        // Checked at every scheduler tick: a list only when someone fell.
+        if !self.units.iter().any(|entry| falls(&entry)) {
+            return;
+        }
+        let fallen: Vec<String> = self.units.iter().filter(falls).map(|(key, _)| key.clone()).collect();
         for key in fallen {
             if let Some(unit) = self.units.get_mut(&key) {
                 unit.defeated = true;
@@ -717,9 +720,10 @@ impl TacticsState {
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
             let scheduled = unit.scheduled && setup.scheduler.kind == SchedulerKind::Ct;
             let speed = self.setting(key, SPEED);
+            // A stat is there exactly when its base value is (reading it changes nothing), so
+            // the base value alone says whether the unit has `ct`.
             if scheduled
                 && !frozen
-                && self.stat(key, "ct").is_some()
                 && let Some(ct) = self.base_stat(key, "ct", 0)
             {
                 let new = limited(ct, ct + speed, self.limits(key, "ct").as_ref());
