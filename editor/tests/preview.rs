@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use actforge_editor::app::{ActforgeApp, default_project_path};
 use actforge_editor::commands::UiCommand;
-use actforge_editor::preview::{PreviewGame, SPEEDS};
+use actforge_editor::preview::{CLOCK_FRAME, PreviewGame, SPEEDS};
 use actforge_runtime::engine::{Session, Status};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -1071,6 +1071,28 @@ fn a_playing_preview_asks_for_a_frame_when_its_next_tick_is_due_at_most_30_a_sec
     harness.run();
     assert!(!harness.state().preview().game.is_playing());
     assert_eq!(next_frame_in(&harness), Duration::MAX);
+}
+
+#[test]
+fn a_playing_preview_where_nothing_counts_down_moves_its_clock_twice_a_second_at_the_real_rate() {
+    // Knucklebones has no timers or decays: only the clock label moves while it plays.
+    let mut harness = playing("knucklebones");
+    harness.state_mut().request(UiCommand::PlayPause);
+    harness.run_steps(2);
+    let game = &harness.state().preview().game;
+    assert!(game.is_playing());
+    assert_eq!(game.session().unwrap().next_due(), None, "nothing counts down");
+    let next = next_frame_in(&harness);
+    assert!(next >= CLOCK_FRAME && next <= CLOCK_FRAME + Duration::from_millis(300), "next frame in {next:?}");
+    // kittest's clock moves a quarter second a frame: 4 s of play move the clock by 4 s.
+    let tick = |harness: &Harness<'static, ActforgeApp>| harness.state().preview().game.session().unwrap().state().tick;
+    let per_second = u64::from(
+        harness.state().preview().game.session().unwrap().content().project.manifest.settings.ticks_per_second,
+    );
+    let before = tick(&harness);
+    harness.run_steps(16);
+    let moved = tick(&harness) - before;
+    assert!(moved.abs_diff(4 * per_second) <= per_second / 2, "{moved} ticks in 4 s at {per_second} a second");
 }
 
 #[test]

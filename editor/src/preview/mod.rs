@@ -16,7 +16,7 @@ use actforge_runtime::Project;
 use egui::{Color32, RichText};
 use egui_phosphor::regular as icon;
 
-pub use session::{INPUT_BUDGET, PreviewGame, PreviewHighlight, REPLAY_BUDGET, SPEEDS, Waker};
+pub use session::{CLOCK_FRAME, INPUT_BUDGET, PreviewGame, PreviewHighlight, REPLAY_BUDGET, SPEEDS, Waker};
 
 use crate::document::{Document, ItemKey};
 
@@ -144,13 +144,16 @@ impl PreviewPanel {
     /// Runs the clock by the time since the last frame while playing.
     fn run_clock(&mut self, ui: &egui::Ui) {
         let now = ui.input(|input| input.time);
-        let elapsed = self.last_time.map_or(0.0, |last| (now - last).clamp(0.0, 0.25));
+        // Frames may be a clock frame apart; a longer gap (a stalled window) is not made up.
+        let longest = 2.0 * session::CLOCK_FRAME.as_secs_f64();
+        let elapsed = self.last_time.map_or(0.0, |last| (now - last).clamp(0.0, longest));
         self.last_time = Some(now);
         if self.game.is_playing() {
             self.game.tick_clock(elapsed);
             // What is shown (the tick, timer bars, decays) changes only on whole ticks: the next
-            // frame is drawn when the next tick is due, and no more often than the display needs.
-            if let Some(next) = self.game.until_next_tick() {
+            // frame is drawn when the next tick is due while something counts down, else when the
+            // clock label has moved on by a clock frame; never more often than the display needs.
+            if let Some(next) = self.game.until_next_frame() {
                 frame_in(ui.ctx(), (next + TICK_SLACK).max(FASTEST_FRAME));
             }
         }

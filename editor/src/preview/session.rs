@@ -21,6 +21,10 @@ pub const SPEEDS: [u32; 3] = [1, 2, 10];
 /// Most event lines kept for the events list.
 const EVENTS_KEPT: usize = 200;
 
+/// A playing preview's time between frames when nothing counts down: only the clock label
+/// moves, and two frames a second show it (a frame every tick cost most of a core on llvmpipe).
+pub const CLOCK_FRAME: Duration = Duration::from_millis(500);
+
 /// Engine steps (actions, expiries, act completions) a replay may take before it is cut: each
 /// step is bounded by the engine, but a long log on content that loops would otherwise hold
 /// the editor's frame for seconds after every edit.
@@ -577,6 +581,16 @@ impl PreviewGame {
 
     /// Real time until the clock's next whole tick while it runs (none while paused, or while
     /// the worker replays, when the clock waits): the game changes by itself only on ticks.
+    /// While playing, the real time until the next frame shows something new: the next tick
+    /// while anything counts down (timer bars and decays show tenths of a second), else only the
+    /// clock moves and [`CLOCK_FRAME`] paces it. None when paused.
+    pub fn until_next_frame(&self) -> Option<Duration> {
+        let next_tick = self.until_next_tick()?;
+        let counting_down = self.session.as_ref().is_some_and(|session| session.next_due().is_some());
+        Some(if counting_down { next_tick } else { next_tick.max(CLOCK_FRAME) })
+    }
+
+    /// While playing, the real time until the next whole tick is due. None when paused.
     pub fn until_next_tick(&self) -> Option<Duration> {
         if !self.playing || self.pending.is_some() {
             return None;
