@@ -3,13 +3,16 @@
 //! The evaluator: a compiled tree turned into nested closures specialised for one
 //! environment type. Leaves and leaf operations fuse into their parents (`c.atk * 1.5 - t.def`,
 //! `if c.lvl > t.lvl: …` and `floor(c.luck / 10)` are one closure each: the inner operation is
-//! one branch on its operator, not a call), each operator is its own closure, and the
-//! environment's accessors inline; evaluation does no hashing and no allocation.
-//! (Measured against a bytecode interpreter and a tree walker: half their time.) What remains
-//! between a program and the native closure: one indirect call per non-leaf operation (the
-//! bench's damage formula makes six, the closure none), floats spilled around those calls
-//! (every xmm register is caller-saved), the operator branch of fused leaf operations, and the
-//! `Env`'s checked slot reads where the closure has its values in registers.
+//! one jump on a variant naming both operator and leaf shape, inlined, not a call), each
+//! operator is its own closure, and the environment's accessors inline; evaluation does no
+//! hashing and no allocation. (Measured against a bytecode interpreter and a tree walker: half
+//! their time. Fusing a second level of leaf operations as data, with a branch per leaf and a
+//! jump per operator, cost more than the calls it saved: only typed operands pay.) What
+//! remains between a program and the native closure: one indirect call per non-leaf operation
+//! (the bench's damage formula makes six, the closure none) with its register saves, floats
+//! spilled around those calls (every xmm register is caller-saved), the jump of each fused
+//! leaf operation, `max`'s NaN rules, and the `Env`'s checked slot reads where the closure
+//! has its values in registers.
 
 use std::sync::Arc;
 
@@ -133,6 +136,23 @@ pub(super) fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
     }
 }
 
+/// `truth(a op b)`, with comparisons answered directly.
+#[allow(clippy::inline_always)] // called with a constant `op` in each pair's arm: must fold to one comparison
+#[inline(always)]
+fn test(op: BinaryOp, a: f64, b: f64) -> bool {
+    match op {
+        BinaryOp::Eq => a == b,
+        BinaryOp::Ne => a != b,
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        BinaryOp::And => truth(a) & truth(b),
+        BinaryOp::Or => truth(a) | truth(b),
+        _ => truth(apply(op, a, b)),
+    }
+}
+
 /// `root(x, n)`: the n-th root.
 #[inline]
 pub(super) fn root(x: f64, n: f64) -> f64 {
@@ -182,6 +202,14 @@ struct Builder<'a, 'e, E: ?Sized + 'e> {
 trait Operand<E: ?Sized>: Send + Sync {
     /// The operand's value in `env`.
     fn get(&self, env: &mut E) -> f64;
+
+    /// Whether the operand is true in `env` (as a condition): comparisons give their answer
+    /// directly instead of a 0 or 1 to test again.
+    #[allow(clippy::inline_always)] // part of the parent's closure, never a call of its own
+    #[inline(always)]
+    fn test(&self, env: &mut E) -> bool {
+        truth(self.get(env))
+    }
 }
 
 /// A constant operand.
@@ -204,26 +232,103 @@ impl<E: Env + ?Sized> Operand<E> for Read {
     }
 }
 
-/// A binary operation on two leaves (constants or slots, not both constants), computed in
-/// its parent's closure: one branch on the operator instead of a call.
-#[derive(Clone, Copy)]
-enum Pair {
-    SlotConst(BinaryOp, LookupSlot, f64),
-    ConstSlot(BinaryOp, f64, LookupSlot),
-    SlotSlot(BinaryOp, LookupSlot, LookupSlot),
-}
+/// Declares [`Pair`]: one variant per operator and leaf shape, so reading a pair is one jump
+/// on its variant straight to the operation (a separate branch on the shape, then on the
+/// operator, cost twice that).
+macro_rules! pairs {
+    ($($op:ident: $slot_const:ident, $const_slot:ident, $slot_slot:ident;)*) => {
+        /// A binary operation on two leaves (constants or slots, not both constants), computed
+        /// in its parent's closure: one jump on the variant instead of a call.
+        #[derive(Clone, Copy)]
+        enum Pair {
+            $(
+                $slot_const(LookupSlot, f64),
+                $const_slot(f64, LookupSlot),
+                $slot_slot(LookupSlot, LookupSlot),
+            )*
+        }
 
-impl<E: Env + ?Sized> Operand<E> for Pair {
-    #[inline]
-    fn get(&self, env: &mut E) -> f64 {
-        match *self {
-            Self::SlotConst(op, a, k) => apply(op, env.value(a), k),
-            Self::ConstSlot(op, k, b) => apply(op, k, env.value(b)),
-            Self::SlotSlot(op, a, b) => {
-                let x = env.value(a);
-                apply(op, x, env.value(b))
+        impl Pair {
+            /// `slot op k`.
+            fn slot_const(op: BinaryOp, slot: LookupSlot, k: f64) -> Self {
+                match op {
+                    $(BinaryOp::$op => Self::$slot_const(slot, k),)*
+                }
+            }
+
+            /// `k op slot`.
+            fn const_slot(op: BinaryOp, k: f64, slot: LookupSlot) -> Self {
+                match op {
+                    $(BinaryOp::$op => Self::$const_slot(k, slot),)*
+                }
+            }
+
+            /// `a op b`.
+            fn slot_slot(op: BinaryOp, a: LookupSlot, b: LookupSlot) -> Self {
+                match op {
+                    $(BinaryOp::$op => Self::$slot_slot(a, b),)*
+                }
             }
         }
+
+        impl<E: Env + ?Sized> Operand<E> for Pair {
+            #[inline(always)]
+            fn get(&self, env: &mut E) -> f64 {
+                match *self {
+                    $(
+                        Self::$slot_const(a, k) => apply(BinaryOp::$op, env.value(a), k),
+                        Self::$const_slot(k, b) => apply(BinaryOp::$op, k, env.value(b)),
+                        Self::$slot_slot(a, b) => {
+                            let x = env.value(a);
+                            apply(BinaryOp::$op, x, env.value(b))
+                        }
+                    )*
+                }
+            }
+
+            #[inline(always)]
+            fn test(&self, env: &mut E) -> bool {
+                match *self {
+                    $(
+                        Self::$slot_const(a, k) => test(BinaryOp::$op, env.value(a), k),
+                        Self::$const_slot(k, b) => test(BinaryOp::$op, k, env.value(b)),
+                        Self::$slot_slot(a, b) => {
+                            let x = env.value(a);
+                            test(BinaryOp::$op, x, env.value(b))
+                        }
+                    )*
+                }
+            }
+        }
+    };
+}
+
+pairs! {
+    Add: AddSlotConst, AddConstSlot, AddSlotSlot;
+    Sub: SubSlotConst, SubConstSlot, SubSlotSlot;
+    Mul: MulSlotConst, MulConstSlot, MulSlotSlot;
+    Div: DivSlotConst, DivConstSlot, DivSlotSlot;
+    IntDiv: IntDivSlotConst, IntDivConstSlot, IntDivSlotSlot;
+    Rem: RemSlotConst, RemConstSlot, RemSlotSlot;
+    Pow: PowSlotConst, PowConstSlot, PowSlotSlot;
+    Eq: EqSlotConst, EqConstSlot, EqSlotSlot;
+    Ne: NeSlotConst, NeConstSlot, NeSlotSlot;
+    Lt: LtSlotConst, LtConstSlot, LtSlotSlot;
+    Le: LeSlotConst, LeConstSlot, LeSlotSlot;
+    Gt: GtSlotConst, GtConstSlot, GtSlotSlot;
+    Ge: GeSlotConst, GeConstSlot, GeSlotSlot;
+    And: AndSlotConst, AndConstSlot, AndSlotSlot;
+    Or: OrSlotConst, OrConstSlot, OrSlotSlot;
+}
+
+/// `node` as a [`Pair`], if it is a binary operation on two leaves.
+fn pair(node: &Node) -> Option<Pair> {
+    let Node::Binary(op, operands) = node else { return None };
+    match &**operands {
+        [Node::Value(a), Node::Const(k)] => Some(Pair::slot_const(*op, *a, *k)),
+        [Node::Const(k), Node::Value(b)] => Some(Pair::const_slot(*op, *k, *b)),
+        [Node::Value(a), Node::Value(b)] => Some(Pair::slot_slot(*op, *a, *b)),
+        _ => None,
     }
 }
 
@@ -312,10 +417,10 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
     fn choice(&mut self, condition: impl Operand<E> + 'e, then: &Node, otherwise: &Node) -> Run<'e, E> {
         if let (Node::Const(a), Node::Const(b)) = (then, otherwise) {
             let (a, b) = (*a, *b);
-            return Box::new(move |env: &mut E| if truth(condition.get(env)) { a } else { b });
+            return Box::new(move |env: &mut E| if condition.test(env) { a } else { b });
         }
         let (then, otherwise) = (self.node(then), self.node(otherwise));
-        Box::new(move |env: &mut E| if truth(condition.get(env)) { then(env) } else { otherwise(env) })
+        Box::new(move |env: &mut E| if condition.test(env) { then(env) } else { otherwise(env) })
     }
 
     /// How a parent reads `node`: leaves and leaf operations in its own closure, the rest
@@ -324,13 +429,10 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
         match node {
             Node::Const(k) => Arg::Constant(*k),
             Node::Value(slot) => Arg::Read(*slot),
-            Node::Binary(op, operands) => match &**operands {
-                [Node::Value(a), Node::Const(k)] => Arg::Pair(Pair::SlotConst(*op, *a, *k)),
-                [Node::Const(k), Node::Value(b)] => Arg::Pair(Pair::ConstSlot(*op, *k, *b)),
-                [Node::Value(a), Node::Value(b)] => Arg::Pair(Pair::SlotSlot(*op, *a, *b)),
-                _ => Arg::Call(self.node(node)),
+            _ => match pair(node) {
+                Some(pair) => Arg::Pair(pair),
+                None => Arg::Call(self.node(node)),
             },
-            _ => Arg::Call(self.node(node)),
         }
     }
 
