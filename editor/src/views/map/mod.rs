@@ -393,8 +393,9 @@ pub fn map_view_ui(ui: &mut egui::Ui, state: &mut MapViewState, map: &TileMap, o
     let prepared = match use_gpu {
         Ok(()) => state.prepare_gpu(map, rect, atlas).map(|(frame, list)| {
             painter.add(actforge_map_gl::paint_callback(rect, state.gpu.map_gl(), list));
-            if !state.gpu.is_ready() {
-                // The shader is built at the first paint: if it fails, the next frame says so.
+            // The shader is built at the first paint: if it fails, the next frame says so. A
+            // view scrolled out of sight is not painted, so asking again would repaint forever.
+            if !state.gpu.is_ready() && ui.is_rect_visible(rect) {
                 ui.ctx().request_repaint();
             }
             state.in_use = gpu::InUse::Gpu;
