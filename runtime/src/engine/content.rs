@@ -69,9 +69,6 @@ pub struct Content {
     /// Lines of sight traced on each tile map's geometry, by map id: shared by every battle
     /// on the map (see [`SightMemo`]).
     sight: Mutex<BTreeMap<String, Arc<SightMemo>>>,
-    /// Board play as every session of this content starts it (before the first player is
-    /// drawn), compiled on first use: a simulation starts thousands of sessions.
-    pub(crate) board_start: std::sync::OnceLock<Option<super::board::BoardState>>,
 }
 
 /// Copies of the table's items, looked up by id. The engine looks items up at every step (a
@@ -434,7 +431,6 @@ impl Content {
             shrink_ticks,
             index,
             sight: Mutex::default(),
-            board_start: std::sync::OnceLock::new(),
         }
     }
 
