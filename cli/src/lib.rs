@@ -1,10 +1,11 @@
 //! The command line: `actforge check | export | import | new | fmt | eval | play | test | synthesis | sim |
-//! sim-merge | schema`.
+//! sim-merge | schema | merge | diff`.
 //!
 //! Every headless command lives here; the crate depends on the runtime only, so a headless
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
 
 pub mod sim;
+pub mod team;
 pub mod test;
 
 use std::collections::BTreeMap;
@@ -218,6 +219,38 @@ pub enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Merge three versions of a project file field by field: the git merge driver (README,
+    /// "Teamwork with git"). Exits 0 on a clean merge; 1 when fields changed on both sides,
+    /// written as a conflict file that `check` reports and the editor resolves side by side.
+    ///
+    /// Example (.git/config): driver = actforge merge %O %A %B -o %A --path %P
+    Merge {
+        /// The common ancestor's version (git's %O; missing or empty: added on both sides).
+        base: PathBuf,
+        /// Our version (git's %A).
+        ours: PathBuf,
+        /// Their version (git's %B).
+        theirs: PathBuf,
+        /// Where to write the result (default: over OURS, as git expects).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The file's path in the project (git's %P): says what the file holds.
+        #[arg(long)]
+        path: Option<PathBuf>,
+    },
+    /// Print how project B differs from project A: items added, removed and renamed, and the
+    /// fields changed. A and B are project folders, bundles or git revisions (`REV:PATH`).
+    ///
+    /// Example: actforge diff HEAD~1:content/act-demo content/act-demo
+    Diff {
+        /// The project before.
+        a: String,
+        /// The project after.
+        b: String,
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Rewrite every file of a project in the canonical layout (as saving does).
     Fmt {
         /// Project folder.
@@ -334,6 +367,10 @@ pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::i
             Err(error) => fail(&error, err),
         },
         Command::Fmt { project, check } => fmt(&project, check, out, err),
+        Command::Merge { base, ours, theirs, output, path } => {
+            team::merge(&base, &ours, &theirs, output.as_deref(), path.as_deref(), out, err)
+        }
+        Command::Diff { a, b, json } => team::diff(&a, &b, json, out, err),
         Command::Schema { output } => schema(output.as_deref(), out, err),
         Command::Play {
             project,

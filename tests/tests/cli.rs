@@ -147,6 +147,8 @@ fn help_is_available_for_every_command() {
         &["fmt", "--help"],
         &["sim", "--help"],
         &["sim-merge", "--help"],
+        &["merge", "--help"],
+        &["diff", "--help"],
     ] {
         let argv = std::iter::once("actforge").chain(args.iter().copied());
         let error = run_args(argv, &mut Vec::new(), &mut Vec::new()).unwrap_err();
@@ -974,4 +976,59 @@ fn play_prints_aspect_bars_without_hidden_aspects_unless_asked() {
     assert!(out.contains("  card stone #0: table; aspects curse 1 (hidden), warmth 2\n"), "{out}");
     let (_, out, _) = actforge(&["play", path(&root), "--json"]);
     assert!(out.contains("\"aspects\": {\n        \"warmth\": 2\n      }"), "{out}");
+}
+
+/// Issue 33: the merge driver merges field by field, writes a conflict file `check` places at
+/// line:col, and `diff` names what changed; `new` sets up git's attributes.
+#[test]
+fn merge_driver_merges_fields_writes_conflicts_check_reports_and_diff_names_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    actforge(&["new", path(&project)]);
+    assert!(fs::read_to_string(project.join(".gitattributes")).unwrap().contains("*.ron merge=actforge"));
+    let act =
+        |label: &str, text: &str| format!("(\n    id: \"hello\",\n    label: \"{label}\",\n    text: \"{text}\",\n)\n");
+    let (base, ours, theirs) = (dir.path().join("base"), dir.path().join("ours"), dir.path().join("theirs"));
+    fs::write(&base, act("Hello", "Once.")).unwrap();
+    fs::write(&ours, act("Hi", "Once.")).unwrap();
+    fs::write(&theirs, act("Hello", "Twice.")).unwrap();
+    let file = project.join("acts").join("hello.ron");
+    let (outcome, out, err) =
+        actforge(&["merge", path(&base), path(&ours), path(&theirs), "-o", path(&file), "--path", "acts/hello.ron"]);
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), act("Hi", "Twice."));
+
+    // The saved project becomes the "before" of a diff.
+    let before = dir.path().join("before");
+    actforge(&["new", path(&before)]);
+    fs::write(before.join("acts").join("hello.ron"), act("Hello", "Twice.")).unwrap();
+
+    fs::write(&theirs, act("Hey", "Twice.")).unwrap();
+    let (outcome, out, _) =
+        actforge(&["merge", path(&base), path(&ours), path(&theirs), "-o", path(&file), "--path", "acts/hello.ron"]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(out.contains("CONFLICT acts/hello.ron: one field was changed on both sides: label"), "{out}");
+    let (outcome, out, _) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Exit::Failure);
+    let text = fs::read_to_string(&file).unwrap();
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(at, line)| line.find("(field: \"label\"").map(|col| (at + 1, col + 1)))
+        .unwrap();
+    assert!(
+        out.contains(&format!("{}:{line}:{col}: error: act `hello`, label: merge conflict in `label`", file.display())),
+        "{out}\n{text}"
+    );
+    // fmt leaves a conflict file alone.
+    actforge(&["fmt", path(&project)]);
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+
+    fs::write(before.join("cards").join("salt.ron"), "(\n    id: \"salt\",\n)\n").unwrap();
+    let (outcome, out, _) = actforge(&["diff", path(&before), path(&project)]);
+    assert_eq!(outcome, Exit::Success);
+    assert_eq!(
+        out,
+        "~ project.ron: 1 field changed\n    name: \"before\" -> \"p\"\n- card salt\n~ act hello: 1 field changed\n    label: \"Hello\" -> \"Hi\"\n"
+    );
 }

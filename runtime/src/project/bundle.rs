@@ -287,7 +287,7 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
     diagnostics.extend(migrate::palette_ids(&mut project));
-    Ok(Loaded { project, diagnostics, sources, protected: BTreeSet::new() })
+    Ok(Loaded { project, diagnostics, sources, protected: BTreeSet::new(), conflicts: Vec::new() })
 }
 
 /// Where a JSON error is, as a [`Position`]: `serde_json` counts columns in bytes (and says 0

@@ -14,10 +14,11 @@ use crate::model::{
     Item, Items, Kind, KindVisitor, Manifest, ParallelKindVisitor, Project, SCHEMA_VERSION, slug_problem,
 };
 
+use super::merge::{ConflictFile, FieldConflict, parse_conflict_text, read_conflict_file};
 use super::ron_format::to_ron_string;
 use super::{
-    Loaded, MANIFEST_FILE, ProjectError, Sources, check_schema, item_path, migrate, not_utf8, parse_ron, ron_error,
-    write_atomic,
+    ItemConflict, Loaded, MANIFEST_FILE, ProjectError, Sources, check_schema, item_path, migrate, not_utf8, parse_ron,
+    ron_error, write_atomic,
 };
 
 /// The text of an item's file.
@@ -98,16 +99,24 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
     // Threads finish in any order; reports follow the kinds' order.
     outcomes.sort_by_key(|outcome| Kind::ALL.iter().position(|kind| *kind == outcome.kind));
     let mut sources = HashMap::new();
+    let mut conflicts = Vec::new();
     for outcome in outcomes {
         diagnostics.extend(outcome.diagnostics);
         protected.extend(outcome.protected);
+        conflicts.extend(outcome.conflicts);
         sources.extend(outcome.sources.into_iter().map(|(id, text)| ((outcome.kind, id), text)));
     }
     if version < SCHEMA_VERSION {
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
     diagnostics.extend(migrate::palette_ids(&mut project));
-    Ok(Loaded { project, diagnostics, sources: Sources::folder(root.to_owned(), manifest_source, sources), protected })
+    Ok(Loaded {
+        project,
+        diagnostics,
+        sources: Sources::folder(root.to_owned(), manifest_source, sources),
+        protected,
+        conflicts,
+    })
 }
 
 /// The `.ron` files in every kind's folder, in file-name order. Other entries become warnings.
@@ -190,12 +199,16 @@ struct KindOutcome {
     diagnostics: Vec<Diagnostic>,
     protected: Vec<PathBuf>,
     sources: Vec<(String, String)>,
+    conflicts: Vec<ItemConflict>,
 }
 
 /// What became of one file.
 enum FileOutcome<T> {
     Loaded(T, String),
     Failed(Diagnostic),
+    /// A merge conflict file: its merged item (our side of each conflict), and one error per
+    /// conflict.
+    Conflict(T, Vec<FieldConflict>, Vec<Diagnostic>),
 }
 
 impl ParallelKindVisitor for FolderLoader {
@@ -208,8 +221,13 @@ impl ParallelKindVisitor for FolderLoader {
                 (path, outcome)
             })
             .collect();
-        let mut outcome =
-            KindOutcome { kind: T::KIND, diagnostics: Vec::new(), protected: Vec::new(), sources: Vec::new() };
+        let mut outcome = KindOutcome {
+            kind: T::KIND,
+            diagnostics: Vec::new(),
+            protected: Vec::new(),
+            sources: Vec::new(),
+            conflicts: Vec::new(),
+        };
         for (path, result) in results {
             match result {
                 FileOutcome::Loaded(item, text) => {
@@ -219,6 +237,18 @@ impl ParallelKindVisitor for FolderLoader {
                 FileOutcome::Failed(diagnostic) => {
                     outcome.diagnostics.push(diagnostic);
                     outcome.protected.push(path);
+                }
+                FileOutcome::Conflict(item, conflicts, diagnostics) => {
+                    outcome.diagnostics.extend(diagnostics);
+                    outcome.conflicts.push(ItemConflict {
+                        kind: T::KIND,
+                        id: item.id().as_str().to_owned(),
+                        path: path.clone(),
+                        conflicts,
+                    });
+                    // Saving writes the item only once every conflict has a side.
+                    outcome.protected.push(path);
+                    items.insert(item);
                 }
             }
         }
@@ -235,6 +265,12 @@ fn parse_item_file<T: Item>(path: &Path, bytes: std::io::Result<Vec<u8>>) -> Fil
         Ok(text) => text,
         Err(error) => return FileOutcome::Failed(not_utf8(path, &error)),
     };
+    if let Some(conflict) = read_conflict_file::<T>(&text) {
+        return match conflict {
+            Ok(file) => conflict_outcome(path, &text, file),
+            Err(error) => FileOutcome::Failed(ron_error(path, &text, &error)),
+        };
+    }
     let item: T = match parse_ron(&text) {
         Ok(item) => item,
         Err(error) => return FileOutcome::Failed(ron_error(path, &text, &error)),
@@ -254,6 +290,53 @@ fn parse_item_file<T: Item>(path: &Path, bytes: std::io::Result<Vec<u8>>) -> Fil
         );
     }
     FileOutcome::Loaded(item, text)
+}
+
+/// A conflict file's item and one error per conflict, at the conflict's line in the file.
+fn conflict_outcome<T: Item>(path: &Path, text: &str, file: ConflictFile<T>) -> FileOutcome<T> {
+    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    if file.merged.id().as_str() != stem {
+        return FileOutcome::Failed(
+            Diagnostic::error(format!(
+                "this merge conflict's item has the id `{}`, not the file name `{stem}.ron` (this file was not loaded)",
+                file.merged.id()
+            ))
+            .in_file(path),
+        );
+    }
+    let elements = parse_conflict_text(text).and_then(|body| {
+        let offset = text.len() - body.len();
+        let fields = crate::ron_locate::top_level_fields(body)?;
+        let list = fields.into_iter().find(|field| field.name == "conflicts")?;
+        Some(list.elements?.into_iter().map(move |range| range.start + offset).collect::<Vec<_>>())
+    });
+    let diagnostics = file
+        .conflicts
+        .iter()
+        .enumerate()
+        .map(|(at, conflict)| {
+            let position = elements
+                .as_ref()
+                .and_then(|starts| starts.get(at))
+                .map(|&offset| crate::ron_locate::position_of(text, offset));
+            let show = |value: &Option<serde_json::Value>| {
+                value.as_ref().map_or_else(|| "(none)".to_owned(), ToString::to_string)
+            };
+            Diagnostic::error(format!(
+                "merge conflict in `{}`: ours {}, theirs {} (base {}); the item holds ours until a side is chosen \
+                 in the editor's Merge conflicts window, or this file is edited",
+                conflict.field,
+                show(&conflict.ours),
+                show(&conflict.theirs),
+                show(&conflict.base)
+            ))
+            .in_file(path)
+            .at(position)
+            .for_item(T::KIND, file.merged.id().as_str())
+            .for_field(conflict.field.clone())
+        })
+        .collect();
+    FileOutcome::Conflict(file.merged, file.conflicts, diagnostics)
 }
 
 /// What a save did.
@@ -369,6 +452,12 @@ pub fn save_new_folder(project: &Project, root: &Path) -> Result<SaveReport, Pro
     Ok(report)
 }
 
+/// The `.gitattributes` a new project gets: git merges its files with `actforge merge`
+/// once the driver is set up (README, "Teamwork with git").
+pub const GIT_ATTRIBUTES: &str = "# Merge project files field by field with Actforge's merge driver; set it up once per\n\
+# clone: git config merge.actforge.driver 'actforge merge %O %A %B -o %A --path %P'\n\
+*.ron merge=actforge\n";
+
 /// Creates a new, empty project in `root` (which must be new or empty), named after the folder.
 pub fn create_project(root: &Path) -> Result<Project, ProjectError> {
     if !is_new_or_empty(root)? {
@@ -380,5 +469,7 @@ pub fn create_project(root: &Path) -> Result<Project, ProjectError> {
         let folder = root.join(kind.folder());
         fs::create_dir_all(&folder).map_err(|error| ProjectError::io(&folder, error))?;
     }
+    let attributes = root.join(".gitattributes");
+    write_atomic(&attributes, GIT_ATTRIBUTES.as_bytes()).map_err(|error| ProjectError::io(&attributes, error))?;
     Ok(project)
 }

@@ -6,8 +6,10 @@
 
 mod atomic;
 mod bundle;
+pub mod diff;
 pub mod fast_ron;
 mod folder;
+pub mod merge;
 mod migrate;
 pub mod ron_format;
 mod sources;
@@ -22,7 +24,8 @@ pub use bundle::{
     import_bundle, load_bundle, parse_bundle,
 };
 pub use folder::{
-    SaveReport, create_project, item_text, load_folder, manifest_text, render_files, save_folder, save_new_folder,
+    GIT_ATTRIBUTES, SaveReport, create_project, item_text, load_folder, manifest_text, render_files, save_folder,
+    save_new_folder,
 };
 pub use sources::Sources;
 
@@ -110,8 +113,24 @@ pub struct Loaded {
     /// The texts the project came from, to place later diagnostics at a line and column.
     pub sources: Sources,
     /// Files that did not load: saving must never overwrite them, or the designer's text
-    /// would be lost.
+    /// would be lost. Conflict files are among them.
     pub protected: BTreeSet<PathBuf>,
+    /// Items whose file is a merge conflict (`actforge merge`): the project holds our side of
+    /// each conflicted field until a side is chosen.
+    pub conflicts: Vec<ItemConflict>,
+}
+
+/// An item file holding a merge conflict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemConflict {
+    /// The item's kind.
+    pub kind: Kind,
+    /// Its id.
+    pub id: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The fields changed both ways.
+    pub conflicts: Vec<merge::FieldConflict>,
 }
 
 /// Opens a project folder, or a bundle file (RON or JSON).
