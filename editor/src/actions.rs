@@ -4,10 +4,11 @@
 use std::collections::BTreeSet;
 
 use actforge_runtime::Kind;
+use actforge_runtime::project::merge::{Side, resolve_tree};
 
 use crate::app::ActforgeApp;
 use crate::commands::UiCommand;
-use crate::document::{Document, ItemKey, Op, get_item, where_used};
+use crate::document::{Document, ItemKey, Op, get_item, item_from_json, where_used};
 use crate::io::dialogs::DialogPurpose;
 use crate::layout::{Tab, default_layout};
 use crate::panels::search::{Palette, PaletteMode};
@@ -36,6 +37,7 @@ impl ActforgeApp {
             | UiCommand::NodeMap
             | UiCommand::TileMapEditor
             | UiCommand::TableView
+            | UiCommand::Changes
             | UiCommand::PlayPause
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
@@ -145,6 +147,7 @@ impl ActforgeApp {
             UiCommand::NodeMap => self.show_tab(Tab::NodeMap),
             UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
             UiCommand::TableView => self.show_tab(Tab::Table),
+            UiCommand::Changes => self.show_tab(Tab::Changes),
         }
     }
 
@@ -232,5 +235,80 @@ impl ActforgeApp {
             self.sim.start(open.document.project());
             self.log.push("Simulation started".to_owned());
         }
+    }
+}
+
+impl ActforgeApp {
+    /// Whether the open project has merge conflicts no side was chosen for yet.
+    pub fn has_merge_conflicts(&self) -> bool {
+        matches!(&self.workspace, Workspace::Open(open) if !open.conflicts.is_empty())
+    }
+
+    /// Brings the Changes tab forward and says why when the project opened with merge conflicts.
+    pub(crate) fn announce_merge_conflicts(&mut self) {
+        let Workspace::Open(open) = &self.workspace else { return };
+        let count = open.conflicts.len();
+        if count == 0 {
+            return;
+        }
+        self.log.push(format!(
+            "{} merge conflicts: choose a side for each field in the Changes tab",
+            if count == 1 { "One item has".to_owned() } else { format!("{count} items have") }
+        ));
+        self.show_tab(Tab::Changes);
+    }
+
+    /// Resolves the merge conflict in `path` with the sides chosen: one undoable edit of the
+    /// item as the document holds it now, and the item's file written over the conflict (ready
+    /// for `git add`).
+    pub(crate) fn resolve_merge_conflict(&mut self, path: &std::path::Path, choices: &[Side]) {
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        let Some(conflict) = open.conflicts.iter().find(|conflict| conflict.path == path).cloned() else {
+            self.log.push(format!("{} has no merge conflict to resolve", path.display()));
+            return;
+        };
+        let key = ItemKey::new(conflict.kind, conflict.id.clone());
+        let resolved = get_item(open.document.project(), key.kind, &key.id)
+            .ok_or_else(|| format!("{key} is no longer in the project"))
+            .and_then(|item| item.to_json())
+            .and_then(|mut tree| {
+                resolve_tree(&mut tree, &conflict.conflicts, choices)?;
+                item_from_json(key.kind, tree)
+            });
+        let item = match resolved {
+            Ok(item) => item,
+            Err(error) => {
+                self.log.push(format!("Resolving the merge conflict in {key} failed: {error}"));
+                return;
+            }
+        };
+        let text = match item.file_text() {
+            Ok(text) => text,
+            Err(error) => {
+                self.log.push(format!("Resolving the merge conflict in {key} failed: {error}"));
+                return;
+            }
+        };
+        let label = format!("Resolve the merge conflict in {key}");
+        let unchanged = get_item(open.document.project(), key.kind, &key.id).is_some_and(|old| old.same_as(&*item));
+        if !unchanged && !self.edit(Op::put(item.clone()), &label, None) {
+            return;
+        }
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        open.conflicts.retain(|conflict| conflict.path != path);
+        match actforge_runtime::project::write_atomic(path, text.as_bytes()) {
+            Ok(()) => {
+                open.document.set_saved_content(&key, Some(item));
+                self.log.push(format!("{label}: wrote {} (git add it to finish the merge)", path.display()));
+            }
+            Err(error) => {
+                // The file still holds the conflict: the item stays unsaved until a save.
+                open.document.set_saved_content(&key, None);
+                self.log.push(format!("{label}: {} could not be written ({error}); save to write it", path.display()));
+            }
+        }
+        let root = self.path.is_dir().then(|| self.path.clone());
+        open.revalidate(root.as_deref());
+        self.selection = Some(key);
     }
 }

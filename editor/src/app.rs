@@ -151,6 +151,8 @@ pub struct ActforgeApp {
     pub(crate) map_editor: MapEditor,
     /// The Table tab.
     pub(crate) table: TableView,
+    /// The Changes tab (merge conflicts' chosen sides, the unsaved-changes diff).
+    pub(crate) changes: crate::panels::changes::ChangesPanel,
 }
 
 impl ActforgeApp {
@@ -197,10 +199,12 @@ impl ActforgeApp {
             graphs: GraphViews::default(),
             map_editor: MapEditor::default(),
             table: TableView::default(),
+            changes: crate::panels::changes::ChangesPanel::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);
         app.start_watching();
+        app.announce_merge_conflicts();
         app
     }
 
@@ -210,6 +214,9 @@ impl ActforgeApp {
         if let Some(settings) = storage.and_then(|storage| eframe::get_value::<Settings>(storage, SETTINGS_KEY)) {
             if let Some(dock) = settings.dock() {
                 app.dock = crate::layout::with_every_tab(dock);
+                if app.has_merge_conflicts() {
+                    app.show_tab(Tab::Changes);
+                }
             }
             app.dark = settings.dark;
             app.recent = settings.recent;
@@ -390,6 +397,7 @@ impl ActforgeApp {
                 Request::AnswerDelete { delete } => self.answer_delete(delete),
                 Request::AnswerRecovery { recover } => self.answer_recovery(recover),
                 Request::AnswerConflict { take_theirs } => self.answer_conflict(take_theirs),
+                Request::ResolveMergeConflict { path, choices } => self.resolve_merge_conflict(&path, &choices),
                 Request::DialogAnswered { purpose, path } => self.dialog_answered(purpose, path),
                 Request::AnswerExport(format) => self.answer_export(format),
                 Request::AnswerQuit(answer) => self.answer_quit(answer),

@@ -68,6 +68,8 @@ pub enum UiCommand {
     PlayFromHere,
     /// Show the act-chain graph.
     ActGraph,
+    /// Show the Changes tab: merge conflicts to resolve, unsaved changes field by field.
+    Changes,
     /// Show the node-map editor.
     NodeMap,
     /// Show the tile-map editor (the selected tile map, or the first).
@@ -138,6 +140,7 @@ impl UiCommand {
         UiCommand::NodeMap,
         UiCommand::TileMapEditor,
         UiCommand::TableView,
+        UiCommand::Changes,
         UiCommand::ToggleBuiltInFileDialog,
     ];
 
@@ -177,6 +180,7 @@ impl UiCommand {
             UiCommand::NodeMap => "Node map",
             UiCommand::TileMapEditor => "Tile map editor",
             UiCommand::TableView => "Table of items",
+            UiCommand::Changes => "Changes and merge conflicts",
         }
     }
 
@@ -228,6 +232,9 @@ impl UiCommand {
             UiCommand::TableView => {
                 "The items of one kind as rows and their fields as columns: sort, filter, edit in place"
             }
+            UiCommand::Changes => {
+                "What differs from the saved files, field by field; merge conflicts side by side, a side per field"
+            }
         }
     }
 
@@ -262,6 +269,7 @@ impl UiCommand {
             UiCommand::Reload
             | UiCommand::NewItem(_)
             | UiCommand::ProjectSettings
+            | UiCommand::Changes
             | UiCommand::ImportCultistlike
             | UiCommand::ExportBundle
             | UiCommand::ToggleBuiltInFileDialog
@@ -315,6 +323,7 @@ impl UiCommand {
             UiCommand::NodeMap => icon::GRAPH,
             UiCommand::TileMapEditor => icon::CUBE,
             UiCommand::TableView => icon::TABLE,
+            UiCommand::Changes => icon::GIT_DIFF,
         }
     }
 

@@ -67,6 +67,8 @@ pub trait AnyItem: Any + Send + Sync + fmt::Debug {
     fn field_names(&self) -> &'static [&'static str];
     /// The item's file text as saving writes it (or why it cannot be written).
     fn ron_text(&self) -> String;
+    /// The item's file text, or why it cannot be written.
+    fn file_text(&self) -> Result<String, String>;
 }
 
 /// A shared item of any kind.
@@ -118,6 +120,9 @@ impl<T: Item> AnyItem for T {
     }
     fn ron_text(&self) -> String {
         item_text(self).unwrap_or_else(|error| error.to_string())
+    }
+    fn file_text(&self) -> Result<String, String> {
+        item_text(self).map_err(|error| error.to_string())
     }
 }
 
@@ -283,6 +288,31 @@ fn remove_item(project: &mut Project, kind: Kind, id: &str) -> Option<SharedItem
     let mut remove = Remove { kind, id, removed: None };
     project.visit_kinds_mut(&mut remove);
     remove.removed
+}
+
+/// A merge conflict file's item and conflicts, when `text` is one (`None`: it is not).
+pub fn conflict_from_ron(
+    kind: Kind,
+    text: &str,
+) -> Option<Result<(SharedItem, Vec<actforge_runtime::project::merge::FieldConflict>), String>> {
+    struct Parse<'a> {
+        kind: Kind,
+        text: &'a str,
+        result: Option<Result<(SharedItem, Vec<actforge_runtime::project::merge::FieldConflict>), String>>,
+    }
+    impl KindVisitor for Parse<'_> {
+        fn visit<T: Item>(&mut self, _items: &Items<T>) {
+            if T::KIND == self.kind {
+                self.result = actforge_runtime::project::merge::read_conflict_file::<T>(self.text).map(|file| {
+                    file.map(|file| (Arc::new(file.merged) as SharedItem, file.conflicts))
+                        .map_err(|error| error.to_string())
+                });
+            }
+        }
+    }
+    let mut parse = Parse { kind, text, result: None };
+    Project::default().visit_kinds(&mut parse);
+    parse.result
 }
 
 /// The typed item of `kind` read from its JSON form (the inspector's generic form).

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::ActforgeApp;
 use crate::document::ItemKey;
+use crate::panels::changes::ChangesPanel;
 use crate::panels::inspector::InspectorState;
 use crate::panels::item::ItemTextState;
 use crate::panels::simulate::SimPanel;
@@ -51,6 +52,8 @@ pub enum Tab {
     Table,
     /// `project.ron` as a form: name, settings, where play starts.
     ProjectSettings,
+    /// Merge conflicts to resolve and unsaved changes, field by field.
+    Changes,
 }
 
 impl Tab {
@@ -70,6 +73,7 @@ impl Tab {
         Tab::TileMap,
         Tab::Table,
         Tab::ProjectSettings,
+        Tab::Changes,
     ];
 
     /// The tab's title.
@@ -89,6 +93,7 @@ impl Tab {
             Tab::TileMap => "Tile map",
             Tab::Table => "Table",
             Tab::ProjectSettings => "Project settings",
+            Tab::Changes => "Changes",
         }
     }
 }
@@ -107,7 +112,7 @@ pub fn default_layout() -> DockState<Tab> {
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
     let [centre, _inspector] = surface.split_right(centre, 0.6, vec![Tab::Inspector, Tab::Formula]);
-    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate, Tab::Tests]);
+    let _ = surface.split_below(centre, 0.7, vec![Tab::Diagnostics, Tab::Log, Tab::Simulate, Tab::Tests, Tab::Changes]);
     dock
 }
 
@@ -133,6 +138,7 @@ impl ActforgeApp {
             map_editor,
             table,
             settings_form,
+            changes,
             ..
         } = self;
         let mut viewer = DockTabs {
@@ -152,6 +158,7 @@ impl ActforgeApp {
             map_editor,
             table,
             settings_form,
+            changes,
         };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
@@ -257,6 +264,7 @@ struct DockTabs<'a> {
     table: &'a mut TableView,
     /// The Project settings tab's form state.
     settings_form: &'a mut InspectorState,
+    changes: &'a mut ChangesPanel,
 }
 
 impl TabViewer for DockTabs<'_> {
@@ -283,6 +291,7 @@ impl TabViewer for DockTabs<'_> {
                 project_settings::ui(ui, self.workspace, self.path, self.settings_form, self.requests);
             }
             Tab::Log => log::ui(ui, self.log),
+            Tab::Changes => self.changes.ui(ui, self.workspace, self.requests),
             Tab::Formula => {
                 let project = self.workspace.project();
                 let mut actions = Vec::new();

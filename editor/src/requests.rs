@@ -42,6 +42,14 @@ pub enum Request {
         /// Take the file's version.
         take_theirs: bool,
     },
+    /// Resolve the merge conflict in the item file `path` with a side per conflicted field
+    /// (in the file's order): one undoable edit, after which saving writes the plain item.
+    ResolveMergeConflict {
+        /// The conflict file.
+        path: PathBuf,
+        /// The side kept for each field.
+        choices: Vec<actforge_runtime::project::merge::Side>,
+    },
     /// A file dialog's answer: the path chosen, or `None` when the designer cancelled.
     DialogAnswered {
         /// What the path is for.

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use actforge_runtime::project::{Sources, open_project};
+use actforge_runtime::project::{ItemConflict, Sources, open_project};
 use actforge_runtime::validate::Validation;
 use actforge_runtime::{Diagnostic, Project};
 
@@ -18,6 +18,9 @@ pub struct Open {
     pub sources: Sources,
     /// Files that did not load: never overwritten.
     pub protected: BTreeSet<PathBuf>,
+    /// Item files holding a merge conflict no side was chosen for yet: the document holds our
+    /// side of each, and saving leaves the file alone until the conflict is resolved.
+    pub conflicts: Vec<ItemConflict>,
     /// What loading reported (kept until the next load).
     pub load_diagnostics: Vec<Diagnostic>,
     /// Loading's diagnostics plus validation of the current revision.
@@ -71,8 +74,12 @@ impl Open {
 }
 
 impl Open {
-    /// The item a protected file should hold, if the document holds it now.
+    /// The item a protected file should hold, if the document holds it now (and the file is
+    /// no merge conflict still to resolve).
     fn item_of(&self, path: &Path) -> Option<ItemKey> {
+        if self.conflicts.iter().any(|conflict| conflict.path == path) {
+            return None;
+        }
         let key = key_of_file(path)?;
         self.document.project().contains(key.kind, &key.id).then_some(key)
     }
@@ -139,6 +146,7 @@ impl Workspace {
                     document: Document::new(loaded.project),
                     sources: loaded.sources,
                     protected: loaded.protected,
+                    conflicts: loaded.conflicts,
                     load_diagnostics: loaded.diagnostics,
                     diagnostics: Vec::new(),
                     diagnostics_revision: 0,

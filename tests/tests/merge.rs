@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use actforge_runtime::model::{Card, Column, Id, Tile};
+use actforge_runtime::model::{Card, Column, EdgeStyle, Expr, Id, MapEdge, Tile};
 use actforge_runtime::project::merge::{FieldConflict, FileRole, Side, merge_file, read_conflict_file, resolve};
 use actforge_runtime::project::{Loaded, load_folder, render_files};
 use actforge_runtime::{Project, Severity};
@@ -99,7 +99,7 @@ fn edit(project: &mut Project, side: Side, n: usize) {
                 }
             }
         }
-        // One node map: we move nodes, they rename them and add paths.
+        // One node map: we move nodes, they rename them; both add paths of their own.
         3 => {
             let map = project.node_maps.get_mut(&node_map_id).unwrap();
             let count = map.nodes.len();
@@ -108,6 +108,18 @@ fn edit(project: &mut Project, side: Side, n: usize) {
                 node.x += 1.0;
             } else {
                 node.label = format!("Their node {n}");
+            }
+            // Forward paths keep the map acyclic: ours from the first node, theirs from the second.
+            let from = if ours { "n0" } else { "n1" };
+            let to = format!("n{}", 2 + (n / 5) % (count - 2));
+            if !map.edges.iter().any(|edge| edge.from.as_str() == from && edge.to.as_str() == to) {
+                map.edges.push(MapEdge {
+                    from: Id::new(from),
+                    to: Id::new(to.as_str()),
+                    style: EdgeStyle::Dashed,
+                    unlock: None,
+                    cost: Expr::int(if ours { 2 } else { 3 }),
+                });
             }
         }
         // Rules: we change the step, they the label; both add new cards of their own.
@@ -153,6 +165,8 @@ fn a_thousand_edits_of_different_fields_and_tiles_merge_without_a_conflict() {
     // Both sides' edits are there, and nothing else changed.
     let diff = actforge_runtime::project::diff::diff_projects(&expected, &merged.project);
     assert!(diff.is_empty(), "{}", actforge_runtime::project::diff::render_changes(&diff, 5));
+    // Lists come out in the expected order too (the diff above pairs elements by id).
+    assert!(merged.project == expected, "the merged project is the expected one");
     assert_ne!(merged.project, base);
 }
 

@@ -120,6 +120,7 @@ impl ActforgeApp {
         self.note_opened(&opened);
         self.start_watching();
         self.log.push(format!("Opened {}", self.path.display()));
+        self.announce_merge_conflicts();
         // The recovery file is per project: follow the new one, and offer what it holds.
         if let Some(folder) = self.recovery.take().and_then(|recovery| recovery.folder().map(Path::to_owned)) {
             self.attach_recovery(&folder);
@@ -139,6 +140,7 @@ impl ActforgeApp {
         self.conflicts.clear();
         self.start_watching();
         self.log.push(format!("Reloaded {}", self.path.display()));
+        self.announce_merge_conflicts();
     }
 }
 

@@ -13,10 +13,11 @@ use actforge_runtime::Kind;
 use actforge_runtime::model::Manifest;
 use notify::{RecursiveMode, Watcher};
 
-use actforge_runtime::project::{MANIFEST_FILE, item_path, manifest_text};
+use actforge_runtime::project::merge::{conflict_diagnostics, parse_conflict_text};
+use actforge_runtime::project::{ItemConflict, MANIFEST_FILE, item_path, manifest_text};
 
 use crate::app::ActforgeApp;
-use crate::document::{ItemKey, Op, SharedItem, get_item, item_from_ron, same_content};
+use crate::document::{ItemKey, Op, SharedItem, conflict_from_ron, get_item, item_from_ron, same_content};
 use crate::requests::Request;
 use crate::workspace::Workspace;
 
@@ -159,6 +160,10 @@ impl ActforgeApp {
         for key in items {
             let file = self.path.join(item_path(key.kind, &key.id));
             let theirs = match std::fs::read_to_string(&file) {
+                Ok(text) if parse_conflict_text(&text).is_some() => {
+                    self.take_merge_conflict(&key, &file, &text);
+                    continue;
+                }
                 Ok(text) => match item_from_ron(key.kind, &text) {
                     Ok(item) if item.item_id() == key.id => Some(item),
                     Ok(_) => {
@@ -202,6 +207,44 @@ impl ActforgeApp {
                 self.take_theirs(&key, theirs, "Reload");
             }
         }
+    }
+
+    /// Takes in an item file that became a merge conflict (a `git merge` while the editor is
+    /// open): the document takes our side as one undoable step, the file is protected and the
+    /// Changes tab shows the conflicts. Refused, with why, while the item has unsaved edits.
+    fn take_merge_conflict(&mut self, key: &ItemKey, file: &Path, text: &str) {
+        let (item, conflicts) = match conflict_from_ron(key.kind, text) {
+            Some(Ok((item, conflicts))) if item.item_id() == key.id => (item, conflicts),
+            Some(Ok(_)) => {
+                self.log.push(format!("{} holds a merge conflict for another id: not taken in", file.display()));
+                return;
+            }
+            Some(Err(error)) => {
+                self.log.push(format!("{} holds a merge conflict that does not read: {error}", file.display()));
+                return;
+            }
+            None => return,
+        };
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        if open.conflicts.iter().any(|known| known.path == file && known.conflicts == conflicts) {
+            return;
+        }
+        if open.document.is_dirty(key) {
+            self.log.push(format!(
+                "{} now holds a merge conflict, but {key} has unsaved edits: save or undo them, then Reload",
+                file.display()
+            ));
+            return;
+        }
+        let diagnostics = conflict_diagnostics(file, text, key.kind, &key.id, &conflicts);
+        open.load_diagnostics.retain(|diagnostic| diagnostic.file.as_deref() != Some(file));
+        open.load_diagnostics.extend(diagnostics);
+        open.conflicts.retain(|known| known.path != file);
+        open.conflicts.push(ItemConflict { kind: key.kind, id: key.id.clone(), path: file.to_owned(), conflicts });
+        open.protected.insert(file.to_owned());
+        open.diagnostics_revision = u64::MAX;
+        self.take_theirs(key, Some(item), "Merge conflict: our side of");
+        self.announce_merge_conflicts();
     }
 
     /// Takes in `project.ron` changed by someone else: a reload (one undoable step) without

@@ -81,6 +81,7 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::Reload);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ProjectSettings);
+                self.menu_item(ui, UiCommand::Changes);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ImportCultistlike);
                 self.menu_item(ui, UiCommand::ExportBundle);

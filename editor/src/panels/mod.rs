@@ -4,6 +4,7 @@
 //! what it wants done as requests.
 
 pub mod browser;
+pub mod changes;
 pub mod diagnostics;
 pub mod inspector;
 pub mod item;

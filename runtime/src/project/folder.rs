@@ -14,7 +14,7 @@ use crate::model::{
     Item, Items, Kind, KindVisitor, Manifest, ParallelKindVisitor, Project, SCHEMA_VERSION, slug_problem,
 };
 
-use super::merge::{ConflictFile, FieldConflict, parse_conflict_text, read_conflict_file};
+use super::merge::{ConflictFile, FieldConflict, conflict_diagnostics, read_conflict_file};
 use super::ron_format::to_ron_string;
 use super::{
     ItemConflict, Loaded, MANIFEST_FILE, ProjectError, Sources, check_schema, item_path, migrate, not_utf8, parse_ron,
@@ -304,38 +304,7 @@ fn conflict_outcome<T: Item>(path: &Path, text: &str, file: ConflictFile<T>) -> 
             .in_file(path),
         );
     }
-    let elements = parse_conflict_text(text).and_then(|body| {
-        let offset = text.len() - body.len();
-        let fields = crate::ron_locate::top_level_fields(body)?;
-        let list = fields.into_iter().find(|field| field.name == "conflicts")?;
-        Some(list.elements?.into_iter().map(move |range| range.start + offset).collect::<Vec<_>>())
-    });
-    let diagnostics = file
-        .conflicts
-        .iter()
-        .enumerate()
-        .map(|(at, conflict)| {
-            let position = elements
-                .as_ref()
-                .and_then(|starts| starts.get(at))
-                .map(|&offset| crate::ron_locate::position_of(text, offset));
-            let show = |value: &Option<serde_json::Value>| {
-                value.as_ref().map_or_else(|| "(none)".to_owned(), ToString::to_string)
-            };
-            Diagnostic::error(format!(
-                "merge conflict in `{}`: ours {}, theirs {} (base {}); the item holds ours until a side is chosen \
-                 in the editor's Merge conflicts window, or this file is edited",
-                conflict.field,
-                show(&conflict.ours),
-                show(&conflict.theirs),
-                show(&conflict.base)
-            ))
-            .in_file(path)
-            .at(position)
-            .for_item(T::KIND, file.merged.id().as_str())
-            .for_field(conflict.field.clone())
-        })
-        .collect();
+    let diagnostics = conflict_diagnostics(path, text, T::KIND, file.merged.id().as_str(), &file.conflicts);
     FileOutcome::Conflict(file.merged, file.conflicts, diagnostics)
 }
 

@@ -425,6 +425,7 @@ fn merge_order(base: &[String], ours: &[String], theirs: &[String]) -> Vec<Strin
     };
     let (first, second) = if reordered(theirs) && !reordered(ours) { (theirs, ours) } else { (ours, theirs) };
     let mut order: Vec<String> = first.to_vec();
+    let first_added: HashSet<&String> = first.iter().filter(|key| !base_set.contains(key)).collect();
     // Base keys the first list dropped come back where base had them, so that a removal on one
     // side and a change on the other is seen (and reported) by the element merge.
     for extra in [base, second] {
@@ -434,7 +435,12 @@ fn merge_order(base: &[String], ours: &[String], theirs: &[String]) -> Vec<Strin
                 continue;
             }
             let after = extra.iter().take(at).rev().find_map(|before| order.iter().position(|k| k == before));
-            order.insert(after.map_or(0, |at| at + 1), key.clone());
+            let mut place = after.map_or(0, |at| at + 1);
+            // After what the first side added there too: both sides appending keeps ours first.
+            while order.get(place).is_some_and(|next| first_added.contains(next)) {
+                place += 1;
+            }
+            order.insert(place, key.clone());
             listed.insert(key.clone());
         }
     }
@@ -580,13 +586,19 @@ pub fn resolve<T: Serialize + serde::de::DeserializeOwned>(
     choices: &[Side],
 ) -> Result<T, String> {
     let mut tree = serde_json::to_value(merged).map_err(|error| error.to_string())?;
+    resolve_tree(&mut tree, conflicts, choices)?;
+    serde_json::from_value(tree).map_err(|error| error.to_string())
+}
+
+/// Sets the side chosen for each conflict (in the order of `conflicts`) in an item's JSON tree.
+pub fn resolve_tree(tree: &mut Value, conflicts: &[FieldConflict], choices: &[Side]) -> Result<(), String> {
     for (conflict, side) in conflicts.iter().zip(choices) {
         let path = parse_path(&conflict.field).ok_or_else(|| format!("`{}` is not a field path", conflict.field))?;
-        set_at(&mut tree, &path, conflict.value(*side).cloned())
+        set_at(tree, &path, conflict.value(*side).cloned())
             .map_err(|why| format!("cannot set `{}`: {why}", conflict.field))?;
     }
-    sort_columns(&mut tree);
-    serde_json::from_value(tree).map_err(|error| error.to_string())
+    sort_columns(tree);
+    Ok(())
 }
 
 /// Sets (or removes, for `None`) the value at `path`, adding a missing list element at the end.
@@ -643,4 +655,44 @@ fn set_at(tree: &mut Value, path: &[Segment], value: Option<Value>) -> Result<()
         }
     }
     Ok(())
+}
+
+/// One error per conflict of the conflict file `text` (at `path`), each at the line and column
+/// of its entry in the file.
+pub fn conflict_diagnostics(
+    path: &Path,
+    text: &str,
+    kind: Kind,
+    id: &str,
+    conflicts: &[FieldConflict],
+) -> Vec<crate::diagnostic::Diagnostic> {
+    let elements = parse_conflict_text(text).and_then(|body| {
+        let offset = text.len() - body.len();
+        let fields = crate::ron_locate::top_level_fields(body)?;
+        let list = fields.into_iter().find(|field| field.name == "conflicts")?;
+        Some(list.elements?.into_iter().map(move |range| range.start + offset).collect::<Vec<_>>())
+    });
+    let show = |value: &Option<Value>| value.as_ref().map_or_else(|| "(none)".to_owned(), ToString::to_string);
+    conflicts
+        .iter()
+        .enumerate()
+        .map(|(at, conflict)| {
+            let position = elements
+                .as_ref()
+                .and_then(|starts| starts.get(at))
+                .map(|&offset| crate::ron_locate::position_of(text, offset));
+            crate::diagnostic::Diagnostic::error(format!(
+                "merge conflict in `{}`: ours {}, theirs {} (base {}); the item holds ours until a side is chosen \
+                 in the editor's Changes tab, or this file is edited",
+                conflict.field,
+                show(&conflict.ours),
+                show(&conflict.theirs),
+                show(&conflict.base)
+            ))
+            .in_file(path)
+            .at(position)
+            .for_item(kind, id)
+            .for_field(conflict.field.clone())
+        })
+        .collect()
 }
