@@ -1024,6 +1024,27 @@ fn merge_driver_merges_fields_writes_conflicts_check_reports_and_diff_names_chan
     actforge(&["fmt", path(&project)]);
     assert_eq!(fs::read_to_string(&file).unwrap(), text);
 
+    // A side that is not valid RON is merged line by line, with git's markers where both changed.
+    fs::write(&ours, "(\n    id: \"hello\",\n    label: \"Hi\",\n    text: \"Once.\"\n").unwrap();
+    let out_file = dir.path().join("out.ron");
+    let (outcome, out, err) = actforge(&[
+        "merge",
+        path(&base),
+        path(&ours),
+        path(&theirs),
+        "-o",
+        path(&out_file),
+        "--path",
+        "acts/hello.ron",
+    ]);
+    assert_eq!(outcome, Exit::Failure, "{out}");
+    assert!(err.contains("acts/hello.ron: cannot merge by field (ours does not load as act:"), "{err}");
+    let text = fs::read_to_string(&out_file).unwrap();
+    assert!(
+        text.starts_with("<<<<<<< ours\n(\n") && text.contains("=======\n") && text.ends_with(">>>>>>> theirs\n"),
+        "{text}"
+    );
+
     fs::write(before.join("cards").join("salt.ron"), "(\n    id: \"salt\",\n)\n").unwrap();
     let (outcome, out, _) = actforge(&["diff", path(&before), path(&project)]);
     assert_eq!(outcome, Exit::Success);

@@ -696,3 +696,72 @@ pub fn conflict_diagnostics(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// Small JSON trees shaped like items: structs, lists with and without ids, scalars.
+    fn tree() -> impl Strategy<Value = Value> {
+        let leaf =
+            prop_oneof![(0i64..4).prop_map(Value::from), "[ab]{0,2}".prop_map(Value::from), Just(Value::Bool(true)),];
+        leaf.prop_recursive(4, 40, 4, |inner| {
+            prop_oneof![
+                prop::collection::btree_map("[abc]", inner.clone(), 0..4)
+                    .prop_map(|fields| Value::Object(fields.into_iter().collect())),
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[pqr]", inner, 0..4).prop_map(|elements| {
+                    Value::Array(elements.into_iter().map(|(id, value)| json!({"id": id, "v": value})).collect())
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A side that changed nothing takes the other side whole; the same change on both
+        /// sides is no conflict; any three trees merge without a panic, and choosing ours for
+        /// every conflict gives the merged tree back.
+        #[test]
+        fn merging_is_the_identity_where_one_side_is_base_and_never_panics(base in tree(), ours in tree(), theirs in tree()) {
+            prop_assert_eq!(merge_trees(Some(&base), &ours, &base), (ours.clone(), Vec::new()));
+            prop_assert_eq!(merge_trees(Some(&base), &base, &theirs), (theirs.clone(), Vec::new()));
+            prop_assert_eq!(merge_trees(Some(&base), &ours, &ours), (ours.clone(), Vec::new()));
+            let (merged, conflicts) = merge_trees(Some(&base), &ours, &theirs);
+            let mut again = merged.clone();
+            for conflict in &conflicts {
+                prop_assert_eq!(parse_path(&conflict.field).map(|path| render_path(&path)), Some(conflict.field.clone()));
+            }
+            if merged.is_object() {
+                resolve_tree(&mut again, &conflicts, &vec![Side::Ours; conflicts.len()]).map_err(TestCaseError::fail)?;
+                prop_assert_eq!(again, merged);
+            }
+        }
+    }
+
+    #[test]
+    fn both_sides_appending_to_a_keyed_list_keep_ours_first() {
+        let list = |ids: &[&str]| json!({ "nodes": ids.iter().map(|id| json!({"id": id})).collect::<Vec<_>>() });
+        let (merged, conflicts) =
+            merge_trees(Some(&list(&["a", "b"])), &list(&["a", "b", "o1", "o2"]), &list(&["a", "t1", "b", "t2"]));
+        assert!(conflicts.is_empty());
+        assert_eq!(merged, list(&["a", "t1", "b", "o1", "o2", "t2"]));
+    }
+
+    #[test]
+    fn a_removal_against_a_change_is_a_conflict_and_a_removal_against_nothing_is_not() {
+        let list = |elements: Value| json!({ "nodes": elements });
+        let base = list(json!([{"id": "a", "x": 1}, {"id": "b", "x": 1}]));
+        let ours = list(json!([{"id": "b", "x": 1}]));
+        let theirs = list(json!([{"id": "a", "x": 2}, {"id": "b", "x": 1}]));
+        let (_, conflicts) = merge_trees(Some(&base), &ours, &theirs);
+        assert_eq!(conflicts.len(), 1);
+        assert_eq!(conflicts[0].field, "nodes[a]");
+        assert_eq!(conflicts[0].ours, None);
+        let (merged, conflicts) = merge_trees(Some(&base), &ours, &base);
+        assert!(conflicts.is_empty());
+        assert_eq!(merged, ours);
+    }
+}
