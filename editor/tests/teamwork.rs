@@ -62,6 +62,10 @@ fn a_merge_conflict_is_resolved_side_by_side_and_written_then_unsaved_edits_are_
     harness.get_by_label("\"Brew by the Book\"");
     harness.get_by_label("Ours: \"Brew Boldly\"");
     assert!(harness.state().diagnostics().iter().any(|d| d.message.starts_with("merge conflict in `label`")));
+    // The browser marks the item.
+    harness.get_by_label_contains("Acts (").click();
+    harness.run_steps(2);
+    harness.get_by_label_contains(&format!("brew_draught {} merge conflict", egui_phosphor::regular::GIT_MERGE));
 
     harness.get_by_label("Theirs: \"Brew Carefully\"").click();
     harness.run_steps(2);

@@ -89,7 +89,8 @@ pub fn ui(
                     for (id, label) in entries.get(range).unwrap_or_default() {
                         let key = ItemKey::new(kind, *id);
                         let dirty = open.document.is_dirty(&key);
-                        item_row(ui, &key, label, dirty, selection, requests);
+                        let conflicted = open.conflicts.iter().any(|c| c.kind == kind && c.id == *id);
+                        item_row(ui, &key, label, (dirty, conflicted), selection, requests);
                     }
                 };
                 if entries.len() > BROWSER_ROWS_SHOWN_WHOLE {
@@ -121,21 +122,32 @@ fn item_row(
     ui: &mut egui::Ui,
     key: &ItemKey,
     label: &str,
-    dirty: bool,
+    (dirty, conflicted): (bool, bool),
     selection: Option<&ItemKey>,
     requests: &mut Requests,
 ) {
     let kind = key.kind;
     let selected = selection == Some(key);
-    let dirty = if dirty { " ●" } else { "" };
+    let dirty = match (dirty, conflicted) {
+        (_, true) => format!(" {} merge conflict", egui_phosphor::regular::GIT_MERGE),
+        (true, false) => " ●".to_owned(),
+        (false, false) => String::new(),
+    };
     let text = if label.is_empty() || label == key.id {
         key.id.clone()
     } else {
         format!("{} · {}", label.replace('\n', " "), key.id)
     };
-    let response = ui.selectable_label(selected, format!("{}  {text}{dirty}", kind_icon(kind)));
+    let mut response = ui.selectable_label(selected, format!("{}  {text}{dirty}", kind_icon(kind)));
+    if conflicted {
+        response =
+            response.on_hover_text("Its file holds a merge conflict: choose a side per field in the Changes tab");
+    }
     if response.clicked() {
         requests.send(Request::Select(key.clone()));
+        if conflicted {
+            requests.send(Request::Command(UiCommand::Changes));
+        }
     }
     if response.double_clicked() && kind == Kind::TileMap {
         requests.send(Request::Command(UiCommand::TileMapEditor));
