@@ -89,7 +89,7 @@ fn a_merge_conflict_is_resolved_side_by_side_and_written_then_unsaved_edits_are_
     let edited = item_from_json(Kind::Act, tree).unwrap();
     assert!(harness.state_mut().apply_edit(Op::put(edited), "Rename the act"));
     harness.run_steps(3);
-    harness.get_by_label_contains("One item differ");
+    harness.get_by_label_contains("One item differs from its saved file");
     harness.get_by_label_contains("act `brew_draught`: 1 field changed");
     harness.get_by_label("\"Brew Carefully\" -> \"Brew Gently\"");
 }

@@ -79,10 +79,11 @@ impl ChangesPanel {
             ui.label("Nothing unsaved: every item is as its file holds it.");
             return;
         }
-        ui.label(format!(
-            "{} differ from the saved files (Save writes them):",
-            if unsaved.len() == 1 { "One item".to_owned() } else { format!("{} items", unsaved.len()) }
-        ));
+        ui.label(if unsaved.len() == 1 {
+            "One item differs from its saved file (Save writes it):".to_owned()
+        } else {
+            format!("{} items differ from their saved files (Save writes them):", unsaved.len())
+        });
         for change in unsaved {
             let title = match &change.key {
                 Some(key) => format!("{key}: {}", change.summary),
