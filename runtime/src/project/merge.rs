@@ -124,6 +124,13 @@ impl FileRole {
 /// sides added the file.
 pub fn merge_file(role: FileRole, base: Option<&str>, ours: &str, theirs: &str) -> Result<FileMerge, MergeError> {
     let base = base.filter(|text| !text.trim().is_empty());
+    // Unchanged on a side: the other side whole, without reading either.
+    if ours == theirs || base == Some(theirs) {
+        return Ok(FileMerge { text: ours.to_owned(), conflicts: Vec::new() });
+    }
+    if base == Some(ours) {
+        return Ok(FileMerge { text: theirs.to_owned(), conflicts: Vec::new() });
+    }
     match role {
         FileRole::Manifest => merge_typed::<Manifest>("project.ron", base, ours, theirs),
         FileRole::Item(kind) => {
@@ -424,25 +431,41 @@ fn merge_order(base: &[String], ours: &[String], theirs: &[String]) -> Vec<Strin
         !kept.eq(base.iter().filter(|key| side_set.contains(key)))
     };
     let (first, second) = if reordered(theirs) && !reordered(ours) { (theirs, ours) } else { (ours, theirs) };
-    let mut order: Vec<String> = first.to_vec();
     let first_added: HashSet<&String> = first.iter().filter(|key| !base_set.contains(key)).collect();
-    // Base keys the first list dropped come back where base had them, so that a removal on one
-    // side and a change on the other is seen (and reported) by the element merge.
+    // Base keys the first list dropped come back (where base had them), so that a removal on one
+    // side and a change on the other is seen (and reported) by the element merge; then the
+    // second side's additions. Linear: each missing key joins the bucket of the nearest key
+    // before it that is already placed.
+    let mut order: Vec<String> = first.to_vec();
     for extra in [base, second] {
-        let mut listed: HashSet<String> = order.iter().cloned().collect();
-        for (at, key) in extra.iter().enumerate() {
-            if listed.contains(key) {
-                continue;
+        let placed: HashSet<&String> = order.iter().collect();
+        let mut buckets: HashMap<Option<&String>, Vec<String>> = HashMap::new();
+        let mut anchor: Option<&String> = None;
+        for key in extra {
+            if placed.contains(key) {
+                anchor = Some(key);
+            } else {
+                buckets.entry(anchor).or_default().push(key.clone());
             }
-            let after = extra.iter().take(at).rev().find_map(|before| order.iter().position(|k| k == before));
-            let mut place = after.map_or(0, |at| at + 1);
-            // After what the first side added there too: both sides appending keeps ours first.
-            while order.get(place).is_some_and(|next| first_added.contains(next)) {
-                place += 1;
-            }
-            order.insert(place, key.clone());
-            listed.insert(key.clone());
         }
+        if buckets.is_empty() {
+            continue;
+        }
+        let mut merged = Vec::with_capacity(order.len() + buckets.values().map(Vec::len).sum::<usize>());
+        // A bucket waits past what the first side added right there: both sides appending keeps
+        // ours first.
+        let mut pending: Vec<String> = buckets.remove(&None).unwrap_or_default();
+        for key in &order {
+            if !first_added.contains(key) {
+                merged.append(&mut pending);
+            }
+            merged.push(key.clone());
+            if let Some(bucket) = buckets.remove(&Some(key)) {
+                pending.extend(bucket);
+            }
+        }
+        merged.append(&mut pending);
+        order = merged;
     }
     order
 }
