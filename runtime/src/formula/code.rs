@@ -529,7 +529,48 @@ fn binary_closure_b<'e, E: Env + ?Sized + 'e>(
     }
 }
 
+/// The closure computing `f(a, b)` for an `a` of a known kind and any `b`, a shape called
+/// through a closure of its own (see [`Builder::binary_plain_with`]).
+fn binary_closure_plain_b<'e, E: Env + ?Sized + 'e>(
+    a: impl Operand<E> + 'e,
+    b: Arg<'e, E>,
+    f: impl Fn(f64, f64) -> f64 + Send + Sync + 'e,
+) -> Run<'e, E> {
+    match b {
+        Arg::Constant(k) => binary_closure(a, Constant(k), f),
+        Arg::Read(slot) => binary_closure(a, Read(slot), f),
+        Arg::Pair(pair) => binary_closure(a, pair, f),
+        Arg::Shape(shape) => binary_closure(a, Call(shape_closure(shape)), f),
+        Arg::Call(run) => binary_closure(a, Call(run), f),
+    }
+}
+
+/// A shape's own closure, for parents that do not read shapes themselves.
+fn shape_closure<'e, E: Env + ?Sized + 'e>(shape: Shape) -> Run<'e, E> {
+    Box::new(move |env: &mut E| shape.get(env))
+}
+
 impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
+    /// The closure of a binary operation rare on shapes (`div`, `%`, `^`, `==`, `!=`, `and`,
+    /// `or`, `root`): a shape operand is called, so these operations do not each carry
+    /// the inlined shape code of every operand combination (it doubled the evaluator's size).
+    #[inline(never)]
+    fn binary_plain_with(
+        &mut self,
+        a: &Node,
+        b: &Node,
+        op: impl Fn(f64, f64) -> f64 + Copy + Send + Sync + 'e,
+    ) -> Run<'e, E> {
+        let (a, b) = (self.arg(a), self.arg(b));
+        match a {
+            Arg::Constant(k) => binary_closure_plain_b(Constant(k), b, op),
+            Arg::Read(slot) => binary_closure_plain_b(Read(slot), b, op),
+            Arg::Pair(pair) => binary_closure_plain_b(pair, b, op),
+            Arg::Shape(shape) => binary_closure_plain_b(Call(shape_closure(shape)), b, op),
+            Arg::Call(run) => binary_closure_plain_b(Call(run), b, op),
+        }
+    }
+
     /// One binary operation's closure. A function of its own (one copy per operation) keeps
     /// the frame small that [`Self::node`] recursion pays once per operator of a chain.
     #[inline(never)]
@@ -658,17 +699,17 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     BinaryOp::Sub => self.binary_with(a, b, |x, y| apply(BinaryOp::Sub, x, y)),
                     BinaryOp::Mul => self.binary_with(a, b, |x, y| apply(BinaryOp::Mul, x, y)),
                     BinaryOp::Div => self.binary_with(a, b, |x, y| apply(BinaryOp::Div, x, y)),
-                    BinaryOp::IntDiv => self.binary_with(a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
-                    BinaryOp::Rem => self.binary_with(a, b, |x, y| apply(BinaryOp::Rem, x, y)),
-                    BinaryOp::Pow => self.binary_with(a, b, |x, y| apply(BinaryOp::Pow, x, y)),
-                    BinaryOp::Eq => self.binary_with(a, b, |x, y| apply(BinaryOp::Eq, x, y)),
-                    BinaryOp::Ne => self.binary_with(a, b, |x, y| apply(BinaryOp::Ne, x, y)),
+                    BinaryOp::IntDiv => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
+                    BinaryOp::Rem => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Rem, x, y)),
+                    BinaryOp::Pow => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Pow, x, y)),
+                    BinaryOp::Eq => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Eq, x, y)),
+                    BinaryOp::Ne => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Ne, x, y)),
                     BinaryOp::Lt => self.binary_with(a, b, |x, y| apply(BinaryOp::Lt, x, y)),
                     BinaryOp::Le => self.binary_with(a, b, |x, y| apply(BinaryOp::Le, x, y)),
                     BinaryOp::Gt => self.binary_with(a, b, |x, y| apply(BinaryOp::Gt, x, y)),
                     BinaryOp::Ge => self.binary_with(a, b, |x, y| apply(BinaryOp::Ge, x, y)),
-                    BinaryOp::And => self.binary_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
-                    BinaryOp::Or => self.binary_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
+                    BinaryOp::And => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
+                    BinaryOp::Or => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
                 }
             }
             _ => self.other_node(node),
@@ -697,7 +738,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     Arg::Call(run) => self.choice(Call(run), then, otherwise),
                 }
             }
-            Node::Root(x, n) => self.binary_with(x, n, root),
+            Node::Root(x, n) => self.binary_plain_with(x, n, root),
             Node::Clamp(x, low, high) => {
                 let (x, low, high) = (self.node(x), self.node(low), self.node(high));
                 Box::new(move |env: &mut E| {

@@ -620,8 +620,11 @@ mod tests {
         for outer in outers {
             for pair in pairs {
                 let inner = outer.replace('P', &format!("({pair})"));
-                // As a whole formula and as an operand of a parent, on both sides.
-                for text in [inner.clone(), format!("1 + ({inner})"), format!("({inner}) * hp")] {
+                // As a whole formula, as an operand of a parent on both sides, and of a parent
+                // that calls it (`%`).
+                let texts =
+                    [inner.clone(), format!("1 + ({inner})"), format!("({inner}) * hp"), format!("({inner}) % 7")];
+                for text in texts {
                     for (hp, mp) in [(-2.5, 1.0), (0.0, 0.0), (3.5, 2.0), (2.0, 2.0)] {
                         let (fast, trace) = both(&text, &[("hp", hp), ("mp", mp)], &[]);
                         let traced = trace.value_or_nan();
