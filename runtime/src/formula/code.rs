@@ -553,7 +553,9 @@ fn shape_closure<'e, E: Env + ?Sized + 'e>(shape: Shape) -> Run<'e, E> {
 impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
     /// The closure of a binary operation rare on shapes (`div`, `%`, `^`, `==`, `!=`, `and`,
     /// `or`, `root`): a shape operand is called, so these operations do not each carry
-    /// the inlined shape code of every operand combination (it doubled the evaluator's size).
+    /// the inlined shape code of every operand combination (the evaluator's code for one
+    /// environment type: 444 KB without shapes, 1.12 MB with them under every operator,
+    /// 851 KB so).
     #[inline(never)]
     fn binary_plain_with(
         &mut self,
