@@ -3,16 +3,20 @@
 //! The evaluator: a compiled tree turned into nested closures specialised for one
 //! environment type. Leaves and leaf operations fuse into their parents (`c.atk * 1.5 - t.def`,
 //! `if c.lvl > t.lvl: …` and `floor(c.luck / 10)` are one closure each: the inner operation is
-//! one jump on a variant naming both operator and leaf shape, inlined, not a call), each
-//! operator is its own closure, and the environment's accessors inline; evaluation does no
-//! hashing and no allocation. (Measured against a bytecode interpreter and a tree walker: half
-//! their time. Fusing a second level of leaf operations as data, with a branch per leaf and a
-//! jump per operator, cost more than the calls it saved: only typed operands pay.) What
-//! remains between a program and the native closure: one indirect call per non-leaf operation
-//! (the bench's damage formula makes six, the closure none) with its register saves, floats
-//! spilled around those calls (every xmm register is caller-saved), the jump of each fused
-//! leaf operation, `max`'s NaN rules, and the `Env`'s checked slot reads where the closure
-//! has its values in registers.
+//! one jump on a variant naming both operator and leaf shape, inlined, not a call), and so does
+//! one operation on a leaf operation and at most one leaf (a [`Shape`]: `if` with constant
+//! branches, a single-argument function, `+ - * /` or a two-argument `max`/`min` with a
+//! constant or slot): a second jump, inlined in its parent's closure, instead of a closure of its
+//! own (the bench's damage formula makes three calls instead of six, 15% faster though it runs
+//! more instructions: jumps cost less than calls and the floats they spill). Each operator is
+//! its own closure and the environment's accessors inline; evaluation does no hashing and no
+//! allocation. (Measured against a bytecode interpreter and a tree walker: half their time.)
+//! What remains between a program and the native closure: one indirect call per operation
+//! that is neither a leaf operation nor a shape (the damage formula's `+`, `max` and `*`, the
+//! closure none) with its register saves and the floats spilled around it, the jumps of each
+//! fused operation (whose operators are data; the closure's are code), an `if` on a shape's
+//! comparison computed as 0 or 1 and tested again, `max`'s NaN rules, and the `Env`'s checked
+//! slot reads where the closure has its values in registers.
 
 use std::sync::Arc;
 
@@ -332,6 +336,148 @@ fn pair(node: &Node) -> Option<Pair> {
     }
 }
 
+/// What a [`Shape`] does with its leaf operation's value `v`: one variant per operation and
+/// operand shape, so it is one jump on the variant (the other operand, if any, is a constant or
+/// a slot read after `v`, keeping left-to-right order).
+#[derive(Clone, Copy)]
+enum Outer {
+    /// `if v: then; otherwise` with constant branches.
+    Choose(f64, f64),
+    Neg,
+    Abs,
+    Trunc,
+    Floor,
+    Ceil,
+    Round,
+    Sqrt,
+    Clamp01,
+    /// `v + k`, `v + slot`, `k + v`, and the same for `-`, `*`, `/`.
+    AddConst(f64),
+    AddRead(LookupSlot),
+    ConstAdd(f64),
+    SubConst(f64),
+    SubRead(LookupSlot),
+    ConstSub(f64),
+    MulConst(f64),
+    MulRead(LookupSlot),
+    ConstMul(f64),
+    DivConst(f64),
+    DivRead(LookupSlot),
+    ConstDiv(f64),
+    /// `max(v, k)`, `max(k, v)`, `min(v, k)`, `min(k, v)`.
+    MaxConst(f64),
+    ConstMax(f64),
+    MinConst(f64),
+    ConstMin(f64),
+}
+
+/// An operation on a leaf operation and at most one leaf (`c.atk * 1.5 - t.def`,
+/// `if c.lvl > t.lvl: 1.2; 1.0`, `floor(c.luck / 10)`, `max(0, c.atk - t.def)`), computed in
+/// its parent's closure: two jumps (the leaf operation's, then the outer operation's) where a
+/// closure of its own cost a call, its frame, and the parent's floats spilled around it.
+#[derive(Clone, Copy)]
+struct Shape {
+    pair: Pair,
+    outer: Outer,
+}
+
+impl<E: Env + ?Sized> Operand<E> for Shape {
+    #[allow(clippy::inline_always)] // part of the parent's closure, never a call of its own
+    #[inline(always)]
+    fn get(&self, env: &mut E) -> f64 {
+        let v = self.pair.get(env);
+        match self.outer {
+            Outer::Choose(then, otherwise) => {
+                if truth(v) {
+                    then
+                } else {
+                    otherwise
+                }
+            }
+            Outer::Neg => -v,
+            Outer::Abs => Unary::Abs.apply(v),
+            Outer::Trunc => Unary::Trunc.apply(v),
+            Outer::Floor => Unary::Floor.apply(v),
+            Outer::Ceil => Unary::Ceil.apply(v),
+            Outer::Round => Unary::Round.apply(v),
+            Outer::Sqrt => Unary::Sqrt.apply(v),
+            Outer::Clamp01 => Unary::Clamp01.apply(v),
+            Outer::AddConst(k) => apply(BinaryOp::Add, v, k),
+            Outer::AddRead(slot) => apply(BinaryOp::Add, v, env.value(slot)),
+            Outer::ConstAdd(k) => apply(BinaryOp::Add, k, v),
+            Outer::SubConst(k) => apply(BinaryOp::Sub, v, k),
+            Outer::SubRead(slot) => apply(BinaryOp::Sub, v, env.value(slot)),
+            Outer::ConstSub(k) => apply(BinaryOp::Sub, k, v),
+            Outer::MulConst(k) => apply(BinaryOp::Mul, v, k),
+            Outer::MulRead(slot) => apply(BinaryOp::Mul, v, env.value(slot)),
+            Outer::ConstMul(k) => apply(BinaryOp::Mul, k, v),
+            Outer::DivConst(k) => apply(BinaryOp::Div, v, k),
+            Outer::DivRead(slot) => apply(BinaryOp::Div, v, env.value(slot)),
+            Outer::ConstDiv(k) => apply(BinaryOp::Div, k, v),
+            Outer::MaxConst(k) => max_step(v, k),
+            Outer::ConstMax(k) => max_step(k, v),
+            Outer::MinConst(k) => min_step(v, k),
+            Outer::ConstMin(k) => min_step(k, v),
+        }
+    }
+}
+
+/// `node` as a [`Shape`], if it is one.
+fn shape(node: &Node) -> Option<Shape> {
+    let unary = |outer: Outer, x: &Node| pair(x).map(|pair| Shape { pair, outer });
+    match node {
+        Node::If(parts) => match &**parts {
+            [condition, Node::Const(then), Node::Const(otherwise)] => {
+                unary(Outer::Choose(*then, *otherwise), condition)
+            }
+            _ => None,
+        },
+        Node::Neg(x) => unary(Outer::Neg, x),
+        Node::Unary(function, x) => {
+            let outer = match function {
+                Unary::Abs => Outer::Abs,
+                Unary::Trunc => Outer::Trunc,
+                Unary::Floor => Outer::Floor,
+                Unary::Ceil => Outer::Ceil,
+                Unary::Round => Outer::Round,
+                Unary::Sqrt => Outer::Sqrt,
+                Unary::Clamp01 => Outer::Clamp01,
+            };
+            unary(outer, x)
+        }
+        Node::Binary(op, operands) => {
+            let [a, b] = &**operands;
+            let outer = match (op, a, b) {
+                (BinaryOp::Add, _, Node::Const(k)) => Outer::AddConst(*k),
+                (BinaryOp::Add, _, Node::Value(slot)) => Outer::AddRead(*slot),
+                (BinaryOp::Add, Node::Const(k), _) => return unary(Outer::ConstAdd(*k), b),
+                (BinaryOp::Sub, _, Node::Const(k)) => Outer::SubConst(*k),
+                (BinaryOp::Sub, _, Node::Value(slot)) => Outer::SubRead(*slot),
+                (BinaryOp::Sub, Node::Const(k), _) => return unary(Outer::ConstSub(*k), b),
+                (BinaryOp::Mul, _, Node::Const(k)) => Outer::MulConst(*k),
+                (BinaryOp::Mul, _, Node::Value(slot)) => Outer::MulRead(*slot),
+                (BinaryOp::Mul, Node::Const(k), _) => return unary(Outer::ConstMul(*k), b),
+                (BinaryOp::Div, _, Node::Const(k)) => Outer::DivConst(*k),
+                (BinaryOp::Div, _, Node::Value(slot)) => Outer::DivRead(*slot),
+                (BinaryOp::Div, Node::Const(k), _) => return unary(Outer::ConstDiv(*k), b),
+                _ => return None,
+            };
+            unary(outer, a)
+        }
+        Node::Max(nodes) => match &**nodes {
+            [a, Node::Const(k)] => unary(Outer::MaxConst(*k), a),
+            [Node::Const(k), b] => unary(Outer::ConstMax(*k), b),
+            _ => None,
+        },
+        Node::Min(nodes) => match &**nodes {
+            [a, Node::Const(k)] => unary(Outer::MinConst(*k), a),
+            [Node::Const(k), b] => unary(Outer::ConstMin(*k), b),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Any other operand: its own closure, called.
 struct Call<'e, E: ?Sized + 'e>(Run<'e, E>);
 
@@ -347,6 +493,7 @@ enum Arg<'e, E: ?Sized + 'e> {
     Constant(f64),
     Read(LookupSlot),
     Pair(Pair),
+    Shape(Shape),
     Call(Run<'e, E>),
 }
 
@@ -377,11 +524,55 @@ fn binary_closure_b<'e, E: Env + ?Sized + 'e>(
         Arg::Constant(k) => binary_closure(a, Constant(k), f),
         Arg::Read(slot) => binary_closure(a, Read(slot), f),
         Arg::Pair(pair) => binary_closure(a, pair, f),
+        Arg::Shape(shape) => binary_closure(a, shape, f),
         Arg::Call(run) => binary_closure(a, Call(run), f),
     }
 }
 
+/// The closure computing `f(a, b)` for an `a` of a known kind and any `b`, a shape called
+/// through a closure of its own (see [`Builder::binary_plain_with`]).
+fn binary_closure_plain_b<'e, E: Env + ?Sized + 'e>(
+    a: impl Operand<E> + 'e,
+    b: Arg<'e, E>,
+    f: impl Fn(f64, f64) -> f64 + Send + Sync + 'e,
+) -> Run<'e, E> {
+    match b {
+        Arg::Constant(k) => binary_closure(a, Constant(k), f),
+        Arg::Read(slot) => binary_closure(a, Read(slot), f),
+        Arg::Pair(pair) => binary_closure(a, pair, f),
+        Arg::Shape(shape) => binary_closure(a, Call(shape_closure(shape)), f),
+        Arg::Call(run) => binary_closure(a, Call(run), f),
+    }
+}
+
+/// A shape's own closure, for parents that do not read shapes themselves.
+fn shape_closure<'e, E: Env + ?Sized + 'e>(shape: Shape) -> Run<'e, E> {
+    Box::new(move |env: &mut E| shape.get(env))
+}
+
 impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
+    /// The closure of a binary operation rare on shapes (`div`, `%`, `^`, `==`, `!=`, `and`,
+    /// `or`, `root`): a shape operand is called, so these operations do not each carry
+    /// the inlined shape code of every operand combination (the evaluator's code for one
+    /// environment type: 444 KB without shapes, 1.12 MB with them under every operator,
+    /// 851 KB so).
+    #[inline(never)]
+    fn binary_plain_with(
+        &mut self,
+        a: &Node,
+        b: &Node,
+        op: impl Fn(f64, f64) -> f64 + Copy + Send + Sync + 'e,
+    ) -> Run<'e, E> {
+        let (a, b) = (self.arg(a), self.arg(b));
+        match a {
+            Arg::Constant(k) => binary_closure_plain_b(Constant(k), b, op),
+            Arg::Read(slot) => binary_closure_plain_b(Read(slot), b, op),
+            Arg::Pair(pair) => binary_closure_plain_b(pair, b, op),
+            Arg::Shape(shape) => binary_closure_plain_b(Call(shape_closure(shape)), b, op),
+            Arg::Call(run) => binary_closure_plain_b(Call(run), b, op),
+        }
+    }
+
     /// One binary operation's closure. A function of its own (one copy per operation) keeps
     /// the frame small that [`Self::node`] recursion pays once per operator of a chain.
     #[inline(never)]
@@ -396,6 +587,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
             Arg::Constant(k) => binary_closure_b(Constant(k), b, op),
             Arg::Read(slot) => binary_closure_b(Read(slot), b, op),
             Arg::Pair(pair) => binary_closure_b(pair, b, op),
+            Arg::Shape(shape) => binary_closure_b(shape, b, op),
             Arg::Call(run) => binary_closure_b(Call(run), b, op),
         }
     }
@@ -409,6 +601,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
             Arg::Constant(k) => unary_closure(Constant(k), f),
             Arg::Read(slot) => unary_closure(Read(slot), f),
             Arg::Pair(pair) => unary_closure(pair, f),
+            Arg::Shape(shape) => unary_closure(shape, f),
             Arg::Call(run) => unary_closure(Call(run), f),
         }
     }
@@ -429,9 +622,10 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
         match node {
             Node::Const(k) => Arg::Constant(*k),
             Node::Value(slot) => Arg::Read(*slot),
-            _ => match pair(node) {
-                Some(pair) => Arg::Pair(pair),
-                None => Arg::Call(self.node(node)),
+            _ => match (pair(node), shape(node)) {
+                (Some(pair), _) => Arg::Pair(pair),
+                (None, Some(shape)) => Arg::Shape(shape),
+                (None, None) => Arg::Call(self.node(node)),
             },
         }
     }
@@ -507,17 +701,17 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     BinaryOp::Sub => self.binary_with(a, b, |x, y| apply(BinaryOp::Sub, x, y)),
                     BinaryOp::Mul => self.binary_with(a, b, |x, y| apply(BinaryOp::Mul, x, y)),
                     BinaryOp::Div => self.binary_with(a, b, |x, y| apply(BinaryOp::Div, x, y)),
-                    BinaryOp::IntDiv => self.binary_with(a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
-                    BinaryOp::Rem => self.binary_with(a, b, |x, y| apply(BinaryOp::Rem, x, y)),
-                    BinaryOp::Pow => self.binary_with(a, b, |x, y| apply(BinaryOp::Pow, x, y)),
-                    BinaryOp::Eq => self.binary_with(a, b, |x, y| apply(BinaryOp::Eq, x, y)),
-                    BinaryOp::Ne => self.binary_with(a, b, |x, y| apply(BinaryOp::Ne, x, y)),
+                    BinaryOp::IntDiv => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::IntDiv, x, y)),
+                    BinaryOp::Rem => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Rem, x, y)),
+                    BinaryOp::Pow => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Pow, x, y)),
+                    BinaryOp::Eq => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Eq, x, y)),
+                    BinaryOp::Ne => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Ne, x, y)),
                     BinaryOp::Lt => self.binary_with(a, b, |x, y| apply(BinaryOp::Lt, x, y)),
                     BinaryOp::Le => self.binary_with(a, b, |x, y| apply(BinaryOp::Le, x, y)),
                     BinaryOp::Gt => self.binary_with(a, b, |x, y| apply(BinaryOp::Gt, x, y)),
                     BinaryOp::Ge => self.binary_with(a, b, |x, y| apply(BinaryOp::Ge, x, y)),
-                    BinaryOp::And => self.binary_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
-                    BinaryOp::Or => self.binary_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
+                    BinaryOp::And => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
+                    BinaryOp::Or => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
                 }
             }
             _ => self.other_node(node),
@@ -542,10 +736,11 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     Arg::Constant(k) => self.choice(Constant(k), then, otherwise),
                     Arg::Read(slot) => self.choice(Read(slot), then, otherwise),
                     Arg::Pair(pair) => self.choice(pair, then, otherwise),
+                    Arg::Shape(shape) => self.choice(shape, then, otherwise),
                     Arg::Call(run) => self.choice(Call(run), then, otherwise),
                 }
             }
-            Node::Root(x, n) => self.binary_with(x, n, root),
+            Node::Root(x, n) => self.binary_plain_with(x, n, root),
             Node::Clamp(x, low, high) => {
                 let (x, low, high) = (self.node(x), self.node(low), self.node(high));
                 Box::new(move |env: &mut E| {

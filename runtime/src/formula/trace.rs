@@ -585,6 +585,59 @@ mod tests {
         assert_eq!((fast, trace.value), (1.0, Some(1.0)));
     }
 
+    #[test]
+    fn every_fused_shape_gives_the_trace_value() {
+        // Each operation the evaluator fuses with a leaf operation (P) inside its parent's
+        // closure, on leaf operations of each shape, with NaN (`xp` has no value), zero and signs.
+        let outers = [
+            "if P: 1.2; 1.0",
+            "-(P)",
+            "abs(P)",
+            "trunc(P)",
+            "floor(P)",
+            "ceil(P)",
+            "round(P)",
+            "root(P)",
+            "clamp(P)",
+            "P + 2",
+            "P + mp",
+            "2 + P",
+            "P - 2",
+            "P - mp",
+            "2 - P",
+            "P * 2",
+            "P * xp",
+            "2 * P",
+            "P / 2",
+            "P / mp",
+            "2 / P",
+            "max(P, 0)",
+            "max(0, P)",
+            "min(P, 0)",
+            "min(0, P)",
+        ];
+        let pairs = ["hp * 1.5", "0.5 / hp", "hp - mp", "hp > mp", "xp + 1", "hp == xp", "mp and hp", "hp % 2"];
+        for outer in outers {
+            for pair in pairs {
+                let inner = outer.replace('P', &format!("({pair})"));
+                // As a whole formula, as an operand of a parent on both sides, and of a parent
+                // that calls it (`%`).
+                let texts =
+                    [inner.clone(), format!("1 + ({inner})"), format!("({inner}) * hp"), format!("({inner}) % 7")];
+                for text in texts {
+                    for (hp, mp) in [(-2.5, 1.0), (0.0, 0.0), (3.5, 2.0), (2.0, 2.0)] {
+                        let (fast, trace) = both(&text, &[("hp", hp), ("mp", mp)], &[]);
+                        let traced = trace.value_or_nan();
+                        assert!(
+                            fast.to_bits() == traced.to_bits() || (fast.is_nan() && traced.is_nan()),
+                            "{text} with hp {hp}, mp {mp}: fast {fast}, traced {traced}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// A random formula over the names `hp`, `mp`, `xp` (xp has no value), with every kind of node.
     fn formula() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
