@@ -8,6 +8,8 @@ mod compile;
 mod env;
 mod forecast;
 mod memo;
+#[cfg(test)]
+mod quiet_tests;
 mod regions;
 mod rounds;
 mod script;
