@@ -664,26 +664,59 @@ impl TacticsState {
                 events.push(Event::UnitTurnStarted { unit: key.clone() });
                 return;
             }
-            let before = events.len();
+            // This round and as many more as stay quiet, when the battle is calm now.
+            if setup.quiet && self.calm(content) {
+                let ran = self.quiet_ticks(left.saturating_add(1));
+                if ran > 0 {
+                    left = left.saturating_sub(ran.saturating_sub(1));
+                    continue;
+                }
+            }
             self.tick_once(content, rng, events);
             self.check_end(content, rng, events);
-            if events.len() == before {
-                left = left.saturating_sub(self.quiet_ticks(left));
-            }
         }
         if self.active.is_none() && self.winner.is_none() && limit == MAX_IDLE_TICKS {
             events.push(Event::Warning(format!("no unit reached its maxCT in {MAX_IDLE_TICKS} ticks")));
         }
     }
 
-    /// Runs up to `most` rounds of the CT scheduler's loop (a ready check, then a tick) right
-    /// after a tick that changed nothing but CT and the clocks (no event at all), while the
-    /// next would do the same; returns how many it ran. With [`super::compile::Setup::quiet`],
-    /// what a tick reads besides `ct` (speeds, maxCT, the limits of `ct`, hp, the win
-    /// conditions) cannot have changed since that tick, so each of these ticks is that tick's
-    /// arithmetic on `ct` and the status clocks, with the same operations in the same order;
-    /// it stops before a tick where a status would run out or give its per-tick effects, and
-    /// before a unit is ready (the loop then goes on as ever). Nothing is evaluated per tick.
+    /// Whether a tick now would end nobody and nothing, asked without changing or drawing
+    /// anything: no unit standing is at 0 hp or below, no win condition holds or reads NaN,
+    /// and the last-team-standing rule would not end the battle.
+    fn calm(&self, content: &Content) -> bool {
+        if self.units.iter().any(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)) {
+            return false;
+        }
+        let conditions = content
+            .project
+            .tile_maps
+            .get(self.setup.map.as_str())
+            .map(|map| map.win_conditions.as_slice())
+            .unwrap_or_default();
+        // The win conditions of quiet content draw nothing: any generator will do.
+        let mut rng = Pcg64Mcg::new(super::LIVE_STREAM);
+        for condition in conditions {
+            let value = eval_expr(content, self, Perspective::default(), &mut rng, &condition.when, 0);
+            if value.is_nan() || core::truthy(value) {
+                return false;
+            }
+        }
+        if conditions.is_empty() && self.setup.contested {
+            let standing: BTreeSet<&str> =
+                self.units.values().filter(|unit| !unit.defeated).map(|unit| unit.team.as_str()).collect();
+            return standing.len() > 1;
+        }
+        true
+    }
+
+    /// Runs up to `most` rounds of the CT scheduler's loop (a ready check, then a tick) while
+    /// the battle is [calm](Self::calm), returning how many it ran. With
+    /// [`super::compile::Setup::quiet`], what a tick reads besides `ct` (speeds, maxCT, the
+    /// limits of `ct`, hp, the win conditions) does not change from tick to tick, so calm now
+    /// is calm at each of these ticks, and each is plain arithmetic on `ct` and the status
+    /// clocks, with the same operations in the same order as a tick; it stops before a tick
+    /// where a status would run out or give its per-tick effects, and before a unit is ready
+    /// (the loop then goes on as ever). Nothing is evaluated per tick.
     fn quiet_ticks(&mut self, most: u64) -> u64 {
         if !self.setup.quiet
             || self.setup.scheduler.kind != SchedulerKind::Ct
