@@ -98,6 +98,53 @@ impl Node {
     }
 }
 
+impl Node {
+    /// Adds the slots this node reads to `slots`, named formulas it calls included (each once:
+    /// `seen`); false when it draws random numbers (its value then depends on the generator).
+    pub(super) fn reads(&self, set: &FormulaSet, slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>) -> bool {
+        let all = |nodes: &[Node], slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>| {
+            nodes.iter().all(|node| node.reads(set, slots, seen))
+        };
+        let pairs = |cases: &[(Node, Node)], slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>| {
+            cases.iter().all(|(key, value)| key.reads(set, slots, seen) && value.reads(set, slots, seen))
+        };
+        match self {
+            Self::Const(_) => true,
+            Self::Random(..) | Self::RandomBranch(..) => false,
+            Self::Value(slot) | Self::Exists(slot) => {
+                slots.push(*slot);
+                true
+            }
+            Self::LookupOr(slot, default) => {
+                slots.push(*slot);
+                default.reads(set, slots, seen)
+            }
+            Self::Formula(index) => {
+                if seen.contains(index) {
+                    return true;
+                }
+                seen.push(*index);
+                set.named_node(*index).is_none_or(|node| node.reads(set, slots, seen))
+            }
+            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => x.reads(set, slots, seen),
+            Self::Binary(_, pair) => all(pair.as_slice(), slots, seen),
+            Self::If(parts) => all(parts.as_slice(), slots, seen),
+            Self::Root(x, n) => x.reads(set, slots, seen) && n.reads(set, slots, seen),
+            Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slots, seen)),
+            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) | Self::Any(nodes) => all(nodes, slots, seen),
+            Self::Cond(cases, default) => {
+                pairs(cases, slots, seen) && default.as_ref().is_none_or(|node| node.reads(set, slots, seen))
+            }
+            Self::Switch(key, cases, default) => {
+                key.reads(set, slots, seen)
+                    && pairs(cases, slots, seen)
+                    && default.as_ref().is_none_or(|node| node.reads(set, slots, seen))
+            }
+            Self::Facing(_, cases) => cases.iter().flatten().all(|node| node.reads(set, slots, seen)),
+        }
+    }
+}
+
 impl Unary {
     /// The function's value at `x`.
     #[inline]

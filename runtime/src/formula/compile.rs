@@ -283,6 +283,13 @@ impl FormulaSet {
         self.lookups.iter()
     }
 
+    /// The slots `compiled` reads, those of the named formulas it calls included (in no
+    /// particular order, possibly repeated); None when it draws random numbers.
+    pub fn reads(&self, compiled: &Compiled) -> Option<Vec<LookupSlot>> {
+        let mut slots = Vec::new();
+        compiled.node.reads(self, &mut slots, &mut Vec::new()).then_some(slots)
+    }
+
     /// The lookup of a slot.
     pub fn lookup(&self, slot: LookupSlot) -> Option<&Lookup> {
         self.lookups.get_index(slot.0 as usize)

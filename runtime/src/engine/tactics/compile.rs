@@ -106,6 +106,10 @@ pub(super) struct Setup {
     pub(super) passive_stats: BTreeSet<String>,
     /// Lines of sight kept for the map's geometry (none: the grid is not the map's).
     pub(super) sight: Option<Arc<crate::map::SightMemo>>,
+    /// What the scheduler reads at every idle tick (speeds, maxCT, hp, the limits of `ct`,
+    /// the win conditions) reads neither `ct`, nor the clock, nor the generator: between two
+    /// ticks only what ticking itself changes may differ (see `TacticsState::quiet_ticks`).
+    pub(super) quiet: bool,
 }
 
 impl TacticsState {
@@ -243,7 +247,8 @@ impl TacticsState {
     }
 
     fn empty(content: &Arc<Content>, map: &TileMap, grid: TileGrid) -> Self {
-        let accessors = content.formulas().lookups().map(accessor).collect();
+        let accessors: Vec<Acc> = content.formulas().lookups().map(accessor).collect();
+        let quiet = quiet_ticks(content, map, &accessors);
         Self {
             setup: Arc::new(Setup {
                 map: map.id.clone(),
@@ -257,6 +262,7 @@ impl TacticsState {
                 skill_passives: content.project.skills.iter().any(|skill| !skill.passive_effects.is_empty()),
                 passive_stats: passive_stats(&content.project),
                 sight: None,
+                quiet,
             }),
             tick: 0,
             turns: 0,
@@ -291,4 +297,86 @@ fn passive_stats(project: &crate::model::Project) -> BTreeSet<String> {
     let equipment = project.equipment.iter().flat_map(|equipment| equipment.passive_effects.iter());
     let skills = project.skills.iter().flat_map(|skill| skill.passive_effects.iter());
     equipment.chain(skills).map(|effect| effect.stat.clone()).collect()
+}
+
+/// Whether every formula the scheduler's idle ticks read is blind to what ticking changes:
+/// the win conditions, the limits of `ct` and every formula the stats `speed`, `maxCT` and
+/// `hp` are made of (the units' base formulas and limits, passive effects, the stat effects
+/// of every status a skill, reaction or item puts on), and so on for the stats those read.
+/// None may draw random numbers, read `battle.tick` or `ct`, or read anything but stats,
+/// team counts, turns and statuses; nothing but the scheduler may change `ct`.
+fn quiet_ticks(content: &Content, map: &TileMap, accessors: &[Acc]) -> bool {
+    let project = &content.project;
+    let hits = project.skills.iter().flat_map(|skill| {
+        skill.hit_types.iter().chain(skill.reaction.iter().flat_map(|reaction| reaction.hit_types.iter()))
+    });
+    let statuses: Vec<&crate::model::StatusEffect> = hits
+        .flat_map(|hit| hit.status_effects.iter())
+        .chain(project.equipment.iter().flat_map(|item| item.status_effects.iter()))
+        .collect();
+    let passives = project.equipment.iter().flat_map(|item| item.passive_effects.iter());
+    let passives: Vec<&crate::model::StatEffect> =
+        passives.chain(project.skills.iter().flat_map(|skill| skill.passive_effects.iter())).collect();
+    let changes_ct = |effect: &&crate::model::StatEffect| effect.stat == "ct";
+    if passives.iter().any(changes_ct)
+        || statuses.iter().flat_map(|status| status.stat_effects.iter()).any(|e| changes_ct(&e))
+    {
+        return false;
+    }
+    let limits = |stat: &str| {
+        project
+            .units
+            .iter()
+            .filter_map(|unit| unit.limits.get(stat))
+            .flat_map(|limits| limits.min.iter().chain(limits.max.iter()))
+            .collect::<Vec<_>>()
+    };
+    let mut read: BTreeSet<String> = BTreeSet::new();
+    let mut pending: Vec<String> = vec!["speed".to_owned(), "maxCT".to_owned(), "hp".to_owned()];
+    // The stats a formula reads go to `pending`; false when it is not blind to ticking.
+    let blind = |expr: &crate::model::Expr, pending: &mut Vec<String>| {
+        if expr.as_int().is_some() {
+            return true;
+        }
+        let Some(compiled) = content.formula(expr) else { return true }; // NaN, always
+        let Some(slots) = content.formulas().reads(compiled) else { return false };
+        slots.iter().all(|slot| match accessors.get(slot.0 as usize) {
+            Some(Acc::Actor(name) | Acc::Target(name) | Acc::UnitStat(_, name)) => {
+                pending.push(name.clone());
+                name != "ct"
+            }
+            Some(
+                Acc::TeamAlive(_)
+                | Acc::Turns
+                | Acc::TargetIsNull
+                | Acc::TargetIsNotNull
+                | Acc::ActorStatus(_)
+                | Acc::TargetStatus(_)
+                | Acc::Missing,
+            ) => true,
+            _ => false,
+        })
+    };
+    let mut first: Vec<&crate::model::Expr> = map.win_conditions.iter().map(|condition| &condition.when).collect();
+    first.extend(limits("ct"));
+    if !first.into_iter().all(|expr| blind(expr, &mut pending)) {
+        return false;
+    }
+    while let Some(stat) = pending.pop() {
+        if !read.insert(stat.clone()) {
+            continue;
+        }
+        let base = project.units.iter().filter_map(|unit| unit.stats.get(&stat));
+        let effects = passives
+            .iter()
+            .copied()
+            .chain(statuses.iter().flat_map(|status| status.stat_effects.iter()))
+            .filter(|effect| effect.stat == stat)
+            .map(|effect| &effect.value);
+        let formulas: Vec<&crate::model::Expr> = base.chain(limits(&stat)).chain(effects).collect();
+        if !formulas.into_iter().all(|expr| blind(expr, &mut pending)) {
+            return false;
+        }
+    }
+    true
 }

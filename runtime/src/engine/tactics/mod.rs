@@ -8,6 +8,8 @@ mod compile;
 mod env;
 mod forecast;
 mod memo;
+#[cfg(test)]
+mod quiet_tests;
 mod regions;
 mod rounds;
 mod script;
@@ -537,15 +539,24 @@ impl TacticsState {
 
     /// Brings the shown values of live stats up to date (they are read live anyway).
     pub(super) fn refresh_live(&mut self) {
+        // It runs after every step: the values are read in the order units and their live stats
+        // are walked, then stored walking them in that same order (no names copied).
         let mut shown = Vec::new();
         for (key, unit) in &self.units {
             for name in &unit.live {
-                shown.push((key.clone(), name.clone(), self.base_stat(key, name, 0).unwrap_or(f64::NAN)));
+                shown.push(self.base_stat_of(key, unit, name, 0).unwrap_or(f64::NAN));
             }
         }
-        for (key, name, value) in shown {
-            if let Some(stored) = self.units.get_mut(&key).and_then(|unit| unit.stats.get_mut(&name)) {
-                *stored = value;
+        if shown.is_empty() {
+            return;
+        }
+        let mut values = shown.into_iter();
+        for unit in self.units.values_mut() {
+            for name in &unit.live {
+                let Some(value) = values.next() else { return };
+                if let Some(stored) = unit.stats.get_mut(name) {
+                    *stored = value;
+                }
             }
         }
     }

@@ -622,7 +622,10 @@ impl TacticsState {
 
     fn run_scheduler(&mut self, content: &Content, rng: &mut Pcg64Mcg, limit: u64, events: &mut Vec<Event>) {
         let setup = Arc::clone(&self.setup);
-        for _ in 0..=limit {
+        // Rounds of the loop left, as `for _ in 0..=limit` would count them (quiet ticks count too).
+        let mut left = limit.saturating_add(1);
+        while left > 0 {
+            left = left.saturating_sub(1);
             if self.active.is_some() || self.winner.is_some() {
                 return;
             }
@@ -661,12 +664,158 @@ impl TacticsState {
                 events.push(Event::UnitTurnStarted { unit: key.clone() });
                 return;
             }
+            // This round and as many more as stay quiet, when the battle is calm now.
+            if setup.quiet && self.calm(content) {
+                let ran = self.quiet_ticks(left.saturating_add(1));
+                if ran > 0 {
+                    left = left.saturating_sub(ran.saturating_sub(1));
+                    continue;
+                }
+            }
             self.tick_once(content, rng, events);
             self.check_end(content, rng, events);
         }
         if self.active.is_none() && self.winner.is_none() && limit == MAX_IDLE_TICKS {
             events.push(Event::Warning(format!("no unit reached its maxCT in {MAX_IDLE_TICKS} ticks")));
         }
+    }
+
+    /// Whether a tick now would end nobody and nothing, asked without changing or drawing
+    /// anything: no unit standing is at 0 hp or below, no win condition holds or reads NaN,
+    /// and the last-team-standing rule would not end the battle.
+    fn calm(&self, content: &Content) -> bool {
+        if self.units.iter().any(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)) {
+            return false;
+        }
+        let conditions = content
+            .project
+            .tile_maps
+            .get(self.setup.map.as_str())
+            .map(|map| map.win_conditions.as_slice())
+            .unwrap_or_default();
+        // The win conditions of quiet content draw nothing: any generator will do.
+        let mut rng = Pcg64Mcg::new(super::LIVE_STREAM);
+        for condition in conditions {
+            let value = eval_expr(content, self, Perspective::default(), &mut rng, &condition.when, 0);
+            if value.is_nan() || core::truthy(value) {
+                return false;
+            }
+        }
+        if conditions.is_empty() && self.setup.contested {
+            let standing: BTreeSet<&str> =
+                self.units.values().filter(|unit| !unit.defeated).map(|unit| unit.team.as_str()).collect();
+            return standing.len() > 1;
+        }
+        true
+    }
+
+    /// Runs up to `most` rounds of the CT scheduler's loop (a ready check, then a tick) while
+    /// the battle is [calm](Self::calm), returning how many it ran. With
+    /// [`super::compile::Setup::quiet`], what a tick reads besides `ct` (speeds, maxCT, the
+    /// limits of `ct`, hp, the win conditions) does not change from tick to tick, so calm now
+    /// is calm at each of these ticks, and each is plain arithmetic on `ct` and the status
+    /// clocks, with the same operations in the same order as a tick; it stops before a tick
+    /// where a status would run out or give its per-tick effects, and before a unit is ready
+    /// (the loop then goes on as ever). Nothing is evaluated per tick.
+    fn quiet_ticks(&mut self, most: u64) -> u64 {
+        if !self.setup.quiet
+            || self.setup.scheduler.kind != SchedulerKind::Ct
+            || !self.charging.is_empty()
+            || self.active.is_some()
+            || self.winner.is_some()
+        {
+            return 0;
+        }
+        let setup = Arc::clone(&self.setup);
+        let mut units: Vec<Ticking> = Vec::new();
+        for (at, key) in setup.order.iter().enumerate() {
+            let Some(unit) = self.units.get(key) else { continue };
+            if unit.defeated {
+                continue;
+            }
+            // A live `ct` would be read through its formula: leave those ticks to the loop.
+            if unit.live.contains("ct") {
+                return 0;
+            }
+            let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
+            let ct = unit.stats.get("ct").copied();
+            let grows = unit.scheduled && !frozen && ct.is_some();
+            let speed = self.setting(key, SPEED);
+            let local = if speed.is_finite() && speed > 0.0 { speed } else { 0.0 };
+            let steps = unit
+                .statuses
+                .iter()
+                .map(|status| match status.definition.clock {
+                    StatusClock::Global => 1.0,
+                    StatusClock::Unit => local,
+                })
+                .collect();
+            units.push(Ticking {
+                key: at,
+                ct,
+                grows,
+                speed,
+                limits: if grows { self.limits(key, "ct") } else { None },
+                ready_at: unit.scheduled.then(|| self.setting(key, MAX_CT)),
+                steps,
+                elapsed: unit.statuses.iter().map(|status| status.elapsed).collect(),
+                remaining: unit.statuses.iter().map(|status| status.remaining).collect(),
+            });
+        }
+        let mut ran = 0;
+        let mut next_elapsed: Vec<f64> = Vec::new();
+        let mut next_remaining: Vec<f64> = Vec::new();
+        while ran < most {
+            // The loop's ready check comes first: a ready unit is the loop's to start.
+            if units.iter().any(|unit| unit.ready_at.zip(unit.ct).is_some_and(|(max, ct)| ct >= max)) {
+                break;
+            }
+            // A status about to run out or to give its per-tick effects: that tick is the loop's.
+            let eventful = units.iter().any(|unit| {
+                let statuses =
+                    setup.order.get(unit.key).and_then(|key| self.units.get(key)).map(|state| &state.statuses);
+                statuses.is_some_and(|statuses| unit.status_event_next(statuses))
+            });
+            if eventful {
+                break;
+            }
+            for unit in &mut units {
+                if unit.grows
+                    && let Some(ct) = unit.ct
+                {
+                    unit.ct = Some(limited(ct, ct + unit.speed, unit.limits.as_ref()));
+                }
+                let Some(state) = setup.order.get(unit.key).and_then(|key| self.units.get(key)) else { continue };
+                next_elapsed.clear();
+                next_remaining.clear();
+                for ((status, step), (elapsed, remaining)) in
+                    state.statuses.iter().zip(&unit.steps).zip(unit.elapsed.iter().zip(&unit.remaining))
+                {
+                    next_elapsed.push(elapsed + step);
+                    next_remaining.push(if status.definition.unremovable { *remaining } else { remaining - step });
+                }
+                std::mem::swap(&mut unit.elapsed, &mut next_elapsed);
+                std::mem::swap(&mut unit.remaining, &mut next_remaining);
+            }
+            ran = ran.saturating_add(1);
+        }
+        if ran == 0 {
+            return 0;
+        }
+        for unit in units {
+            let Some(state) = setup.order.get(unit.key).and_then(|key| self.units.get_mut(key)) else { continue };
+            if unit.grows
+                && let (Some(ct), Some(stored)) = (unit.ct, state.stats.get_mut("ct"))
+            {
+                *stored = ct;
+            }
+            for ((status, elapsed), remaining) in state.statuses.iter_mut().zip(unit.elapsed).zip(unit.remaining) {
+                status.elapsed = elapsed;
+                status.remaining = remaining;
+            }
+        }
+        self.tick = self.tick.saturating_add(ran);
+        ran
     }
 
     /// Puts a status on a unit for `ticks` ticks of its clock, by its stacking rule: `Replace`
@@ -801,6 +950,46 @@ impl TacticsState {
             self.schedule(content, rng, ticks.saturating_sub(1).min(MAX_IDLE_TICKS), &mut events);
         }
         events
+    }
+}
+
+/// One unit as [`TacticsState::quiet_ticks`] sees it.
+struct Ticking {
+    key: usize,
+    /// Its `ct`, when the ready check reads one.
+    ct: Option<f64>,
+    /// Its `ct` grows by `speed` each tick, within `limits`.
+    grows: bool,
+    speed: f64,
+    limits: Option<(Option<f64>, Option<f64>)>,
+    /// The ready check looks at it, against this maxCT.
+    ready_at: Option<f64>,
+    /// Status clocks: the step of each status's clock per tick.
+    steps: Vec<f64>,
+    elapsed: Vec<f64>,
+    remaining: Vec<f64>,
+}
+
+impl Ticking {
+    /// Whether the next tick of these statuses' clocks (the unit's, in order) ends one of them
+    /// or gives its per-tick effects, as `tick_once` works it out; also when they do not match.
+    fn status_event_next(&self, statuses: &[super::ActiveStatus]) -> bool {
+        statuses.iter().enumerate().any(|(at, status)| {
+            let (Some(step), Some(elapsed), Some(remaining)) =
+                (self.steps.get(at), self.elapsed.get(at), self.remaining.get(at))
+            else {
+                return true;
+            };
+            if !status.definition.unremovable && remaining - step <= 0.0 {
+                return true;
+            }
+            let interval = status.interval;
+            if status.definition.tick_effects.is_empty() || !interval.is_finite() || interval <= 0.0 {
+                return false;
+            }
+            let count = ((elapsed + step) / interval).floor() - (elapsed / interval).floor();
+            count.clamp(0.0, f64::from(MAX_TICK_ROUNDS)) as u32 > 0
+        })
     }
 }
 
