@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use actforge_runtime::project::diff::{FieldChange, diff_items, diff_trees, show_change, show_value};
+use actforge_runtime::project::diff::{FieldChange, count_fields, diff_items, diff_trees, show_change, show_value};
 use actforge_runtime::project::merge::{FieldConflict, Side};
 use egui_phosphor::regular as icon;
 
@@ -179,7 +179,7 @@ fn unsaved_changes(document: &Document) -> Vec<Unsaved> {
     let mut unsaved = Vec::new();
     if document.manifest_dirty() {
         let fields = diff_items(document.saved_manifest(), &document.project().manifest);
-        unsaved.push(Unsaved { key: None, summary: count(fields.len()), fields });
+        unsaved.push(Unsaved { key: None, summary: count_fields(fields.len()), fields });
     }
     for key in document.dirty_items() {
         let saved = document.saved_content(key).and_then(|item| item.to_json().ok());
@@ -189,15 +189,11 @@ fn unsaved_changes(document: &Document) -> Vec<Unsaved> {
             (Some(_), None) => ("removed (its file goes at the next save)".to_owned(), Vec::new()),
             (Some(saved), Some(current)) => {
                 let fields = diff_trees(saved, current);
-                (count(fields.len()), fields)
+                (count_fields(fields.len()), fields)
             }
             (None, None) => continue,
         };
         unsaved.push(Unsaved { key: Some(key.clone()), summary, fields });
     }
     unsaved
-}
-
-fn count(fields: usize) -> String {
-    if fields == 1 { "1 field changed".to_owned() } else { format!("{fields} fields changed") }
 }

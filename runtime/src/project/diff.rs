@@ -225,11 +225,11 @@ pub fn render_changes(changes: &[ItemChange], per_item: usize) -> String {
                 continue;
             }
             ItemChange::Changed { kind, id, fields } => {
-                let _ = writeln!(text, "~ {} {id}: {}", label(kind), count(fields.len()));
+                let _ = writeln!(text, "~ {} {id}: {}", label(kind), count_fields(fields.len()));
                 fields
             }
             ItemChange::Manifest { fields } => {
-                let _ = writeln!(text, "~ project.ron: {}", count(fields.len()));
+                let _ = writeln!(text, "~ project.ron: {}", count_fields(fields.len()));
                 fields
             }
         };
@@ -269,6 +269,7 @@ pub fn show_change(change: &FieldChange) -> String {
     format!("{} -> {}", show_value(change.before.as_ref(), 60), show_value(change.after.as_ref(), 60))
 }
 
-fn count(fields: usize) -> String {
+/// "1 field changed", "3 fields changed".
+pub fn count_fields(fields: usize) -> String {
     if fields == 1 { "1 field changed".to_owned() } else { format!("{fields} fields changed") }
 }

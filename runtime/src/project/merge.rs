@@ -195,14 +195,13 @@ fn merge_typed<T: Serialize + serde::de::DeserializeOwned>(
 pub fn merge_trees(base: Option<&Value>, ours: &Value, theirs: &Value) -> (Value, Vec<FieldConflict>) {
     let mut merger = Merger { path: Vec::new(), conflicts: Vec::new() };
     let empty = Value::Object(Map::new());
-    let merged = match (ours, theirs) {
+    let mut merged = match (ours, theirs) {
         (Value::Object(o), Value::Object(t)) => {
             let base = base.unwrap_or(&empty);
             Value::Object(merger.objects(base.as_object(), o, t))
         }
         _ => merger.merge(base, Some(ours), Some(theirs)).unwrap_or(Value::Null),
     };
-    let mut merged = merged;
     sort_columns(&mut merged);
     (merged, merger.conflicts)
 }

@@ -578,18 +578,23 @@ impl TacticsState {
         events.push(Event::UnitTurnEnded { unit: turn.unit });
     }
 
+    /// The win conditions of the battle's map, in order.
+    fn win_conditions<'c>(&self, content: &'c Content) -> &'c [crate::model::WinCondition] {
+        content
+            .project
+            .tile_maps
+            .get(self.setup.map.as_str())
+            .map(|map| map.win_conditions.as_slice())
+            .unwrap_or_default()
+    }
+
     /// Ends the battle when a win condition holds (in order), or by default when only one
     /// team has units standing.
     pub(super) fn check_end(&mut self, content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) {
         if self.winner.is_some() {
             return;
         }
-        let conditions = content
-            .project
-            .tile_maps
-            .get(self.setup.map.as_str())
-            .map(|map| map.win_conditions.as_slice())
-            .unwrap_or_default();
+        let conditions = self.win_conditions(content);
         let mut winner = None;
         for condition in conditions {
             let what = format!("the win condition of team {}", condition.team);
@@ -687,12 +692,7 @@ impl TacticsState {
         if self.units.iter().any(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)) {
             return false;
         }
-        let conditions = content
-            .project
-            .tile_maps
-            .get(self.setup.map.as_str())
-            .map(|map| map.win_conditions.as_slice())
-            .unwrap_or_default();
+        let conditions = self.win_conditions(content);
         // The win conditions of quiet content draw nothing: any generator will do.
         let mut rng = Pcg64Mcg::new(super::LIVE_STREAM);
         for condition in conditions {
