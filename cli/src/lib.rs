@@ -5,6 +5,7 @@
 //! `actforge` (the editor crate without its `gui` feature) and the tests build no GUI crate.
 
 pub mod sim;
+pub mod strings;
 pub mod team;
 pub mod test;
 
@@ -69,7 +70,15 @@ pub enum Command {
         /// Carry the project's playtests (`tests/*.play`) in the bundle.
         #[arg(long)]
         with_tests: bool,
+        /// The languages the bundle carries, e.g. `fr,de` (default: every language of the project;
+        /// `none`: the source language only).
+        #[arg(long, value_delimiter = ',')]
+        lang: Option<Vec<String>>,
     },
+    /// String tables for translators: extract the texts, import translations, fill a
+    /// pseudo-language.
+    #[command(subcommand)]
+    Strings(crate::strings::StringsCommand),
     /// Bring other content into a project folder.
     #[command(subcommand)]
     Import(ImportCommand),
@@ -338,9 +347,10 @@ impl Exit {
 pub fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<Exit> {
     match command {
         Command::Check { project, errors_only } => check(&project, !errors_only, out, err),
-        Command::Export { project, output, format, force, with_tests } => {
-            export(&project, &output, format.into(), ExportOptions { force, with_tests }, out, err)
+        Command::Export { project, output, format, force, with_tests, lang } => {
+            export(&project, &output, format.into(), ExportOptions { force, with_tests, languages: lang }, out, err)
         }
+        Command::Strings(command) => crate::strings::strings(&command, out, err),
         Command::Import(ImportCommand::Bundle { file, output }) => match import_bundle(&file, &output) {
             Ok((loaded, report)) => {
                 let problems = print_diagnostics(&loaded.diagnostics, true, err)?;
@@ -1011,6 +1021,7 @@ fn load_and_validate(path: &Path) -> Result<(Loaded, Vec<Diagnostic>), ProjectEr
     let root = path.is_dir().then_some(path);
     let mut diagnostics = loaded.diagnostics.clone();
     diagnostics.extend(validate(&loaded.project, &loaded.sources, root));
+    diagnostics.extend(actforge_runtime::locale::check_locales(&loaded.project, root));
     Ok((loaded, diagnostics))
 }
 
@@ -1044,12 +1055,13 @@ fn check(path: &Path, warnings: bool, out: &mut dyn Write, err: &mut dyn Write) 
 }
 
 /// What `actforge export` does besides writing the items.
-#[derive(Clone, Copy)]
 struct ExportOptions {
     /// Write even when validation finds errors.
     force: bool,
     /// Carry the project's playtests.
     with_tests: bool,
+    /// The languages to carry (`None`: all).
+    languages: Option<Vec<String>>,
 }
 
 fn export(
@@ -1060,11 +1072,27 @@ fn export(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> std::io::Result<Exit> {
-    let ExportOptions { force, with_tests } = options;
-    let (loaded, diagnostics) = match load_and_validate(path) {
+    let ExportOptions { force, with_tests, languages } = options;
+    let (mut loaded, diagnostics) = match load_and_validate(path) {
         Ok(result) => result,
         Err(error) => return fail(&error, err),
     };
+    if let Some(languages) = languages {
+        let languages: Vec<String> = languages.into_iter().filter(|language| language != "none").collect();
+        let known = actforge_runtime::locale::saved_languages(&loaded.project);
+        if let Some(unknown) = languages.iter().find(|language| !known.contains(language.as_str())) {
+            let known: Vec<&str> = known.into_iter().collect();
+            writeln!(
+                err,
+                "error: `{unknown}` is not a language of the project (it has: {})",
+                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            )?;
+            return Ok(Exit::Failure);
+        }
+        let project = &mut loaded.project;
+        project.locales.retain(|language, _| languages.contains(language));
+        project.manifest.localisation.languages.retain(|language| languages.contains(language));
+    }
     let failed = print_diagnostics(&diagnostics, false, err)?;
     if failed && !force {
         writeln!(err, "error: not exported because of the errors above (use --force to export anyway)")?;
@@ -1085,6 +1113,8 @@ fn export(
         return fail(&error, err);
     }
     let carried = if tests.is_empty() { String::new() } else { format!(" with {} playtest(s)", tests.len()) };
+    let languages: Vec<&str> = loaded.project.locales.keys().map(String::as_str).collect();
+    let carried = if languages.is_empty() { carried } else { format!("{carried} in {}", languages.join(", ")) };
     writeln!(out, "exported {} items{carried} to {}", loaded.project.item_count(), output.display())?;
     Ok(Exit::Success)
 }

@@ -38,6 +38,7 @@ impl ActforgeApp {
             | UiCommand::TileMapEditor
             | UiCommand::TableView
             | UiCommand::Changes
+            | UiCommand::Strings
             | UiCommand::PlayPause
             | UiCommand::StepPreview
             | UiCommand::RestartPreview => open,
@@ -148,6 +149,7 @@ impl ActforgeApp {
             UiCommand::TileMapEditor => self.show_tab(Tab::TileMap),
             UiCommand::TableView => self.show_tab(Tab::Table),
             UiCommand::Changes => self.show_tab(Tab::Changes),
+            UiCommand::Strings => self.show_tab(Tab::Strings),
         }
     }
 
@@ -178,7 +180,10 @@ impl ActforgeApp {
             .find(|id| !project.contains(key.kind, id))
             .unwrap_or_else(|| format!("{}_copy", key.id));
         let copy = ItemKey::new(key.kind, id.clone());
-        if self.edit(Op::put(item.with_id(&id)), &format!("Duplicate {key} as `{id}`"), None) {
+        // The copy's texts are new texts: keyed by its own id, not the original's key.
+        let text_key = actforge_runtime::locale::fresh_text_key(project, key.kind, &id);
+        let copy_item = item.with_id(&id).with_text_key(&text_key);
+        if self.edit(Op::put(copy_item), &format!("Duplicate {key} as `{id}`"), None) {
             self.selection = Some(copy);
         }
     }

@@ -153,6 +153,8 @@ pub struct ActforgeApp {
     pub(crate) table: TableView,
     /// The Changes tab (merge conflicts' chosen sides, the unsaved-changes diff).
     pub(crate) changes: crate::panels::changes::ChangesPanel,
+    /// The Strings tab (its filter, language and the texts of a revision).
+    pub(crate) strings: crate::panels::strings::StringsPanel,
 }
 
 impl ActforgeApp {
@@ -200,6 +202,7 @@ impl ActforgeApp {
             map_editor: MapEditor::default(),
             table: TableView::default(),
             changes: crate::panels::changes::ChangesPanel::default(),
+            strings: crate::panels::strings::StringsPanel::default(),
         };
         let opened = app.path.clone();
         app.note_opened(&opened);

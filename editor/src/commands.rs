@@ -70,6 +70,8 @@ pub enum UiCommand {
     ActGraph,
     /// Show the Changes tab: merge conflicts to resolve, unsaved changes field by field.
     Changes,
+    /// Show the Strings tab: every text by language, translations edited in place.
+    Strings,
     /// Show the node-map editor.
     NodeMap,
     /// Show the tile-map editor (the selected tile map, or the first).
@@ -141,6 +143,7 @@ impl UiCommand {
         UiCommand::TileMapEditor,
         UiCommand::TableView,
         UiCommand::Changes,
+        UiCommand::Strings,
         UiCommand::ToggleBuiltInFileDialog,
     ];
 
@@ -181,6 +184,7 @@ impl UiCommand {
             UiCommand::TileMapEditor => "Tile map editor",
             UiCommand::TableView => "Table of items",
             UiCommand::Changes => "Changes and merge conflicts",
+            UiCommand::Strings => "Strings and translations",
         }
     }
 
@@ -235,6 +239,9 @@ impl UiCommand {
             UiCommand::Changes => {
                 "What differs from the saved files, field by field; merge conflicts side by side, a side per field"
             }
+            UiCommand::Strings => {
+                "Every text of the project by language: translate in place, find missing and stale translations"
+            }
         }
     }
 
@@ -270,6 +277,7 @@ impl UiCommand {
             | UiCommand::NewItem(_)
             | UiCommand::ProjectSettings
             | UiCommand::Changes
+            | UiCommand::Strings
             | UiCommand::ImportCultistlike
             | UiCommand::ExportBundle
             | UiCommand::ToggleBuiltInFileDialog
@@ -324,6 +332,7 @@ impl UiCommand {
             UiCommand::TileMapEditor => icon::CUBE,
             UiCommand::TableView => icon::TABLE,
             UiCommand::Changes => icon::GIT_DIFF,
+            UiCommand::Strings => icon::TRANSLATE,
         }
     }
 

@@ -12,6 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use actforge_runtime::formula::rename::{formula_names, rename_in_formula};
+use actforge_runtime::locale::Locales;
 use actforge_runtime::model::{
     Expr, FieldPath, Item, Items, KindVisitor, KindVisitorMut, Manifest, Visitor, VisitorMut, Walk, slug_problem,
     walk_item,
@@ -61,8 +62,11 @@ pub trait AnyItem: Any + Send + Sync + fmt::Debug {
     fn walk_dyn(&self, visitor: &mut dyn Visitor);
     /// A copy whose references to `from` (of `kind`) name `to`; `None` when it has none.
     fn with_reference_renamed(&self, kind: Kind, from: &str, to: &str) -> Option<SharedItem>;
-    /// A copy with another id.
+    /// The item renamed to `id`: its texts keep their string keys (the old id becomes its
+    /// `text_key`, unless it had one already).
     fn with_id(&self, id: &str) -> SharedItem;
+    /// A copy whose texts are keyed `text_key` (empty: by its id).
+    fn with_text_key(&self, text_key: &str) -> SharedItem;
     /// The names of every field of the item's struct (serde's list, in declaration order).
     fn field_names(&self) -> &'static [&'static str];
     /// The item's file text as saving writes it (or why it cannot be written).
@@ -109,7 +113,14 @@ impl<T: Item> AnyItem for T {
     }
     fn with_id(&self, id: &str) -> SharedItem {
         let mut copy = self.clone();
+        let key = self.text_key().to_owned();
         copy.id_mut().set(id);
+        *copy.text_key_mut() = if key == id { String::new() } else { key };
+        Arc::new(copy)
+    }
+    fn with_text_key(&self, text_key: &str) -> SharedItem {
+        let mut copy = self.clone();
+        text_key.clone_into(copy.text_key_mut());
         Arc::new(copy)
     }
     fn field_names(&self) -> &'static [&'static str] {
@@ -484,6 +495,8 @@ pub enum Op {
     },
     /// Replaces `project.ron`'s manifest.
     SetManifest(Box<Manifest>),
+    /// Replaces every translation (`locales/`).
+    SetLocales(Box<Locales>),
     /// Gives the item `key` the id `to` and rewrites every reference to it (items and the
     /// manifest's entry points) in the same step.
     Rename {
@@ -529,6 +542,7 @@ impl Op {
             Op::SetManifest(manifest) => {
                 Ok(Op::SetManifest(Box::new(std::mem::replace(&mut project.manifest, *manifest))))
             }
+            Op::SetLocales(locales) => Ok(Op::SetLocales(Box::new(std::mem::replace(&mut project.locales, *locales)))),
             Op::Rename { key, to } => rename(project, &key, &to),
             Op::Batch(ops) => {
                 let mut inverses = Vec::with_capacity(ops.len());
@@ -561,7 +575,7 @@ impl Op {
                     op.for_each_key(f);
                 }
             }
-            Op::SetManifest(_) | Op::Rename { .. } => {}
+            Op::SetManifest(_) | Op::SetLocales(_) | Op::Rename { .. } => {}
         }
     }
 
@@ -570,7 +584,16 @@ impl Op {
         match self {
             Op::SetManifest(_) => true,
             Op::Batch(ops) => ops.iter().any(Op::sets_manifest),
-            Op::SetItem { .. } | Op::Rename { .. } => false,
+            Op::SetItem { .. } | Op::SetLocales(_) | Op::Rename { .. } => false,
+        }
+    }
+
+    /// Whether the op (after flattening batches) changes the translations.
+    fn sets_locales(&self) -> bool {
+        match self {
+            Op::SetLocales(_) => true,
+            Op::Batch(ops) => ops.iter().any(Op::sets_locales),
+            Op::SetItem { .. } | Op::SetManifest(_) | Op::Rename { .. } => false,
         }
     }
 }
@@ -620,6 +643,8 @@ pub struct Document {
     baseline: BTreeMap<ItemKey, Option<SharedItem>>,
     /// The saved manifest, once it was changed.
     baseline_manifest: Option<Manifest>,
+    /// The saved translations, once they were changed.
+    baseline_locales: Option<Locales>,
     /// Items whose content differs from the saved one.
     dirty: BTreeSet<ItemKey>,
     /// The latest ops' changes, oldest first: caches that follow the document (validation,
@@ -636,6 +661,8 @@ struct Change {
     items: Vec<ItemKey>,
     /// Whether it set the manifest.
     manifest: bool,
+    /// Whether it set the translations.
+    locales: bool,
 }
 
 /// The changes a document went through between two revisions.
@@ -645,6 +672,8 @@ pub struct Changes {
     pub items: BTreeSet<ItemKey>,
     /// Whether the manifest was set.
     pub manifest: bool,
+    /// Whether the translations were set.
+    pub locales: bool,
 }
 
 /// How many ops' changes a document remembers; a cache further behind starts over.
@@ -667,6 +696,7 @@ impl Document {
             saved_revision: revision,
             baseline: BTreeMap::new(),
             baseline_manifest: None,
+            baseline_locales: None,
             dirty: BTreeSet::new(),
             changes: std::collections::VecDeque::new(),
         }
@@ -683,6 +713,7 @@ impl Document {
         for change in self.changes.iter().skip(start) {
             changes.items.extend(change.items.iter().cloned());
             changes.manifest |= change.manifest;
+            changes.locales |= change.locales;
         }
         Some(changes)
     }
@@ -718,7 +749,12 @@ impl Document {
         if self.changes.len() == CHANGES_KEPT {
             self.changes.pop_front();
         }
-        self.changes.push_back(Change { from, items: touched.clone(), manifest: inverse.sets_manifest() });
+        self.changes.push_back(Change {
+            from,
+            items: touched.clone(),
+            manifest: inverse.sets_manifest(),
+            locales: inverse.sets_locales(),
+        });
         for (key, old) in before {
             // The first time an item changes after a save, its old content is the saved one.
             self.baseline.entry(key).or_insert(old);
@@ -734,6 +770,9 @@ impl Document {
         }
         if self.baseline_manifest.is_none() && inverse.sets_manifest() {
             self.baseline_manifest = saved_manifest(&inverse);
+        }
+        if self.baseline_locales.is_none() && inverse.sets_locales() {
+            self.baseline_locales = saved_locales(&inverse);
         }
         Ok(inverse)
     }
@@ -753,9 +792,24 @@ impl Document {
         self.baseline_manifest.as_ref().is_some_and(|saved| *saved != self.project.manifest)
     }
 
+    /// Whether the translations differ from the saved ones.
+    pub fn locales_dirty(&self) -> bool {
+        self.baseline_locales.as_ref().is_some_and(|saved| *saved != self.project.locales)
+    }
+
+    /// What `locales/` held at the last save or load, as far as the document knows.
+    pub fn saved_locales(&self) -> &Locales {
+        self.baseline_locales.as_ref().unwrap_or(&self.project.locales)
+    }
+
+    /// Records that `locales/` now holds `saved` (a reload).
+    pub fn set_saved_locales(&mut self, saved: Locales) {
+        self.baseline_locales = (saved != self.project.locales).then_some(saved);
+    }
+
     /// Whether anything differs from the saved project.
     pub fn has_unsaved_changes(&self) -> bool {
-        !self.dirty.is_empty() || self.manifest_dirty()
+        !self.dirty.is_empty() || self.manifest_dirty() || self.locales_dirty()
     }
 
     /// What the item's file held at the last save or load, as far as the document knows
@@ -795,6 +849,7 @@ impl Document {
         self.saved_revision = self.revision;
         self.baseline.clear();
         self.baseline_manifest = None;
+        self.baseline_locales = None;
         self.dirty.clear();
     }
 
@@ -819,7 +874,16 @@ fn saved_manifest(op: &Op) -> Option<Manifest> {
     match op {
         Op::SetManifest(manifest) => Some((**manifest).clone()),
         Op::Batch(ops) => ops.iter().rev().find_map(saved_manifest),
-        Op::SetItem { .. } | Op::Rename { .. } => None,
+        Op::SetItem { .. } | Op::SetLocales(_) | Op::Rename { .. } => None,
+    }
+}
+
+/// The translations an inverse op restores last (those from before the op).
+fn saved_locales(op: &Op) -> Option<Locales> {
+    match op {
+        Op::SetLocales(locales) => Some((**locales).clone()),
+        Op::Batch(ops) => ops.iter().rev().find_map(saved_locales),
+        Op::SetItem { .. } | Op::SetManifest(_) | Op::Rename { .. } => None,
     }
 }
 
@@ -846,11 +910,13 @@ fn merge_gesture(earlier: Op, newest: Op) -> Op {
     enum Target<'a> {
         Item(&'a ItemKey),
         Manifest,
+        Locales,
     }
     fn target(op: &Op) -> Option<Target<'_>> {
         match op {
             Op::SetItem { key, .. } => Some(Target::Item(key)),
             Op::SetManifest(_) => Some(Target::Manifest),
+            Op::SetLocales(_) => Some(Target::Locales),
             Op::Rename { .. } | Op::Batch(_) => None,
         }
     }

@@ -54,6 +54,8 @@ pub enum Tab {
     ProjectSettings,
     /// Merge conflicts to resolve and unsaved changes, field by field.
     Changes,
+    /// Every text by language: the translations, edited in place.
+    Strings,
 }
 
 impl Tab {
@@ -74,6 +76,7 @@ impl Tab {
         Tab::Table,
         Tab::ProjectSettings,
         Tab::Changes,
+        Tab::Strings,
     ];
 
     /// The tab's title.
@@ -94,6 +97,7 @@ impl Tab {
             Tab::Table => "Table",
             Tab::ProjectSettings => "Project settings",
             Tab::Changes => "Changes",
+            Tab::Strings => "Strings",
         }
     }
 }
@@ -108,6 +112,7 @@ pub fn default_layout() -> DockState<Tab> {
         Tab::TileMap,
         Tab::Table,
         Tab::ProjectSettings,
+        Tab::Strings,
     ]);
     let surface = dock.main_surface_mut();
     let [centre, _browser] = surface.split_left(NodeIndex::root(), 0.22, vec![Tab::Project]);
@@ -139,6 +144,7 @@ impl ActforgeApp {
             table,
             settings_form,
             changes,
+            strings,
             ..
         } = self;
         let mut viewer = DockTabs {
@@ -159,6 +165,7 @@ impl ActforgeApp {
             table,
             settings_form,
             changes,
+            strings,
         };
         DockArea::new(dock)
             .style(egui_dock::Style::from_egui(ui.style()))
@@ -265,6 +272,7 @@ struct DockTabs<'a> {
     /// The Project settings tab's form state.
     settings_form: &'a mut InspectorState,
     changes: &'a mut ChangesPanel,
+    strings: &'a mut crate::panels::strings::StringsPanel,
 }
 
 impl TabViewer for DockTabs<'_> {
@@ -292,6 +300,7 @@ impl TabViewer for DockTabs<'_> {
             }
             Tab::Log => log::ui(ui, self.log),
             Tab::Changes => self.changes.ui(ui, self.workspace, self.requests),
+            Tab::Strings => self.strings.ui(ui, self.workspace, self.requests),
             Tab::Formula => {
                 let project = self.workspace.project();
                 let mut actions = Vec::new();

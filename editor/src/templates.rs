@@ -34,8 +34,16 @@ fn label_of(id: &str) -> String {
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
-/// A new item of `kind` called `id`, filled from what `project` has.
+/// A new item of `kind` called `id`, filled from what `project` has; its texts get a string
+/// key no other item's translations use.
 pub fn new_item(project: &Project, kind: Kind, id: &str) -> SharedItem {
+    let item = template(project, kind, id);
+    let text_key = actforge_runtime::locale::fresh_text_key(project, kind, id);
+    if text_key.is_empty() { item } else { item.with_text_key(&text_key) }
+}
+
+/// The template of a new item of `kind` called `id`.
+fn template(project: &Project, kind: Kind, id: &str) -> SharedItem {
     let label = label_of(id);
     let first_token = project.tokens.iter().next().map(|token| token.id.clone());
     let first_card = project.cards.iter().next().map(|card| card.id.clone());

@@ -68,6 +68,7 @@ impl Open {
         if let Some((validation, _)) = &self.validation {
             diagnostics.extend(validation.diagnostics());
         }
+        diagnostics.extend(actforge_runtime::locale::check_locales(project, root));
         self.diagnostics = diagnostics;
         self.diagnostics_revision = self.document.revision();
     }

@@ -13,6 +13,7 @@ use actforge_runtime::Kind;
 use actforge_runtime::model::Manifest;
 use notify::{RecursiveMode, Watcher};
 
+use actforge_runtime::locale::LOCALES_FOLDER;
 use actforge_runtime::project::merge::{conflict_diagnostics, parse_conflict_text};
 use actforge_runtime::project::{ItemConflict, MANIFEST_FILE, item_path, manifest_text};
 
@@ -78,6 +79,8 @@ impl FolderWatch {
                     for path in event.paths {
                         if path.strip_prefix(&self.root).is_ok_and(|relative| relative == Path::new(MANIFEST_FILE)) {
                             changes.manifest = true;
+                        } else if path.strip_prefix(self.root.join(LOCALES_FOLDER)).is_ok() {
+                            changes.locales = true;
                         } else if let Some(key) = self.item_of(&path)
                             && !changes.items.contains(&key)
                         {
@@ -113,6 +116,8 @@ pub struct DiskChanges {
     pub items: Vec<ItemKey>,
     /// Whether `project.ron` changed.
     pub manifest: bool,
+    /// Whether a file under `locales/` changed.
+    pub locales: bool,
     /// An error the watcher reported.
     pub problem: Option<String>,
 }
@@ -150,12 +155,15 @@ impl ActforgeApp {
     /// document knows is on disk and are ignored.
     pub(crate) fn check_disk(&mut self) {
         let Some(watch) = &self.watch else { return };
-        let DiskChanges { items, manifest, problem } = watch.changes();
+        let DiskChanges { items, manifest, locales, problem } = watch.changes();
         if let Some(problem) = problem {
             self.log.push(format!("Watching the project folder: {problem}"));
         }
         if manifest {
             self.check_manifest_on_disk();
+        }
+        if locales {
+            self.check_locales_on_disk();
         }
         for key in items {
             let file = self.path.join(item_path(key.kind, &key.id));
@@ -277,6 +285,41 @@ impl ActforgeApp {
             }
         } else {
             self.take_their_manifest(theirs, "Reload");
+        }
+    }
+
+    /// Takes in translations changed by someone else (`actforge strings import`, a git pull):
+    /// a reload (one undoable step) without unsaved translation edits; with them, the log says
+    /// to save or undo first. Our own saves are ignored.
+    fn check_locales_on_disk(&mut self) {
+        let mut scratch = actforge_runtime::Project::default();
+        let (mut diagnostics, mut protected) = (Vec::new(), std::collections::BTreeSet::new());
+        actforge_runtime::locale::load_locales(&self.path, &mut scratch, &mut diagnostics, &mut protected);
+        if !diagnostics.is_empty() || !protected.is_empty() {
+            // A half-written or broken file: the next event brings the finished one.
+            return;
+        }
+        let theirs = scratch.locales;
+        let Workspace::Open(open) = &mut self.workspace else { return };
+        // An empty language folder saves as no file: compare what files would hold.
+        let same = |a: &actforge_runtime::locale::Locales, b: &actforge_runtime::locale::Locales| {
+            a.iter().filter(|(_, l)| !l.is_empty()).eq(b.iter().filter(|(_, l)| !l.is_empty()))
+        };
+        if same(open.document.saved_locales(), &theirs) {
+            return;
+        }
+        if open.document.locales_dirty() {
+            self.log.push(format!(
+                "{LOCALES_FOLDER}/ changed on disk while translations have unsaved edits: save (to keep yours) or \
+                 undo them, then Reload (to take the files')"
+            ));
+            return;
+        }
+        let op = Op::SetLocales(Box::new(theirs.clone()));
+        if self.edit(op, &format!("Reload {LOCALES_FOLDER}/ from disk"), None)
+            && let Workspace::Open(open) = &mut self.workspace
+        {
+            open.document.set_saved_locales(theirs);
         }
     }
 

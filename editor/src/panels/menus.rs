@@ -82,6 +82,7 @@ impl ActforgeApp {
                 ui.separator();
                 self.menu_item(ui, UiCommand::ProjectSettings);
                 self.menu_item(ui, UiCommand::Changes);
+                self.menu_item(ui, UiCommand::Strings);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ImportCultistlike);
                 self.menu_item(ui, UiCommand::ExportBundle);

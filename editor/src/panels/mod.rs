@@ -13,4 +13,5 @@ pub mod menus;
 pub mod project_settings;
 pub mod search;
 pub mod simulate;
+pub mod strings;
 pub mod tests;

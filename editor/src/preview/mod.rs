@@ -159,6 +159,39 @@ impl PreviewPanel {
         }
     }
 
+    /// The language the game plays in: the source, each language of the project, or the
+    /// pseudo-locale (accented, longer, bracketed: clipped and untranslated text stands out).
+    fn language_ui(&mut self, ui: &mut egui::Ui, project: &Project) {
+        use actforge_runtime::locale::{PSEUDO_LOCALE, saved_languages};
+        ui.separator();
+        let source = format!("Source ({})", project.manifest.localisation.source_language);
+        let name = |language: &str| match language {
+            "" => source.clone(),
+            PSEUDO_LOCALE => "Pseudo-locale".to_owned(),
+            language => language.to_owned(),
+        };
+        let current = self.game.language().to_owned();
+        let mut chosen = current.clone();
+        egui::ComboBox::from_label("Language")
+            .selected_text(name(&current))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut chosen, String::new(), name(""));
+                for language in saved_languages(project) {
+                    ui.selectable_value(&mut chosen, language.to_owned(), name(language));
+                }
+                ui.selectable_value(&mut chosen, PSEUDO_LOCALE.to_owned(), name(PSEUDO_LOCALE)).on_hover_text(
+                    "Every text accented, 40% longer and bracketed: clipped or hard-coded text stands out",
+                );
+            })
+            .response
+            .on_hover_text(
+                "The language the preview plays in (texts without a translation stay in the source language)",
+            );
+        if chosen != current {
+            self.game.set_language(&chosen);
+        }
+    }
+
     fn controls_ui(&mut self, ui: &mut egui::Ui, project: &Project) {
         ui.horizontal_wrapped(|ui| {
             let playing = self.game.is_playing();
@@ -210,6 +243,7 @@ impl PreviewPanel {
             {
                 self.ask_save(project);
             }
+            self.language_ui(ui, project);
             if let Some(session) = self.game.session() {
                 ui.separator();
                 let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));

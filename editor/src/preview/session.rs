@@ -83,6 +83,8 @@ pub struct PreviewGame {
     foreground_wait: Option<Duration>,
     /// Called from the worker when a result is ready (the editor asks for a repaint).
     waker: Option<Waker>,
+    /// The language the game plays in (empty: the source language; or the pseudo-locale).
+    language: String,
 }
 
 /// Called from the worker thread when a result is ready.
@@ -119,6 +121,8 @@ type ItemSet = BTreeSet<(Kind, String)>;
 struct Job {
     generation: u64,
     project: Option<Project>,
+    /// The language to play `project` in (empty: as written).
+    language: String,
     /// The document revision of `project`.
     revision: u64,
     /// The items changed since an earlier revision compiled, so the worker validates again
@@ -180,6 +184,7 @@ impl Default for PreviewGame {
             queued: Vec::new(),
             foreground_wait: None,
             waker: None,
+            language: String::new(),
         }
     }
 }
@@ -260,10 +265,29 @@ impl PreviewGame {
         }
         let delta = self.compiled_revision.and_then(|base| {
             let changes = document.changes_since(base)?;
+            // New translations change texts of any item: compile whole.
+            if changes.locales && !self.language.is_empty() {
+                return None;
+            }
             Some((base, changes.items.into_iter().map(|key| (key.kind, key.id)).collect()))
         });
         self.compiled_revision = Some(revision);
         self.send_job(Some((document.project().clone(), revision, delta)));
+    }
+
+    /// The language the game plays in (empty: the source language).
+    pub fn language(&self) -> &str {
+        &self.language
+    }
+
+    /// Plays in `language` (a language of the project, the pseudo-locale, or empty for the
+    /// source language) from the next sync on: the content compiles again and the inputs
+    /// replay, so the game keeps its place.
+    pub fn set_language(&mut self, language: &str) {
+        if self.language != language {
+            language.clone_into(&mut self.language);
+            self.compiled_revision = None;
+        }
     }
 
     /// How long a call waits for the worker before returning with the job still running
@@ -365,6 +389,7 @@ impl PreviewGame {
         let job = Job {
             generation,
             project,
+            language: self.language.clone(),
             revision,
             delta,
             content: self.content.clone(),
@@ -737,11 +762,16 @@ fn compile(
     Ok(content)
 }
 
+/// `project` in `language` (empty: as written).
+fn localise(project: Project, language: &str) -> Project {
+    if language.is_empty() { project } else { actforge_runtime::locale::localised(&project, language) }
+}
+
 /// Compiles (when asked) and replays; `None` when a newer job superseded this one.
 fn run_job(job: Job, latest: &AtomicU64, state: &mut WorkerState) -> Option<Result<Replayed, Vec<String>>> {
     let superseded = || latest.load(Ordering::Relaxed) != job.generation;
     let content = match job.project {
-        Some(project) => match compile(project, job.revision, job.delta, state) {
+        Some(project) => match compile(localise(project, &job.language), job.revision, job.delta, state) {
             Ok(content) => content,
             Err(error) => return Some(Err(error.problems.iter().map(ToString::to_string).collect())),
         },

@@ -1487,6 +1487,7 @@ impl<'a> Reader<'a, '_> {
 
     fn aspect(&mut self, fields: &mut Fields<'a>) -> Aspect {
         let aspect = Aspect {
+            text_key: String::new(),
             id: Id::new(self.asset.id.clone()),
             label: self.text(fields, "label"),
             description: self.text(fields, "description"),
@@ -1539,6 +1540,7 @@ impl<'a> Reader<'a, '_> {
         }
         let shuffle = self.flag(fields, "shuffle");
         Deck {
+            text_key: String::new(),
             id: Id::new(self.asset.id.clone()),
             label: self.text(fields, "label"),
             text: self.text(fields, "text"),
@@ -1557,6 +1559,7 @@ impl<'a> Reader<'a, '_> {
 
     fn slot(&mut self, fields: &mut Fields<'a>) -> Slot {
         let mut slot = Slot {
+            text_key: String::new(),
             id: Id::new(self.asset.id.clone()),
             label: self.text(fields, "label"),
             description: self.text(fields, "description"),
@@ -1605,6 +1608,7 @@ impl<'a> Reader<'a, '_> {
     fn act(&mut self, fields: &mut Fields<'a>) -> Act {
         let initial_at = fields.get("initial").map_or(fields.at, |node| node.at);
         let mut act = Act {
+            text_key: String::new(),
             id: Id::new(self.asset.id.clone()),
             label: self.text(fields, "label"),
             token: self.id(fields, "token", AssetType::Token),

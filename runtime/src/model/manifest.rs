@@ -1,5 +1,7 @@
 //! `project.ron`: the project's name, schema version, settings and entry points.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +61,28 @@ impl EntryPoints {
     }
 }
 
+/// The languages of a project (FORMAT.md, "Localisation").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Localisation {
+    /// The language the content is written in, as a code such as `en`.
+    pub source_language: String,
+    /// The languages it is translated into (codes such as `fr` or `pt-BR`); each one's
+    /// translations live in `locales/CODE/`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
+    /// The most characters a text may have, by `KIND.FIELD` with list elements left out
+    /// (`cards.label`, `node_maps.nodes.text`); longer translations are reported by `check`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: BTreeMap<String, u32>,
+}
+
+impl Default for Localisation {
+    fn default() -> Self {
+        Self { source_language: "en".to_owned(), languages: Vec::new(), limits: BTreeMap::new() }
+    }
+}
+
 /// The contents of `project.ron`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -79,6 +103,10 @@ pub struct Manifest {
     #[serde(skip_serializing_if = "EntryPoints::is_empty")]
     #[schemars(!skip_serializing_if)]
     pub entry: EntryPoints,
+    /// The languages the content is written and translated in.
+    #[serde(skip_serializing_if = "is_default")]
+    #[schemars(!skip_serializing_if)]
+    pub localisation: Localisation,
 }
 impl_walk!(Manifest { entry });
 
@@ -102,6 +130,7 @@ impl Manifest {
             description: String::new(),
             settings: Settings::default(),
             entry: EntryPoints::default(),
+            localisation: Localisation::default(),
         }
     }
 }

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 pub use checks::{Checks, MAX_CARDS_CREATED_PER_STEP, Read, ValueChecks, lookups};
 pub use id::{Id, KIND_EXTENSION, LOCAL_EXTENSION, MAX_ID_LEN, SLUG_PATTERN, slug_problem, slugify};
-pub use manifest::{EntryPoints, Manifest, SCHEMA_VERSION, Settings};
+pub use manifest::{EntryPoints, Localisation, Manifest, SCHEMA_VERSION, Settings};
 pub use node_map::{
     BattleRules, BattleTrigger, CampaignDeck, CardCycle, CardPlay, EdgeStyle, Grade, MapEdge, MapNode, NodeKind,
     NodeMap, NodeOption, Patrol, Phase, Raid,
@@ -72,6 +72,10 @@ pub trait Item:
     fn id_mut(&mut self) -> &mut Id<Self>;
     /// Display name (may be empty; the id is shown then).
     fn label(&self) -> &str;
+    /// The key of this item's texts in string tables: its `text_key`, or its id when that is empty.
+    fn text_key(&self) -> &str;
+    /// Mutable `text_key`, for renames.
+    fn text_key_mut(&mut self) -> &mut String;
     /// This kind's items in a project.
     fn items(project: &Project) -> &Items<Self>;
     /// This kind's items in a project, mutable.
@@ -268,6 +272,10 @@ macro_rules! kinds {
                 fn id(&self) -> &Id<Self> { &self.id }
                 fn id_mut(&mut self) -> &mut Id<Self> { &mut self.id }
                 fn label(&self) -> &str { &self.label }
+                fn text_key(&self) -> &str {
+                    if self.text_key.is_empty() { self.id.as_str() } else { &self.text_key }
+                }
+                fn text_key_mut(&mut self) -> &mut String { &mut self.text_key }
                 fn items(project: &Project) -> &Items<Self> { &project.$field }
                 fn items_mut(project: &mut Project) -> &mut Items<Self> { &mut project.$field }
             }
@@ -278,6 +286,8 @@ macro_rules! kinds {
         pub struct Project {
             /// `project.ron`.
             pub manifest: Manifest,
+            /// The translations, by language (`locales/`).
+            pub locales: crate::locale::Locales,
             $(
                 #[doc = concat!("The ", $plural, ".")]
                 pub $field: Items<$ty>,
@@ -297,7 +307,7 @@ macro_rules! kinds {
 
             /// Calls `visitor` with each kind's items, spreading the calls over rayon's threads.
             pub fn visit_kinds_parallel(&mut self, visitor: &impl ParallelKindVisitor) {
-                let Project { manifest: _, $($field,)* } = self;
+                let Project { manifest: _, locales: _, $($field,)* } = self;
                 rayon::scope(|scope| {
                     $( scope.spawn(move |_| visitor.visit($field)); )*
                 });
@@ -343,6 +353,9 @@ macro_rules! kinds {
             /// with them (`actforge export --with-tests`).
             #[serde(skip_serializing_if = "BTreeMap::is_empty")]
             pub tests: BTreeMap<String, String>,
+            /// The translations by language, each by string key (`actforge export --lang`).
+            #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+            pub locales: crate::locale::Locales,
         }
 
         impl Bundle {
@@ -354,6 +367,7 @@ macro_rules! kinds {
                     project: project.manifest.clone(),
                     $( $field: project.$field.iter().cloned().collect(), )*
                     tests: BTreeMap::new(),
+                    locales: project.locales.clone(),
                 }
             }
 
@@ -367,7 +381,7 @@ macro_rules! kinds {
 
             /// Splits the bundle into a project, reporting ids that occur twice.
             pub fn into_project(self) -> (Project, Vec<(Kind, String)>) {
-                let mut project = Project { manifest: self.project, ..Project::default() };
+                let mut project = Project { manifest: self.project, locales: self.locales, ..Project::default() };
                 let mut duplicates = Vec::new();
                 $(
                     let (items, repeated) = Items::from_list(self.$field);

@@ -129,6 +129,10 @@ pub struct NodeMap {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<NodeMap>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,

@@ -18,6 +18,10 @@ pub struct Formula {
     /// Unique id (the name after `f.`).
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Formula>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -106,6 +110,10 @@ pub struct Stat {
     /// Unique id (the name formulas read).
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Stat>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -158,6 +166,10 @@ pub struct TurnConfig {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<TurnConfig>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -191,6 +203,7 @@ impl_walk!(TurnConfig { hand_limit, draw_deck, initial_hand, rules, max_turns, f
 impl Default for TurnConfig {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: Id::default(),
             label: String::new(),
             description: String::new(),
@@ -213,6 +226,10 @@ pub struct Era {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Era>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -236,6 +253,7 @@ impl_walk!(Era { duration_turns, rules, next });
 impl Default for Era {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: Id::default(),
             label: String::new(),
             description: String::new(),
@@ -255,6 +273,10 @@ pub struct Synthesis {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Synthesis>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -407,6 +429,7 @@ impl Default for DiceCheck {
 impl Default for Synthesis {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: Id::default(),
             label: String::new(),
             description: String::new(),
@@ -439,6 +462,10 @@ pub struct Board {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Board>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -506,6 +533,7 @@ impl_walk!(Board { cell_slot, facing, die, hand, score, roll_filter, hide_roll, 
 impl Default for Board {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: Id::default(),
             label: String::new(),
             description: String::new(),

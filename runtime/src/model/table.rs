@@ -591,6 +591,10 @@ pub struct Aspect {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: AspectId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -644,6 +648,10 @@ pub struct Card {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: CardId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name (may contain newlines).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -722,6 +730,10 @@ pub struct Deck {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: DeckId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -767,6 +779,10 @@ pub struct Slot {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: SlotId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Caption.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -830,6 +846,10 @@ pub struct Rule {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: RuleId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name in the editor (the rule's `text` is what players see).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -886,6 +906,10 @@ pub struct Act {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: ActId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Window title while the act runs; empty keeps the previous title.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -986,6 +1010,10 @@ pub struct Token {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: TokenId,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Window title when idle.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -1024,6 +1052,7 @@ impl_walk!(Token { text_rules, slot });
 impl Default for Token {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: TokenId::default(),
             label: String::new(),
             description: String::new(),

@@ -32,6 +32,10 @@ pub struct Unit {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Unit>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -75,6 +79,10 @@ pub struct Equipment {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Equipment>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -618,6 +626,10 @@ pub struct Skill {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<Skill>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,

@@ -755,6 +755,10 @@ pub struct TileMap {
     /// Unique id.
     #[schemars(schema_with = "super::id::slug_schema")]
     pub id: Id<TileMap>,
+    /// This item's key in string tables (`KIND.KEY.FIELD`); empty: the id. A rename stores the old id
+    /// here, so translations keep their keys.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text_key: String,
     /// Display name.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub label: String,
@@ -879,6 +883,7 @@ pub fn unique_slug(label: &str, taken: &std::collections::BTreeSet<String>) -> S
 impl Default for TileMap {
     fn default() -> Self {
         Self {
+            text_key: String::new(),
             id: Id::default(),
             label: String::new(),
             description: String::new(),

@@ -99,6 +99,11 @@ fn ron_bundle_text(project: &Project, tests: &BTreeMap<String, String>) -> Resul
         text.push_str(&value_at(tests, 1, 11)?);
         text.push_str(",\n");
     }
+    if !project.locales.is_empty() {
+        text.push_str("    locales: ");
+        text.push_str(&value_at(&project.locales, 1, 13)?);
+        text.push_str(",\n");
+    }
     text.push_str(")\n");
     Ok(text)
 }
@@ -225,6 +230,7 @@ fn parse_ron_parts(text: &str, fields: &[TopField]) -> Option<Bundle> {
             "schema_version" => bundle.schema_version = ron::from_str(value).ok()?,
             "project" => bundle.project = ron::from_str(value).ok()?,
             "tests" => bundle.tests = ron::from_str(value).ok()?,
+            "locales" => bundle.locales = ron::from_str(value).ok()?,
             list => {
                 Kind::from_folder(list)?;
                 lists.insert(list, field.elements.as_deref()?);
@@ -287,6 +293,7 @@ fn parse_bundle_text(text: String, path: &Path) -> Result<Loaded, ProjectError> 
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
     diagnostics.extend(migrate::palette_ids(&mut project));
+    diagnostics.extend(crate::locale::drop_unusable_translations(&mut project).into_iter().map(|d| d.in_file(path)));
     Ok(Loaded { project, diagnostics, sources, protected: BTreeSet::new(), conflicts: Vec::new() })
 }
 

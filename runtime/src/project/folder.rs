@@ -110,6 +110,7 @@ pub fn load_folder(root: &Path) -> Result<Loaded, ProjectError> {
         diagnostics.extend(migrate::upgrade(&mut project, version));
     }
     diagnostics.extend(migrate::palette_ids(&mut project));
+    crate::locale::load_locales(root, &mut project, &mut diagnostics, &mut protected);
     Ok(Loaded {
         project,
         diagnostics,
@@ -347,7 +348,13 @@ impl KindVisitor for Renderer {
 pub fn render_files(project: &Project) -> Result<Vec<(PathBuf, String)>, ProjectError> {
     let mut renderer = Renderer { files: vec![(PathBuf::from(MANIFEST_FILE), manifest_text(&project.manifest))] };
     project.visit_kinds(&mut renderer);
-    renderer.files.into_iter().map(|(path, text)| text.map(|text| (path, text))).collect()
+    let mut files: Vec<(PathBuf, String)> =
+        renderer.files.into_iter().map(|(path, text)| text.map(|text| (path, text))).collect::<Result<_, _>>()?;
+    files.extend(
+        crate::locale::locale_files(project)
+            .map_err(|message| ProjectError::Serialise { what: "translations".to_owned(), message })?,
+    );
+    Ok(files)
 }
 
 /// Saves `project` into `root`, writing only files whose bytes change, each atomically.
@@ -364,6 +371,10 @@ pub fn save_folder(project: &Project, root: &Path, protected: &BTreeSet<PathBuf>
         if fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
             report.unchanged += 1;
             continue;
+        }
+        if let Some(folder) = path.parent().filter(|folder| !folder.exists()) {
+            // A new language's folder.
+            fs::create_dir_all(folder).map_err(|error| ProjectError::io(folder, error))?;
         }
         write_atomic(&path, text.as_bytes()).map_err(|error| ProjectError::io(&path, error))?;
         report.written.push(relative);

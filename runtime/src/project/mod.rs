@@ -167,7 +167,7 @@ fn parse_ron<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ron::error
 
 /// A diagnostic for a RON parse error, at the error's line and column (moved forward over
 /// whitespace, so the caret lands on the offending character).
-fn ron_error(file: &Path, text: &str, error: &ron::error::SpannedError) -> Diagnostic {
+pub(crate) fn ron_error(file: &Path, text: &str, error: &ron::error::SpannedError) -> Diagnostic {
     let start = error.span.start;
     let at = Position { line: start.line, col: start.col };
     Diagnostic::error(format!("this file is not valid RON: {}", error.code))
@@ -176,7 +176,7 @@ fn ron_error(file: &Path, text: &str, error: &ron::error::SpannedError) -> Diagn
 }
 
 /// "this file is not UTF-8 text", at the line and column of the first byte that is not.
-fn not_utf8(file: &Path, error: &std::string::FromUtf8Error) -> Diagnostic {
+pub(crate) fn not_utf8(file: &Path, error: &std::string::FromUtf8Error) -> Diagnostic {
     let bytes = error.as_bytes();
     let valid = bytes.get(..error.utf8_error().valid_up_to()).and_then(|valid| std::str::from_utf8(valid).ok());
     let at = valid.map(|valid| crate::ron_locate::position_of(valid, valid.len()));

@@ -320,6 +320,7 @@ fn without_columns(map: &TileMap) -> TileMap {
     // Every field named, so that a new field cannot be forgotten here.
     let TileMap {
         id,
+        text_key,
         label,
         description,
         width,
@@ -337,6 +338,7 @@ fn without_columns(map: &TileMap) -> TileMap {
     } = map;
     TileMap {
         id: id.clone(),
+        text_key: text_key.clone(),
         label: label.clone(),
         description: description.clone(),
         width: *width,
