@@ -6,6 +6,7 @@ pub mod diagnostic;
 pub mod engine;
 pub mod formula;
 pub mod import;
+pub mod locale;
 pub mod map;
 pub mod model;
 pub mod number;

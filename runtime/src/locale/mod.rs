@@ -1,0 +1,3 @@
+//! Localisation: string keys, translations, string tables.
+
+pub mod formats;
