@@ -55,23 +55,24 @@ fn the_pack_is_canonical_and_validates_without_errors() {
     }
     // One item per file and nothing else: every `.ron` file in the folder is one the writer
     // prints (the pack's playtests in `tests/` are not content).
-    let on_disk = std::fs::read_dir(&root)
+    fn count_files(path: &std::path::Path) -> usize {
+        if path.is_dir() { std::fs::read_dir(path).unwrap().map(|e| count_files(&e.unwrap().path())).sum() } else { 1 }
+    }
+    let on_disk: usize = std::fs::read_dir(&root)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| !path.ends_with("tests"))
-        .flat_map(|path| {
-            if path.is_dir() {
-                std::fs::read_dir(path).unwrap().map(|e| e.unwrap().path()).collect()
-            } else {
-                vec![path]
-            }
-        })
-        .count();
+        .map(|path| count_files(&path))
+        .sum();
     assert_eq!(on_disk, files.len());
     // What `actforge check` runs.
     let found = validate(&loaded.project, &loaded.sources, Some(&root));
     assert!(found.iter().all(|d| d.severity != Severity::Error), "{found:?}");
     assert!(found.is_empty(), "warnings too: {found:?}");
+    // Its sample language (a pseudo-translation) is complete and current.
+    assert_eq!(loaded.project.manifest.localisation.languages, ["en-XA"]);
+    let translations = actforge_runtime::locale::check_locales(&loaded.project, Some(&root));
+    assert!(translations.is_empty(), "{translations:?}");
 }
 
 #[test]

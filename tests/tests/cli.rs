@@ -1053,3 +1053,84 @@ fn merge_driver_merges_fields_writes_conflicts_check_reports_and_diff_names_chan
         "~ project.ron: 1 field changed\n    name: \"before\" -> \"p\"\n- card salt\n~ act hello: 1 field changed\n    label: \"Hello\" -> \"Hi\"\n"
     );
 }
+
+#[test]
+fn strings_extract_import_check_and_export_carry_a_translation_from_a_new_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("p");
+    actforge(&["new", path(&project)]);
+    fs::write(
+        project.join("cards").join("coin.ron"),
+        "(\n    id: \"coin\",\n    label: \"Coin\",\n    description: \"You have [coin] of them, \\\"worn\\\".\",\n)\n",
+    )
+    .unwrap();
+    for (extension, translate) in [
+        ("csv", Box::new(|text: &str| text.replace(",Coin,,", ",Coin,Pièce,")) as Box<dyn Fn(&str) -> String>),
+        (
+            "po",
+            Box::new(|text: &str| text.replacen("msgid \"Coin\"\nmsgstr \"\"", "msgid \"Coin\"\nmsgstr \"Pièce\"", 1)),
+        ),
+        (
+            "xliff",
+            Box::new(|text: &str| {
+                text.replacen(
+                    "<source>Coin</source>\n",
+                    "<source>Coin</source>\n        <target state=\"translated\">Pièce</target>\n",
+                    1,
+                )
+            }),
+        ),
+    ] {
+        // Each format starts untranslated.
+        let _ = fs::remove_dir_all(project.join("locales"));
+        let table = dir.path().join(format!("strings.{extension}"));
+        let (outcome, out, err) = actforge(&["strings", "extract", path(&project), "-o", path(&table), "--lang", "fr"]);
+        assert_eq!(outcome, Exit::Success, "{out}{err}");
+        assert!(out.contains("wrote 2 texts"), "{out}");
+        let text = fs::read_to_string(&table).unwrap();
+        assert!(text.contains("cards.coin.label") && text.contains("cards.coin.description"), "{text}");
+        fs::write(&table, translate(&text)).unwrap();
+        let (outcome, out, err) = actforge(&["strings", "import", path(&project), path(&table)]);
+        assert_eq!(outcome, Exit::Success, "{extension}: {out}{err}");
+        assert!(out.contains("imported `fr`"), "{out}");
+        let locale = fs::read_to_string(project.join("locales/fr/cards.ron")).unwrap();
+        assert!(locale.contains("\"coin.label\": (text: \"Pièce\", source: \"Coin\")"), "{extension}: {locale}");
+        // Extracting again gives the same file, translation included.
+        let again = dir.path().join(format!("again.{extension}"));
+        actforge(&["strings", "extract", path(&project), "-o", path(&again), "--lang", "fr"]);
+        assert_eq!(fs::read_to_string(&again).unwrap(), translate(&text), "{extension}");
+    }
+    assert!(fs::read_to_string(project.join("project.ron")).unwrap().contains("languages: [\"fr\"]"));
+
+    // `check` reports what is missing, then what is stale and a lost placeholder.
+    let (_, out, _) = actforge(&["check", path(&project)]);
+    assert!(out.contains("`fr`: 1 of 2 texts are not translated: cards.coin.description"), "{out}");
+    let locale = project.join("locales/fr/cards.ron");
+    let text = fs::read_to_string(&locale).unwrap().replace(
+        "\"coin.label\"",
+        "\"coin.description\": (text: \"Vous en avez, usées.\", source: \"Old.\"),\n    \"coin.label\"",
+    );
+    fs::write(&locale, text).unwrap();
+    let (outcome, out, _) = actforge(&["check", path(&project)]);
+    assert_eq!(outcome, Exit::Failure, "{out}");
+    assert!(
+        out.contains("locales/fr/cards.ron:4:5: warning: the `fr` translation of `cards.coin.description` is stale"),
+        "{out}"
+    );
+    assert!(out.contains("locales/fr/cards.ron:4:5: error: the `fr` translation of `cards.coin.description` must keep its source's placeholders ([coin]): lost [coin]"), "{out}");
+
+    // Bundles carry the chosen languages.
+    fs::write(&locale, "{\"coin.label\": (text: \"Pièce\", source: \"Coin\")}\n").unwrap();
+    let bundle = dir.path().join("game.ron");
+    let (outcome, out, err) = actforge(&["export", path(&project), "-o", path(&bundle), "--lang", "fr"]);
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
+    assert!(fs::read_to_string(&bundle).unwrap().contains("\"cards.coin.label\": (text: \"Pièce\", source: \"Coin\")"));
+    actforge(&["export", path(&project), "-o", path(&bundle), "--lang", "none"]);
+    assert!(!fs::read_to_string(&bundle).unwrap().contains("Pièce"));
+    let (outcome, _, err) = actforge(&["export", path(&project), "-o", path(&bundle), "--lang", "de"]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(err.contains("`de` is not a language of the project (it has: fr)"), "{err}");
+    let (outcome, _, err) = actforge(&["strings", "extract", path(&project), "-o", path(&dir.path().join("x.txt"))]);
+    assert_eq!(outcome, Exit::Failure);
+    assert!(err.contains("a string table ends in .csv, .po (.pot) or .xliff (.xlf)"), "{err}");
+}
