@@ -118,6 +118,8 @@ impl StringsPanel {
             ui.separator();
             let response = ui
                 .add(egui::TextEdit::singleline(&mut self.new_language).hint_text("code, e.g. fr").desired_width(90.0));
+            // Screen readers (and tests) find the field by what it is for.
+            ui.ctx().accesskit_node_builder(response.id, |node| node.set_label("New language code"));
             let entered = response.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
             if ui
                 .button(format!("{} Add language", icon::PLUS))
@@ -312,6 +314,7 @@ fn translation_cell(
             .desired_width(f32::INFINITY)
             .hint_text(RichText::new(format!("Missing: type the {language} text")).italics()),
     );
+    ui.ctx().accesskit_node_builder(response.id, |node| node.set_label(format!("{language} of {}", string.key)));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     ("strings", language, &string.key).hash(&mut hasher);
     let gesture = hasher.finish();
