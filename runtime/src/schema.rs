@@ -215,7 +215,7 @@ mod tests {
         let act = item_schema(Kind::Act);
         let fields: Vec<&str> =
             act["properties"].as_object().map(|fields| fields.keys().map(String::as_str).collect()).unwrap_or_default();
-        assert_eq!(fields.get(..3), Some(&["id", "label", "text"][..]));
+        assert_eq!(fields.get(..4), Some(&["id", "text_key", "label", "text"][..]));
     }
 
     #[test]

@@ -44,6 +44,11 @@ fn describe(session: &Session) -> String {
 const SPRING: &str = "Spring comes to the village, and the apothecary is still open.";
 const MOURNING: &str = "Two graves by midwinter. The village stops knocking.";
 
+/// Files below `path` (1 for a file).
+fn count_files(path: &std::path::Path) -> usize {
+    if path.is_dir() { std::fs::read_dir(path).unwrap().map(|e| count_files(&e.unwrap().path())).sum() } else { 1 }
+}
+
 #[test]
 fn the_pack_is_canonical_and_validates_without_errors() {
     let root = root();
@@ -55,9 +60,6 @@ fn the_pack_is_canonical_and_validates_without_errors() {
     }
     // One item per file and nothing else: every `.ron` file in the folder is one the writer
     // prints (the pack's playtests in `tests/` are not content).
-    fn count_files(path: &std::path::Path) -> usize {
-        if path.is_dir() { std::fs::read_dir(path).unwrap().map(|e| count_files(&e.unwrap().path())).sum() } else { 1 }
-    }
     let on_disk: usize = std::fs::read_dir(&root)
         .unwrap()
         .map(|entry| entry.unwrap().path())

@@ -205,6 +205,7 @@ fn every_default_in_the_schema_is_the_models() {
     }
     check! {
         Manifest => "Manifest", Settings => "Settings", EntryPoints => "EntryPoints",
+        actforge_runtime::model::Localisation => "Localisation", actforge_runtime::locale::Translation => "Translation",
         Aspect => "Aspect", Card => "Card", CardOption => "CardOption", FragmentCount => "FragmentCount",
         Deck => "Deck", Slot => "Slot", Test => "Test", Rule => "Rule", Requirements => "Requirements",
         Effects => "Effects", ActModifier => "ActModifier", CardModifier => "CardModifier",
@@ -240,7 +241,8 @@ fn every_default_in_the_schema_is_the_models() {
 fn format_section_of(type_name: &str) -> Option<&'static str> {
     let section = match type_name {
         "Bundle" => "## 4. Bundle",
-        "Manifest" | "Settings" | "EntryPoints" => "## 2. `project.ron`",
+        "Manifest" | "Settings" | "EntryPoints" | "Localisation" => "## 2. `project.ron`",
+        "Translation" => "## 17. Localisation",
         "FragmentRef" | "FragmentCount" => "### Fragment references",
         "Aspect" => "### aspects/",
         "Card" | "CardOption" => "### cards/",

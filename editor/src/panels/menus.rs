@@ -82,7 +82,6 @@ impl ActforgeApp {
                 ui.separator();
                 self.menu_item(ui, UiCommand::ProjectSettings);
                 self.menu_item(ui, UiCommand::Changes);
-                self.menu_item(ui, UiCommand::Strings);
                 ui.separator();
                 self.menu_item(ui, UiCommand::ImportCultistlike);
                 self.menu_item(ui, UiCommand::ExportBundle);
@@ -115,6 +114,7 @@ impl ActforgeApp {
                 self.menu_item(ui, UiCommand::NodeMap);
                 self.menu_item(ui, UiCommand::TileMapEditor);
                 self.menu_item(ui, UiCommand::TableView);
+                self.menu_item(ui, UiCommand::Strings);
                 ui.separator();
                 self.menu_item(ui, UiCommand::MaximisePane);
                 self.menu_item(ui, UiCommand::ToggleTheme);

@@ -2,6 +2,7 @@
 //! edited in place (each edit an undoable op); filters for missing and stale translations
 //! (issue 32).
 
+use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -65,7 +66,7 @@ impl StringsPanel {
             self.language.clear();
         }
         self.toolbar_ui(ui, project, &languages, requests);
-        self.summary_ui(ui, project, &strings, &languages);
+        Self::summary_ui(ui, project, &strings, &languages);
         ui.separator();
         if strings.is_empty() {
             ui.label(
@@ -86,7 +87,7 @@ impl StringsPanel {
             ui.label("No text matches the filter.");
             return;
         }
-        self.table_ui(ui, project, &rows, &languages, requests);
+        Self::table_ui(ui, project, &rows, &languages, requests);
     }
 
     fn toolbar_ui(&mut self, ui: &mut egui::Ui, project: &Project, languages: &[String], requests: &mut Requests) {
@@ -160,7 +161,7 @@ impl StringsPanel {
         self.new_language.clear();
     }
 
-    fn summary_ui(&self, ui: &mut egui::Ui, project: &Project, strings: &[SourceString], languages: &[String]) {
+    fn summary_ui(ui: &mut egui::Ui, project: &Project, strings: &[SourceString], languages: &[String]) {
         let empty = Locale::new();
         ui.horizontal_wrapped(|ui| {
             ui.label(format!("{} texts in {}", strings.len(), project.manifest.localisation.source_language));
@@ -202,7 +203,6 @@ impl StringsPanel {
     }
 
     fn table_ui(
-        &mut self,
         ui: &mut egui::Ui,
         project: &Project,
         rows: &[&SourceString],
@@ -268,7 +268,7 @@ impl StringsPanel {
                             about.push_str(&string.context);
                         }
                         if let Some(limit) = string.max_chars {
-                            about.push_str(&format!(" · max {limit} characters"));
+                            let _ = write!(about, " · max {limit} characters");
                         }
                         ui.label(RichText::new(about).small().weak());
                     });

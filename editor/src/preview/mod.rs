@@ -172,21 +172,35 @@ impl PreviewPanel {
         };
         let current = self.game.language().to_owned();
         let mut chosen = current.clone();
-        egui::ComboBox::from_label("Language")
-            .selected_text(name(&current))
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut chosen, String::new(), name(""));
+        let response = ui
+            .menu_button(format!("{} {}", egui_phosphor::regular::GLOBE, name(&current)), |ui| {
+                let mut item = |ui: &mut egui::Ui, language: &str, hint: Option<&str>| {
+                    let clicked = ui.selectable_label(current == language, name(language));
+                    let clicked = match hint {
+                        Some(hint) => clicked.on_hover_text(hint),
+                        None => clicked,
+                    };
+                    if clicked.clicked() {
+                        language.clone_into(&mut chosen);
+                        ui.close();
+                    }
+                };
+                item(ui, "", None);
                 for language in saved_languages(project) {
-                    ui.selectable_value(&mut chosen, language.to_owned(), name(language));
+                    item(ui, language, None);
                 }
-                ui.selectable_value(&mut chosen, PSEUDO_LOCALE.to_owned(), name(PSEUDO_LOCALE)).on_hover_text(
-                    "Every text accented, 40% longer and bracketed: clipped or hard-coded text stands out",
+                item(
+                    ui,
+                    PSEUDO_LOCALE,
+                    Some("Every text accented, 40% longer and bracketed: clipped or hard-coded text stands out"),
                 );
             })
             .response
             .on_hover_text(
-                "The language the preview plays in (texts without a translation stay in the source language)",
+                "Language: what the preview plays in (texts without a translation stay in the source language)",
             );
+        // Found by what it is for, not by the language it shows.
+        ui.ctx().accesskit_node_builder(response.id, |node| node.set_label("Language"));
         if chosen != current {
             self.game.set_language(&chosen);
         }

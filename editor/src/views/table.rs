@@ -102,7 +102,7 @@ fn field_columns(kind: Kind) -> Vec<ColumnSpec> {
     let Some(properties) = root.get("properties").and_then(Value::as_object) else { return Vec::new() };
     properties
         .iter()
-        .filter(|(name, _)| *name != "id" && !is_designer_text(name))
+        .filter(|(name, _)| *name != "id" && *name != "text_key" && !is_designer_text(name))
         .filter_map(|(name, schema)| {
             let (cell, choices) = cell_of(root, schema)?;
             Some(ColumnSpec { key: ColumnKey::Field(name.clone()), title: humanise(name), cell, choices })

@@ -62,49 +62,7 @@ pub fn check_locales(project: &Project, root: Option<&Path>) -> Vec<Diagnostic> 
                 missing.push(string.key.as_str());
                 continue;
             };
-            if translation.source != string.text {
-                out.push(place(
-                    &string.key,
-                    Diagnostic::warning(format!(
-                        "the `{language}` translation of `{}` is stale: it was made from {:?}, the text is now {:?}; \
-                         review it (Strings tab) and mark it up to date",
-                        string.key, translation.source, string.text
-                    )),
-                ));
-            }
-            let (wanted, kept) = (placeholders(&string.text), placeholders(&translation.text));
-            if wanted != kept {
-                let lost: Vec<&str> = difference(&wanted, &kept);
-                let added: Vec<&str> = difference(&kept, &wanted);
-                let mut problems = Vec::new();
-                if !lost.is_empty() {
-                    problems.push(format!("lost {}", lost.join(" ")));
-                }
-                if !added.is_empty() {
-                    problems.push(format!("added {}", added.join(" ")));
-                }
-                out.push(place(
-                    &string.key,
-                    Diagnostic::error(format!(
-                        "the `{language}` translation of `{}` must keep its source's placeholders ({}): {}",
-                        string.key,
-                        if wanted.is_empty() { "none".to_owned() } else { wanted.join(" ") },
-                        problems.join("; ")
-                    )),
-                ));
-            }
-            if let Some(limit) = string.max_chars
-                && translation.text.chars().count() > limit as usize
-            {
-                out.push(place(
-                    &string.key,
-                    Diagnostic::warning(format!(
-                        "the `{language}` translation of `{}` has {} characters; `localisation.limits` allows {limit}",
-                        string.key,
-                        translation.text.chars().count()
-                    )),
-                ));
-            }
+            out.extend(translation_findings(language, string, translation).into_iter().map(|d| place(&string.key, d)));
         }
         if !missing.is_empty() {
             let named: Vec<&str> = missing.iter().copied().take(MISSING_NAMED).collect();
@@ -133,6 +91,46 @@ pub fn check_locales(project: &Project, root: Option<&Path>) -> Vec<Diagnostic> 
                 )),
             ));
         }
+    }
+    out
+}
+
+/// What is wrong with one translation of `string`: stale, placeholders lost or added, too long.
+fn translation_findings(language: &str, string: &SourceString, translation: &super::Translation) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if translation.source != string.text {
+        out.push(Diagnostic::warning(format!(
+            "the `{language}` translation of `{}` is stale: it was made from {:?}, the text is now {:?}; \
+             review it (Strings tab) and mark it up to date",
+            string.key, translation.source, string.text
+        )));
+    }
+    let (wanted, kept) = (placeholders(&string.text), placeholders(&translation.text));
+    if wanted != kept {
+        let lost: Vec<&str> = difference(&wanted, &kept);
+        let added: Vec<&str> = difference(&kept, &wanted);
+        let mut problems = Vec::new();
+        if !lost.is_empty() {
+            problems.push(format!("lost {}", lost.join(" ")));
+        }
+        if !added.is_empty() {
+            problems.push(format!("added {}", added.join(" ")));
+        }
+        out.push(Diagnostic::error(format!(
+            "the `{language}` translation of `{}` must keep its source's placeholders ({}): {}",
+            string.key,
+            if wanted.is_empty() { "none".to_owned() } else { wanted.join(" ") },
+            problems.join("; ")
+        )));
+    }
+    if let Some(limit) = string.max_chars
+        && translation.text.chars().count() > limit as usize
+    {
+        out.push(Diagnostic::warning(format!(
+            "the `{language}` translation of `{}` has {} characters; `localisation.limits` allows {limit}",
+            string.key,
+            translation.text.chars().count()
+        )));
     }
     out
 }

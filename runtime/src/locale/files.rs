@@ -111,10 +111,10 @@ pub fn load_locales(
                 .and_then(|stem| Kind::from_folder(&stem.to_string_lossy()));
             let Some(kind) = kind else {
                 diagnostics.push(
-                    Diagnostic::warning(format!(
+                    Diagnostic::warning(
                         "ignored: a language folder holds one file per kind, named after its folder (`acts.ron`, \
-                         `cards.ron`…)"
-                    ))
+                         `cards.ron`…)",
+                    )
                     .in_file(&file),
                 );
                 continue;

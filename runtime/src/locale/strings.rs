@@ -1,6 +1,7 @@
 //! The source strings of a project: every designer-facing text, with its key and context.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -177,8 +178,12 @@ pub(super) fn visit_texts(
                 // An element is named by its identity, so that inserting or moving elements
                 // keeps every other element's keys.
                 match element_key(element) {
-                    Some(key) => path.push_str(&format!("[{key}]")),
-                    None => path.push_str(&format!("[{at}]")),
+                    Some(key) => {
+                        let _ = write!(path, "[{key}]");
+                    }
+                    None => {
+                        let _ = write!(path, "[{at}]");
+                    }
                 }
                 visit_texts(element, path, limit_path, f);
                 path.truncate(path_len);

@@ -212,7 +212,7 @@ pub fn inspector_ui(
         project: input.project,
         root,
         key,
-        hidden: &["id"],
+        hidden: &["id", "text_key"],
         open: &[],
         original: &json,
         state,
