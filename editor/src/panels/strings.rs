@@ -65,8 +65,8 @@ impl StringsPanel {
         if !self.language.is_empty() && !languages.contains(&self.language) {
             self.language.clear();
         }
-        self.toolbar_ui(ui, project, &languages, requests);
-        Self::summary_ui(ui, project, &strings, &languages);
+        self.toolbar_ui(ui, &languages);
+        self.languages_ui(ui, project, &strings, &languages, requests);
         ui.separator();
         if strings.is_empty() {
             ui.label(
@@ -90,7 +90,8 @@ impl StringsPanel {
         Self::table_ui(ui, project, &rows, &languages, requests);
     }
 
-    fn toolbar_ui(&mut self, ui: &mut egui::Ui, project: &Project, languages: &[String], requests: &mut Requests) {
+    /// What the table shows: the filter, the language it looks at, a search.
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, languages: &[String]) {
         ui.horizontal_wrapped(|ui| {
             ui.label("Show");
             for (filter, name, hint) in [
@@ -116,6 +117,20 @@ impl StringsPanel {
                     .hint_text(format!("{} Search keys and texts", icon::MAGNIFYING_GLASS))
                     .desired_width(180.0),
             );
+        });
+    }
+
+    /// The languages: what each has translated, and a field to add one.
+    fn languages_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        project: &Project,
+        strings: &[SourceString],
+        languages: &[String],
+        requests: &mut Requests,
+    ) {
+        ui.horizontal_wrapped(|ui| {
+            Self::summary_ui(ui, project, strings, languages);
             ui.separator();
             let response = ui
                 .add(egui::TextEdit::singleline(&mut self.new_language).hint_text("code, e.g. fr").desired_width(90.0));
@@ -163,7 +178,7 @@ impl StringsPanel {
 
     fn summary_ui(ui: &mut egui::Ui, project: &Project, strings: &[SourceString], languages: &[String]) {
         let empty = Locale::new();
-        ui.horizontal_wrapped(|ui| {
+        {
             ui.label(format!("{} texts in {}", strings.len(), project.manifest.localisation.source_language));
             for language in languages {
                 let locale = project.locales.get(language).unwrap_or(&empty);
@@ -177,7 +192,7 @@ impl StringsPanel {
                     ui.label(text);
                 }
             }
-        });
+        }
     }
 
     /// Whether the filter and the search let `string` through.
@@ -230,14 +245,20 @@ impl StringsPanel {
             })
             .collect();
         let source_language = project.manifest.localisation.source_language.clone();
+        // The columns share the tab's width (a text column is never narrower than 160 points;
+        // the table scrolls sideways past that).
+        let width = ui.available_width();
+        let key_width = (width * 0.25).clamp(140.0, 260.0);
+        #[allow(clippy::cast_precision_loss, reason = "a handful of languages")]
+        let text_width = ((width - key_width) / (languages.len() + 1) as f32 - 8.0).max(160.0);
         let mut table = TableBuilder::new(ui)
             .striped(true)
             .resizable(true)
             .cell_layout(egui::Layout::top_down(egui::Align::LEFT))
-            .column(Column::initial(220.0).at_least(120.0).clip(true))
-            .column(Column::initial(260.0).at_least(120.0).clip(true));
+            .column(Column::initial(key_width).at_least(120.0).clip(true))
+            .column(Column::initial(text_width).at_least(120.0).clip(true));
         for _ in languages {
-            table = table.column(Column::initial(260.0).at_least(120.0).clip(true));
+            table = table.column(Column::initial(text_width).at_least(120.0).clip(true));
         }
         table
             .header(22.0, |mut header| {

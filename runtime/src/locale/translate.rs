@@ -59,7 +59,8 @@ impl KindVisitorMut for Localiser<'_> {
     }
 }
 
-/// Accented letters for the pseudo-locale, by ASCII letter.
+/// Accented letters for the pseudo-locale, by ASCII letter: Latin-1 and Latin Extended-A/B, and
+/// Greek or Cyrillic look-alikes where those have none, so that the editor's font draws them all.
 const ACCENTED: [(char, char); 52] = [
     ('a', 'à'),
     ('b', 'ƀ'),
@@ -73,7 +74,7 @@ const ACCENTED: [(char, char); 52] = [
     ('j', 'ĵ'),
     ('k', 'ķ'),
     ('l', 'ĺ'),
-    ('m', 'ɱ'),
+    ('m', 'м'),
     ('n', 'ñ'),
     ('o', 'ö'),
     ('p', 'þ'),
@@ -82,9 +83,9 @@ const ACCENTED: [(char, char); 52] = [
     ('s', 'š'),
     ('t', 'ţ'),
     ('u', 'û'),
-    ('v', 'ṽ'),
+    ('v', 'ν'),
     ('w', 'ŵ'),
-    ('x', 'ẋ'),
+    ('x', 'χ'),
     ('y', 'ý'),
     ('z', 'ž'),
     ('A', 'Å'),
@@ -99,7 +100,7 @@ const ACCENTED: [(char, char); 52] = [
     ('J', 'Ĵ'),
     ('K', 'Ķ'),
     ('L', 'Ĺ'),
-    ('M', 'Ṁ'),
+    ('M', 'М'),
     ('N', 'Ñ'),
     ('O', 'Ö'),
     ('P', 'Þ'),
@@ -108,9 +109,9 @@ const ACCENTED: [(char, char); 52] = [
     ('S', 'Š'),
     ('T', 'Ţ'),
     ('U', 'Û'),
-    ('V', 'Ṽ'),
+    ('V', 'Ѵ'),
     ('W', 'Ŵ'),
-    ('X', 'Ẋ'),
+    ('X', 'Χ'),
     ('Y', 'Ý'),
     ('Z', 'Ž'),
 ];
@@ -208,7 +209,7 @@ mod tests {
         let pseudo = pseudo_text(source);
         assert_eq!(placeholders(&pseudo), placeholders(source));
         assert!(pseudo.starts_with('⟦') && pseudo.ends_with('⟧'));
-        assert!(pseudo.contains("Ýöû ĥàṽé [furry] çàţš{[dread >= 2] àñď ďŕéàď}"), "{pseudo}");
+        assert!(pseudo.contains("Ýöû ĥàνé [furry] çàţš{[dread >= 2] àñď ďŕéàď}"), "{pseudo}");
         assert!(pseudo.chars().count() * 10 >= source.chars().count() * 14);
     }
 
