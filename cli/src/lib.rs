@@ -1114,7 +1114,8 @@ fn export(
     }
     let carried = if tests.is_empty() { String::new() } else { format!(" with {} playtest(s)", tests.len()) };
     let languages: Vec<&str> = loaded.project.locales.keys().map(String::as_str).collect();
-    let carried = if languages.is_empty() { carried } else { format!("{carried} in {}", languages.join(", ")) };
+    let carried =
+        if languages.is_empty() { carried } else { format!("{carried} (languages: {})", languages.join(", ")) };
     writeln!(out, "exported {} items{carried} to {}", loaded.project.item_count(), output.display())?;
     Ok(Exit::Success)
 }

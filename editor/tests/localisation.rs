@@ -62,6 +62,13 @@ fn a_new_project_gets_a_language_and_a_translation_typed_in_the_strings_tab() {
     let fr = &harness.state().project().unwrap().locales["fr"];
     assert_eq!(fr["cards.coin.label"], Translation { text: "Pièce".into(), source: "Coin".into() });
     harness.get_by_label_contains("fr: 1 of 1 translated, 0 stale");
+    // The unsaved translation is listed with the other unsaved changes, and counted.
+    harness.state_mut().request(UiCommand::Changes);
+    harness.run_steps(2);
+    harness.get_by_label_contains("locales/:");
+    harness.get_by_label_contains("2 unsaved");
+    harness.state_mut().request(UiCommand::Strings);
+    harness.run_steps(2);
 
     // The Missing filter hides it now; undo takes the translation back out.
     harness.get_by_label("Missing").click();
@@ -179,4 +186,22 @@ fn a_renamed_item_keeps_its_string_keys_and_translations_and_a_new_item_under_it
     document.apply(Op::Rename { key: ItemKey::new(Kind::Card, "wicker_basket"), to: "basket".into() }).unwrap();
     assert_eq!(document.project().cards.get("basket").unwrap().text_key, "");
     assert_eq!(keys(document.project()), before);
+}
+
+#[test]
+fn unsaved_translations_come_back_from_the_recovery_file() {
+    let project = actforge_runtime::project::load_folder(&default_project_path().parent().unwrap().join("act-demo"))
+        .unwrap()
+        .project;
+    let mut edited = project.clone();
+    edited
+        .locales
+        .get_mut("en-XA")
+        .unwrap()
+        .insert("cards.basket.label".into(), Translation { text: "Panier".into(), source: "Wicker Basket".into() });
+    let ops = actforge_editor::io::recovery::recovery_ops(&project, &edited);
+    let mut document = Document::new(project);
+    document.apply(Op::Batch(ops)).unwrap();
+    assert_eq!(document.project().locales["en-XA"]["cards.basket.label"].text, "Panier");
+    assert!(document.locales_dirty() && document.has_unsaved_changes());
 }

@@ -115,6 +115,11 @@ pub fn recovery_ops(current: &Project, recovered: &Project) -> Vec<Op> {
     if current.manifest != recovered.manifest {
         ops.push(Op::SetManifest(Box::new(recovered.manifest.clone())));
     }
+    // Translations typed since the last save come back too (the recovery file is a bundle,
+    // which carries them).
+    if current.locales != recovered.locales {
+        ops.push(Op::SetLocales(Box::new(recovered.locales.clone())));
+    }
     ops
 }
 

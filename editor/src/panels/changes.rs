@@ -26,8 +26,10 @@ pub struct ChangesPanel {
 
 /// One item (or `project.ron`) that differs from its saved file.
 struct Unsaved {
-    /// The item; `None` for the manifest.
+    /// The item; `None` for the manifest or the translations.
     key: Option<ItemKey>,
+    /// What is shown for it when it is no item (`project.ron`, `locales/`).
+    file: &'static str,
     /// "added", "removed" or the fields' count.
     summary: String,
     fields: Vec<FieldChange>,
@@ -87,17 +89,21 @@ impl ChangesPanel {
         for change in unsaved {
             let title = match &change.key {
                 Some(key) => format!("{key}: {}", change.summary),
-                None => format!("project.ron: {}", change.summary),
+                None => format!("{}: {}", change.file, change.summary),
             };
-            let header = egui::CollapsingHeader::new(title).id_salt(("unsaved", &change.key)).default_open(true);
+            let header =
+                egui::CollapsingHeader::new(title).id_salt(("unsaved", &change.key, change.file)).default_open(true);
             let response = header.show(ui, |ui| {
-                egui::Grid::new(("unsaved_fields", &change.key)).striped(true).num_columns(2).show(ui, |ui| {
-                    for field in change.fields.iter().take(FIELDS_SHOWN) {
-                        ui.monospace(if field.field.is_empty() { "(whole item)" } else { &field.field });
-                        ui.label(show_change(field));
-                        ui.end_row();
-                    }
-                });
+                egui::Grid::new(("unsaved_fields", &change.key, change.file)).striped(true).num_columns(2).show(
+                    ui,
+                    |ui| {
+                        for field in change.fields.iter().take(FIELDS_SHOWN) {
+                            ui.monospace(if field.field.is_empty() { "(whole item)" } else { &field.field });
+                            ui.label(show_change(field));
+                            ui.end_row();
+                        }
+                    },
+                );
                 if change.fields.len() > FIELDS_SHOWN {
                     ui.weak(format!("… and {} more fields", change.fields.len() - FIELDS_SHOWN));
                 }
@@ -179,7 +185,11 @@ fn unsaved_changes(document: &Document) -> Vec<Unsaved> {
     let mut unsaved = Vec::new();
     if document.manifest_dirty() {
         let fields = diff_items(document.saved_manifest(), &document.project().manifest);
-        unsaved.push(Unsaved { key: None, summary: count_fields(fields.len()), fields });
+        unsaved.push(Unsaved { key: None, file: "project.ron", summary: count_fields(fields.len()), fields });
+    }
+    if document.locales_dirty() {
+        let fields = diff_items(document.saved_locales(), &document.project().locales);
+        unsaved.push(Unsaved { key: None, file: "locales/", summary: count_fields(fields.len()), fields });
     }
     for key in document.dirty_items() {
         let saved = document.saved_content(key).and_then(|item| item.to_json().ok());
@@ -193,7 +203,7 @@ fn unsaved_changes(document: &Document) -> Vec<Unsaved> {
             }
             (None, None) => continue,
         };
-        unsaved.push(Unsaved { key: Some(key.clone()), summary, fields });
+        unsaved.push(Unsaved { key: Some(key.clone()), file: "", summary, fields });
     }
     unsaved
 }

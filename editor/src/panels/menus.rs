@@ -183,7 +183,9 @@ impl ActforgeApp {
             let project = open.document.project();
             ui.label(format!("{} · {} items", project.manifest.name, project.item_count()));
             ui.separator();
-            let unsaved = open.document.dirty_items().len() + usize::from(open.document.manifest_dirty());
+            let unsaved = open.document.dirty_items().len()
+                + usize::from(open.document.manifest_dirty())
+                + usize::from(open.document.locales_dirty());
             ui.label(if unsaved == 0 { "All saved".to_owned() } else { format!("{unsaved} unsaved") });
             if self.is_maximised() {
                 ui.separator();
