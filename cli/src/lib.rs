@@ -1073,7 +1073,7 @@ fn export(
     err: &mut dyn Write,
 ) -> std::io::Result<Exit> {
     let ExportOptions { force, with_tests, languages } = options;
-    let (mut loaded, diagnostics) = match load_and_validate(path) {
+    let (mut loaded, mut diagnostics) = match load_and_validate(path) {
         Ok(result) => result,
         Err(error) => return fail(&error, err),
     };
@@ -1092,6 +1092,14 @@ fn export(
         let project = &mut loaded.project;
         project.locales.retain(|language, _| languages.contains(language));
         project.manifest.localisation.languages.retain(|language| languages.contains(language));
+        // Only the languages exported are checked: a problem in one left out stops nothing.
+        let locales_folder = path.join(actforge_runtime::locale::LOCALES_FOLDER);
+        diagnostics.retain(|d| d.file.as_ref().is_none_or(|file| !file.starts_with(&locales_folder)));
+        let root = path.is_dir().then_some(path);
+        let translations = actforge_runtime::locale::check_locales(project, root);
+        diagnostics.extend(
+            translations.into_iter().filter(|d| d.file.as_ref().is_some_and(|f| f.starts_with(&locales_folder))),
+        );
     }
     let failed = print_diagnostics(&diagnostics, false, err)?;
     if failed && !force {

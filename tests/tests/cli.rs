@@ -1130,6 +1130,16 @@ fn strings_extract_import_check_and_export_carry_a_translation_from_a_new_projec
     let (outcome, _, err) = actforge(&["export", path(&project), "-o", path(&bundle), "--lang", "de"]);
     assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("`de` is not a language of the project (it has: fr)"), "{err}");
+    // A language with an error stops a whole export, but not one that leaves it out.
+    fs::create_dir_all(project.join("locales/de")).unwrap();
+    fs::write(project.join("locales/de/cards.ron"), "{\"coin.description\": (text: \"Münze\", source: \"x\")}\n")
+        .unwrap();
+    let (outcome, _, err) = actforge(&["export", path(&project), "-o", path(&bundle)]);
+    assert_eq!(outcome, Exit::Failure, "{err}");
+    assert!(err.contains("the `de` translation of `cards.coin.description` must keep"), "{err}");
+    let (outcome, out, err) = actforge(&["export", path(&project), "-o", path(&bundle), "--lang", "fr"]);
+    assert_eq!(outcome, Exit::Success, "{out}{err}");
+    assert!(out.contains("(languages: fr)"), "{out}");
     let (outcome, _, err) = actforge(&["strings", "extract", path(&project), "-o", path(&dir.path().join("x.txt"))]);
     assert_eq!(outcome, Exit::Failure);
     assert!(err.contains("a string table ends in .csv, .po (.pot) or .xliff (.xlf)"), "{err}");
