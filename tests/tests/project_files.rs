@@ -237,6 +237,35 @@ fn a_bundle_with_repeated_ids_reports_them_at_their_position() {
 }
 
 #[test]
+fn repeated_ids_across_kinds_are_reported_in_kind_then_list_order_from_ron_and_json() {
+    // Kinds are keyed on separate threads; the report must still read as one pass would.
+    let ron = "(\n    format: \"actforge-bundle\",\n    schema_version: 1,\n    project: (schema_version: 1, name: \"x\"),\n    \
+               aspects: [\n        (id: \"salt\"),\n        (id: \"salt\"),\n    ],\n    \
+               cards: [\n        (id: \"b\"),\n        (id: \"a\"),\n        (id: \"b\"),\n        (id: \"a\"),\n    ],\n    \
+               equipment: [\n        (id: \"sword\"),\n        (id: \"sword\"),\n    ],\n)\n";
+    let json = "{\"format\": \"actforge-bundle\", \"schema_version\": 1, \"project\": {\"schema_version\": 1, \"name\": \"x\"}, \
+                \"equipment\": [{\"id\": \"sword\"}, {\"id\": \"sword\"}], \
+                \"cards\": [{\"id\": \"b\"}, {\"id\": \"a\"}, {\"id\": \"b\"}, {\"id\": \"a\"}], \
+                \"aspects\": [{\"id\": \"salt\"}, {\"id\": \"salt\"}]}\n";
+    let expected = [(Kind::Aspect, "salt"), (Kind::Card, "b"), (Kind::Card, "a"), (Kind::Equipment, "sword")];
+    for (text, name) in [(ron, "twice.ron"), (json, "twice.json")] {
+        for _ in 0..20 {
+            let loaded = parse_bundle(text, Path::new(name)).unwrap();
+            let reported: Vec<(Kind, &str)> = loaded
+                .diagnostics
+                .iter()
+                .map(|diagnostic| {
+                    let (kind, id) = diagnostic.item.as_ref().unwrap();
+                    (*kind, id.as_str())
+                })
+                .collect();
+            assert_eq!(reported, expected, "{name}");
+            assert!(loaded.diagnostics.iter().all(|diagnostic| diagnostic.position.is_some()), "{name}");
+        }
+    }
+}
+
+#[test]
 fn a_broken_bundle_is_refused_with_line_and_column() {
     let error = parse_bundle("(\n  format: \"actforge-bundle\",\n  schema_version: 1\n  oops\n)", Path::new("b.ron"))
         .unwrap_err();

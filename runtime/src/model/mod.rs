@@ -379,15 +379,37 @@ macro_rules! kinds {
                 });
             }
 
-            /// Splits the bundle into a project, reporting ids that occur twice.
+            /// Splits the bundle into a project, reporting ids that occur twice (in [`Kind::ALL`]
+            /// order, then list order).
             pub fn into_project(self) -> (Project, Vec<(Kind, String)>) {
                 let mut project = Project { manifest: self.project, locales: self.locales, ..Project::default() };
-                let mut duplicates = Vec::new();
-                $(
-                    let (items, repeated) = Items::from_list(self.$field);
-                    project.$field = items;
-                    duplicates.extend(repeated.into_iter().map(|id| (Kind::$variant, id)));
-                )*
+                let duplicates = std::sync::Mutex::new(Vec::new());
+                // Kinds are keyed on their own threads: done one kind after another, the id copy
+                // and shared box per item were a sequential pass over every item after the
+                // (parallel) parse of a large bundle.
+                {
+                    let duplicates = &duplicates;
+                    rayon::scope(|scope| {
+                        $(
+                            let list = self.$field;
+                            let target = &mut project.$field;
+                            scope.spawn(move |_| {
+                                let (keyed, repeated) = Items::from_list(list);
+                                *target = keyed;
+                                if !repeated.is_empty() {
+                                    duplicates
+                                        .lock()
+                                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                        .extend(repeated.into_iter().map(|id| (Kind::$variant, id)));
+                                }
+                            });
+                        )*
+                    });
+                }
+                let mut duplicates = duplicates.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+                // Threads finish in any order; each kind's ids went in together, in list order,
+                // so a stable sort by kind restores the order of a sequential pass.
+                duplicates.sort_by_key(|(kind, _)| *kind);
                 (project, duplicates)
             }
         }

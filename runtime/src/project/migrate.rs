@@ -5,6 +5,8 @@
 //! schema versions before it is dropped. Each step below upgrades a loaded project by one
 //! version; they run in order after loading.
 
+use rayon::prelude::*;
+
 use crate::diagnostic::Diagnostic;
 use crate::model::{Project, SCHEMA_VERSION};
 
@@ -29,8 +31,10 @@ pub fn upgrade(project: &mut Project, from: u32) -> Vec<Diagnostic> {
 pub fn palette_ids(project: &mut Project) -> Vec<Diagnostic> {
     let mut notes = Vec::new();
     // Read first: a map written is copied (the items are shared), and most maps need nothing.
+    // The check reads every tile of every map, so maps are checked in parallel (in order).
+    let maps: Vec<&crate::model::TileMap> = project.tile_maps.iter().collect();
     let old: Vec<String> =
-        project.tile_maps.iter().filter(|map| map.needs_palette_ids()).map(|map| map.id.as_str().to_owned()).collect();
+        maps.par_iter().filter(|map| map.needs_palette_ids()).map(|map| map.id.as_str().to_owned()).collect();
     for id in &old {
         let Some(map) = project.tile_maps.get_mut(id) else { continue };
         let (named, faces) = map.migrate_palette_ids();
