@@ -1,15 +1,15 @@
 //! `check` for translations: missing, stale, placeholders lost, too long, orphaned, and string
 //! keys used twice.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Position};
-use crate::model::{Item, Items, Kind, KindVisitor, Project};
+use crate::diagnostic::Diagnostic;
+use crate::model::{Item, Items, KindVisitor, Project};
 
 use super::files::{locale_path, saved_languages};
 use super::strings::{SourceString, source_strings};
-use super::{placeholders, split_key};
+use super::{language_folder, placeholders, split_key};
 
 /// How many untranslated keys a language's "missing" warning names.
 const MISSING_NAMED: usize = 8;
@@ -41,19 +41,17 @@ pub fn check_locales(project: &Project, root: Option<&Path>) -> Vec<Diagnostic> 
     let by_key: BTreeMap<&str, &SourceString> = strings.iter().map(|string| (string.key.as_str(), string)).collect();
     let declared: BTreeSet<&str> = project.manifest.localisation.languages.iter().map(String::as_str).collect();
     let empty = super::Locale::new();
+    let mut files = LocaleFiles::default();
     for language in languages {
         let locale = project.locales.get(language).unwrap_or(&empty);
-        let place = |key: &str, diagnostic: Diagnostic| place_in_locale(diagnostic, root, language, key);
+        let mut place = |key: &str, diagnostic: Diagnostic| files.place(diagnostic, root, language, key);
         if !declared.contains(language) {
             out.push(
                 Diagnostic::warning(format!(
                     "`locales/{language}/` holds translations, but `{language}` is not among the project's languages \
                      (`localisation.languages` in project.ron): add it, or remove the folder"
                 ))
-                .in_file(
-                    root.map_or_else(|| PathBuf::from(super::LOCALES_FOLDER), |root| root.join(super::LOCALES_FOLDER))
-                        .join(language),
-                ),
+                .in_file(language_folder(root, language)),
             );
         }
         let mut missing = Vec::new();
@@ -76,10 +74,7 @@ pub fn check_locales(project: &Project, root: Option<&Path>) -> Vec<Diagnostic> 
                     named.join(", "),
                     if more > 0 { format!(" and {more} more") } else { String::new() }
                 ))
-                .in_file(
-                    root.map_or_else(|| PathBuf::from(super::LOCALES_FOLDER), |root| root.join(super::LOCALES_FOLDER))
-                        .join(language),
-                ),
+                .in_file(language_folder(root, language)),
             );
         }
         for key in locale.keys().filter(|key| !by_key.contains_key(key.as_str())) {
@@ -150,25 +145,27 @@ fn difference<'a>(a: &'a [String], b: &[String]) -> Vec<&'a str> {
         .collect()
 }
 
-/// `diagnostic` placed at `key` in its language file.
-fn place_in_locale(diagnostic: Diagnostic, root: Option<&Path>, language: &str, key: &str) -> Diagnostic {
-    let Some((kind, _)) = split_key(key).and_then(|(folder, rest)| Some((Kind::from_folder(folder)?, rest))) else {
-        return diagnostic;
-    };
-    let relative = locale_path(language, kind);
-    let Some(root) = root else { return diagnostic.in_file(relative) };
-    let file = root.join(&relative);
-    let position = locale_file_position(&file, key);
-    diagnostic.in_file(file).at(position)
+/// The language files read to place findings, each read once per check.
+#[derive(Default)]
+struct LocaleFiles {
+    texts: HashMap<PathBuf, Option<String>>,
 }
 
-/// Where `key`'s entry is in a language file on disk, if it is there.
-pub fn locale_file_position(file: &Path, key: &str) -> Option<Position> {
-    let rest = split_key(key)?.1;
-    let text = std::fs::read_to_string(file).ok()?;
-    let quoted = format!("{rest:?}:");
-    let offset = text.find(&quoted)?;
-    Some(crate::ron_locate::position_of(&text, offset))
+impl LocaleFiles {
+    /// `diagnostic` placed at `key`'s entry in its language file (the file alone when the
+    /// project is no folder or the entry is not on disk yet).
+    fn place(&mut self, diagnostic: Diagnostic, root: Option<&Path>, language: &str, key: &str) -> Diagnostic {
+        let Some((kind, rest)) = split_key(key) else { return diagnostic };
+        let relative = locale_path(language, kind);
+        let Some(root) = root else { return diagnostic.in_file(relative) };
+        let file = root.join(&relative);
+        let text = self.texts.entry(file.clone()).or_insert_with(|| std::fs::read_to_string(&file).ok());
+        let position = text.as_deref().and_then(|text| {
+            let offset = text.find(&format!("{rest:?}:"))?;
+            Some(crate::ron_locate::position_of(text, offset))
+        });
+        diagnostic.in_file(file).at(position)
+    }
 }
 
 /// Items of one kind whose texts share a key (a renamed item keeps its old id as its key; a

@@ -43,8 +43,7 @@ pub fn locale_files(project: &Project) -> Result<Vec<(PathBuf, String)>, String>
         let locale = project.locales.get(language).unwrap_or(&empty);
         let mut by_kind: BTreeMap<Kind, BTreeMap<&str, &Translation>> = BTreeMap::new();
         for (key, translation) in locale {
-            let Some((kind, rest)) = split_key(key).and_then(|(folder, rest)| Some((Kind::from_folder(folder)?, rest)))
-            else {
+            let Some((kind, rest)) = split_key(key) else {
                 return Err(format!("the `{language}` translation `{key}` names no kind of item"));
             };
             by_kind.entry(kind).or_default().insert(rest, translation);
@@ -76,7 +75,19 @@ pub fn load_locales(
     protected: &mut BTreeSet<PathBuf>,
 ) {
     let folder = root.join(LOCALES_FOLDER);
-    let Ok(entries) = fs::read_dir(&folder) else { return };
+    let entries = match fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
+        Err(error) => {
+            diagnostics.push(
+                Diagnostic::warning(format!(
+                    "no translations were read: `{LOCALES_FOLDER}` should be a folder of language folders ({error})"
+                ))
+                .in_file(&folder),
+            );
+            return;
+        }
+    };
     let mut languages: Vec<(String, PathBuf)> = entries
         .flatten()
         .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
@@ -157,7 +168,7 @@ pub fn drop_unusable_translations(project: &mut Project) -> Vec<Diagnostic> {
             return false;
         }
         locale.retain(|key, _| {
-            let usable = split_key(key).is_some_and(|(folder, _)| Kind::from_folder(folder).is_some());
+            let usable = split_key(key).is_some();
             if !usable {
                 diagnostics.push(Diagnostic::error(format!(
                     "the `{language}` translation `{key}` was left out: a key starts with a kind's folder \

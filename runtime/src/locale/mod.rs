@@ -21,9 +21,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Item;
+use crate::model::{Item, Kind};
 
-pub use check::{check_locales, locale_file_position};
+pub use check::check_locales;
 pub use files::{drop_unusable_translations, load_locales, locale_files, locale_path, saved_languages};
 pub use strings::{SourceString, TEXT_FIELDS, fresh_text_key, source_strings};
 pub use table::{ImportReport, import_table, string_table};
@@ -73,7 +73,15 @@ pub fn string_key<T: Item>(item: &T, field: &str) -> String {
     format!("{}.{}.{field}", T::KIND.folder(), item.text_key())
 }
 
-/// The kind folder a full key starts with, and the rest of the key (`ITEM_KEY.FIELD`).
-pub fn split_key(key: &str) -> Option<(&str, &str)> {
-    key.split_once('.')
+/// The kind a full key starts with (its folder), and the rest of the key (`ITEM_KEY.FIELD`);
+/// `None` for a key of no kind.
+pub fn split_key(key: &str) -> Option<(Kind, &str)> {
+    let (folder, rest) = key.split_once('.')?;
+    Some((Kind::from_folder(folder)?, rest))
+}
+
+/// The folder of `language`'s translations: inside `root` when the project is a folder.
+pub fn language_folder(root: Option<&std::path::Path>, language: &str) -> std::path::PathBuf {
+    let locales = std::path::Path::new(LOCALES_FOLDER);
+    root.map_or_else(|| locales.to_owned(), |root| root.join(locales)).join(language)
 }
