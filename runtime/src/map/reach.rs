@@ -285,7 +285,9 @@ pub fn spot_terrain(grid: &TileGrid, spot: Spot) -> Option<&Terrain> {
 /// The terrain tag bits ([`TileGrid::tag_mask`]) of the tile `spot` stands on; None when
 /// `spot` is not a standing spot.
 pub fn spot_tags(grid: &TileGrid, spot: Spot) -> Option<u64> {
-    spot_tile(grid, spot).map(|found| grid.tile_tags(found.tile))
+    // Regions ask this of every spot they list: the spot table has the tags at hand.
+    let table = grid.spot_table();
+    table.get(table.index(spot)?).map(|found| found.tags)
 }
 
 /// The point a unit on `spot` stands on: the middle of the tile's footprint, at the height
@@ -419,7 +421,9 @@ struct Search<'a> {
     table: &'a SpotTable,
     start: SpotInfo,
     params: &'a ReachParams,
-    occupants: &'a BTreeMap<Spot, Occupant>,
+    /// Per spot number, who stands there (offers and expansions ask at every step; a map
+    /// lookup there was a fifth of a search).
+    occupied: Vec<Option<Occupant>>,
     /// Per spot number, its place in `visits` (or [`UNVISITED`]).
     slot: Vec<u32>,
     visits: Vec<Visit>,
@@ -427,17 +431,23 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Who stands on spot number `at`.
+    fn occupant(&self, at: u32) -> Option<Occupant> {
+        self.occupied.get(at as usize).copied().flatten()
+    }
+
     /// Offers a move from `from` onto spot number `to_at`, `cells` away, keeping it if it is
     /// allowed and better than what that spot had.
-    fn offer(&mut self, from: &SpotInfo, from_cost: Cost, to_at: u32, cells: u16, leap: bool) {
+    fn offer(&mut self, (from_at, from): (u32, &SpotInfo), from_cost: Cost, to_at: u32, cells: u16, leap: bool) {
         let params = self.params;
         let Some(to) = self.table.get(to_at).copied() else { return };
+        let to_occupant = self.occupant(to_at);
         let step_dz = edge_dz(from, &to);
         let window_dz = if params.use_absolute_dz { edge_dz(&self.start, &to) } else { step_dz };
         // The step bonus (§b.6) only for a step off a mount (up) or onto one (down).
-        let mount_at = |spot: Spot| params.mount_step_bonus && self.occupants.get(&spot).is_some_and(|o| o.is_mount());
-        let up = params.z_up_max + if mount_at(from.spot) { 1.0 } else { 0.0 };
-        let down = params.z_down_max + if mount_at(to.spot) { 1.0 } else { 0.0 };
+        let mount_at = |occupant: Option<Occupant>| params.mount_step_bonus && occupant.is_some_and(Occupant::is_mount);
+        let up = params.z_up_max + if mount_at(self.occupant(from_at)) { 1.0 } else { 0.0 };
+        let down = params.z_down_max + if mount_at(to_occupant) { 1.0 } else { 0.0 };
         if window_dz > up || window_dz < -down {
             return;
         }
@@ -473,9 +483,7 @@ impl Search<'_> {
                 return;
             }
         }
-        if self.occupants.get(&to.spot) == Some(&Occupant::Enemy)
-            && !(params.can_cross_enemies || params.can_halt_at_enemies)
-        {
+        if to_occupant == Some(Occupant::Enemy) && !(params.can_cross_enemies || params.can_halt_at_enemies) {
             return;
         }
         // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
@@ -530,7 +538,7 @@ impl Search<'_> {
             // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
             if cost.steps <= params.radius_max {
                 for to in table.cell(next_x, next_y) {
-                    self.offer(&from, cost, to, 1, false);
+                    self.offer((at, &from), cost, to, 1, false);
                 }
             }
             // A leap crosses cells whose ground is at least a level below the take-off and
@@ -550,7 +558,7 @@ impl Search<'_> {
                     let Some(to_level) = table.get(to).map(|info| u32::from(info.spot.level)) else { continue };
                     let landing_clear = params.can_cross_walls || column_free(grid, land_x, land_y, to_level, head);
                     if to_level <= level && landing_clear {
-                        self.offer(&from, cost, to, cells, true);
+                        self.offer((at, &from), cost, to, cells, true);
                     }
                 }
             }
@@ -577,20 +585,21 @@ fn settle(
 ) {
     let table = grid.spot_table();
     let found = table.index(node.spot).and_then(|at| table.get(at));
-    settle_at(start, params, occupants, found, node);
+    settle_at(start, params, occupants.get(&node.spot).copied(), found, node);
 }
 
-/// [`settle`] with the node's spot already looked up (None: not a standing spot).
+/// [`settle`] with the node's spot already looked up (None: not a standing spot) and who
+/// stands on it.
 fn settle_at(
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupant: Option<Occupant>,
     found: Option<&SpotInfo>,
     node: &mut ReachNode,
 ) {
     let distance = start.xy_distance(node.spot);
     let occupant_allows = node.spot == start
-        || match occupants.get(&node.spot) {
+        || match occupant {
             None | Some(Occupant::MountAlly | Occupant::MountEnemy) => true,
             Some(Occupant::Ally) => params.can_halt_at_allies,
             Some(Occupant::Enemy) => params.can_halt_at_enemies,
@@ -655,12 +664,18 @@ fn search_path(
     if let Some(first_slot) = slot.get_mut(start_at as usize) {
         *first_slot = 0;
     }
+    let mut occupied = vec![None; table.len()];
+    for (spot, occupant) in occupants {
+        if let Some(cell) = table.index(*spot).and_then(|at| occupied.get_mut(at as usize)) {
+            *cell = Some(*occupant);
+        }
+    }
     let mut search = Search {
         grid,
         table,
         start: start_info,
         params,
-        occupants,
+        occupied,
         slot,
         visits: vec![Visit { at: start_at, node: first, cost: zero, done: false }],
         queue: BinaryHeap::from([QueuedAt { cost: zero, at: start_at }]),
@@ -673,19 +688,21 @@ fn search_path(
             continue;
         }
         visit.done = true;
-        let spot = visit.node.spot;
-        let blocked = at != start_at && occupants.get(&spot).is_some_and(|o| o.is_enemy()) && !params.can_cross_enemies;
+        let blocked =
+            at != start_at && search.occupant(at).is_some_and(Occupant::is_enemy) && !params.can_cross_enemies;
         if !blocked {
             search.expand(at, cost);
         }
     }
+    let occupied = search.occupied;
     let mut visits = search.visits;
     // Spot numbers are in spot order.
     visits.sort_unstable_by_key(|visit| visit.at);
     let nodes = visits
         .into_iter()
         .map(|mut visit| {
-            settle_at(start, params, occupants, table.get(visit.at), &mut visit.node);
+            let occupant = occupied.get(visit.at as usize).copied().flatten();
+            settle_at(start, params, occupant, table.get(visit.at), &mut visit.node);
             visit.node
         })
         .collect();
@@ -865,7 +882,7 @@ pub fn reach_pick(
     let mut nodes: Vec<ReachNode> = cylinder_candidates(grid, start_tile, params, occupants)
         .into_iter()
         .map(|(mut node, found)| {
-            settle_at(start, params, occupants, Some(&found), &mut node);
+            settle_at(start, params, occupants.get(&node.spot).copied(), Some(&found), &mut node);
             node
         })
         .collect();
@@ -1040,7 +1057,7 @@ fn reach_line_in(
     let mut nodes = Vec::new();
     for (mut node, found) in cylinder_candidates(grid, start_tile, params, occupants) {
         if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, &boxes, memo) {
-            settle_at(start, params, occupants, Some(&found), &mut node);
+            settle_at(start, params, occupants.get(&node.spot).copied(), Some(&found), &mut node);
             nodes.push(node);
         }
     }

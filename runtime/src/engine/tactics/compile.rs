@@ -14,7 +14,7 @@ use crate::model::{Id, Scheduler, SchedulerKind, SkillKind, TileMap};
 use crate::engine::Event;
 use crate::engine::content::Content;
 
-use super::{LIVE_STREAM, MAX_IDLE_TICKS, TacticsState, UnitState};
+use super::{LIVE_STREAM, MAX_IDLE_TICKS, NameMap, TacticsState, UnitState};
 
 /// What a lookup reads in a battle.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,8 +198,8 @@ impl TacticsState {
                     team,
                     spot,
                     facing: f64::from(placement.facing_degrees),
-                    stats: BTreeMap::new(),
-                    live: BTreeSet::new(),
+                    stats: super::StatMap::default(),
+                    live: super::StatSet::default(),
                     statuses: Vec::new(),
                     defeated: false,
                     // Team rounds give turns to every unit; CT only to those with `ct` and `speed`.
@@ -266,7 +266,7 @@ impl TacticsState {
             }),
             tick: 0,
             turns: 0,
-            units: BTreeMap::new(),
+            units: NameMap::default(),
             active: None,
             winner: None,
             pending_ct: 0.0,

@@ -15,6 +15,7 @@ mod rounds;
 mod script;
 mod session;
 mod skills;
+mod stat_names;
 mod step;
 
 pub use forecast::{FORECAST_TRIALS, SkillForecast, UnitForecast};
@@ -25,7 +26,7 @@ pub use check::{FormulaProblem, formula_problems};
 use compile::{Acc, Setup, battle_accessor};
 pub use skills::names_skill;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ use crate::map::{Spot, TileGrid, spot_terrain, standing_spots};
 use crate::model::{Equipment, Expr, Id, Skill, StatEffect, StatOp, StatusEffect, Terrain, TileMap};
 
 use env::{Perspective, eval_expr};
+pub use stat_names::{NameMap, StatMap, StatSet};
 
 use crate::engine::content::Content;
 
@@ -107,9 +109,9 @@ pub struct UnitState {
     pub facing: f64,
     /// Base stats by name: the stored value, or for a stat in `live` its formula's value when
     /// last shown (reads evaluate the formula; see [`TacticsState::stat`]).
-    pub stats: BTreeMap<String, f64>,
+    pub stats: StatMap,
     /// Stats that still follow their formula (nothing has changed them yet).
-    pub live: BTreeSet<String>,
+    pub live: StatSet,
     /// Status effects, oldest first.
     pub statuses: Vec<ActiveStatus>,
     /// Out of the battle (its hp fell to 0 or below).
@@ -169,7 +171,7 @@ pub struct TacticsState {
     pub tick: u64,
     /// Turns started so far.
     pub turns: u64,
-    units: BTreeMap<String, UnitState>,
+    units: NameMap<UnitState>,
     /// The unit whose turn it is.
     pub active: Option<Turn>,
     /// The winning team once the battle has ended.
@@ -632,17 +634,16 @@ impl TacticsState {
 
     /// Who stands on each spot, as [`Self::unit_at`] answers for it (a rider before its
     /// mount): for questions about many spots at once.
-    pub(super) fn standing(&self) -> BTreeMap<Spot, &str> {
-        let mut standing: BTreeMap<Spot, (&str, bool)> = BTreeMap::new();
+    pub(super) fn standing(&self) -> BTreeMap<Spot, (&str, &UnitState)> {
+        let mut standing: BTreeMap<Spot, (&str, &UnitState)> = BTreeMap::new();
         for (key, unit) in self.units.iter().filter(|(_, unit)| !unit.defeated) {
-            let rider = unit.mount.is_some();
-            let found = standing.entry(unit.spot).or_insert((key.as_str(), rider));
+            let found = standing.entry(unit.spot).or_insert((key.as_str(), unit));
             // The first rider in key order, else the first unit in key order.
-            if rider && !found.1 {
-                *found = (key.as_str(), true);
+            if unit.mount.is_some() && found.1.mount.is_none() {
+                *found = (key.as_str(), unit);
             }
         }
-        standing.into_iter().map(|(spot, (key, _))| (spot, key)).collect()
+        standing
     }
 
     /// The unit riding `key`, if any.

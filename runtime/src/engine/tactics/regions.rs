@@ -258,6 +258,10 @@ impl TacticsState {
     /// friends (enemies); `other` has a non-zero `mountable` stat, rides nobody and carries
     /// nobody; `key` has a non-zero `canMount` stat (default 1) and carries nobody.
     pub(super) fn can_mount(&self, key: &str, other: &str, region: &Region) -> bool {
+        // Asked of every unit for every region listed; most regions mount nobody.
+        if !region.can_mount_friends && !region.can_mount_enemies {
+            return false;
+        }
         let (Some(unit), Some(mount)) = (self.units.get(key), self.units.get(other)) else { return false };
         let side_allows = if unit.team == mount.team { region.can_mount_friends } else { region.can_mount_enemies };
         side_allows
@@ -287,23 +291,25 @@ impl TacticsState {
 
     /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
     pub(super) fn occupants(&self, key: Option<&str>) -> BTreeMap<Spot, Occupant> {
-        let team = key.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
-        let own = self.spot_of(key);
+        let mover = key.and_then(|key| self.units.get(key));
+        let team = mover.map(|unit| unit.team.as_str());
+        let own = mover.map(|unit| unit.spot);
+        // Asked for every region listed, so no unit is looked up by key in here: the units
+        // standing are gathered once, and who shows on a spot is found among them by spot.
+        let standing: Vec<&UnitState> = self.units.values().filter(|unit| !unit.defeated).collect();
         let mut occupants = BTreeMap::new();
-        for (other, unit) in &self.units {
+        for unit in &standing {
             // The mover's own mount (or rider) shares its spot: that spot is the mover's.
-            if unit.defeated || Some(other.as_str()) == key || Some(unit.spot) == own {
+            if Some(unit.spot) == own || mover.is_some_and(|mover| std::ptr::eq(mover, *unit)) {
                 continue;
             }
-            let shown = self.unit_at(unit.spot).and_then(|top| self.units.get(top)).unwrap_or(unit);
+            // As `unit_at` answers: the first rider on the spot in key order, else the first unit.
+            let here = || standing.iter().filter(|other| other.spot == unit.spot);
+            let shown = here().find(|other| other.mount.is_some()).or_else(|| here().next()).unwrap_or(unit);
             let occupant = if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy };
             occupants.insert(unit.spot, occupant);
         }
         occupants
-    }
-
-    pub(super) fn spot_of(&self, key: Option<&str>) -> Option<Spot> {
-        key.and_then(|key| self.units.get(key)).map(|unit| unit.spot)
     }
 
     pub(super) fn numbers(
@@ -640,9 +646,9 @@ impl TacticsState {
         let standing = self.standing();
         spots.retain(|spot| match standing.get(spot).copied() {
             None => true,
-            Some(key) if Some(key) == ctx.actor => region.can_target_self,
-            Some(key) => {
-                let same = self.units.get(key).map(|unit| unit.team.as_str()) == actor_team;
+            Some((key, _)) if Some(key) == ctx.actor => region.can_target_self,
+            Some((key, unit)) => {
+                let same = Some(unit.team.as_str()) == actor_team;
                 // A unit the actor may ride counts too (§b.4 step 3).
                 let mountable = ctx.actor.is_some_and(|actor| self.can_mount(actor, key, region));
                 (if same { region.can_target_friends } else { region.can_target_enemies }) || mountable
@@ -650,7 +656,8 @@ impl TacticsState {
         });
         if let Some(predicate) = &region.predicate {
             spots.retain(|spot| {
-                let point_ctx = Perspective { target: standing.get(spot).copied(), point: Some(*spot), ..ctx };
+                let target = standing.get(spot).map(|(key, _)| *key);
+                let point_ctx = Perspective { target, point: Some(*spot), ..ctx };
                 let value = eval_expr(content, self, point_ctx, rng, predicate, 0);
                 core::truthy(value)
             });

@@ -380,7 +380,7 @@ impl Session {
         let mut rng = self.rng.clone();
         let (battle, key) = self.set_up_unit(name)?;
         let unit = battle.units.get(&key).ok_or("no such unit")?;
-        if !unit.stats.contains_key(*stat) {
+        if !unit.stats.contains_key(stat) {
             if stat.starts_with("position.") {
                 return Err(format!("`{stat}` is where the unit stands: use `place unit {key} X Y [Z]`"));
             }

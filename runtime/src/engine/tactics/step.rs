@@ -658,7 +658,7 @@ impl TacticsState {
                 continue;
             }
             let ready = setup.order.iter().find(|key| {
-                self.units.get(*key).is_some_and(|unit| unit.scheduled && !unit.defeated)
+                self.units.get(key).is_some_and(|unit| unit.scheduled && !unit.defeated)
                     && self.stat(key, "ct").is_some_and(|ct| ct >= self.setting(key, MAX_CT))
             });
             if let Some(key) = ready {
