@@ -421,8 +421,8 @@ struct Search<'a> {
     table: &'a SpotTable,
     start: SpotInfo,
     params: &'a ReachParams,
-    /// Per spot number, who stands there (offers and expansions ask at every step; a map
-    /// lookup there was a fifth of a search).
+    /// Per spot number, who stands there: offers and expansions ask at every step, and a
+    /// table read costs less than a tree lookup by spot.
     occupied: Vec<Option<Occupant>>,
     /// Per spot number, its place in `visits` (or [`UNVISITED`]).
     slot: Vec<u32>,
