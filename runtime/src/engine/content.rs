@@ -1,7 +1,7 @@
 //! Content compiled for play: the project, every formula compiled once against its names,
 //! and the orderings the engine needs (initial acts, global slots).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -47,7 +47,9 @@ pub struct Content {
     pub project: Project,
     /// Shared with the content it was recompiled from while no new formula needs compiling.
     formulas: Arc<FormulaSet>,
-    compiled: Arc<HashMap<String, Arc<Compiled>>>,
+    /// Each formula's code by its text. Looked up at every evaluation, so hashed with Fx,
+    /// which costs far less on short texts than the standard (flood-resistant) hasher.
+    compiled: Arc<FxHashMap<String, Arc<Compiled>>>,
     /// The [`Validation::formula_generation`] the formulas were compiled in (none: compiled
     /// whole by [`Content::compile`]).
     formula_generation: Option<u64>,
@@ -370,7 +372,7 @@ impl Content {
         }
         let mut collect = Formulas::default();
         project.visit_kinds(&mut collect);
-        let mut compiled = HashMap::new();
+        let mut compiled = FxHashMap::default();
         for text in collect.0 {
             if compiled.contains_key(&text) {
                 continue;
@@ -396,7 +398,7 @@ impl Content {
     fn assemble(
         project: Project,
         formulas: Arc<FormulaSet>,
-        compiled: Arc<HashMap<String, Arc<Compiled>>>,
+        compiled: Arc<FxHashMap<String, Arc<Compiled>>>,
         shared_ids: ShareIds,
         index: Index,
     ) -> Self {

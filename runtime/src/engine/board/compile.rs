@@ -1,7 +1,6 @@
 //! What board play compiles content into once per session: formulas as programs (those of the
 //! rules it runs too, found by their text's address), each lookup as a [`Read`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
@@ -109,7 +108,8 @@ pub(super) struct Setup {
     /// The programs of the formulas of the rules board play runs (conditions, test constants,
     /// board modifier values), by the address of their text in the content.
     pub(super) codes: FxHashMap<(usize, usize), Code>,
-    pub(super) plays: HashMap<CardId, PlayCode>,
+    /// Each card's play, looked up at every listing and every play (hence Fx).
+    pub(super) plays: FxHashMap<CardId, PlayCode>,
     pub(super) var_names: Vec<String>,
     pub(super) column_var_names: Vec<String>,
     pub(super) cell_var_names: Vec<String>,
@@ -298,7 +298,7 @@ impl BoardState {
                 hand: board.hand.clone(),
             });
         }
-        let mut plays = HashMap::new();
+        let mut plays = FxHashMap::default();
         for card in boards.iter().flat_map(|board| board.hand.iter()) {
             let Some(play) = project.cards.get(card.as_str()).and_then(|card| card.board_play.as_ref()) else {
                 continue;
@@ -332,7 +332,7 @@ impl Setup {
             sides: Vec::new(),
             reads: Vec::new(),
             codes: FxHashMap::default(),
-            plays: HashMap::new(),
+            plays: FxHashMap::default(),
             var_names: Vec::new(),
             column_var_names: Vec::new(),
             cell_var_names: Vec::new(),
