@@ -285,7 +285,7 @@ impl TacticsState {
             // A formula stands for NaN in the shown values until the first refresh.
             let shown = expr.as_int().map_or(f64::NAN, |value| value as f64);
             if expr.as_int().is_none() {
-                state.live.insert(name.clone());
+                state.live.insert(name.clone(), ());
             }
             state.stats.insert(name.clone(), shown);
         }

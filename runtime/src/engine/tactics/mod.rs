@@ -406,7 +406,7 @@ impl TacticsState {
 
     /// [`Self::base_stat`] of the unit `key`, already looked up (stats are read often).
     fn base_stat_of(&self, key: &str, unit: &UnitState, name: &str, depth: u8) -> Option<f64> {
-        if !unit.live.contains(name) {
+        if !unit.live.contains_key(name) {
             return unit.stats.get(name).copied();
         }
         let formula = self.setup.content.project.units.get(unit.unit.as_str())?.stats.get(name)?;
@@ -545,7 +545,7 @@ impl TacticsState {
         // are walked, then stored walking them in that same order (no names copied).
         let mut shown = Vec::new();
         for (key, unit) in &self.units {
-            for name in &unit.live {
+            for name in unit.live.keys() {
                 shown.push(self.base_stat_of(key, unit, name, 0).unwrap_or(f64::NAN));
             }
         }
@@ -554,7 +554,7 @@ impl TacticsState {
         }
         let mut values = shown.into_iter();
         for unit in self.units.values_mut() {
-            for name in &unit.live {
+            for name in unit.live.keys() {
                 let Some(value) = values.next() else { return };
                 if let Some(stored) = unit.stats.get_mut(name) {
                     *stored = value;

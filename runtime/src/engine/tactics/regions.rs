@@ -294,22 +294,14 @@ impl TacticsState {
         let mover = key.and_then(|key| self.units.get(key));
         let team = mover.map(|unit| unit.team.as_str());
         let own = mover.map(|unit| unit.spot);
-        // Asked for every region listed, so no unit is looked up by key in here: the units
-        // standing are gathered once, and who shows on a spot is found among them by spot.
-        let standing: Vec<&UnitState> = self.units.values().filter(|unit| !unit.defeated).collect();
-        let mut occupants = BTreeMap::new();
-        for unit in &standing {
+        self.standing()
+            .into_iter()
             // The mover's own mount (or rider) shares its spot: that spot is the mover's.
-            if Some(unit.spot) == own || mover.is_some_and(|mover| std::ptr::eq(mover, *unit)) {
-                continue;
-            }
-            // As `unit_at` answers: the first rider on the spot in key order, else the first unit.
-            let here = || standing.iter().filter(|other| other.spot == unit.spot);
-            let shown = here().find(|other| other.mount.is_some()).or_else(|| here().next()).unwrap_or(unit);
-            let occupant = if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy };
-            occupants.insert(unit.spot, occupant);
-        }
-        occupants
+            .filter(|(spot, _)| Some(*spot) != own)
+            .map(|(spot, (_, shown))| {
+                (spot, if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy })
+            })
+            .collect()
     }
 
     pub(super) fn numbers(

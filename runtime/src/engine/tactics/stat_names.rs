@@ -86,6 +86,12 @@ impl<V> NameMap<V> {
         }
     }
 
+    /// Takes `name` out; the value it had, if any.
+    pub fn remove(&mut self, name: &str) -> Option<V> {
+        let at = self.find(name)?;
+        Some(self.0.remove(at).2)
+    }
+
     /// The names, in order.
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.0.iter().map(|(_, name, _)| name)
@@ -132,83 +138,17 @@ impl<V: std::fmt::Debug> std::fmt::Debug for NameMap<V> {
     }
 }
 
-/// Stat names, in order.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct StatSet(Vec<(u64, String)>);
+/// A unit's stat names (those still following their formula), in order.
+pub type StatSet = NameMap<()>;
 
-impl StatSet {
-    fn find(&self, name: &str) -> Option<usize> {
-        if self.0.len() > MOST_SCANNED {
-            return self.0.binary_search_by(|(_, known)| known.as_str().cmp(name)).ok();
-        }
-        let name_word = word(name);
-        self.0.iter().position(|(known_word, known)| same(*known_word, known, name_word, name))
-    }
-
-    /// Whether `name` is in the set.
-    pub fn contains(&self, name: &str) -> bool {
-        self.find(name).is_some()
-    }
-
-    /// Adds `name`; whether it was not there.
-    pub fn insert(&mut self, name: String) -> bool {
-        match self.0.binary_search_by(|(_, known)| known.as_str().cmp(&name)) {
-            Ok(_) => false,
-            Err(at) => {
-                self.0.insert(at, (word(&name), name));
-                true
-            }
-        }
-    }
-
-    /// Takes `name` out; whether it was there.
-    pub fn remove(&mut self, name: &str) -> bool {
-        let found = self.find(name);
-        if let Some(at) = found {
-            self.0.remove(at);
-        }
-        found.is_some()
-    }
-
-    /// The names, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(_, name)| name)
-    }
-
-    /// How many names there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<'s> IntoIterator for &'s StatSet {
-    type Item = &'s String;
-    type IntoIter = std::iter::Map<std::slice::Iter<'s, (u64, String)>, fn(&(u64, String)) -> &String>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(_, name)| name)
-    }
-}
-
-impl Hash for StatSet {
+impl Hash for NameMap<()> {
     /// As a `BTreeSet<String>` of the same names hashes (its length, then each name in order),
     /// so battle hashes did not change with the type.
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.len());
-        for name in self {
+        for name in self.keys() {
             name.hash(state);
         }
-    }
-}
-
-impl std::fmt::Debug for StatSet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_set().entries(self.iter()).finish()
     }
 }
 
@@ -259,19 +199,19 @@ mod tests {
             for at in 0..many {
                 let name = format!("unit{at:02}");
                 prop_assert_eq!(map.insert(name.clone(), -1.0), btree_map.insert(name.clone(), -1.0));
-                prop_assert_eq!(set.insert(name.clone()), btree_set.insert(name));
+                prop_assert_eq!(set.insert(name.clone(), ()).is_none(), btree_set.insert(name));
             }
             for (name, value) in inserts {
                 prop_assert_eq!(map.insert(name.clone(), value), btree_map.insert(name.clone(), value));
-                prop_assert_eq!(set.insert(name.clone()), btree_set.insert(name));
+                prop_assert_eq!(set.insert(name.clone(), ()).is_none(), btree_set.insert(name));
             }
             for name in removes {
-                prop_assert_eq!(set.remove(&name), btree_set.remove(&name));
+                prop_assert_eq!(set.remove(&name).is_some(), btree_set.remove(&name));
             }
             for name in asks {
                 prop_assert_eq!(map.get(&name), btree_map.get(&name));
                 prop_assert_eq!(map.contains_key(&name), btree_map.contains_key(&name));
-                prop_assert_eq!(set.contains(&name), btree_set.contains(&name));
+                prop_assert_eq!(set.contains_key(&name), btree_set.contains(&name));
                 if let (Some(value), Some(expected)) = (map.get_mut(&name), btree_map.get_mut(&name)) {
                     *value += 1.0;
                     *expected += 1.0;
@@ -279,7 +219,7 @@ mod tests {
             }
             prop_assert_eq!(map.iter().collect::<Vec<_>>(), btree_map.iter().collect::<Vec<_>>());
             prop_assert_eq!(map.values().collect::<Vec<_>>(), btree_map.values().collect::<Vec<_>>());
-            prop_assert_eq!(set.iter().collect::<Vec<_>>(), btree_set.iter().collect::<Vec<_>>());
+            prop_assert_eq!(set.keys().collect::<Vec<_>>(), btree_set.iter().collect::<Vec<_>>());
             let hash = |value: &dyn Fn(&mut DefaultHasher)| {
                 let mut hasher = DefaultHasher::new();
                 value(&mut hasher);

@@ -734,7 +734,7 @@ impl TacticsState {
                 continue;
             }
             // A live `ct` would be read through its formula: leave those ticks to the loop.
-            if unit.live.contains("ct") {
+            if unit.live.contains_key("ct") {
                 return 0;
             }
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
