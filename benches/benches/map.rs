@@ -15,11 +15,10 @@
 //! case; it has no floor.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::indexing_slicing)] // a benchmark: failing loudly is right
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use actforge_runtime::map::{
-    AtlasLayout, Face, MapMesher, MapScale, MeshBuffers, MeshStyle, ReachParams, SightParams, Spot, TileGrid,
+    AtlasLayout, Face, MapMesher, MapScale, MeshBuffers, MeshStyle, ReachParams, SightParams, Spot, SpotMap, TileGrid,
     TileSolid, face_shade, pick, reach_line, reach_path, standing_spots,
 };
 use actforge_runtime::model::{Corners, Faces, Paint, PaletteEntry, PaletteLookup, Tile};
@@ -223,8 +222,8 @@ fn reach_benches(c: &mut Criterion) {
     let grid = terrain(64, 3);
     let start = *standing_spots(&grid, 32, 32).last().unwrap();
     let params = ReachParams::movement(8, 2.0, 3.0);
-    let nobody: BTreeMap<Spot, _> = BTreeMap::new();
-    let enemies: BTreeMap<Spot, _> = [(30, 33), (35, 30), (33, 36), (27, 31)]
+    let nobody: SpotMap<_> = SpotMap::new();
+    let enemies: SpotMap<_> = [(30, 33), (35, 30), (33, 36), (27, 31)]
         .into_iter()
         .filter_map(|(x, y)| {
             standing_spots(&grid, x, y).last().map(|spot| (*spot, actforge_runtime::map::Occupant::Enemy))

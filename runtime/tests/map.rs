@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use actforge_runtime::map::{
     AtlasLayout, ChunkKey, Face, LineMoveParams, MapError, MapMesher, MapScale, MeshStyle, Occupant, ReachParams,
-    SightMemo, SightParams, Spot, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade,
+    SightMemo, SightParams, Spot, SpotMap, TileGrid, TileSolid, UvRect, WalkStop, arc_shot, chunks_touched, face_shade,
     line_move, line_of_sight, pick, reach_line, reach_line_kept, reach_path, reach_pick, resize_tile_map,
     sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain, standing_height, standing_spots,
 };
@@ -592,7 +592,7 @@ fn broken_content_is_clamped_not_fatal() {
     assert!(mesher.chunks()[0].opaque.positions.iter().flatten().all(|v| v.is_finite()));
     pick(&grid, MapScale::default(), [2.2, 2.1, 200.0], [0.0, 0.0, -1.0], true).unwrap();
     for spot in standing_spots(&grid, 2, 2) {
-        reach_path(&grid, spot, &ReachParams::default(), &BTreeMap::new()).unwrap();
+        reach_path(&grid, spot, &ReachParams::default(), &SpotMap::new()).unwrap();
     }
     let bad = TileMap { width: 0, ..map };
     assert_eq!(TileGrid::from_map(&bad), Err(MapError::BadSize { width: 0, depth: 4 }));
@@ -639,8 +639,8 @@ fn per_step(radius: u16, up: f32, down: f32) -> ReachParams {
     ReachParams { use_absolute_dz: false, ..ReachParams::movement(radius, up, down) }
 }
 
-fn nobody() -> BTreeMap<Spot, Occupant> {
-    BTreeMap::new()
+fn nobody() -> SpotMap<Occupant> {
+    SpotMap::new()
 }
 
 #[test]
@@ -897,7 +897,7 @@ fn enemies_block_and_allies_are_passed() {
     let start = Spot::new(0, 0, 1);
     let middle = Spot::new(2, 0, 1);
     let stops = |params: ReachParams, occupant: Occupant| -> Vec<u16> {
-        let occupants = BTreeMap::from([(middle, occupant)]);
+        let occupants = SpotMap::from([(middle, occupant)]);
         reach_path(&grid, start, &params, &occupants).unwrap().stops().map(|spot| spot.cell_x).collect()
     };
     let walk = ReachParams::movement(4, 1.0, 1.0);
@@ -958,7 +958,7 @@ fn invisible_walls_block_sight_unless_told_not_to() {
 fn lines_may_end_on_an_enemy_but_not_pass_one() {
     let grid = floor(7, 1, vec![]);
     let enemy = Spot::new(3, 0, 1);
-    let occupants = BTreeMap::from([(enemy, Occupant::Enemy)]);
+    let occupants = SpotMap::from([(enemy, Occupant::Enemy)]);
     let params = ReachParams { can_halt_at_enemies: true, ..ReachParams::movement(5, 2.0, 2.0) };
     let seen: Vec<u16> = reach_line(&grid, Spot::new(1, 0, 1), &params, &SightParams::default(), &occupants)
         .unwrap()
@@ -976,7 +976,7 @@ fn kept_lines_of_sight_answer_as_traced_ones() {
     // A wall, an enemy in the open and one behind the wall: every spot from several lookers,
     // twice over one memo (the second time every line is answered from it).
     let grid = floor(7, 4, vec![((3, 1), stack(5)), ((3, 2), stack(2))]);
-    let occupants = BTreeMap::from([(Spot::new(5, 0, 1), Occupant::Enemy), (Spot::new(5, 1, 1), Occupant::Enemy)]);
+    let occupants = SpotMap::from([(Spot::new(5, 0, 1), Occupant::Enemy), (Spot::new(5, 1, 1), Occupant::Enemy)]);
     let params = ReachParams { can_halt_at_enemies: true, ..ReachParams::movement(6, 9.0, 9.0) };
     let memo = SightMemo::default();
     for sight in [SightParams::default(), SightParams { eye_height: 3.0, ..SightParams::default() }] {
@@ -998,18 +998,18 @@ fn walk_params(amount: u16) -> LineMoveParams {
 fn a_line_move_walks_climbs_one_step_and_stops_before_a_wall() {
     // Row y = 0: floor (level 1), a step up at x = 2 (level 2), a wall at x = 4 (level 5).
     let grid = floor(7, 1, vec![((2, 0), stack(2)), ((3, 0), stack(2)), ((4, 0), stack(5))]);
-    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &walk_params(6), &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &walk_params(6), &SpotMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 0, 1), Spot::new(2, 0, 2), Spot::new(3, 0, 2)]);
     assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(3, 0, 2), 3, 3, WalkStop::Wall));
     // Walls that may be crossed are walked through, but nobody ends inside one: it backs up.
     let through = LineMoveParams { can_cross_walls: true, ..walk_params(5) };
-    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &SpotMap::new());
     assert_eq!((walk.end, walk.steps, walk.stop), (Spot::new(5, 0, 1), 5, WalkStop::Done));
     let through = LineMoveParams { can_cross_walls: true, ..walk_params(4) };
-    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 0.0, &through, &SpotMap::new());
     assert_eq!(walk.end, Spot::new(3, 0, 2), "ends in the wall at x = 4: backs up");
     // The edge of the map stops it; −x from x = 0 goes nowhere.
-    let walk = line_move(&grid, Spot::new(0, 0, 1), 180.0, &walk_params(3), &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 180.0, &walk_params(3), &SpotMap::new());
     assert_eq!((walk.end, walk.steps, walk.remaining, walk.stop), (Spot::new(0, 0, 1), 0, 3, WalkStop::Edge));
 }
 
@@ -1017,24 +1017,24 @@ fn a_line_move_walks_climbs_one_step_and_stops_before_a_wall() {
 fn a_line_move_falls_off_a_ledge_counting_the_drop_beyond_the_window() {
     // A plateau (level 4) for x ≤ 1, floor (level 1) beyond: a fall of 3 with z_down_max 1.
     let grid = floor(5, 1, vec![((0, 0), stack(4)), ((1, 0), stack(4))]);
-    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &walk_params(3), &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &walk_params(3), &SpotMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 4), Spot::new(1, 0, 4), Spot::new(2, 0, 1), Spot::new(3, 0, 1)]);
     assert_eq!((walk.end, walk.drop), (Spot::new(3, 0, 1), 2.0));
     // A glider keeps its height while steps remain and comes down at the end.
     let glide = LineMoveParams { can_glide: true, ..walk_params(3) };
-    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &glide, &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &glide, &SpotMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 4), Spot::new(1, 0, 4), Spot::new(3, 0, 1)]);
     assert_eq!((walk.end, walk.drop), (Spot::new(3, 0, 1), 2.0));
     // Without falling it stops at the edge of the plateau (it would hang in the air).
     let no_fall = LineMoveParams { perform_fall: false, ..walk_params(3) };
-    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &no_fall, &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 4), 0.0, &no_fall, &SpotMap::new());
     assert_eq!(walk.end, Spot::new(1, 0, 4));
 }
 
 #[test]
 fn a_line_move_stops_before_a_unit_and_locks_nothing_itself() {
     let grid = floor(6, 6, vec![]);
-    let occupants = BTreeMap::from([(Spot::new(3, 1, 1), Occupant::Enemy)]);
+    let occupants = SpotMap::from([(Spot::new(3, 1, 1), Occupant::Enemy)]);
     let walk = line_move(&grid, Spot::new(1, 1, 1), 0.0, &walk_params(4), &occupants);
     assert_eq!(
         (walk.end, walk.stop, walk.collided.clone()),
@@ -1050,7 +1050,7 @@ fn a_line_move_stops_before_a_unit_and_locks_nothing_itself() {
     let walk = line_move(&grid, Spot::new(1, 1, 1), f64::NAN, &walk_params(4), &occupants);
     assert_eq!((walk.end, walk.steps, walk.path.len()), (Spot::new(1, 1, 1), 0, 1));
     // A diagonal (45°) walk: each step of length 1 rounds to a cell.
-    let walk = line_move(&grid, Spot::new(0, 0, 1), 45.0, &walk_params(4), &BTreeMap::new());
+    let walk = line_move(&grid, Spot::new(0, 0, 1), 45.0, &walk_params(4), &SpotMap::new());
     assert_eq!(walk.path, vec![Spot::new(0, 0, 1), Spot::new(1, 1, 1), Spot::new(2, 2, 1), Spot::new(3, 3, 1)]);
 }
 

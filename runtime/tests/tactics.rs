@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use actforge_runtime::engine::{Choice, Event, Session};
-use actforge_runtime::map::{Occupant, ReachParams, Spot, TileGrid, reach_path};
+use actforge_runtime::map::{Occupant, ReachParams, Spot, SpotMap, TileGrid, reach_path};
 use actforge_runtime::model::{
     Column, EffectTarget, Expr, HitType, Id, InterveningSpace, LineMoveEffect, Placement, Project, Region, RegionShape,
     Skill, SkillKind, StatEffect, StatusEffect, Tile, TileMap, Unit, WinCondition,
@@ -171,7 +171,7 @@ fn move_choices_are_the_reachable_spots_and_moving_costs_ct() {
         .collect();
     let map = field().tile_maps.get("field").unwrap().clone();
     let grid = TileGrid::from_map(&map).unwrap();
-    let occupants = BTreeMap::from([(Spot::new(2, 1, 1), Occupant::Enemy), (Spot::new(1, 4, 1), Occupant::Ally)]);
+    let occupants = SpotMap::from([(Spot::new(2, 1, 1), Occupant::Enemy), (Spot::new(1, 4, 1), Occupant::Ally)]);
     let mut params = ReachParams::movement(3, 1.0, 2.0);
     params.can_cross_enemies = false;
     let reach = reach_path(&grid, Spot::new(1, 1, 1), &params, &occupants).unwrap();

@@ -15,6 +15,7 @@ mod grid;
 mod mesh;
 mod pick;
 mod reach;
+mod spot_sets;
 mod spots;
 mod walk;
 
@@ -30,6 +31,7 @@ pub use reach::{
     reach_line, reach_line_kept, reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain,
     standing_spots,
 };
+pub use spot_sets::{SpotMap, SpotSet};
 pub use walk::{ArcShot, LineMoveParams, LineMoveWalk, WalkStop, arc_shot, line_move};
 
 use crate::model::{MAX_MAP_SIDE, TileMap};

@@ -13,6 +13,7 @@ use super::MapError;
 use super::geometry::{Face, TileSolid};
 use super::grid::TileGrid;
 use super::pick::{PickHit, first_hit_on_segment};
+use super::spot_sets::SpotMap;
 use super::spots::{PathQuestion, SpotInfo, SpotTable, edge_dz};
 
 /// Where a unit can stand: on top of a tile of cell (`cell_x`, `cell_y`), its feet at
@@ -576,13 +577,7 @@ fn start_of(grid: &TileGrid, start: Spot) -> Result<SpotInfo, MapError> {
 }
 
 /// Decides `can_stop` for every node (§b.4 step 4 and §b.5, with the fixes in FORMAT.md).
-fn settle(
-    grid: &TileGrid,
-    start: Spot,
-    params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
-    node: &mut ReachNode,
-) {
+fn settle(grid: &TileGrid, start: Spot, params: &ReachParams, occupants: &SpotMap<Occupant>, node: &mut ReachNode) {
     let table = grid.spot_table();
     let found = table.index(node.spot).and_then(|at| table.get(at));
     settle_at(start, params, occupants.get(&node.spot).copied(), found, node);
@@ -628,7 +623,7 @@ pub fn reach_path(
     grid: &TileGrid,
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Reach, MapError> {
     reach_path_kept(grid, start, params, occupants).map(|reach| Reach::clone(&reach))
 }
@@ -639,7 +634,7 @@ pub(crate) fn reach_path_kept(
     grid: &TileGrid,
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Arc<Reach>, MapError> {
     let table = grid.spot_table();
     table.kept_path(PathQuestion::new(start, params, occupants), || search_path(grid, table, start, params, occupants))
@@ -651,7 +646,7 @@ fn search_path(
     table: &SpotTable,
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Reach, MapError> {
     let not_a_spot = || MapError::NotASpot { cell_x: start.cell_x, cell_y: start.cell_y, level: start.level };
     let start_at = table.index(start).ok_or_else(not_a_spot)?;
@@ -726,7 +721,7 @@ pub fn reach_fly(
     start: Spot,
     params: &ReachParams,
     ceiling: Option<u16>,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Reach, MapError> {
     start_of(grid, start)?;
     let radius = i32::from(params.radius_max);
@@ -833,7 +828,7 @@ fn cylinder_candidates(
     grid: &TileGrid,
     start: SpotInfo,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Vec<(ReachNode, SpotInfo)> {
     let table = grid.spot_table();
     let radius = i32::from(params.radius_max);
@@ -876,7 +871,7 @@ pub fn reach_pick(
     grid: &TileGrid,
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Reach, MapError> {
     let start_tile = start_of(grid, start)?;
     let mut nodes: Vec<ReachNode> = cylinder_candidates(grid, start_tile, params, occupants)
@@ -915,7 +910,7 @@ fn enemy_boxes(
     grid: &TileGrid,
     start: Spot,
     params: &ReachParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Vec<(Spot, [f32; 3], [f32; 3])> {
     if params.can_cross_enemies {
         return Vec::new();
@@ -1005,7 +1000,7 @@ pub fn line_reaches(
     to: Spot,
     params: &ReachParams,
     sight: &SightParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> bool {
     if to == start {
         return spot_tile(grid, start).is_some();
@@ -1022,7 +1017,7 @@ pub fn reach_line(
     start: Spot,
     params: &ReachParams,
     sight: &SightParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> Result<Reach, MapError> {
     reach_line_in(grid, start, params, sight, occupants, None)
 }
@@ -1033,7 +1028,7 @@ pub fn reach_line_kept(
     start: Spot,
     params: &ReachParams,
     sight: &SightParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
     memo: &SightMemo,
 ) -> Result<Reach, MapError> {
     reach_line_in(grid, start, params, sight, occupants, Some(memo))
@@ -1044,7 +1039,7 @@ fn reach_line_in(
     start: Spot,
     params: &ReachParams,
     sight: &SightParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
     memo: Option<&SightMemo>,
 ) -> Result<Reach, MapError> {
     let start_tile = start_of(grid, start)?;

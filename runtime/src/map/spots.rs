@@ -1,12 +1,12 @@
 //! The standing spots of a whole grid in one flat table, worked out once per grid state: path
 //! searches look spots up by number instead of walking tile columns at every step.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::geometry::{Face, TileSolid};
 use super::grid::TileGrid;
 use super::reach::{Occupant, Reach, ReachParams, Spot, tile_point};
+use super::spot_sets::SpotMap;
 
 /// What a path search needs to know of one standing spot.
 #[derive(Clone, Copy, Debug)]
@@ -83,7 +83,7 @@ pub(crate) struct PathQuestion {
 
 impl PathQuestion {
     /// The question of a search from `start` with `params` past `occupants`.
-    pub(crate) fn new(start: Spot, params: &ReachParams, occupants: &BTreeMap<Spot, Occupant>) -> Self {
+    pub(crate) fn new(start: Spot, params: &ReachParams, occupants: &SpotMap<Occupant>) -> Self {
         let ReachParams {
             radius_min,
             radius_max,

@@ -1,11 +1,10 @@
 //! The line-move walk of knockbacks, shoves and throws (`spec/srpgck.md` §b.8) and ballistic
 //! arcs (§b.7 Arc space), on standing spots and through the real tile shapes.
 
-use std::collections::BTreeMap;
-
 use super::grid::TileGrid;
 use super::pick::first_hit_on_segment;
 use super::reach::{Occupant, SightParams, Spot, segment_meets_box, spot_point, standing_spots};
+use super::spot_sets::SpotMap;
 
 /// A line-move walk's numbers and flags (`spec/srpgck.md` §b.3, line-move part).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,7 +115,7 @@ pub fn line_move(
     start: Spot,
     direction_degrees: f64,
     params: &LineMoveParams,
-    occupants: &BTreeMap<Spot, Occupant>,
+    occupants: &SpotMap<Occupant>,
 ) -> LineMoveWalk {
     // A direction that is not a number (a broken formula) moves nobody.
     let amount = if direction_degrees.is_finite() { params.amount } else { 0 };

@@ -14,7 +14,7 @@ use crate::model::{Id, Scheduler, SchedulerKind, SkillKind, TileMap};
 use crate::engine::Event;
 use crate::engine::content::Content;
 
-use super::{LIVE_STREAM, MAX_IDLE_TICKS, NameMap, TacticsState, UnitState};
+use super::{LIVE_STREAM, MAX_IDLE_TICKS, NameMap, StatSet, TacticsState, UnitState};
 
 /// What a lookup reads in a battle.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,7 +103,7 @@ pub(super) struct Setup {
     pub(super) skill_passives: bool,
     /// The stats some equipment's or skill's passive effect of the project changes: reading
     /// any other stat looks through the unit's statuses only.
-    pub(super) passive_stats: BTreeSet<String>,
+    pub(super) passive_stats: StatSet,
     /// Lines of sight kept for the map's geometry (none: the grid is not the map's).
     pub(super) sight: Option<Arc<crate::map::SightMemo>>,
     /// What the scheduler reads at every idle tick (speeds, maxCT, hp, the limits of `ct`,
@@ -293,10 +293,14 @@ impl TacticsState {
 }
 
 /// The stats the passive effects of the project's equipment and skills change.
-fn passive_stats(project: &crate::model::Project) -> BTreeSet<String> {
+fn passive_stats(project: &crate::model::Project) -> StatSet {
     let equipment = project.equipment.iter().flat_map(|equipment| equipment.passive_effects.iter());
     let skills = project.skills.iter().flat_map(|skill| skill.passive_effects.iter());
-    equipment.chain(skills).map(|effect| effect.stat.clone()).collect()
+    let mut stats = StatSet::default();
+    for effect in equipment.chain(skills) {
+        stats.insert(effect.stat.clone(), ());
+    }
+    stats
 }
 
 /// Whether every formula the scheduler's idle ticks read is blind to what ticking changes:

@@ -10,13 +10,12 @@
 //! ([`crate::engine::Session`]'s `battle_mut`), so an answer never outlives the state it was
 //! worked out on. Not part of the state: a copied session starts with an empty memo.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rand_pcg::Pcg64Mcg;
 
 use super::regions::Routes;
-use crate::map::Spot;
+use crate::map::{Spot, SpotMap, SpotSet};
 use crate::model::{Id, Skill};
 
 /// Most answers kept at once (a listing keeps a handful; the bound is a guard).
@@ -38,11 +37,11 @@ pub(super) enum Question {
 #[derive(Clone, Debug)]
 pub(super) enum Answer {
     /// See [`Question::Reach`].
-    Reach(Arc<BTreeMap<Spot, usize>>),
+    Reach(Arc<SpotMap<usize>>),
     /// See [`Question::Routes`].
     Routes(Arc<Routes>),
     /// See [`Question::Targets`].
-    Targets(Arc<BTreeSet<Spot>>),
+    Targets(Arc<SpotSet>),
 }
 
 /// A kept answer with the generator states around working it out.

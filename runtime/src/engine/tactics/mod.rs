@@ -31,7 +31,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::formula::{Lookup, Scope};
-use crate::map::{Spot, TileGrid, spot_terrain, standing_spots};
+use crate::map::{Spot, SpotMap, TileGrid, spot_terrain, standing_spots};
 use crate::model::{Equipment, Expr, Id, Skill, StatEffect, StatOp, StatusEffect, Terrain, TileMap};
 
 use env::{Perspective, eval_expr};
@@ -323,7 +323,12 @@ impl TacticsState {
 
     /// [`Self::stat`] read `depth` formulas deep (a cycle of stats reads NaN).
     pub(super) fn stat_at(&self, key: &str, name: &str, depth: u8) -> Option<f64> {
-        let unit = self.units.get(key)?;
+        self.stat_of(key, self.units.get(key)?, name, depth)
+    }
+
+    /// [`Self::stat_at`] of the unit `key`, already looked up (the scheduler reads stats of
+    /// every unit at every tick).
+    pub(super) fn stat_of(&self, key: &str, unit: &UnitState, name: &str, depth: u8) -> Option<f64> {
         let pseudo = match name {
             "position.x" => Some(f64::from(unit.spot.cell_x)),
             "position.y" => Some(f64::from(unit.spot.cell_y)),
@@ -349,34 +354,34 @@ impl TacticsState {
             }
         };
         // Equipment and skills change only the stats their passive effects name (`ct`, read at
-        // every scheduler tick, usually none): for any other stat they need no looking through.
-        let passive = self.setup.passive_stats.contains(name);
-        for equipment in self.worn_by(unit).filter(|_| passive) {
-            let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
-            apply(&equipment.passive_effects, ctx);
+        // every scheduler tick, usually none): for any other stat the unit's equipment is not
+        // even looked up.
+        let passive = self.setup.passive_stats.contains_key(name);
+        if passive {
+            for equipment in self.worn_by(unit) {
+                let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
+                apply(&equipment.passive_effects, ctx);
+            }
         }
         // The unit's skills then its equipment's, each once (no list is built: stats are read
         // often); none to look through when no skill of the project has passive effects.
-        let own = if self.setup.skill_passives && passive {
-            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default()
-        } else {
-            &[]
-        };
-        let granted = self
-            .worn_by(unit)
-            .filter(|_| self.setup.skill_passives && passive)
-            .flat_map(|equipment| equipment.skills.iter());
-        for (at, id) in own.iter().chain(granted).enumerate() {
-            let Some(skill) = content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
-            else {
-                continue;
-            };
-            let seen = own.iter().chain(self.worn_by(unit).flat_map(|equipment| equipment.skills.iter())).take(at);
-            if seen.into_iter().any(|earlier| earlier == id) {
-                continue;
+        if self.setup.skill_passives && passive {
+            let own =
+                content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
+            let granted = self.worn_by(unit).flat_map(|equipment| equipment.skills.iter());
+            for (at, id) in own.iter().chain(granted).enumerate() {
+                let Some(skill) =
+                    content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
+                else {
+                    continue;
+                };
+                let seen = own.iter().chain(self.worn_by(unit).flat_map(|equipment| equipment.skills.iter())).take(at);
+                if seen.into_iter().any(|earlier| earlier == id) {
+                    continue;
+                }
+                let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
+                apply(&skill.passive_effects, ctx);
             }
-            let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
-            apply(&skill.passive_effects, ctx);
         }
         for status in &unit.statuses {
             apply(&status.definition.stat_effects, Perspective { actor: Some(key), ..Perspective::default() });
@@ -459,7 +464,7 @@ impl TacticsState {
     }
 
     /// The ids of a unit's skills: its own, then those its equipment grants, each once.
-    pub(super) fn skill_ids(&self, content: &Content, key: &str) -> Vec<Id<Skill>> {
+    pub(super) fn skill_ids<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Id<Skill>> {
         let Some(unit) = self.units.get(key) else { return Vec::new() };
         let own =
             content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
@@ -468,10 +473,10 @@ impl TacticsState {
             .iter()
             .filter_map(|id| content.project.equipment.get(id.as_str()))
             .flat_map(|equipment| equipment.skills.iter());
-        let mut ids: Vec<Id<Skill>> = Vec::new();
+        let mut ids: Vec<&Id<Skill>> = Vec::new();
         for id in own.iter().chain(granted) {
-            if !ids.contains(id) {
-                ids.push(id.clone());
+            if !ids.contains(&id) {
+                ids.push(id);
             }
         }
         ids
@@ -621,6 +626,11 @@ impl TacticsState {
         self.stat(key, name).filter(|value| value.is_finite()).unwrap_or(default)
     }
 
+    /// [`Self::setting`] of the unit `key`, already looked up.
+    pub(super) fn setting_of(&self, key: &str, unit: &UnitState, (name, default): (&str, f64)) -> f64 {
+        self.stat_of(key, unit, name, 0).filter(|value| value.is_finite()).unwrap_or(default)
+    }
+
     /// How many units of `team` are still in the battle.
     pub fn alive(&self, team: &str) -> usize {
         self.units.values().filter(|unit| !unit.defeated && unit.team == team).count()
@@ -634,13 +644,19 @@ impl TacticsState {
 
     /// Who stands on each spot, as [`Self::unit_at`] answers for it (a rider before its
     /// mount): for questions about many spots at once.
-    pub(super) fn standing(&self) -> BTreeMap<Spot, (&str, &UnitState)> {
-        let mut standing: BTreeMap<Spot, (&str, &UnitState)> = BTreeMap::new();
+    pub(super) fn standing(&self) -> SpotMap<(&str, &UnitState)> {
+        let mut standing: SpotMap<(&str, &UnitState)> = SpotMap::new();
         for (key, unit) in self.units.iter().filter(|(_, unit)| !unit.defeated) {
-            let found = standing.entry(unit.spot).or_insert((key.as_str(), unit));
-            // The first rider in key order, else the first unit in key order.
-            if unit.mount.is_some() && found.1.mount.is_none() {
-                *found = (key.as_str(), unit);
+            match standing.get_mut(&unit.spot) {
+                // The first rider in key order, else the first unit in key order.
+                Some(found) => {
+                    if unit.mount.is_some() && found.1.mount.is_none() {
+                        *found = (key.as_str(), unit);
+                    }
+                }
+                None => {
+                    standing.insert(unit.spot, (key.as_str(), unit));
+                }
             }
         }
         standing

@@ -1,15 +1,16 @@
 //! Where units can move and aim: reach, region shapes and spaces, line moves, mounts
 //! (`spec/srpgck.md` §b.4–§b.8).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
 use crate::formula::Side;
 use crate::map::{
-    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, TileGrid, arc_shot, line_move, line_reaches,
-    reach_fly, reach_line, reach_line_kept, reach_path_kept, reach_pick, signed_dz, spot_tags, spot_terrain,
+    LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, SpotMap, SpotSet, TileGrid, arc_shot, line_move,
+    line_reaches, reach_fly, reach_line, reach_line_kept, reach_path_kept, reach_pick, signed_dz, spot_tags,
+    spot_terrain,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
 
@@ -232,7 +233,7 @@ fn cone_holds(numbers: &RegionNumbers, (theta, phi): (f64, f64), [dx, dy, rise]:
 pub(crate) struct Routes {
     from: Spot,
     reach: Option<Arc<Reach>>,
-    ends: BTreeSet<Spot>,
+    ends: SpotSet,
 }
 
 impl Routes {
@@ -276,7 +277,7 @@ impl TacticsState {
 
     /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
     /// one it rides, which it may leave) are mounts.
-    pub(super) fn move_occupants(&self, key: &str, region: &Region) -> BTreeMap<Spot, Occupant> {
+    pub(super) fn move_occupants(&self, key: &str, region: &Region) -> SpotMap<Occupant> {
         let mut occupants = self.occupants(Some(key));
         let riding = self.units.get(key).and_then(|unit| unit.mount.as_deref());
         let team = self.units.get(key).map(|unit| unit.team.as_str());
@@ -290,7 +291,7 @@ impl TacticsState {
     }
 
     /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
-    pub(super) fn occupants(&self, key: Option<&str>) -> BTreeMap<Spot, Occupant> {
+    pub(super) fn occupants(&self, key: Option<&str>) -> SpotMap<Occupant> {
         let mover = key.and_then(|key| self.units.get(key));
         let team = mover.map(|unit| unit.team.as_str());
         let own = mover.map(|unit| unit.spot);
@@ -341,13 +342,15 @@ impl TacticsState {
         rng: &mut Pcg64Mcg,
         key: &str,
         memo: &TacticsMemo,
-    ) -> BTreeMap<Spot, usize> {
-        let mut spots = BTreeMap::new();
+    ) -> SpotMap<usize> {
+        let mut spots = SpotMap::new();
         let Some(unit) = self.units.get(key) else { return spots };
         // Replaced move skills do not walk; the others in their sorted order.
         for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
             for spot in self.kept_routes(content, rng, key, (at, skill), unit.spot, memo).ends() {
-                spots.entry(spot).or_insert(at);
+                if !spots.contains_key(&spot) {
+                    spots.insert(spot, at);
+                }
             }
         }
         spots
@@ -412,7 +415,7 @@ impl TacticsState {
         skill: &Skill,
         (from, spent): (Spot, f64),
     ) -> Routes {
-        let mut routes = Routes { from, reach: None, ends: BTreeSet::new() };
+        let mut routes = Routes { from, reach: None, ends: SpotSet::new() };
         let Some(unit) = self.units.get(key) else { return routes };
         let region = &skill.target_region;
         let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
@@ -440,7 +443,7 @@ impl TacticsState {
                     reach_path_kept(grid, from, &params, &occupants)
                 };
                 let Ok(reach) = reach else { return routes };
-                let ends: BTreeSet<Spot> = reach.stops().collect();
+                let ends: SpotSet = reach.stops().collect();
                 // The shape cut in Pick space (a flight's without the height window), then the
                 // targeting flags and predicate; a cylinder is the search itself.
                 let ends = if region.shape == RegionShape::Cylinder {
@@ -548,7 +551,7 @@ impl TacticsState {
         region: &Region,
         center: Spot,
         facing: f64,
-    ) -> BTreeSet<Spot> {
+    ) -> SpotSet {
         self.region_spots_in(content, rng, ctx, region, region.space, (center, facing, 0.0))
     }
 
@@ -563,12 +566,12 @@ impl TacticsState {
         region: &Region,
         space: InterveningSpace,
         (center, facing, spent): (Spot, f64, f64),
-    ) -> BTreeSet<Spot> {
+    ) -> SpotSet {
         let mut n = self.numbers(content, rng, ctx, region);
         n.radius_max -= spent;
-        let spots: BTreeSet<Spot> = match region.shape {
+        let spots: SpotSet = match region.shape {
             RegionShape::SelfOnly | RegionShape::Compound | RegionShape::NWay => {
-                let mut all = BTreeSet::new();
+                let mut all = SpotSet::new();
                 if region.shape == RegionShape::SelfOnly {
                     all.insert(center);
                 } else if region.shape == RegionShape::Compound {
@@ -607,7 +610,7 @@ impl TacticsState {
                 let direction = locked_direction(facing + n.xy_direction, region.facing_lock);
                 let occupants = self.occupants(ctx.actor);
                 let walk = line_move(&self.setup.grid, center, direction, &walk_params(region, &n), &occupants);
-                let mut spots: BTreeSet<Spot> = walk.path.into_iter().filter(|spot| *spot != center).collect();
+                let mut spots: SpotSet = walk.path.into_iter().filter(|spot| *spot != center).collect();
                 spots.extend(walk.collided);
                 spots
             }
@@ -623,8 +626,8 @@ impl TacticsState {
         rng: &mut Pcg64Mcg,
         ctx: Perspective<'_>,
         region: &Region,
-        mut spots: BTreeSet<Spot>,
-    ) -> BTreeSet<Spot> {
+        mut spots: SpotSet,
+    ) -> SpotSet {
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
         let no_enter = self.no_enter_mask(region);
         if no_enter != 0 {
@@ -666,7 +669,7 @@ impl TacticsState {
         actor: Option<&str>,
         center: Spot,
         facing: f64,
-    ) -> BTreeSet<Spot> {
+    ) -> SpotSet {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
         let line_like = region.shape == RegionShape::Line;
@@ -691,7 +694,7 @@ impl TacticsState {
                 },
                 _ => reach_pick(grid, center, &params, &occupants).map(Arc::new),
             };
-            let Ok(reach) = reach else { return BTreeSet::new() };
+            let Ok(reach) = reach else { return SpotSet::new() };
             let radius = f64::from(cells(numbers.radius_max));
             let within = |spot: &Spot| {
                 let xy = spot.xy_distance(center);
@@ -701,7 +704,7 @@ impl TacticsState {
                         || f64::from(xy) <= radius - f64::from(signed_dz(grid, center, *spot).unwrap_or(0.0)) / 2.0)
             };
             let kept = reach.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
-            let kept: BTreeSet<Spot> = kept.filter(within).collect();
+            let kept: SpotSet = kept.filter(within).collect();
             // Path and Line spaces were the search itself.
             return match space {
                 InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
@@ -725,7 +728,7 @@ impl TacticsState {
         } else {
             params
         };
-        let Ok(pool) = reach_pick(grid, center, &pool_params, &occupants) else { return BTreeSet::new() };
+        let Ok(pool) = reach_pick(grid, center, &pool_params, &occupants) else { return SpotSet::new() };
         let pool = pool.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
@@ -764,7 +767,7 @@ impl TacticsState {
                 }
             }
         };
-        let shaped: BTreeSet<Spot> = pool.filter(|spot| in_shape(*spot)).collect();
+        let shaped: SpotSet = pool.filter(|spot| in_shape(*spot)).collect();
         self.through_space(region, numbers, space, &params, actor, center, shaped)
     }
 
@@ -781,8 +784,8 @@ impl TacticsState {
         params: &ReachParams,
         actor: Option<&str>,
         center: Spot,
-        spots: BTreeSet<Spot>,
-    ) -> BTreeSet<Spot> {
+        spots: SpotSet,
+    ) -> SpotSet {
         let grid = &self.setup.grid;
         let occupants = self.occupants(actor);
         match space {
@@ -791,14 +794,14 @@ impl TacticsState {
                 spots.into_iter().filter(|spot| line_reaches(grid, center, *spot, params, &sight, &occupants)).collect()
             }
             InterveningSpace::Path => {
-                let Ok(walk) = reach_path_kept(grid, center, params, &occupants) else { return BTreeSet::new() };
+                let Ok(walk) = reach_path_kept(grid, center, params, &occupants) else { return SpotSet::new() };
                 spots.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
             InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, spots),
             InterveningSpace::Fly => {
                 let ceiling = (numbers.fly_ceiling.is_finite() && numbers.fly_ceiling > 0.0)
                     .then(|| center.level.saturating_add(cells(numbers.fly_ceiling)));
-                let Ok(flight) = reach_fly(grid, center, params, ceiling, &occupants) else { return BTreeSet::new() };
+                let Ok(flight) = reach_fly(grid, center, params, ceiling, &occupants) else { return SpotSet::new() };
                 spots.into_iter().filter(|spot| flight.get(*spot).is_some()).collect()
             }
             InterveningSpace::Pick | InterveningSpace::LineMove => spots,
@@ -813,9 +816,9 @@ impl TacticsState {
         region: &Region,
         numbers: &RegionNumbers,
         center: Spot,
-        occupants: &BTreeMap<Spot, Occupant>,
-        spots: BTreeSet<Spot>,
-    ) -> BTreeSet<Spot> {
+        occupants: &SpotMap<Occupant>,
+        spots: SpotSet,
+    ) -> SpotSet {
         let grid = &self.setup.grid;
         let range = numbers.radius_max.max(numbers.line_width_max);
         let range = if range.is_finite() { range.max(0.0) as f32 } else { 0.0 };
@@ -845,7 +848,7 @@ impl TacticsState {
         key: &str,
         skill: &Skill,
         memo: &TacticsMemo,
-    ) -> Arc<BTreeSet<Spot>> {
+    ) -> Arc<SpotSet> {
         let answer = memo.answer(Question::Targets(key.to_owned(), skill.id.clone()), rng, |rng| {
             Answer::Targets(Arc::new(self.target_spots(content, rng, key, skill)))
         });
@@ -856,14 +859,8 @@ impl TacticsState {
     }
 
     /// Where `key` can aim `skill` now.
-    pub(super) fn target_spots(
-        &self,
-        content: &Content,
-        rng: &mut Pcg64Mcg,
-        key: &str,
-        skill: &Skill,
-    ) -> BTreeSet<Spot> {
-        let Some(unit) = self.units.get(key) else { return BTreeSet::new() };
+    pub(super) fn target_spots(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, skill: &Skill) -> SpotSet {
+        let Some(unit) = self.units.get(key) else { return SpotSet::new() };
         let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
         self.region_spots(content, rng, ctx, &skill.target_region, unit.spot, unit.facing)
     }

@@ -8,7 +8,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::engine::content::Content;
 use crate::engine::{Choice, Event};
-use crate::map::Spot;
+use crate::map::{Spot, SpotMap};
 use crate::model::SchedulerKind;
 
 use super::env::{Perspective, eval_expr};
@@ -44,7 +44,7 @@ impl TacticsState {
         rng: &mut Pcg64Mcg,
         key: &str,
         memo: &TacticsMemo,
-    ) -> Arc<BTreeMap<Spot, usize>> {
+    ) -> Arc<SpotMap<usize>> {
         let answer = memo.answer(Question::Reach(key.to_owned()), rng, |rng| {
             Answer::Reach(Arc::new(self.work_out_reach(content, rng, key, memo)))
         });
@@ -54,13 +54,7 @@ impl TacticsState {
         }
     }
 
-    fn work_out_reach(
-        &self,
-        content: &Content,
-        rng: &mut Pcg64Mcg,
-        key: &str,
-        memo: &TacticsMemo,
-    ) -> BTreeMap<Spot, usize> {
+    fn work_out_reach(&self, content: &Content, rng: &mut Pcg64Mcg, key: &str, memo: &TacticsMemo) -> SpotMap<usize> {
         let mut spots = self.move_spots(content, rng, key, memo);
         let Some(points) = self.action_points.filter(|_| self.active_unit() == Some(key)) else { return spots };
         let per_cell = self.move_points(key);

@@ -25,7 +25,7 @@ pub fn names_skill(path: &str, skill: &Skill) -> bool {
 /// A unit's skills by its list (its own, then those its equipment grants: `skill_ids`): each
 /// with its place in the list, whether another of its skills replaces it (and which), sorted by
 /// group, then `sorting`, then the list's order.
-pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[Id<Skill>]) -> Vec<(usize, &'c Skill, Option<&'c Skill>)> {
+pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[&Id<Skill>]) -> Vec<(usize, &'c Skill, Option<&'c Skill>)> {
     let listed: Vec<(usize, &Skill)> = ids
         .iter()
         .enumerate()

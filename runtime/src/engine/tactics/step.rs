@@ -1,11 +1,11 @@
 //! One battle step: a move, a skill, a wait or a facing, then the win check and the scheduler.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rand_pcg::Pcg64Mcg;
 
-use crate::map::{Spot, line_move};
+use crate::map::{Spot, SpotMap, SpotSet, line_move};
 use crate::model::{
     EffectTarget, Equipment, FacingLock, HitType, Id, LineMoveEffect, Reaction, SchedulerKind, Skill, StatChange,
     StatOp, StatusClock, StatusEffect, StatusStacking,
@@ -152,7 +152,7 @@ impl TacticsState {
         let Some(from) = self.units.get(key).map(|unit| unit.spot) else { return };
         let Some(to) = path.last().copied() else { return };
         // `at` numbers one of the unit's move skills (`move_spots` found the spot with it).
-        let Some(skill) = self.skill_ids(content, key).get(at).cloned() else { return };
+        let Some(skill) = self.skill_ids(content, key).get(at).map(|id| (*id).clone()) else { return };
         let length = path_length(path);
         // A flight's route rises and drops within cells: the last step across cells faces it.
         let last_step = path.iter().rev().find(|spot| (spot.cell_x, spot.cell_y) != (to.cell_x, to.cell_y));
@@ -190,21 +190,22 @@ impl TacticsState {
         }
     }
 
-    /// Evaluates a battle formula; a NaN is a warning that names `what` and the formula (no
-    /// silent NaN in play, issue 29.10).
+    /// Evaluates a battle formula; a NaN is a warning that names `what` (worded only then) and
+    /// the formula (no silent NaN in play, issue 29.10).
     pub(super) fn eval_or_warn(
         &self,
         content: &Content,
         rng: &mut Pcg64Mcg,
         ctx: Perspective<'_>,
         expr: &crate::model::Expr,
-        what: &str,
+        what: impl FnOnce() -> String,
         events: &mut Vec<Event>,
     ) -> f64 {
         let value = eval_expr(content, self, ctx, rng, expr, 0);
         if value.is_nan() {
             events.push(Event::Warning(format!(
-                "{what} `{}` is NaN (`check` names the lookups that read NaN)",
+                "{} `{}` is NaN (`check` names the lookups that read NaN)",
+                what(),
                 expr.text()
             )));
         }
@@ -315,8 +316,8 @@ impl TacticsState {
                 point,
                 ..Perspective::default()
             };
-            let what = format!("{}'s hit_type", skill.id);
-            let chosen = self.eval_or_warn(content, rng, ctx, &skill.hit_type, &what, events);
+            let what = || format!("{}'s hit_type", skill.id);
+            let chosen = self.eval_or_warn(content, rng, ctx, &skill.hit_type, what, events);
             let last = skill.hit_types.len().saturating_sub(1);
             let index = if chosen.is_finite() { (chosen.max(0.0) as usize).min(last) } else { 0 };
             let Some(hit) = skill.hit_types.get(index) else { continue };
@@ -344,13 +345,15 @@ impl TacticsState {
                 EffectTarget::Target => target,
                 EffectTarget::Actor => key,
             };
-            let what = format!(
-                "{}'s effect on {who}'s `{}`",
-                ctx.skill.map_or("a skill", |skill| skill.id.as_str()),
-                effect.stat
-            );
+            let what = || {
+                format!(
+                    "{}'s effect on {who}'s `{}`",
+                    ctx.skill.map_or("a skill", |skill| skill.id.as_str()),
+                    effect.stat
+                )
+            };
             let at = Perspective { records: records.as_slice(), ..ctx };
-            let value = self.eval_or_warn(content, rng, at, &effect.value, &what, events);
+            let value = self.eval_or_warn(content, rng, at, &effect.value, what, events);
             if let Some((old, new)) = self.change_stat(who, &effect.stat, effect.op, value, events) {
                 records.push(EffectRecord {
                     unit: who.to_owned(),
@@ -365,10 +368,10 @@ impl TacticsState {
         let ctx = Perspective { records: records.as_slice(), ..ctx };
         let skill = ctx.skill.map_or("a skill", |skill| skill.id.as_str());
         for status in &hit.status_effects {
-            let what = format!("the duration of {skill}'s status `{}`", status.name);
-            let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, &what, events);
-            let what = format!("the tick_interval of {skill}'s status `{}`", status.name);
-            let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, &what, events);
+            let what = || format!("the duration of {skill}'s status `{}`", status.name);
+            let ticks = self.eval_or_warn(content, rng, ctx, &status.duration_ticks, what, events);
+            let what = || format!("the tick_interval of {skill}'s status `{}`", status.name);
+            let interval = self.eval_or_warn(content, rng, ctx, &status.tick_interval, what, events);
             let ticks = if ticks.is_finite() && ticks >= 1.0 { ticks.floor() } else { 0.0 };
             if ticks == 0.0 && !status.unremovable {
                 continue;
@@ -597,8 +600,8 @@ impl TacticsState {
         let conditions = self.win_conditions(content);
         let mut winner = None;
         for condition in conditions {
-            let what = format!("the win condition of team {}", condition.team);
-            let value = self.eval_or_warn(content, rng, Perspective::default(), &condition.when, &what, events);
+            let what = || format!("the win condition of team {}", condition.team);
+            let value = self.eval_or_warn(content, rng, Perspective::default(), &condition.when, what, events);
             if core::truthy(value) {
                 winner = Some(condition.team.clone());
                 break;
@@ -658,8 +661,11 @@ impl TacticsState {
                 continue;
             }
             let ready = setup.order.iter().find(|key| {
-                self.units.get(key).is_some_and(|unit| unit.scheduled && !unit.defeated)
-                    && self.stat(key, "ct").is_some_and(|ct| ct >= self.setting(key, MAX_CT))
+                self.units.get(key).is_some_and(|unit| {
+                    unit.scheduled
+                        && !unit.defeated
+                        && self.stat_of(key, unit, "ct", 0).is_some_and(|ct| ct >= self.setting_of(key, unit, MAX_CT))
+                })
             });
             if let Some(key) = ready {
                 let max_ct = self.setting(key, MAX_CT);
@@ -740,7 +746,7 @@ impl TacticsState {
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
             let ct = unit.stats.get("ct").copied();
             let grows = unit.scheduled && !frozen && ct.is_some();
-            let speed = self.setting(key, SPEED);
+            let speed = self.setting_of(key, unit, SPEED);
             let local = if speed.is_finite() && speed > 0.0 { speed } else { 0.0 };
             let steps = unit
                 .statuses
@@ -756,46 +762,46 @@ impl TacticsState {
                 grows,
                 speed,
                 limits: if grows { self.limits(key, "ct") } else { None },
-                ready_at: unit.scheduled.then(|| self.setting(key, MAX_CT)),
+                ready_at: unit.scheduled.then(|| self.setting_of(key, unit, MAX_CT)),
                 steps,
                 elapsed: unit.statuses.iter().map(|status| status.elapsed).collect(),
                 remaining: unit.statuses.iter().map(|status| status.remaining).collect(),
             });
         }
         let mut ran = 0;
-        let mut next_elapsed: Vec<f64> = Vec::new();
-        let mut next_remaining: Vec<f64> = Vec::new();
+        // Each unit's statuses, looked up once: nothing changes the battle until the ticks
+        // run are written back below.
+        let held: Vec<&[ActiveStatus]> = units
+            .iter()
+            .map(|unit| {
+                let state = setup.order.get(unit.key).and_then(|key| self.units.get(key));
+                state.map_or(&[][..], |state| state.statuses.as_slice())
+            })
+            .collect();
         while ran < most {
             // The loop's ready check comes first: a ready unit is the loop's to start.
             if units.iter().any(|unit| unit.ready_at.zip(unit.ct).is_some_and(|(max, ct)| ct >= max)) {
                 break;
             }
             // A status about to run out or to give its per-tick effects: that tick is the loop's.
-            let eventful = units.iter().any(|unit| {
-                let statuses =
-                    setup.order.get(unit.key).and_then(|key| self.units.get(key)).map(|state| &state.statuses);
-                statuses.is_some_and(|statuses| unit.status_event_next(statuses))
-            });
+            let eventful = units.iter().zip(&held).any(|(unit, statuses)| unit.status_event_next(statuses));
             if eventful {
                 break;
             }
-            for unit in &mut units {
+            for (unit, statuses) in units.iter_mut().zip(&held) {
                 if unit.grows
                     && let Some(ct) = unit.ct
                 {
                     unit.ct = Some(limited(ct, ct + unit.speed, unit.limits.as_ref()));
                 }
-                let Some(state) = setup.order.get(unit.key).and_then(|key| self.units.get(key)) else { continue };
-                next_elapsed.clear();
-                next_remaining.clear();
                 for ((status, step), (elapsed, remaining)) in
-                    state.statuses.iter().zip(&unit.steps).zip(unit.elapsed.iter().zip(&unit.remaining))
+                    statuses.iter().zip(&unit.steps).zip(unit.elapsed.iter_mut().zip(unit.remaining.iter_mut()))
                 {
-                    next_elapsed.push(elapsed + step);
-                    next_remaining.push(if status.definition.unremovable { *remaining } else { remaining - step });
+                    *elapsed += step;
+                    if !status.definition.unremovable {
+                        *remaining -= step;
+                    }
                 }
-                std::mem::swap(&mut unit.elapsed, &mut next_elapsed);
-                std::mem::swap(&mut unit.remaining, &mut next_remaining);
             }
             ran = ran.saturating_add(1);
         }
@@ -916,8 +922,8 @@ impl TacticsState {
                 for _ in 0..count {
                     for effect in &effects {
                         let ctx = Perspective { actor: Some(key), ..Perspective::default() };
-                        let what = format!("{key}'s status tick effect on `{}`", effect.stat);
-                        let value = self.eval_or_warn(content, rng, ctx, &effect.value, &what, events);
+                        let what = || format!("{key}'s status tick effect on `{}`", effect.stat);
+                        let value = self.eval_or_warn(content, rng, ctx, &effect.value, what, events);
                         let _ = self.change_stat(key, &effect.stat, effect.op, value, events);
                     }
                 }
@@ -1035,9 +1041,9 @@ pub(crate) enum TacticsListing {
         /// The unit.
         unit: String,
         /// Where it can move (none: it cannot move now).
-        moves: Option<Arc<BTreeMap<Spot, usize>>>,
+        moves: Option<Arc<SpotMap<usize>>>,
         /// Its action skills with the spots each can aim at.
-        aims: Vec<(Id<Skill>, Arc<BTreeSet<Spot>>)>,
+        aims: Vec<(Id<Skill>, Arc<SpotSet>)>,
         /// The facings it may end its turn with.
         facings: Vec<u16>,
     },
