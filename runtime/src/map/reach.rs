@@ -640,6 +640,14 @@ pub(crate) fn reach_path_kept(
     table.kept_path(PathQuestion::new(start, params, occupants), || search_path(grid, table, start, params, occupants))
 }
 
+/// About how many spots a region of `radius` cells holds, to size its lists once: one per
+/// cell of its diamond (most cells stand one spot), never more than the map has.
+fn likely_spots(table: &SpotTable, radius: u16) -> usize {
+    let radius = usize::from(radius);
+    let diamond = radius.saturating_mul(radius).saturating_add(radius).saturating_mul(2).saturating_add(1);
+    table.len().min(diamond)
+}
+
 /// The search of [`reach_path`].
 fn search_path(
     grid: &TileGrid,
@@ -672,9 +680,11 @@ fn search_path(
         params,
         occupied,
         slot,
-        visits: vec![Visit { at: start_at, node: first, cost: zero, done: false }],
-        queue: BinaryHeap::from([QueuedAt { cost: zero, at: start_at }]),
+        visits: Vec::with_capacity(likely_spots(table, params.radius_max)),
+        queue: BinaryHeap::with_capacity(likely_spots(table, params.radius_max)),
     };
+    search.visits.push(Visit { at: start_at, node: first, cost: zero, done: false });
+    search.queue.push(QueuedAt { cost: zero, at: start_at });
     while let Some(QueuedAt { cost, at }) = search.queue.pop() {
         let Some(visit) = search.slot.get(at as usize).and_then(|slot| search.visits.get_mut(*slot as usize)) else {
             continue;
@@ -833,7 +843,7 @@ fn cylinder_candidates(
     let table = grid.spot_table();
     let radius = i32::from(params.radius_max);
     let (x, y) = (i32::from(start.spot.cell_x), i32::from(start.spot.cell_y));
-    let mut candidates = Vec::new();
+    let mut candidates = Vec::with_capacity(likely_spots(table, params.radius_max));
     for cell_y in (y - radius).max(0)..=(y + radius).min(i32::from(grid.depth()) - 1) {
         let reach_x = radius - (cell_y - y).abs();
         for cell_x in (x - reach_x).max(0)..=(x + reach_x).min(i32::from(grid.width()) - 1) {
@@ -1049,8 +1059,9 @@ fn reach_line_in(
         level: start.level,
     })?;
     let boxes = enemy_boxes(grid, start, params, occupants);
-    let mut nodes = Vec::new();
-    for (mut node, found) in cylinder_candidates(grid, start_tile, params, occupants) {
+    let candidates = cylinder_candidates(grid, start_tile, params, occupants);
+    let mut nodes = Vec::with_capacity(candidates.len());
+    for (mut node, found) in candidates {
         if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, &boxes, memo) {
             settle_at(start, params, occupants.get(&node.spot).copied(), Some(&found), &mut node);
             nodes.push(node);

@@ -1,8 +1,6 @@
 //! The formula environment of a battle: `c.`/`t.` stats, skill parameters, `arg.*`, statuses,
 //! facings and the battle names.
 
-use std::sync::Arc;
-
 use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
@@ -264,10 +262,11 @@ impl TacticsEnv<'_> {
     }
 }
 
-impl Env for TacticsEnv<'_> {
+impl<'a> Env for TacticsEnv<'a> {
     fn value(&mut self, slot: LookupSlot) -> f64 {
-        let setup = Arc::clone(&self.state.setup);
-        let Some(acc) = setup.accessors.get(slot.0 as usize) else { return f64::NAN };
+        // The state is borrowed for 'a, not through `self`: no count to move.
+        let state: &'a TacticsState = self.state;
+        let Some(acc) = state.setup.accessors.get(slot.0 as usize) else { return f64::NAN };
         match acc {
             Acc::Actor(name) => self.unit_stat(self.ctx.actor, name),
             Acc::Target(name) => self.unit_stat(self.ctx.target, name),
@@ -291,8 +290,8 @@ impl Env for TacticsEnv<'_> {
     }
 
     fn has(&mut self, slot: LookupSlot) -> bool {
-        let setup = Arc::clone(&self.state.setup);
-        let Some(acc) = setup.accessors.get(slot.0 as usize) else { return false };
+        let state: &'a TacticsState = self.state;
+        let Some(acc) = state.setup.accessors.get(slot.0 as usize) else { return false };
         let base = |key: Option<&str>, name: &str| {
             key.and_then(|key| self.state.units.get(key)).is_some_and(|unit| unit.stats.contains_key(name))
         };

@@ -645,21 +645,25 @@ impl TacticsState {
     /// Who stands on each spot, as [`Self::unit_at`] answers for it (a rider before its
     /// mount): for questions about many spots at once.
     pub(super) fn standing(&self) -> SpotMap<(&str, &UnitState)> {
-        let mut standing: SpotMap<(&str, &UnitState)> = SpotMap::new();
-        for (key, unit) in self.units.iter().filter(|(_, unit)| !unit.defeated) {
-            match standing.get_mut(&unit.spot) {
+        let mut all: Vec<(Spot, (&str, &UnitState))> = Vec::with_capacity(self.units.len());
+        all.extend(
+            self.units.iter().filter(|(_, unit)| !unit.defeated).map(|(key, unit)| (unit.spot, (key.as_str(), unit))),
+        );
+        // Stable: the units on one spot stay in key order.
+        all.sort_by_key(|(spot, _)| *spot);
+        let mut standing: Vec<(Spot, (&str, &UnitState))> = Vec::with_capacity(all.len());
+        for (spot, unit) in all {
+            match standing.last_mut() {
                 // The first rider in key order, else the first unit in key order.
-                Some(found) => {
-                    if unit.mount.is_some() && found.1.mount.is_none() {
-                        *found = (key.as_str(), unit);
+                Some((last, found)) if *last == spot => {
+                    if unit.1.mount.is_some() && found.1.mount.is_none() {
+                        *found = unit;
                     }
                 }
-                None => {
-                    standing.insert(unit.spot, (key.as_str(), unit));
-                }
+                _ => standing.push((spot, unit)),
             }
         }
-        standing
+        standing.into_iter().collect()
     }
 
     /// The unit riding `key`, if any.

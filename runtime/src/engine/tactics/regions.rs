@@ -343,17 +343,18 @@ impl TacticsState {
         key: &str,
         memo: &TacticsMemo,
     ) -> SpotMap<usize> {
-        let mut spots = SpotMap::new();
-        let Some(unit) = self.units.get(key) else { return spots };
-        // Replaced move skills do not walk; the others in their sorted order.
+        let Some(unit) = self.units.get(key) else { return SpotMap::new() };
+        // Replaced move skills do not walk; the others in their sorted order, each spot going
+        // to the first that reaches it (a stable sort keeps that one first).
+        let mut spots: Vec<(Spot, usize)> = Vec::new();
         for (at, skill) in self.usable_skills(content, key, SkillKind::Move) {
-            for spot in self.kept_routes(content, rng, key, (at, skill), unit.spot, memo).ends() {
-                if !spots.contains_key(&spot) {
-                    spots.insert(spot, at);
-                }
-            }
+            spots.extend(
+                self.kept_routes(content, rng, key, (at, skill), unit.spot, memo).ends().map(|spot| (spot, at)),
+            );
         }
-        spots
+        spots.sort_by_key(|(spot, _)| *spot);
+        spots.dedup_by_key(|(spot, _)| *spot);
+        spots.into_iter().collect()
     }
 
     /// [`Self::move_routes`] of the unit's move skill number `at` from `from` (nothing spent),
@@ -603,7 +604,7 @@ impl TacticsState {
                 }
                 let no_enter = self.no_enter_mask(region);
                 let params = region_params(region, &n, 0, no_enter);
-                self.through_space(region, &n, space, &params, ctx.actor, center, all)
+                self.through_space(region, &n, space, &params, &self.occupants(ctx.actor), center, all)
             }
             RegionShape::LineMove => {
                 // The spots the walk (§b.8) passes, the start left out, and the units it meets.
@@ -708,7 +709,7 @@ impl TacticsState {
             // Path and Line spaces were the search itself.
             return match space {
                 InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
-                InterveningSpace::Fly => self.through_space(region, numbers, space, &params, actor, center, kept),
+                InterveningSpace::Fly => self.through_space(region, numbers, space, &params, &occupants, center, kept),
                 _ => kept,
             };
         }
@@ -768,7 +769,7 @@ impl TacticsState {
             }
         };
         let shaped: SpotSet = pool.filter(|spot| in_shape(*spot)).collect();
-        self.through_space(region, numbers, space, &params, actor, center, shaped)
+        self.through_space(region, numbers, space, &params, &occupants, center, shaped)
     }
 
     /// The spots of `spots` that `space` reaches from `center` (§b.4 step 2): Line space
@@ -782,26 +783,25 @@ impl TacticsState {
         numbers: &RegionNumbers,
         space: InterveningSpace,
         params: &ReachParams,
-        actor: Option<&str>,
+        occupants: &SpotMap<Occupant>,
         center: Spot,
         spots: SpotSet,
     ) -> SpotSet {
         let grid = &self.setup.grid;
-        let occupants = self.occupants(actor);
         match space {
             InterveningSpace::Line => {
                 let sight = sight_of(region);
-                spots.into_iter().filter(|spot| line_reaches(grid, center, *spot, params, &sight, &occupants)).collect()
+                spots.into_iter().filter(|spot| line_reaches(grid, center, *spot, params, &sight, occupants)).collect()
             }
             InterveningSpace::Path => {
-                let Ok(walk) = reach_path_kept(grid, center, params, &occupants) else { return SpotSet::new() };
+                let Ok(walk) = reach_path_kept(grid, center, params, occupants) else { return SpotSet::new() };
                 spots.into_iter().filter(|spot| walk.get(*spot).is_some()).collect()
             }
-            InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, spots),
+            InterveningSpace::Arc => self.arced(region, numbers, center, occupants, spots),
             InterveningSpace::Fly => {
                 let ceiling = (numbers.fly_ceiling.is_finite() && numbers.fly_ceiling > 0.0)
                     .then(|| center.level.saturating_add(cells(numbers.fly_ceiling)));
-                let Ok(flight) = reach_fly(grid, center, params, ceiling, &occupants) else { return SpotSet::new() };
+                let Ok(flight) = reach_fly(grid, center, params, ceiling, occupants) else { return SpotSet::new() };
                 spots.into_iter().filter(|spot| flight.get(*spot).is_some()).collect()
             }
             InterveningSpace::Pick | InterveningSpace::LineMove => spots,
