@@ -82,6 +82,11 @@ fn the_designer_plays_the_demo_edits_the_running_act_and_scrubs_back() {
     let tick = harness.state().preview().game.session().unwrap().state().tick;
     assert!(tick > 0, "the clock ran");
     assert_eq!(hedgerow_status(harness.state()), Status::Running, "the act still runs after {tick} ticks");
+    // Its timer bar counts down in whole seconds while more than ten are left, tenths below.
+    let session = harness.state().preview().game.session().unwrap();
+    let left = session.state().windows.values().filter_map(|window| window.timer_end).min().unwrap() - tick;
+    let shown = if left > 100 { format!("{} s", left.div_ceil(10)) } else { format!("{}.{} s", left / 10, left % 10) };
+    harness.get_by_label_contains(&format!("{} {shown} left", egui_phosphor::regular::TIMER));
     let log = harness.state().preview().game.log().to_vec();
     assert_eq!(log[..2], ["slot basket hedgerow 0".to_owned(), "start hedgerow".to_owned()]);
     assert!(log[2].starts_with("wait "), "{log:?}");
@@ -1060,24 +1065,46 @@ fn an_idle_editor_and_a_paused_preview_ask_for_no_frame() {
 }
 
 #[test]
-fn a_playing_preview_asks_for_a_frame_when_its_next_tick_is_due_at_most_30_a_second() {
-    // act-demo runs 10 ticks a second: at 1× the game changes every 100 ms.
+fn a_playing_preview_asks_for_a_frame_when_what_it_shows_changes_at_most_30_a_second() {
+    // act-demo runs 10 ticks a second; its Feverish Neighbour's decay counts down from over a
+    // minute, shown in whole seconds while more than ten are left: the next frame comes at
+    // the tick that text changes, or when the clock label's half second is up, not at every
+    // 100 ms tick.
     let mut harness = playing("act-demo");
     harness.state_mut().request(UiCommand::PlayPause);
     harness.run_steps(2);
     assert!(harness.state().preview().game.is_playing());
+    let decay_left = |harness: &Harness<'static, ActforgeApp>| {
+        let session = harness.state().preview().game.session().unwrap();
+        session.state().cards.values().filter_map(|card| card.decay.as_ref()).map(|decay| decay.remaining).min()
+    };
+    let left = decay_left(&harness).unwrap();
+    assert!(left > 100, "the decay has more than ten seconds left: {left} ticks");
+    harness.get_by_label_contains(&format!("{} {} s", egui_phosphor::regular::HOURGLASS, left.div_ceil(10)));
+    // Ticks until the whole seconds shown change, and the frame that shows it (a tick is 100 ms
+    // at 1×; the clock's next tick is at most one away; the clock label's frame caps it).
+    let changes_in = left - (left.div_ceil(10) - 1) * 10;
+    let tick = Duration::from_millis(100);
+    let slack = Duration::from_millis(5);
     let at_1x = paced_frame_in(&mut harness);
-    assert!(at_1x > Duration::ZERO && at_1x <= Duration::from_millis(105), "at 1×: {at_1x:?}");
+    let latest = (tick * u32::try_from(changes_in).unwrap()).min(CLOCK_FRAME) + slack;
+    let earliest = (tick * u32::try_from(changes_in - 1).unwrap()).min(CLOCK_FRAME);
+    assert!(at_1x >= earliest && at_1x <= latest, "at 1×, {changes_in} ticks to the change: {at_1x:?}");
     // No frame is asked for at once, so `run` returns.
     harness.run();
     assert!(harness.state().preview().game.is_playing());
 
+    // At 10×, a tick is 10 ms: the whole seconds change every 100 ms, never more than 30 frames a second.
     harness.state_mut().preview_mut().game.set_speed(SPEEDS[SPEEDS.len() - 1]);
     harness.run_steps(2);
+    let left = decay_left(&harness).unwrap();
+    let changes_in = u32::try_from(left - (left.div_ceil(10) - 1) * 10).unwrap();
     let fastest = paced_frame_in(&mut harness);
+    let tick = Duration::from_millis(10);
     assert!(
-        fastest >= Duration::from_secs_f64(1.0 / 30.0) && fastest < Duration::from_millis(100),
-        "at the fastest speed: {fastest:?}"
+        fastest >= Duration::from_secs_f64(1.0 / 30.0).min(tick * changes_in)
+            && fastest <= (tick * changes_in).max(Duration::from_secs_f64(1.0 / 30.0)) + slack,
+        "at the fastest speed, {changes_in} ticks to the change: {fastest:?}"
     );
 
     // Paused (after the frame that asked), it asks for none.

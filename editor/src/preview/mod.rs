@@ -5,6 +5,7 @@
 pub(crate) mod art;
 mod battle;
 mod board;
+mod countdown;
 mod edit;
 mod session;
 mod table;
@@ -98,6 +99,7 @@ impl PreviewPanel {
             self.game.set_playing(true);
         }
         self.run_clock(ui);
+        countdown::forget(ui.ctx());
         self.save_form_ui(ui, document.project());
         self.controls_ui(ui, document.project());
         self.state_edit_ui(ui);
@@ -139,6 +141,10 @@ impl PreviewPanel {
         if let Some(line) = wants.play_from {
             self.game.play_from(line);
         }
+        // Drawn: the countdowns noted when they next look different.
+        if let Some(next) = self.game.until_next_frame(countdown::nearest(ui.ctx())) {
+            frame_in(ui.ctx(), (next + TICK_SLACK).max(FASTEST_FRAME));
+        }
     }
 
     /// Runs the clock by the time since the last frame while playing.
@@ -149,13 +155,8 @@ impl PreviewPanel {
         let elapsed = self.last_time.map_or(0.0, |last| (now - last).clamp(0.0, longest));
         self.last_time = Some(now);
         if self.game.is_playing() {
+            // The next frame is asked for once the preview is drawn (`ui`).
             self.game.tick_clock(elapsed);
-            // What is shown (the tick, timer bars, decays) changes only on whole ticks: the next
-            // frame is drawn when the next tick is due while something counts down, else when the
-            // clock label has moved on by a clock frame; never more often than the display needs.
-            if let Some(next) = self.game.until_next_frame() {
-                frame_in(ui.ctx(), (next + TICK_SLACK).max(FASTEST_FRAME));
-            }
         }
     }
 

@@ -604,15 +604,24 @@ impl PreviewGame {
         self.input(&format!("wait {}", whole as u64))
     }
 
-    /// Real time until the clock's next whole tick while it runs (none while paused, or while
-    /// the worker replays, when the clock waits): the game changes by itself only on ticks.
-    /// While playing, the real time until the next frame shows something new: the next tick
-    /// while anything counts down (timer bars and decays show tenths of a second), else only the
-    /// clock moves and [`CLOCK_FRAME`] paces it. None when paused.
-    pub fn until_next_frame(&self) -> Option<Duration> {
+    /// While playing, the real time until the next frame shows something new (none while
+    /// paused, or while the worker replays, when the clock waits). The game changes by itself
+    /// only on ticks: the next frame comes at the tick something is due (an act ends, a decay
+    /// runs out), at the tick a countdown drawn last looks different (`shown_change_in` ticks
+    /// from now: its text, or its bar by a point), and at least every [`CLOCK_FRAME`] for the
+    /// clock label.
+    pub fn until_next_frame(&self, shown_change_in: Option<u64>) -> Option<Duration> {
         let next_tick = self.until_next_tick()?;
-        let counting_down = self.session.as_ref().is_some_and(|session| session.next_due().is_some());
-        Some(if counting_down { next_tick } else { next_tick.max(CLOCK_FRAME) })
+        let session = self.session.as_ref()?;
+        let due_in = session.next_due().map(|due| due.saturating_sub(session.state().tick));
+        let clock = next_tick.max(CLOCK_FRAME);
+        let Some(ticks) = [due_in, shown_change_in].into_iter().flatten().min() else { return Some(clock) };
+        let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
+        let tick_time = Duration::from_secs_f64(1.0 / (per_second * f64::from(self.speed.max(1))));
+        // The first of those ticks is `next_tick` away, each later one a tick's time further.
+        let until =
+            next_tick.saturating_add(tick_time.saturating_mul(u32::try_from(ticks.max(1) - 1).unwrap_or(u32::MAX)));
+        Some(until.min(clock))
     }
 
     /// While playing, the real time until the next whole tick is due. None when paused.

@@ -12,6 +12,7 @@ use egui::{Color32, CornerRadius, RichText, Stroke, Vec2};
 use egui_phosphor::regular as icon;
 
 use super::art::{Art, ArtCache};
+use super::countdown::{bar_changes_in, countdown, note};
 use super::views::{Looks, colour32, heading_ui, name_of, reason_lines, text_on, why_not_list_ui, wrapped_rows};
 use crate::document::ItemKey;
 use crate::style::{kind_colour, readable_text_colour};
@@ -176,9 +177,12 @@ fn card_ui(
                     ui.add(egui::Label::new(RichText::new(badges.join(" · ")).small().color(ink)).wrap());
                 }
                 if let Some(decay) = &card.decay {
-                    let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
-                    let seconds = decay.remaining as f64 / per_second;
-                    ui.label(RichText::new(format!("{} {seconds:.1} s", icon::HOURGLASS)).small().color(ink));
+                    let per_second = session.content().project.manifest.settings.ticks_per_second;
+                    let (left, changes_in) = countdown(decay.remaining, per_second);
+                    ui.label(RichText::new(format!("{} {left}", icon::HOURGLASS)).small().color(ink));
+                    if !session.state().decay_paused_at(card.place) {
+                        note(ui.ctx(), changes_in);
+                    }
                 }
             });
         });
@@ -345,12 +349,16 @@ fn status_word(status: &Status) -> &'static str {
 
 fn timer_ui(ui: &mut egui::Ui, session: &Session, window: &Window) {
     let Some(end) = window.timer_end else { return };
-    let per_second = f64::from(session.content().project.manifest.settings.ticks_per_second.max(1));
     let remaining = end.saturating_sub(session.state().tick);
     let total = window.timer_total.max(1);
     let done = 1.0 - remaining as f32 / total as f32;
-    let text = format!("{} {:.1} s left", icon::TIMER, remaining as f64 / per_second);
-    ui.add(egui::ProgressBar::new(done.clamp(0.0, 1.0)).desired_height(14.0).text(text));
+    let (left, text_changes_in) = countdown(remaining, session.content().project.manifest.settings.ticks_per_second);
+    let text = format!("{} {left} left", icon::TIMER);
+    let bar = ui.add(egui::ProgressBar::new(done.clamp(0.0, 1.0)).desired_height(14.0).text(text));
+    note(ui.ctx(), text_changes_in);
+    if let Some(fill_changes_in) = bar_changes_in(remaining, total, bar.rect.width()) {
+        note(ui.ctx(), fill_changes_in);
+    }
 }
 
 /// A fragment count as the designer reads it: "Herb ≥ 2", "Basket".
