@@ -11,8 +11,8 @@ use crate::formula::names::GameName;
 use crate::formula::{Compiled, FormulaSet, Lookup, ProjectNames, Scope};
 use crate::map::SightMemo;
 use crate::model::{
-    Act, ActId, Aspect, Card, Deck, Expr, FieldPath, Id, Item, Items, Kind, KindVisitor, KindVisitorMut, Location,
-    Project, Rule, Slot, SlotId, Token, TokenId, Visitor, VisitorMut, Walk, walk_item,
+    Act, ActId, Aspect, Card, Deck, Equipment, Expr, FieldPath, Id, Item, Items, Kind, KindVisitor, KindVisitorMut,
+    Location, Project, Rule, Skill, Slot, SlotId, Token, TokenId, Unit, Visitor, VisitorMut, Walk, walk_item,
 };
 use crate::project::Sources;
 use crate::validate::{Validation, validate};
@@ -66,15 +66,16 @@ pub struct Content {
     pub(super) grab_slots: Vec<SlotId>,
     /// Ticks of the shrink before a decay's effects (half a second).
     pub(super) shrink_ticks: u64,
-    /// The table's items by id, for the engine's lookups.
+    /// The table's and the battle's items by id, for the engine's lookups.
     index: Index,
     /// Lines of sight traced on each tile map's geometry, by map id: shared by every battle
     /// on the map (see [`SightMemo`]).
     sight: Mutex<BTreeMap<String, Arc<SightMemo>>>,
 }
 
-/// Copies of the table's items, looked up by id. The engine looks items up at every step (a
-/// window's slots, an act's links, a card's triggers); see [`ById`].
+/// Copies of the table's and the battle's items, looked up by id. The engine looks items up at
+/// every step (a window's slots, an act's links, a card's triggers, a unit's skills and
+/// equipment); see [`ById`].
 /// Each kind's lookup is shared with the content it was recompiled from while none of its
 /// items changed.
 #[derive(Debug, Default)]
@@ -86,6 +87,9 @@ struct Index {
     rules: Arc<ById<Rule>>,
     slots: Arc<ById<Slot>>,
     tokens: Arc<ById<Token>>,
+    units: Arc<ById<Unit>>,
+    skills: Arc<ById<Skill>>,
+    equipment: Arc<ById<Equipment>>,
 }
 
 impl Index {
@@ -98,6 +102,9 @@ impl Index {
             rules: Arc::new(ById::new(&project.rules)),
             slots: Arc::new(ById::new(&project.slots)),
             tokens: Arc::new(ById::new(&project.tokens)),
+            units: Arc::new(ById::new(&project.units)),
+            skills: Arc::new(ById::new(&project.skills)),
+            equipment: Arc::new(ById::new(&project.equipment)),
         }
     }
 
@@ -111,6 +118,9 @@ impl Index {
             rules: ById::patched(&previous.rules, &project.rules, changed),
             slots: ById::patched(&previous.slots, &project.slots, changed),
             tokens: ById::patched(&previous.tokens, &project.tokens, changed),
+            units: ById::patched(&previous.units, &project.units, changed),
+            skills: ById::patched(&previous.skills, &project.skills, changed),
+            equipment: ById::patched(&previous.equipment, &project.equipment, changed),
         }
     }
 }
@@ -476,6 +486,21 @@ impl Content {
     /// The slot `id`.
     pub(super) fn slot(&self, id: &str) -> Option<&Slot> {
         self.index.slots.get(id)
+    }
+
+    /// The unit type `id`.
+    pub(super) fn unit(&self, id: &str) -> Option<&Unit> {
+        self.index.units.get(id)
+    }
+
+    /// The skill `id`.
+    pub(super) fn skill(&self, id: &str) -> Option<&Skill> {
+        self.index.skills.get(id)
+    }
+
+    /// The equipment `id`.
+    pub(super) fn equipment(&self, id: &str) -> Option<&Equipment> {
+        self.index.equipment.get(id)
     }
 
     /// The token `id`.

@@ -46,7 +46,7 @@ impl Session {
     /// choice must be possible now).
     pub fn forecast_skill(&self, unit: &str, skill: &str, spot: Spot, trials: u32) -> Result<SkillForecast, String> {
         let battle = self.tactics.as_ref().ok_or("no battle runs")?;
-        let found = self.content.project.skills.get(skill).ok_or_else(|| format!("there is no skill `{skill}`"))?;
+        let found = self.content.skill(skill).ok_or_else(|| format!("there is no skill `{skill}`"))?;
         let origin = battle.unit(unit).ok_or_else(|| format!("there is no unit `{unit}`"))?;
         let choice = Choice::UseSkill {
             unit: unit.to_owned(),

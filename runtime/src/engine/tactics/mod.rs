@@ -366,13 +366,10 @@ impl TacticsState {
         // The unit's skills then its equipment's, each once (no list is built: stats are read
         // often); none to look through when no skill of the project has passive effects.
         if self.setup.skill_passives && passive {
-            let own =
-                content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
+            let own = content.unit(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
             let granted = self.worn_by(unit).flat_map(|equipment| equipment.skills.iter());
             for (at, id) in own.iter().chain(granted).enumerate() {
-                let Some(skill) =
-                    content.project.skills.get(id.as_str()).filter(|skill| !skill.passive_effects.is_empty())
-                else {
+                let Some(skill) = content.skill(id.as_str()).filter(|skill| !skill.passive_effects.is_empty()) else {
                     continue;
                 };
                 let seen = own.iter().chain(self.worn_by(unit).flat_map(|equipment| equipment.skills.iter())).take(at);
@@ -414,14 +411,14 @@ impl TacticsState {
         if !unit.live.contains_key(name) {
             return unit.stats.get(name).copied();
         }
-        let formula = self.setup.content.project.units.get(unit.unit.as_str())?.stats.get(name)?;
+        let formula = self.setup.content.unit(unit.unit.as_str())?.stats.get(name)?;
         Some(self.live_value(key, formula, depth))
     }
 
     /// A unit's limits of a stat, their formulas read now with the unit as `c`.
     pub(super) fn limits_at(&self, key: &str, name: &str, depth: u8) -> Option<(Option<f64>, Option<f64>)> {
         let unit = self.units.get(key)?;
-        let limits = self.setup.content.project.units.get(unit.unit.as_str())?.limits.get(name)?;
+        let limits = self.setup.content.unit(unit.unit.as_str())?.limits.get(name)?;
         let read = |expr: &Option<Expr>| expr.as_ref().map(|expr| self.live_value(key, expr, depth));
         Some((read(&limits.min), read(&limits.max)))
     }
@@ -452,26 +449,25 @@ impl TacticsState {
 
     /// The equipment a unit wields now, in order (ids the project lacks are skipped).
     pub(super) fn worn(&self, key: &str) -> impl Iterator<Item = &Equipment> {
-        let project = &self.setup.content.project;
+        let content = &self.setup.content;
         let worn = self.units.get(key).map(|unit| unit.equipment.as_slice()).unwrap_or_default();
-        worn.iter().filter_map(|id| project.equipment.get(id.as_str()))
+        worn.iter().filter_map(|id| content.equipment(id.as_str()))
     }
 
     /// [`Self::worn`] of a unit already looked up.
     fn worn_by<'s>(&'s self, unit: &'s UnitState) -> impl Iterator<Item = &'s Equipment> {
-        let project = &self.setup.content.project;
-        unit.equipment.iter().filter_map(|id| project.equipment.get(id.as_str()))
+        let content = &self.setup.content;
+        unit.equipment.iter().filter_map(|id| content.equipment(id.as_str()))
     }
 
     /// The ids of a unit's skills: its own, then those its equipment grants, each once.
     pub(super) fn skill_ids<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Id<Skill>> {
         let Some(unit) = self.units.get(key) else { return Vec::new() };
-        let own =
-            content.project.units.get(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
+        let own = content.unit(unit.unit.as_str()).map(|model| model.skills.as_slice()).unwrap_or_default();
         let granted = unit
             .equipment
             .iter()
-            .filter_map(|id| content.project.equipment.get(id.as_str()))
+            .filter_map(|id| content.equipment(id.as_str()))
             .flat_map(|equipment| equipment.skills.iter());
         let mut ids: Vec<&Id<Skill>> = Vec::new();
         for id in own.iter().chain(granted) {
@@ -484,7 +480,7 @@ impl TacticsState {
 
     /// A unit's skills (see [`Self::skill_ids`]).
     pub(super) fn skills_of<'c>(&self, content: &'c Content, key: &str) -> Vec<&'c Skill> {
-        self.skill_ids(content, key).iter().filter_map(|id| content.project.skills.get(id.as_str())).collect()
+        self.skill_ids(content, key).iter().filter_map(|id| content.skill(id.as_str())).collect()
     }
 
     /// Puts equipment on a unit: it wields it from now on, and the equipment's statuses are put
@@ -515,8 +511,8 @@ impl TacticsState {
     pub(super) fn free_slots(&self, key: &str) -> BTreeMap<String, usize> {
         let mut free = BTreeMap::new();
         let Some(unit) = self.units.get(key) else { return free };
-        let project = &self.setup.content.project;
-        for slot in project.units.get(unit.unit.as_str()).map(|model| model.slots.as_slice()).unwrap_or_default() {
+        let content = &self.setup.content;
+        for slot in content.unit(unit.unit.as_str()).map(|model| model.slots.as_slice()).unwrap_or_default() {
             let counted = free.entry(slot.clone()).or_insert(0_usize);
             *counted = counted.saturating_add(1);
         }

@@ -394,7 +394,7 @@ impl TacticsState {
         memo: &TacticsMemo,
     ) -> Vec<Spot> {
         let Some(unit) = self.units.get(key) else { return vec![to] };
-        let skill = self.skill_ids(content, key).get(at).and_then(|id| content.project.skills.get(id.as_str()));
+        let skill = self.skill_ids(content, key).get(at).and_then(|id| content.skill(id.as_str()));
         let Some(skill) = skill else { return vec![unit.spot, to] };
         self.kept_routes(content, rng, key, (at, skill), unit.spot, memo)
             .path(to)

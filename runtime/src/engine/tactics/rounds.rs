@@ -221,7 +221,7 @@ impl TacticsState {
     pub(super) fn resolve_charge(&mut self, content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) -> bool {
         let Some(at) = self.charging.iter().position(|charge| charge.remaining <= 0.0) else { return false };
         let charge = self.charging.remove(at);
-        let skill = content.project.skills.get(charge.skill.as_str());
+        let skill = content.skill(charge.skill.as_str());
         let standing = self.units.get(&charge.unit).is_some_and(|unit| !unit.defeated);
         match skill.filter(|_| standing) {
             Some(skill) => {
@@ -238,7 +238,7 @@ impl TacticsState {
     pub(super) fn count_down_charges(&mut self, content: &Content, rng: &mut Pcg64Mcg, events: &mut Vec<Event>) {
         for at in 0..self.charging.len() {
             let Some(charge) = self.charging.get(at).cloned() else { continue };
-            let Some(skill) = content.project.skills.get(charge.skill.as_str()) else { continue };
+            let Some(skill) = content.skill(charge.skill.as_str()) else { continue };
             let speed = match skill.params.get("speed") {
                 None => 1.0,
                 Some(expr) => {

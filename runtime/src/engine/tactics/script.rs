@@ -540,7 +540,7 @@ impl Session {
                 return Err(format!("{key} does not wield `{item}` (it wields: {})", listed(&worn)));
             }
         } else {
-            let equipment = content.project.equipment.get(item).ok_or_else(|| {
+            let equipment = content.equipment(item).ok_or_else(|| {
                 let known: Vec<&str> = content.project.equipment.ids().map(Id::as_str).collect();
                 format!("there is no equipment `{item}` (the project has: {})", listed(&known))
             })?;
@@ -666,8 +666,7 @@ impl Session {
     ) -> Result<Vec<Reason>, String> {
         let item = format!("skill `{skill}` of {unit}");
         let Some(battle) = &self.tactics else { return Ok(vec![Reason::new(item, "the project sets up no battle")]) };
-        let definition =
-            self.content.project.skills.get(skill).ok_or_else(|| format!("there is no skill `{skill}`"))?;
+        let definition = self.content.skill(skill).ok_or_else(|| format!("there is no skill `{skill}`"))?;
         if let Some(why) = Self::turn_refusal(battle, unit, |turn| turn.acted, "already used a skill this turn")? {
             return Ok(vec![Reason::new(item, why)]);
         }

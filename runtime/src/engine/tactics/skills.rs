@@ -26,11 +26,8 @@ pub fn names_skill(path: &str, skill: &Skill) -> bool {
 /// with its place in the list, whether another of its skills replaces it (and which), sorted by
 /// group, then `sorting`, then the list's order.
 pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[&Id<Skill>]) -> Vec<(usize, &'c Skill, Option<&'c Skill>)> {
-    let listed: Vec<(usize, &Skill)> = ids
-        .iter()
-        .enumerate()
-        .filter_map(|(at, id)| content.project.skills.get(id.as_str()).map(|skill| (at, skill)))
-        .collect();
+    let listed: Vec<(usize, &Skill)> =
+        ids.iter().enumerate().filter_map(|(at, id)| content.skill(id.as_str()).map(|skill| (at, skill))).collect();
     // Replacements in priority order (highest first; ties by the list's order): one that is
     // itself replaced by then replaces nothing, and one whose skill a higher one replaced
     // already is replaced by it (SRPGCK settles conflicts by replacement priority).

@@ -16,13 +16,10 @@ use std::hash::{Hash, Hasher};
 /// first seven bytes and their length.
 fn word(name: &str) -> u64 {
     let bytes = name.as_bytes();
-    let mut packed = [0_u8; 8];
-    let head = bytes.len().min(7);
-    if let (Some(to), Some(from)) = (packed.get_mut(..head), bytes.get(..head)) {
-        to.copy_from_slice(from);
-    }
-    packed[7] = u8::try_from(bytes.len()).unwrap_or(u8::MAX);
-    u64::from_le_bytes(packed)
+    // Byte by byte (as `u64::from_le_bytes` would place them): a copy of a length only known
+    // at run time is a library call, and this runs at every stat read.
+    let head = bytes.iter().take(7).rev().fold(0_u64, |packed, byte| packed << 8 | u64::from(*byte));
+    head | u64::from(u8::try_from(bytes.len()).unwrap_or(u8::MAX)) << 56
 }
 
 /// Whether `known` (whose word is `known_word`) is `name` (whose word is `name_word`).
