@@ -6,7 +6,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, BoardTiming, CardId, Expr, Id, RuleId};
 
-use super::compile::{Aim, Read, Setup, Which, text_key};
+use super::compile::{Aim, Read, SessionSetup, Which, text_key};
 use super::env::eval;
 use super::rules::BoardRules;
 use super::{BoardGame, BoardOutcome, Die};
@@ -30,7 +30,7 @@ pub(super) struct BoardFocus {
 
 /// One step of board play: the game (moved in), the generator, the events.
 pub(super) struct Run {
-    pub(super) setup: Arc<Setup>,
+    pub(super) setup: Arc<SessionSetup>,
     /// A query's reads, in place of the setup's.
     pub(super) reads: Option<Vec<Read>>,
     pub(super) game: BoardGame,
@@ -197,7 +197,7 @@ impl Run {
             self.events.push(Event::Warning(format!("more than {MAX_PENDING} extra dice in one turn")));
             return;
         }
-        let card = self.setup.sides.get(self.game.active).map(|code| code.die.clone()).unwrap_or_default();
+        let card = self.setup.die(self.game.active);
         self.game.pending.push(Die { card, value });
     }
 
@@ -266,7 +266,7 @@ impl Run {
     fn add_die(&mut self, content: &Content, side: usize, value: &Expr) {
         let Some(column) = self.focus.column else { return };
         let Some(value) = self.die_value(content, value) else { return };
-        let card = self.setup.sides.get(side).map(|code| code.die.clone()).unwrap_or_default();
+        let card = self.setup.die(side);
         let Some(state) = self.game.sides.get_mut(side) else { return };
         let Some(row) = state.first_free(column) else { return };
         state.put(column, row, Some(Die { card, value }));
@@ -416,7 +416,7 @@ impl Run {
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
         let value = self.draw_roll();
-        self.game.die = Some(Die { card: code.die.clone(), value });
+        self.game.die = Some(Die { card: setup.die(own), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
         self.run_rules(content, &code.on_roll);
         if self.game.outcome.is_some() {
