@@ -400,6 +400,36 @@ impl Setup {
 }
 
 impl BoardGame {
+    /// A copy of what formulas read (cells, variables, the die, the turn): no hands and no
+    /// dice waiting, which only rules and steps read. Listing card plays makes one at every
+    /// move while a card can be played, and the hands were a third of its allocations.
+    pub(super) fn for_formulas(&self) -> Self {
+        let sides = self
+            .sides
+            .iter()
+            .map(|side| BoardSideState {
+                board: side.board.clone(),
+                columns: side.columns,
+                rows: side.rows,
+                cells: side.cells.clone(),
+                vars: side.vars.clone(),
+                column_vars: side.column_vars.clone(),
+                cell_vars: side.cell_vars.clone(),
+                hand: Vec::new(),
+            })
+            .collect();
+        Self {
+            sides,
+            active: self.active,
+            die: self.die.clone(),
+            turn: self.turn,
+            card_played: self.card_played,
+            pending: Vec::new(),
+            die_hidden: self.die_hidden,
+            outcome: self.outcome.clone(),
+        }
+    }
+
     pub(super) fn empty() -> Self {
         Self {
             sides: Vec::new(),

@@ -55,10 +55,11 @@ impl Session {
         }
     }
 
-    /// A run over a copy of the board game (for listing choices and queries).
+    /// A run over a copy of what formulas read of the board game (for listing choices and
+    /// queries: they evaluate formulas, never rules).
     pub(super) fn board_run(&self) -> Run {
         let (setup, game) = match &self.board {
-            Some(state) => (Arc::clone(&state.setup), state.game.clone()),
+            Some(state) => (Arc::clone(&state.setup), state.game.for_formulas()),
             None => (Arc::new(SessionSetup::empty()), BoardGame::empty()),
         };
         let own = game.active;
@@ -132,7 +133,7 @@ impl Session {
             rng: self.rng.clone(),
             focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
-            events: Vec::new(),
+            events: Vec::with_capacity(8),
             end_turn: false,
             placing: 0,
             loaded,

@@ -445,24 +445,34 @@ impl Run {
         if let Some(value) = self.loaded.take() {
             return value;
         }
-        let mut allowed = [false; 1_000];
+        // One bit per face (at most 1,000): cleared at every roll, a bool per face cost a
+        // kilobyte's fill.
+        let mut allowed = [0u64; 16];
+        let face = |value: i64| {
+            let at = value.saturating_sub(1) as usize;
+            (at / 64, 1u64 << (at % 64))
+        };
         let mut count = 0u64;
         for value in 1..=code.faces {
             self.focus.roll = value;
             let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
-            if ok && let Some(slot) = allowed.get_mut(value.saturating_sub(1) as usize) {
-                *slot = true;
+            let (word, bit) = face(value);
+            if ok && let Some(slot) = allowed.get_mut(word) {
+                *slot |= bit;
                 count = count.saturating_add(1);
             }
         }
         if count == 0 {
             self.events.push(Event::Warning("the roll filter allows no value; the die rolls any value".into()));
-            allowed.iter_mut().take(code.faces as usize).for_each(|slot| *slot = true);
+            allowed = [u64::MAX; 16];
             count = code.faces as u64;
         }
         let nth = rand_core::Rng::next_u64(&mut self.rng).checked_rem(count).unwrap_or(0);
         let value = (1..=code.faces)
-            .filter(|v| allowed.get(v.saturating_sub(1) as usize) == Some(&true))
+            .filter(|v| {
+                let (word, bit) = face(*v);
+                allowed.get(word).is_some_and(|slot| slot & bit != 0)
+            })
             .nth(nth as usize)
             .unwrap_or(1);
         self.focus.roll = 0;
