@@ -644,3 +644,37 @@ fn board_scores_read_what_the_score_queries_read() {
         }
     }
 }
+
+/// The simulation's threads play sessions of one content at once: a session's board state
+/// holds its own copies of the ids it copies at every step (boards, hands, dice), so no two
+/// threads write to one id's shared count; within the session a card keeps one copy.
+#[test]
+fn sessions_own_the_ids_their_boards_copy() {
+    use std::sync::Arc;
+    let content = Arc::new(actforge_runtime::engine::Content::compile(knucklebones()).unwrap());
+    let mut first = Session::from_content(Arc::clone(&content), 1);
+    let second = Session::from_content(Arc::clone(&content), 2);
+    let board = content.project.boards.get("player_one").unwrap();
+    let thief = board.hand.iter().find(|card| card.as_str() == "thief").unwrap();
+    for session in [&first, &second] {
+        let state = session.board().unwrap();
+        let side = state.game.sides.iter().find(|side| side.board.as_str() == "player_one").unwrap();
+        assert!(!side.board.shares_text(&board.id), "the side's board id is the content's");
+        let held = side.hand.iter().find(|card| card.as_str() == "thief").unwrap();
+        assert!(!held.shares_text(thief), "a hand card's id is the content's");
+        let other = state.game.sides.iter().find(|side| side.board.as_str() == "player_two").unwrap();
+        let also_held = other.hand.iter().find(|card| card.as_str() == "thief").unwrap();
+        assert!(held.shares_text(also_held), "one session copies a card's id once");
+    }
+    let one = &first.board().unwrap().game.sides[0].board;
+    let two = &second.board().unwrap().game.sides[0].board;
+    assert!(!one.shares_text(two), "two sessions share a board id");
+    // A rolled die is of the session's own copy of the die's card type too.
+    let active = first.board().unwrap().game.active;
+    let mover = first.board().unwrap().game.sides[active].board.clone();
+    first.apply(&Choice::RollDie { board: mover }).unwrap();
+    let die = first.board().unwrap().game.die.clone().unwrap();
+    let content_die = board.die.as_ref().unwrap();
+    assert_eq!(die.card.as_str(), content_die.as_str());
+    assert!(!die.card.shares_text(content_die), "the rolled die's card id is the content's");
+}

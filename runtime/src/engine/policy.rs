@@ -100,7 +100,7 @@ struct Listed(Vec<TacticsListing>);
 
 impl Listed {
     fn of(session: &Session) -> Self {
-        let mut parts = Vec::new();
+        let mut parts = Vec::with_capacity(System::ALL.len());
         for system in System::ALL {
             if system == System::Tactics {
                 parts.extend(session.tactics_listing());
@@ -109,7 +109,10 @@ impl Listed {
             let mut choices = Vec::new();
             session.system_choices(system, &mut choices);
             choices.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
-            parts.push(TacticsListing::Built(choices));
+            // A system with no choice adds none: no part to make and drop at every move.
+            if !choices.is_empty() {
+                parts.push(TacticsListing::Built(choices));
+            }
         }
         Self(parts)
     }

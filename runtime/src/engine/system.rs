@@ -124,11 +124,11 @@ impl Session {
         }
     }
 
-    /// Applies a choice of `system` (`check`: the table lists its choices again to check it).
+    /// Applies a choice of `system` (`check`: the table and boards list their choices again to check it).
     pub(crate) fn apply_in(&mut self, system: System, choice: &Choice, check: bool) -> Result<Vec<Event>, ChoiceError> {
         match system {
             System::Table => self.apply_table(choice, check),
-            System::Board => self.apply_board(choice),
+            System::Board => self.apply_board(choice, check),
             System::Tactics => self.apply_tactics(choice),
             System::Turns => self.apply_turn(choice),
             System::Campaign => self.apply_campaign(choice),

@@ -100,9 +100,9 @@ pub(super) struct SideCode {
     pub(super) on_turn_end: Vec<RuleId>,
 }
 
-/// What board play compiled into, shared by clones of a session.
+/// What board play compiled into, shared by every session of the content.
 #[derive(Debug)]
-pub(super) struct Setup {
+pub(in crate::engine) struct Setup {
     pub(super) sides: Vec<SideCode>,
     pub(super) reads: Vec<Read>,
     /// The programs of the formulas of the rules board play runs (conditions, test constants,
@@ -222,19 +222,19 @@ fn compile_rule(
     }
 }
 
-impl BoardState {
-    /// Board play for `content`, if its entry boards include one with a die; the first side
-    /// is drawn from `rng`.
-    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<Self> {
-        // Compiled per session, not kept in the content: every move clones the setup's `Arc`,
-        // and one setup shared by the simulation's threads made them fight over its count
-        // (1 → 2 threads went from 1.84× to 1.12×).
+/// The entry boards of `content`, in manifest order.
+fn entry_boards(content: &Content) -> Vec<&Board> {
+    let project = &content.project;
+    project.manifest.entry.boards.iter().filter_map(|id| project.boards.get(id.as_str())).collect()
+}
+
+impl Setup {
+    /// Compiles board play for `content`'s entry boards. Built once per content (see
+    /// [`Content::board_setup`]) and shared by all its sessions: a session reads it and never
+    /// clones its ids.
+    pub(in crate::engine) fn compile(content: &Content) -> Self {
         let project = &content.project;
-        let boards: Vec<&Board> =
-            project.manifest.entry.boards.iter().filter_map(|id| project.boards.get(id.as_str())).collect();
-        if !boards.iter().any(|board| board.die.is_some()) {
-            return None;
-        }
+        let boards = entry_boards(content);
         let ids: Vec<Id<Board>> = boards.iter().map(|board| board.id.clone()).collect();
         let mut var_names: Vec<String> = boards.iter().flat_map(|board| board.vars.keys().cloned()).collect();
         var_names.sort();
@@ -257,7 +257,6 @@ impl BoardState {
             list.to_vec()
         };
         let mut sides = Vec::new();
-        let mut states = Vec::new();
         for board in &boards {
             let faces = board
                 .die
@@ -279,24 +278,6 @@ impl BoardState {
                 on_place: compile_list(&board.on_place),
                 on_turn_end: compile_list(&board.on_turn_end),
             });
-            let vars = var_names.iter().map(|name| board.vars.get(name).copied().unwrap_or(0)).collect();
-            let column_vars = (0..board.columns)
-                .flat_map(|_| column_var_names.iter().map(|name| board.column_vars.get(name).copied().unwrap_or(0)))
-                .collect();
-            let cells = (board.columns as usize).saturating_mul(board.rows as usize);
-            let cell_vars = (0..cells)
-                .flat_map(|_| cell_var_names.iter().map(|name| board.cell_vars.get(name).copied().unwrap_or(0)))
-                .collect();
-            states.push(BoardSideState {
-                board: board.id.clone(),
-                columns: board.columns,
-                rows: board.rows,
-                cells: vec![None; cells],
-                vars,
-                column_vars,
-                cell_vars,
-                hand: board.hand.clone(),
-            });
         }
         let mut plays = FxHashMap::default();
         for card in boards.iter().flat_map(|board| board.hand.iter()) {
@@ -315,14 +296,92 @@ impl BoardState {
             };
             plays.insert(card.clone(), code);
         }
+        Self { sides, reads, codes, plays, var_names, column_var_names, cell_var_names }
+    }
+}
+
+/// The content's compiled board play with the ids a session copies into its state at every
+/// step (dice, boards, hands): its own copies, so that the simulation's threads, each playing
+/// other sessions, never write to one shared count (cloning the content's ids made 1 → 2
+/// threads go from 1.84× to 1.12×).
+#[derive(Debug)]
+pub(super) struct SessionSetup {
+    shared: Arc<Setup>,
+    /// Each side's die card type, in side order.
+    dice: Vec<CardId>,
+}
+
+impl std::ops::Deref for SessionSetup {
+    type Target = Setup;
+
+    fn deref(&self) -> &Setup {
+        &self.shared
+    }
+}
+
+impl SessionSetup {
+    /// Setup with no boards.
+    pub(super) fn empty() -> Self {
+        Self { shared: Arc::new(Setup::empty()), dice: Vec::new() }
+    }
+
+    /// The card type of side `side`'s die (this session's copy).
+    pub(super) fn die(&self, side: usize) -> CardId {
+        self.dice.get(side).cloned().unwrap_or_default()
+    }
+}
+
+/// This session's copy of `id`: one copy per text, so copies compare by address.
+fn own_copy<K>(copies: &mut Vec<Id<K>>, id: &Id<K>) -> Id<K> {
+    if let Some(copy) = copies.iter().find(|copy| copy.as_str() == id.as_str()) {
+        return copy.clone();
+    }
+    let copy = Id::new(id.as_str());
+    copies.push(copy.clone());
+    copy
+}
+
+impl BoardState {
+    /// Board play for `content`, if its entry boards include one with a die; the first side
+    /// is drawn from `rng`.
+    pub(crate) fn start(content: &Content, rng: &mut Pcg64Mcg) -> Option<Self> {
+        let boards = entry_boards(content);
+        if !boards.iter().any(|board| board.die.is_some()) {
+            return None;
+        }
+        let shared = content.board_setup();
+        let mut cards = Vec::new();
+        let dice = shared.sides.iter().map(|side| own_copy(&mut cards, &side.die)).collect();
+        let mut states = Vec::new();
+        for board in &boards {
+            let vars = shared.var_names.iter().map(|name| board.vars.get(name).copied().unwrap_or(0)).collect();
+            let column_vars = (0..board.columns)
+                .flat_map(|_| {
+                    shared.column_var_names.iter().map(|name| board.column_vars.get(name).copied().unwrap_or(0))
+                })
+                .collect();
+            let cells = (board.columns as usize).saturating_mul(board.rows as usize);
+            let cell_vars = (0..cells)
+                .flat_map(|_| shared.cell_var_names.iter().map(|name| board.cell_vars.get(name).copied().unwrap_or(0)))
+                .collect();
+            states.push(BoardSideState {
+                board: Id::new(board.id.as_str()),
+                columns: board.columns,
+                rows: board.rows,
+                cells: vec![None; cells],
+                vars,
+                column_vars,
+                cell_vars,
+                hand: board.hand.iter().map(|card| own_copy(&mut cards, card)).collect(),
+            });
+        }
         let active = if states.is_empty() {
             0
         } else {
             rand_core::Rng::next_u64(rng).checked_rem(states.len() as u64).unwrap_or(0) as usize
         };
-        let setup = Setup { sides, reads, codes, plays, var_names, column_var_names, cell_var_names };
         let game = BoardGame { sides: states, active, turn: 1, ..BoardGame::empty() };
-        Some(Self { setup: Arc::new(setup), game })
+        Some(Self { setup: Arc::new(SessionSetup { shared, dice }), game })
     }
 }
 
@@ -341,6 +400,36 @@ impl Setup {
 }
 
 impl BoardGame {
+    /// A copy of what formulas read (cells, variables, the die, the turn): no hands and no
+    /// dice waiting, which only rules and steps read. Listing card plays makes one at every
+    /// move while a card can be played, and the hands were a third of its allocations.
+    pub(super) fn for_formulas(&self) -> Self {
+        let sides = self
+            .sides
+            .iter()
+            .map(|side| BoardSideState {
+                board: side.board.clone(),
+                columns: side.columns,
+                rows: side.rows,
+                cells: side.cells.clone(),
+                vars: side.vars.clone(),
+                column_vars: side.column_vars.clone(),
+                cell_vars: side.cell_vars.clone(),
+                hand: Vec::new(),
+            })
+            .collect();
+        Self {
+            sides,
+            active: self.active,
+            die: self.die.clone(),
+            turn: self.turn,
+            card_played: self.card_played,
+            pending: Vec::new(),
+            die_hidden: self.die_hidden,
+            outcome: self.outcome.clone(),
+        }
+    }
+
     pub(super) fn empty() -> Self {
         Self {
             sides: Vec::new(),

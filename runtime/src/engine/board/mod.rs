@@ -21,7 +21,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use compile::Setup;
+use compile::SessionSetup;
+pub(in crate::engine) use compile::Setup;
 pub use session::BoardView;
 
 use crate::formula::names::{BoardLine, BoardStat};
@@ -122,7 +123,15 @@ impl BoardSideState {
 
     /// A statistic over a line, or over the whole board.
     pub(super) fn stat(&self, line: Option<BoardLine>, stat: BoardStat) -> f64 {
+        let value = |cell: &Option<Die>| cell.as_ref().map(|die| die.value);
         match line {
+            // A column's cells lie together: read as a slice, not cell by cell through their
+            // coordinates (columns are most of the lines formulas read).
+            Some(BoardLine::Column(c)) if c >= 1 && c <= self.columns => {
+                let start = (c.saturating_sub(1) as usize).saturating_mul(self.rows as usize);
+                let cells = self.cells.get(start..start.saturating_add(self.rows as usize)).unwrap_or_default();
+                stat_of(cells.iter().map(value), stat)
+            }
             Some(line) => stat_of(
                 (1..=self.line_len(line)).map(|k| {
                     let (c, r) = self.line_cell(line, k);
@@ -130,7 +139,7 @@ impl BoardSideState {
                 }),
                 stat,
             ),
-            None => stat_of(self.cells.iter().map(|cell| cell.as_ref().map(|die| die.value)), stat),
+            None => stat_of(self.cells.iter().map(value), stat),
         }
     }
 }
@@ -188,7 +197,7 @@ pub struct BoardGame {
 /// Board play of a session: the game and what the content compiled into.
 #[derive(Clone, Debug)]
 pub struct BoardState {
-    setup: Arc<Setup>,
+    setup: Arc<SessionSetup>,
     /// The game.
     pub game: BoardGame,
 }

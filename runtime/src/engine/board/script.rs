@@ -217,7 +217,7 @@ impl Session {
                                 code.die, code.faces
                             ));
                         }
-                        Some(Die { card: code.die.clone(), value })
+                        Some(Die { card: state.setup.die(at), value })
                     }
                 };
                 // A compact board's columns fill from row 1 with no gaps (dice slide down into
@@ -255,7 +255,7 @@ impl Session {
                         code.die, code.faces
                     ));
                 }
-                state.game.die = Some(Die { card: code.die.clone(), value });
+                state.game.die = Some(Die { card: state.setup.die(state.game.active), value });
                 Ok(())
             }
             ["var", board, name, value] => {

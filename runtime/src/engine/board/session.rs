@@ -6,7 +6,7 @@ use crate::formula::names::GameName;
 use crate::formula::{FormulaSet, ProjectNames, TraceOut, lookup_text};
 use crate::model::{Board, BoardTiming, CardId, Id};
 
-use super::compile::{Read, Setup, read_of};
+use super::compile::{Read, SessionSetup, read_of};
 use super::step::{BoardFocus, Run};
 use super::{BoardGame, BoardState};
 use crate::engine::{Choice, Event, Outcome, Session};
@@ -55,11 +55,12 @@ impl Session {
         }
     }
 
-    /// A run over a copy of the board game (for listing choices and queries).
+    /// A run over a copy of what formulas read of the board game (for listing choices and
+    /// queries: they evaluate formulas, never rules).
     pub(super) fn board_run(&self) -> Run {
         let (setup, game) = match &self.board {
-            Some(state) => (Arc::clone(&state.setup), state.game.clone()),
-            None => (Arc::new(Setup::empty()), BoardGame::empty()),
+            Some(state) => (Arc::clone(&state.setup), state.game.for_formulas()),
+            None => (Arc::new(SessionSetup::empty()), BoardGame::empty()),
         };
         let own = game.active;
         Run {
@@ -76,9 +77,14 @@ impl Session {
         }
     }
 
-    /// Does a board choice; refused unless it is possible now.
-    pub(crate) fn apply_board(&mut self, choice: &Choice) -> Result<Vec<Event>, crate::engine::ChoiceError> {
-        self.apply_board_loaded(choice, None)
+    /// Does a board choice; refused unless it is possible now. `check`: a card play is looked
+    /// for among the choices listed again (without it, the caller just listed it on this state).
+    pub(crate) fn apply_board(
+        &mut self,
+        choice: &Choice,
+        check: bool,
+    ) -> Result<Vec<Event>, crate::engine::ChoiceError> {
+        self.apply_board_in(choice, None, check)
     }
 
     /// [`Self::apply_board`]; a roll shows `loaded` when given (a playtest's `roll V`).
@@ -86,6 +92,15 @@ impl Session {
         &mut self,
         choice: &Choice,
         loaded: Option<i64>,
+    ) -> Result<Vec<Event>, crate::engine::ChoiceError> {
+        self.apply_board_in(choice, loaded, true)
+    }
+
+    fn apply_board_in(
+        &mut self,
+        choice: &Choice,
+        loaded: Option<i64>,
+        check: bool,
     ) -> Result<Vec<Event>, crate::engine::ChoiceError> {
         let game = self.board.as_ref().map(|state| &state.game).filter(|game| game.outcome.is_none());
         let active = game.and_then(|game| game.sides.get(game.active).map(|side| (game, side)));
@@ -95,6 +110,11 @@ impl Session {
             Choice::PlaceOnBoard { board, column } => active.is_some_and(|(game, side)| {
                 side.board == *board && game.die.is_some() && side.first_free(*column).is_some()
             }),
+            // Listing card plays evaluates every target's condition on a copy of the game: a
+            // choice just listed is not listed again.
+            Choice::PlayBoardCard { board, .. } if !check => {
+                active.is_some_and(|(game, side)| side.board == *board && !game.card_played)
+            }
             Choice::PlayBoardCard { .. } => {
                 let mut choices = Vec::new();
                 self.board_choices(&mut choices);
@@ -113,7 +133,7 @@ impl Session {
             rng: self.rng.clone(),
             focus: BoardFocus { own, ..BoardFocus::default() },
             depth: 0,
-            events: Vec::new(),
+            events: Vec::with_capacity(8),
             end_turn: false,
             placing: 0,
             loaded,

@@ -6,7 +6,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::model::{Board, BoardModifier, BoardOp, BoardSide, BoardTarget, BoardTiming, CardId, Expr, Id, RuleId};
 
-use super::compile::{Aim, Read, Setup, Which, text_key};
+use super::compile::{Aim, Read, SessionSetup, Which, text_key};
 use super::env::eval;
 use super::rules::BoardRules;
 use super::{BoardGame, BoardOutcome, Die};
@@ -30,7 +30,7 @@ pub(super) struct BoardFocus {
 
 /// One step of board play: the game (moved in), the generator, the events.
 pub(super) struct Run {
-    pub(super) setup: Arc<Setup>,
+    pub(super) setup: Arc<SessionSetup>,
     /// A query's reads, in place of the setup's.
     pub(super) reads: Option<Vec<Read>>,
     pub(super) game: BoardGame,
@@ -197,7 +197,7 @@ impl Run {
             self.events.push(Event::Warning(format!("more than {MAX_PENDING} extra dice in one turn")));
             return;
         }
-        let card = self.setup.sides.get(self.game.active).map(|code| code.die.clone()).unwrap_or_default();
+        let card = self.setup.die(self.game.active);
         self.game.pending.push(Die { card, value });
     }
 
@@ -266,7 +266,7 @@ impl Run {
     fn add_die(&mut self, content: &Content, side: usize, value: &Expr) {
         let Some(column) = self.focus.column else { return };
         let Some(value) = self.die_value(content, value) else { return };
-        let card = self.setup.sides.get(side).map(|code| code.die.clone()).unwrap_or_default();
+        let card = self.setup.die(side);
         let Some(state) = self.game.sides.get_mut(side) else { return };
         let Some(row) = state.first_free(column) else { return };
         state.put(column, row, Some(Die { card, value }));
@@ -416,7 +416,7 @@ impl Run {
         let setup = Arc::clone(&self.setup);
         let Some(code) = setup.sides.get(own) else { return };
         let value = self.draw_roll();
-        self.game.die = Some(Die { card: code.die.clone(), value });
+        self.game.die = Some(Die { card: setup.die(own), value });
         self.events.push(Event::BoardRolled { board: self.board_id(own), value });
         self.run_rules(content, &code.on_roll);
         if self.game.outcome.is_some() {
@@ -445,24 +445,34 @@ impl Run {
         if let Some(value) = self.loaded.take() {
             return value;
         }
-        let mut allowed = [false; 1_000];
+        // One bit per face (at most 1,000): cleared at every roll, a bool per face cost a
+        // kilobyte's fill.
+        let mut allowed = [0u64; 16];
+        let face = |value: i64| {
+            let at = value.saturating_sub(1) as usize;
+            (at / 64, 1u64 << (at % 64))
+        };
         let mut count = 0u64;
         for value in 1..=code.faces {
             self.focus.roll = value;
             let ok = code.roll_filter.as_ref().is_none_or(|filter| core::truthy(eval(filter, self)));
-            if ok && let Some(slot) = allowed.get_mut(value.saturating_sub(1) as usize) {
-                *slot = true;
+            let (word, bit) = face(value);
+            if ok && let Some(slot) = allowed.get_mut(word) {
+                *slot |= bit;
                 count = count.saturating_add(1);
             }
         }
         if count == 0 {
             self.events.push(Event::Warning("the roll filter allows no value; the die rolls any value".into()));
-            allowed.iter_mut().take(code.faces as usize).for_each(|slot| *slot = true);
+            allowed = [u64::MAX; 16];
             count = code.faces as u64;
         }
         let nth = rand_core::Rng::next_u64(&mut self.rng).checked_rem(count).unwrap_or(0);
         let value = (1..=code.faces)
-            .filter(|v| allowed.get(v.saturating_sub(1) as usize) == Some(&true))
+            .filter(|v| {
+                let (word, bit) = face(*v);
+                allowed.get(word).is_some_and(|slot| slot & bit != 0)
+            })
             .nth(nth as usize)
             .unwrap_or(1);
         self.focus.roll = 0;
