@@ -16,10 +16,21 @@ use std::hash::{Hash, Hasher};
 /// first seven bytes and their length.
 fn word(name: &str) -> u64 {
     let bytes = name.as_bytes();
-    // Byte by byte (as `u64::from_le_bytes` would place them): a copy of a length only known
-    // at run time is a library call, and this runs at every stat read.
-    let head = bytes.iter().take(7).rev().fold(0_u64, |packed, byte| packed << 8 | u64::from(*byte));
-    head | u64::from(u8::try_from(bytes.len()).unwrap_or(u8::MAX)) << 56
+    let len = bytes.len();
+    // Whole-word loads, two overlapping ones for a short name (the bytes they share are the
+    // same, so or-ing them is exact), placed as `u64::from_le_bytes` would: a copy of a
+    // length only known at run time is a library call, and this runs at every stat read.
+    let shift = |kept: usize| u32::try_from(len.saturating_sub(kept).saturating_mul(8)).unwrap_or(0);
+    let head = if let Some(eight) = bytes.first_chunk::<8>() {
+        u64::from_le_bytes(*eight) & 0x00ff_ffff_ffff_ffff
+    } else if let (Some(low), Some(high)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        u64::from(u32::from_le_bytes(*low)) | u64::from(u32::from_le_bytes(*high)).wrapping_shl(shift(4))
+    } else if let (Some(low), Some(high)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        u64::from(u16::from_le_bytes(*low)) | u64::from(u16::from_le_bytes(*high)).wrapping_shl(shift(2))
+    } else {
+        bytes.first().map_or(0, |byte| u64::from(*byte))
+    };
+    head | u64::from(u8::try_from(len).unwrap_or(u8::MAX)) << 56
 }
 
 /// Whether `known` (whose word is `known_word`) is `name` (whose word is `name_word`).
@@ -156,7 +167,21 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use super::{NameMap, StatSet};
+    use super::{NameMap, StatSet, word};
+
+    /// The packed word is the first seven bytes and the length, as `from_le_bytes` places them.
+    #[test]
+    fn a_word_packs_the_first_seven_bytes_and_the_length() {
+        for name in ["", "a", "ct", "hpx", "move", "maxCT", "speed1", "ability", "position.x", "é", "ünïcödé names"]
+        {
+            let mut packed = [0_u8; 8];
+            for (to, from) in packed.iter_mut().zip(name.as_bytes().iter().take(7)) {
+                *to = *from;
+            }
+            packed[7] = u8::try_from(name.len()).unwrap_or(u8::MAX);
+            assert_eq!(word(name), u64::from_le_bytes(packed), "{name:?}");
+        }
+    }
 
     /// Names that share words: prefixes, long names equal in their first seven bytes, empty.
     fn name() -> impl Strategy<Value = String> {
