@@ -254,12 +254,6 @@ impl<V, const N: usize> From<[(Spot, V); N]> for SpotMap<V> {
     }
 }
 
-impl<V> From<std::collections::BTreeMap<Spot, V>> for SpotMap<V> {
-    fn from(map: std::collections::BTreeMap<Spot, V>) -> Self {
-        Self(map.into_iter().collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
