@@ -18,7 +18,7 @@
 use std::hint::black_box;
 
 use actforge_runtime::map::{
-    AtlasLayout, Face, MapMesher, MapScale, MeshBuffers, MeshStyle, ReachParams, SightParams, Spot, SpotMap, TileGrid,
+    AtlasLayout, Face, MapMesher, MapScale, MeshBuffers, MeshStyle, ReachParams, SightParams, SpotMap, TileGrid,
     TileSolid, face_shade, pick, reach_line, reach_path, standing_spots,
 };
 use actforge_runtime::model::{Corners, Faces, Paint, PaletteEntry, PaletteLookup, Tile};

@@ -34,20 +34,24 @@ pub(crate) fn bar_changes_in(remaining: u64, total: u64, width: f32) -> Option<u
     if remaining == 0 || total == 0 || !width.is_finite() || width < 1.0 {
         return None;
     }
-    let fill = |done: u64| (done as f64 / total as f64 * f64::from(width)).floor();
     let done = total.saturating_sub(remaining);
-    let filled = fill(done);
+    let filled = filled_points(done, total, width);
     // The first tick at which the fill reaches the next point, worked out, then settled
-    // against `fill` itself (the division may land a hair either side of a whole tick).
-    let estimate = ((filled + 1.0) * total as f64 / f64::from(width)).ceil();
+    // against `filled_points` itself (the division may land a hair either side of a tick).
+    let estimate = ((filled as f64 + 1.0) * total as f64 / f64::from(width)).ceil();
     let mut at = if estimate.is_finite() && estimate < total as f64 { (estimate as u64).max(done + 1) } else { total };
-    while at < total && fill(at) == filled {
+    while at < total && filled_points(at, total, width) == filled {
         at += 1;
     }
-    while at > done + 1 && fill(at - 1) != filled {
+    while at > done + 1 && filled_points(at - 1, total, width) != filled {
         at -= 1;
     }
     Some(at - done)
+}
+
+/// Whole points of a bar `width` points wide filled after `done` of `total` ticks.
+fn filled_points(done: u64, total: u64, width: f32) -> u64 {
+    (done as f64 / total as f64 * f64::from(width)).floor() as u64
 }
 
 fn key() -> Id {
@@ -98,9 +102,7 @@ mod tests {
 
     #[test]
     fn a_bar_changes_when_its_fill_moves_a_point() {
-        let fill = |remaining: u64, total: u64, width: f32| {
-            ((total - remaining) as f64 / total as f64 * f64::from(width)).floor()
-        };
+        let fill = |remaining: u64, total: u64, width: f32| filled_points(total - remaining, total, width);
         for (total, width) in [(600, 200.0), (50, 200.0), (7, 3.5), (1000, 150.0)] {
             for remaining in 1..=total {
                 let changes_in = bar_changes_in(remaining, total, width).unwrap();
