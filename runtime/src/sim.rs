@@ -897,6 +897,9 @@ impl FoldContext {
     }
 }
 
+/// A starting card's keys in a fold: its run records' `(side, card)` and its ability `side/card`.
+type AbilityKeys = ((String, String), String);
+
 /// Adds `count` to `key`'s count, copying the key only when it is first counted.
 fn bump(map: &mut BTreeMap<String, usize>, key: &str, count: usize) {
     match map.get_mut(key) {
@@ -920,7 +923,7 @@ pub fn fold(context: &FoldContext, records: &[RunRecord]) -> Summary {
     };
     let mut stats: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     // Each starting card's keys, made once: a fold of 10,000 runs looked each up 10,000 times.
-    let hands: Vec<(&String, Vec<((String, String), String)>)> = context
+    let hands: Vec<(&String, Vec<AbilityKeys>)> = context
         .hands
         .iter()
         .map(|(side, hand)| {
