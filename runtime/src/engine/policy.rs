@@ -4,6 +4,7 @@
 use rand_core::{Rng as _, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::board::BoardListing;
 use super::system::System;
 use super::tactics::TacticsListing;
 use super::{Choice, Event, Session};
@@ -95,30 +96,61 @@ impl RandomPolicy {
 }
 
 /// Every choice of [`Session::choices`] but starts and collects, in its order: each system's
-/// part, the battle's counted rather than built (see [`TacticsListing`]).
-struct Listed(Vec<TacticsListing>);
+/// part, the battle's and the boards' counted rather than built (see [`TacticsListing`] and
+/// [`BoardListing`]).
+struct Listed<'s>(Vec<Part<'s>>);
 
-impl Listed {
-    fn of(session: &Session) -> Self {
+/// One system's choices in a [`Listed`].
+enum Part<'s> {
+    Tactics(TacticsListing),
+    Board(BoardListing<'s>),
+}
+
+impl Part<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Self::Tactics(listing) => listing.len(),
+            Self::Board(listing) => listing.len(),
+        }
+    }
+
+    fn nth(&self, at: usize) -> Option<Choice> {
+        match self {
+            Self::Tactics(listing) => listing.nth(at),
+            Self::Board(listing) => listing.nth(at),
+        }
+    }
+}
+
+impl<'s> Listed<'s> {
+    fn of(session: &'s Session) -> Self {
         let mut parts = Vec::with_capacity(System::ALL.len());
         for system in System::ALL {
-            if system == System::Tactics {
-                parts.extend(session.tactics_listing());
-                continue;
+            match system {
+                System::Tactics => {
+                    parts.extend(session.tactics_listing().map(Part::Tactics));
+                    continue;
+                }
+                // A board offers neither starts nor collects.
+                System::Board => {
+                    parts.extend(session.board_listing().filter(|listing| !listing.is_empty()).map(Part::Board));
+                    continue;
+                }
+                System::Table | System::Turns | System::Campaign => {}
             }
             let mut choices = Vec::new();
             session.system_choices(system, &mut choices);
             choices.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
             // A system with no choice adds none: no part to make and drop at every move.
             if !choices.is_empty() {
-                parts.push(TacticsListing::Built(choices));
+                parts.push(Part::Tactics(TacticsListing::Built(choices)));
             }
         }
         Self(parts)
     }
 
     fn len(&self) -> usize {
-        self.0.iter().map(TacticsListing::len).sum()
+        self.0.iter().map(Part::len).sum()
     }
 
     /// The choice numbered `at` across the parts.

@@ -173,7 +173,7 @@ pub(super) fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
         BinaryOp::Div => a / b,
         // Truncates toward zero; a division by zero gives ±inf or NaN, as `/` does.
         BinaryOp::IntDiv => (a / b).trunc(),
-        BinaryOp::Rem => a % b,
+        BinaryOp::Rem => rem(a, b),
         BinaryOp::Pow => a.powf(b),
         BinaryOp::Eq => flag(a == b),
         BinaryOp::Ne => flag(a != b),
@@ -915,6 +915,24 @@ pub(super) fn clamp(x: f64, low: f64, high: f64) -> f64 {
     }
 }
 
+/// `a % b`, bit for bit as `fmod` gives it. Integer operands within ±2^53 (the dice, turn and
+/// parity tests of most content) take the integer remainder, which is exact there, instead of
+/// the library's `fmod` loop; its sign is `a`'s, a zero result included (`-4 % 2` is `-0`).
+/// Anything else (fractions, NaN, infinities, a zero divisor, larger values) goes to `%`.
+#[inline]
+pub(super) fn rem(a: f64, b: f64) -> f64 {
+    // 2^53: every integer up to it is an `f64`, and `i64` holds it without overflow.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if a.abs() <= EXACT && b.abs() <= EXACT && b != 0.0 {
+        let (x, y) = (a as i64, b as i64);
+        if x as f64 == a && y as f64 == b {
+            // `y` is not 0 and `x` is not `i64::MIN`: the remainder exists.
+            return (x.wrapping_rem(y) as f64).copysign(a);
+        }
+    }
+    a % b
+}
+
 /// NaN counts as true, as in the reference (NaN != 0).
 #[inline]
 pub(super) fn truth(x: f64) -> bool {
@@ -957,4 +975,86 @@ pub(super) fn index_below(env: &mut (impl Env + ?Sized), n: usize) -> usize {
 
 pub(super) fn side_index(side: Side) -> usize {
     Side::ALL.iter().position(|s| *s == side).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod rem_tests {
+    use proptest::prelude::*;
+
+    use super::rem;
+
+    /// The same bits as `%`, so `-0` and `0` and every NaN payload count.
+    fn same(a: f64, b: f64) {
+        let (fast, slow) = (rem(a, b), a % b);
+        assert!(
+            fast.to_bits() == slow.to_bits() || (fast.is_nan() && slow.is_nan()),
+            "{a} % {b}: {fast} ({:#x}) but fmod gives {slow} ({:#x})",
+            fast.to_bits(),
+            slow.to_bits()
+        );
+    }
+
+    #[test]
+    fn rem_matches_fmod_at_the_edges() {
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.0,
+            -2.0,
+            3.0,
+            -3.0,
+            4.0,
+            -4.0,
+            0.5,
+            -2.5,
+            7.25,
+            EXACT,
+            -EXACT,
+            EXACT - 1.0,
+            EXACT + 2.0,
+            -EXACT - 2.0,
+            1e300,
+            -1e300,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            9.223_372_036_854_776e18,
+            -9.223_372_036_854_776e18,
+        ];
+        for a in edges {
+            for b in edges {
+                same(a, b);
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn rem_matches_fmod_on_integers(a in -100_000i64..100_000, b in -100i64..100) {
+            same(a as f64, b as f64);
+        }
+
+        #[test]
+        fn rem_matches_fmod_on_wide_integers(a in any::<i64>(), b in any::<i64>()) {
+            same(a as f64, b as f64);
+            same((a >> 10) as f64, (b >> 40) as f64);
+        }
+
+        #[test]
+        fn rem_matches_fmod_on_any_bits(a in any::<u64>(), b in any::<u64>()) {
+            same(f64::from_bits(a), f64::from_bits(b));
+        }
+
+        #[test]
+        fn rem_matches_fmod_on_any_number(a in any::<f64>(), b in any::<f64>()) {
+            same(a, b);
+        }
+    }
 }

@@ -430,6 +430,42 @@ impl BoardGame {
         }
     }
 
+    /// [`Self::for_formulas`] of `from` written into this game, whose buffers (cells and
+    /// variables of every side) are reused: a listing copies the game at every move.
+    pub(super) fn copy_for_formulas(&mut self, from: &Self) {
+        self.sides.truncate(from.sides.len());
+        for (at, side) in from.sides.iter().enumerate() {
+            if let Some(mine) = self.sides.get_mut(at) {
+                mine.board.clone_from(&side.board);
+                mine.columns = side.columns;
+                mine.rows = side.rows;
+                mine.cells.clone_from(&side.cells);
+                mine.vars.clone_from(&side.vars);
+                mine.column_vars.clone_from(&side.column_vars);
+                mine.cell_vars.clone_from(&side.cell_vars);
+                mine.hand.clear();
+            } else {
+                self.sides.push(BoardSideState {
+                    board: side.board.clone(),
+                    columns: side.columns,
+                    rows: side.rows,
+                    cells: side.cells.clone(),
+                    vars: side.vars.clone(),
+                    column_vars: side.column_vars.clone(),
+                    cell_vars: side.cell_vars.clone(),
+                    hand: Vec::new(),
+                });
+            }
+        }
+        self.active = from.active;
+        self.die.clone_from(&from.die);
+        self.turn = from.turn;
+        self.card_played = from.card_played;
+        self.pending.clear();
+        self.die_hidden = from.die_hidden;
+        self.outcome.clone_from(&from.outcome);
+    }
+
     pub(super) fn empty() -> Self {
         Self {
             sides: Vec::new(),

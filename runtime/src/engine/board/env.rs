@@ -44,9 +44,10 @@ impl Run {
     }
 
     pub(super) fn read(&mut self, read: Read) -> f64 {
-        let focus = self.focus;
+        // The focus is read in place, not copied whole at every read (most reads need none of it).
+        let focus = &self.focus;
         let cell =
-            |run: &Self| focus.cell.and_then(|(side, c, r)| run.game.sides.get(side)?.cell(c, r).map(|d| d.value));
+            |run: &Self| run.focus.cell.and_then(|(side, c, r)| run.game.sides.get(side)?.cell(c, r).map(|d| d.value));
         match read {
             Read::Missing => f64::NAN,
             Read::Fixed(value) => value,

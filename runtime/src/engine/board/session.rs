@@ -11,6 +11,13 @@ use super::step::{BoardFocus, Run};
 use super::{BoardGame, BoardState};
 use crate::engine::{Choice, Event, Outcome, Session};
 
+thread_local! {
+    /// The game copy the last board listing on this thread evaluated card conditions on, kept
+    /// for its buffers. What it holds is overwritten before every use, so no game reads
+    /// another's.
+    static SCRATCH: std::cell::Cell<Option<BoardGame>> = const { std::cell::Cell::new(None) };
+}
+
 impl Session {
     /// Board play, if the content has it.
     pub fn board(&self) -> Option<&BoardState> {
@@ -24,35 +31,56 @@ impl Session {
 
     /// The board choices of the moment, after the table's.
     pub(crate) fn board_choices(&self, choices: &mut Vec<Choice>) {
-        let Some(state) = &self.board else { return };
+        if let Some(listing) = self.board_listing() {
+            choices.extend((0..listing.len()).filter_map(|at| listing.nth(at)));
+        }
+    }
+
+    /// The board choices of the moment counted, in [`Self::board_choices`]' order, with only
+    /// what tells them apart kept (the policy builds just the one it draws); none when board
+    /// play offers none.
+    pub(crate) fn board_listing(&self) -> Option<BoardListing<'_>> {
+        let state = self.board.as_ref()?;
         let game = &state.game;
         if game.outcome.is_some() || self.state.outcome.is_some() {
-            return;
+            return None;
         }
-        let Some(side) = game.sides.get(game.active) else { return };
-        let board = &side.board;
-        if game.die.is_some() {
-            for column in 1..=side.columns {
-                if side.first_free(column).is_some() {
-                    choices.push(Choice::PlaceOnBoard { board: board.clone(), column });
-                }
-            }
+        let side = game.sides.get(game.active)?;
+        let places = if game.die.is_some() {
+            (1..=side.columns).filter(|column| side.first_free(*column).is_some()).count()
         } else {
-            choices.push(Choice::RollDie { board: board.clone() });
-        }
+            1
+        };
+        let mut listing = BoardListing { side, rolled: game.die.is_some(), places, plays: Vec::new() };
         // Listing card targets evaluates conditions on a copy of the game: only when a card can be played.
         let now = if game.die.is_some() { BoardTiming::AfterRoll } else { BoardTiming::BeforeRoll };
         let timely = |card: &CardId| state.setup.plays.get(card).is_some_and(|play| play.timing == now);
         if game.card_played || !side.hand.iter().any(timely) {
-            return;
+            return Some(listing);
         }
-        let mut run = self.board_run();
+        // The copy goes into the buffers of the thread's last listing: no allocation.
+        let mut scratch = SCRATCH.take().unwrap_or_else(BoardGame::empty);
+        scratch.copy_for_formulas(game);
+        let mut run = Run {
+            setup: Arc::clone(&state.setup),
+            reads: None,
+            game: scratch,
+            rng: self.rng.clone(),
+            focus: BoardFocus { own: game.active, ..BoardFocus::default() },
+            depth: 0,
+            events: Vec::new(),
+            end_turn: false,
+            placing: 0,
+            loaded: None,
+        };
         for (at, card) in side.hand.iter().enumerate() {
             if side.hand.get(..at).is_some_and(|before| before.contains(card)) {
                 continue;
             }
-            run.play_choices(board, card, choices);
+            run.play_choices(card, |option, target, second| listing.plays.push(Play { at, option, target, second }));
         }
+        SCRATCH.set(Some(run.game));
+        Some(listing)
     }
 
     /// A run over a copy of what formulas read of the board game (for listing choices and
@@ -214,6 +242,54 @@ impl Session {
         let mut run = self.board_run();
         run.reads = Some(reads);
         Ok(set.eval_or_trace(&compiled, formula, &mut run, out))
+    }
+}
+
+/// A card play of a [`BoardListing`]: the card's place in the hand, the option and targets.
+#[derive(Clone, Copy, Debug)]
+struct Play {
+    at: usize,
+    option: u32,
+    target: Option<(u32, u32)>,
+    second: Option<(u32, u32)>,
+}
+
+/// Board play's choices of the moment, counted: the roll or the columns with room (read from
+/// the side when one is drawn), then the card plays in hand order.
+#[derive(Debug)]
+pub(crate) struct BoardListing<'s> {
+    side: &'s super::BoardSideState,
+    /// The die is rolled: placements are listed, else the roll.
+    rolled: bool,
+    /// How many placements (or 1: the roll) come first.
+    places: usize,
+    plays: Vec<Play>,
+}
+
+impl BoardListing<'_> {
+    /// How many choices there are.
+    pub(crate) fn len(&self) -> usize {
+        self.places.saturating_add(self.plays.len())
+    }
+
+    /// There is no choice.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The choice numbered `at`, built.
+    pub(crate) fn nth(&self, at: usize) -> Option<Choice> {
+        let board = self.side.board.clone();
+        if at < self.places {
+            if !self.rolled {
+                return Some(Choice::RollDie { board });
+            }
+            let column = (1..=self.side.columns).filter(|column| self.side.first_free(*column).is_some()).nth(at)?;
+            return Some(Choice::PlaceOnBoard { board, column });
+        }
+        let play = self.plays.get(at.saturating_sub(self.places))?;
+        let card = self.side.hand.get(play.at)?.clone();
+        Some(Choice::PlayBoardCard { board, card, option: play.option, target: play.target, second: play.second })
     }
 }
 

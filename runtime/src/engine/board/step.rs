@@ -10,9 +10,9 @@ use super::compile::{Aim, Read, SessionSetup, Which, text_key};
 use super::env::eval;
 use super::rules::BoardRules;
 use super::{BoardGame, BoardOutcome, Die};
+use crate::engine::Event;
 use crate::engine::content::Content;
 use crate::engine::core::{self, Depth};
-use crate::engine::{Choice, Event};
 
 /// What a board formula or rule is evaluated for: the side whose rule runs, the context column
 /// and cell (placed or targeted), a pair's second cell, the option chosen and the roll tried.
@@ -492,8 +492,13 @@ impl Run {
 
 impl Run {
     /// The choices of playing `card` now (before or after the roll, as its timing says): each
-    /// option × target its condition allows.
-    pub(super) fn play_choices(&mut self, board: &Id<Board>, card: &CardId, choices: &mut Vec<Choice>) {
+    /// option × target its condition allows, in order, given to `found` as option, target and
+    /// second target (a listing that only counts them builds no choice).
+    pub(super) fn play_choices(
+        &mut self,
+        card: &CardId,
+        mut found: impl FnMut(u32, Option<(u32, u32)>, Option<(u32, u32)>),
+    ) {
         let setup = Arc::clone(&self.setup);
         let Some(play) = setup.plays.get(card) else { return };
         let now = if self.game.die.is_some() { BoardTiming::AfterRoll } else { BoardTiming::BeforeRoll };
@@ -540,13 +545,7 @@ impl Run {
                 self.set_target(play.target, option, *target, *second);
                 let ok = play.condition.as_ref().is_none_or(|condition| core::truthy(eval(condition, self)));
                 if ok {
-                    choices.push(Choice::PlayBoardCard {
-                        board: board.clone(),
-                        card: card.clone(),
-                        option,
-                        target: *target,
-                        second: *second,
-                    });
+                    found(option, *target, *second);
                 }
             }
         }
