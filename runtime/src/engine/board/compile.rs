@@ -399,25 +399,26 @@ impl Setup {
     }
 }
 
+/// A side as formulas read it: all but its hand.
+fn side_for_formulas(side: &BoardSideState) -> BoardSideState {
+    BoardSideState {
+        board: side.board.clone(),
+        columns: side.columns,
+        rows: side.rows,
+        cells: side.cells.clone(),
+        vars: side.vars.clone(),
+        column_vars: side.column_vars.clone(),
+        cell_vars: side.cell_vars.clone(),
+        hand: Vec::new(),
+    }
+}
+
 impl BoardGame {
     /// A copy of what formulas read (cells, variables, the die, the turn): no hands and no
     /// dice waiting, which only rules and steps read. Listing card plays makes one at every
     /// move while a card can be played, and the hands were a third of its allocations.
     pub(super) fn for_formulas(&self) -> Self {
-        let sides = self
-            .sides
-            .iter()
-            .map(|side| BoardSideState {
-                board: side.board.clone(),
-                columns: side.columns,
-                rows: side.rows,
-                cells: side.cells.clone(),
-                vars: side.vars.clone(),
-                column_vars: side.column_vars.clone(),
-                cell_vars: side.cell_vars.clone(),
-                hand: Vec::new(),
-            })
-            .collect();
+        let sides = self.sides.iter().map(side_for_formulas).collect();
         Self {
             sides,
             active: self.active,
@@ -445,16 +446,7 @@ impl BoardGame {
                 mine.cell_vars.clone_from(&side.cell_vars);
                 mine.hand.clear();
             } else {
-                self.sides.push(BoardSideState {
-                    board: side.board.clone(),
-                    columns: side.columns,
-                    rows: side.rows,
-                    cells: side.cells.clone(),
-                    vars: side.vars.clone(),
-                    column_vars: side.column_vars.clone(),
-                    cell_vars: side.cell_vars.clone(),
-                    hand: Vec::new(),
-                });
+                self.sides.push(side_for_formulas(side));
             }
         }
         self.active = from.active;
