@@ -100,7 +100,17 @@ pub(super) enum Flat {
         side: usize,
         stat: BoardStat,
     },
-    /// A side's row or diagonal (or a column past the board's).
+    /// A statistic over a side's cells at `at[..len]` (a row or diagonal), on a board of
+    /// `columns` × `rows`.
+    Placed {
+        side: usize,
+        columns: u32,
+        rows: u32,
+        at: [u16; MAX_PLACED],
+        len: u8,
+        stat: BoardStat,
+    },
+    /// A side's row or diagonal (or a column past the board's) read the general way.
     Line {
         side: usize,
         line: BoardLine,
@@ -123,6 +133,34 @@ pub(super) enum Flat {
     },
     /// Anything else, read the general way.
     General(Read),
+}
+
+/// Longest row or diagonal a [`Flat::Placed`] reads.
+pub(super) const MAX_PLACED: usize = 8;
+
+/// Where in the cells of a board of `columns` × `rows` the places of a row or diagonal lie, if
+/// it has at most [`MAX_PLACED`] and they are all on the board (else it is read the general way).
+fn placed(line: BoardLine, columns: u32, rows: u32) -> Option<([u16; MAX_PLACED], u8)> {
+    let shape = BoardSideState {
+        board: Id::default(),
+        columns,
+        rows,
+        cells: Vec::new(),
+        vars: Vec::new(),
+        column_vars: Vec::new(),
+        cell_vars: Vec::new(),
+        hand: Vec::new(),
+    };
+    let len = shape.line_len(line);
+    if len as usize > MAX_PLACED {
+        return None;
+    }
+    let mut at = [0u16; MAX_PLACED];
+    for (k, slot) in (1..=len).zip(at.iter_mut()) {
+        let (c, r) = shape.line_cell(line, k);
+        *slot = u16::try_from(shape.index(c, r)?).ok()?;
+    }
+    Some((at, u8::try_from(len).ok()?))
 }
 
 /// `read` for the side `own` in focus, on boards of the sizes of `sizes` (columns, rows per
@@ -160,7 +198,8 @@ fn flat_of(read: Read, own: usize, sides: &[SideCode], sizes: &[(u32, u32)], col
             len: rows as usize,
             stat,
         },
-        (Part::Stat(stat), Area::Line(line)) => Flat::Line { side, line, stat },
+        (Part::Stat(stat), Area::Line(line)) => placed(line, columns, rows)
+            .map_or(Flat::Line { side, line, stat }, |(at, len)| Flat::Placed { side, columns, rows, at, len, stat }),
         (Part::ColumnVar(var), Area::Line(BoardLine::Column(c))) if c >= 1 => {
             Flat::ColumnVar { side, at: (c.saturating_sub(1) as usize).saturating_mul(column_vars).saturating_add(var) }
         }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use crate::formula::names::BoardLine;
 use crate::formula::{Env, LookupSlot};
 
-use super::compile::{Area, Code, Flat, Part, Read, Which};
+use super::compile::{Area, Code, Flat, MAX_PLACED, Part, Read, Which};
 use super::step::{BoardFocus, Run};
-use super::{MAX_DEPTH, stat_of_cells};
+use super::{MAX_DEPTH, stat_of_cells, stat_of_slice};
 
 /// The value of a code in a run.
 pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
@@ -66,10 +66,30 @@ impl Run {
             }
             Flat::ContextColumn { side, stat } => {
                 let (Some(state), Some(c)) = (sides.get(side), self.focus.column) else { return Some(f64::NAN) };
+                if c >= 1 && c <= state.columns {
+                    // The column's cells lie together: read in place.
+                    let rows = state.rows as usize;
+                    let start = (c.saturating_sub(1) as usize).saturating_mul(rows);
+                    let cells = state.cells.get(start..start.saturating_add(rows)).unwrap_or_default();
+                    return Some(stat_of_cells(cells, stat));
+                }
                 if c > state.columns.max(state.rows) {
                     return Some(f64::NAN);
                 }
                 state.stat(Some(BoardLine::Column(c)), stat)
+            }
+            Flat::Placed { side, columns, rows, at, len, stat } => {
+                let Some(state) = sides.get(side) else { return Some(f64::NAN) };
+                // Cells placed for a board of this size (always, unless the state was built
+                // from other content): else the general reading.
+                if state.columns != columns || state.rows != rows {
+                    return None;
+                }
+                let mut values = [None; MAX_PLACED];
+                for (value, at) in values.iter_mut().zip(at.iter().take(usize::from(len))) {
+                    *value = state.cells.get(usize::from(*at)).and_then(Option::as_ref).map(|die| die.value);
+                }
+                stat_of_slice(values.get(..usize::from(len)).unwrap_or_default(), |value| *value, stat)
             }
             Flat::Board { side, stat } => sides.get(side).map_or(f64::NAN, |state| stat_of_cells(&state.cells, stat)),
             Flat::Line { side, line, stat } => sides.get(side).map_or(f64::NAN, |state| state.stat(Some(line), stat)),
