@@ -452,12 +452,29 @@ impl RunRecord {
                 self.cards.insert(to.to_string());
             }
             Event::BoardCardPlayed { board, card, option } => {
-                *self.board_plays.entry((board.to_string(), card.to_string())).or_default() += 1;
-                // Copied only when first seen: cards are played many times a run.
-                if !self.cards.contains(card.as_str()) {
-                    self.cards.insert(card.to_string());
+                // Keys are copied only when first counted: cards are played many times a run
+                // (the few keys are looked through, not searched with a key made to search).
+                let (board, card, option) = (board.as_str(), card.as_str(), (*option).max(1));
+                match self.board_plays.iter_mut().find(|((b, c), _)| b == board && c == card) {
+                    Some((_, plays)) => *plays += 1,
+                    None => {
+                        self.board_plays.insert((board.to_owned(), card.to_owned()), 1);
+                    }
                 }
-                *self.option_plays.entry(format!("{card}/{}", (*option).max(1))).or_default() += 1;
+                if !self.cards.contains(card) {
+                    self.cards.insert(card.to_owned());
+                }
+                let is_key = |key: &str| {
+                    key.strip_prefix(card)
+                        .and_then(|rest| rest.strip_prefix('/'))
+                        .is_some_and(|number| number.parse::<u32>().ok() == Some(option))
+                };
+                match self.option_plays.iter_mut().find(|(key, _)| is_key(key)) {
+                    Some((_, plays)) => *plays += 1,
+                    None => {
+                        self.option_plays.insert(format!("{card}/{option}"), 1);
+                    }
+                }
             }
             Event::TurnOptionPlayed { card, option } => {
                 self.cards.insert(card.to_string());

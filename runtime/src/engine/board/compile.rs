@@ -74,6 +74,140 @@ pub(super) enum Area {
     ContextColumn,
 }
 
+/// A [`Read`] resolved for one side in focus (`board.own`): the board it reads is a side
+/// index, a fixed column a cell range, so a read is one jump to a slice or a variable, with no
+/// board, line or part worked out at every read. Built once per content for every side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Flat {
+    /// A value that does not depend on the game (a name this side cannot read: NaN).
+    Fixed(f64),
+    Option,
+    Roll,
+    /// A statistic over a side's cells `start..start + len` (a column).
+    Cells {
+        side: usize,
+        start: usize,
+        len: usize,
+        stat: BoardStat,
+    },
+    /// A statistic over a side's context column.
+    ContextColumn {
+        side: usize,
+        stat: BoardStat,
+    },
+    /// A statistic over a side's whole board.
+    Board {
+        side: usize,
+        stat: BoardStat,
+    },
+    /// A statistic over a side's cells at `at[..len]` (a row or diagonal), on a board of
+    /// `columns` × `rows`.
+    Placed {
+        side: usize,
+        columns: u32,
+        rows: u32,
+        at: [u16; MAX_PLACED],
+        len: u8,
+        stat: BoardStat,
+    },
+    /// A side's row or diagonal (or a column past the board's) read the general way.
+    Line {
+        side: usize,
+        line: BoardLine,
+        stat: BoardStat,
+    },
+    /// A side's variable at this place of its board or column variables.
+    Var {
+        side: usize,
+        at: usize,
+    },
+    ColumnVar {
+        side: usize,
+        at: usize,
+    },
+    /// A side's column variable `var` (of `count` per column) in the context column.
+    ContextColumnVar {
+        side: usize,
+        var: usize,
+        count: usize,
+    },
+    /// Anything else, read the general way.
+    General(Read),
+}
+
+/// Longest row or diagonal a [`Flat::Placed`] reads.
+pub(super) const MAX_PLACED: usize = 8;
+
+/// Where in the cells of a board of `columns` × `rows` the places of a row or diagonal lie, if
+/// it has at most [`MAX_PLACED`] and they are all on the board (else it is read the general way).
+fn placed(line: BoardLine, columns: u32, rows: u32) -> Option<([u16; MAX_PLACED], u8)> {
+    let shape = BoardSideState {
+        board: Id::default(),
+        columns,
+        rows,
+        cells: Vec::new(),
+        vars: Vec::new(),
+        column_vars: Vec::new(),
+        cell_vars: Vec::new(),
+        hand: Vec::new(),
+    };
+    let len = shape.line_len(line);
+    if len as usize > MAX_PLACED {
+        return None;
+    }
+    let mut at = [0u16; MAX_PLACED];
+    for (k, slot) in (1..=len).zip(at.iter_mut()) {
+        let (c, r) = shape.line_cell(line, k);
+        *slot = u16::try_from(shape.index(c, r)?).ok()?;
+    }
+    Some((at, u8::try_from(len).ok()?))
+}
+
+/// `read` for the side `own` in focus, on boards of the sizes of `sizes` (columns, rows per
+/// side) with `column_vars` column variables: what [`Run::read`] gives, resolved ahead.
+fn flat_of(read: Read, own: usize, sides: &[SideCode], sizes: &[(u32, u32)], column_vars: usize) -> Flat {
+    let Read::Part(which, area, part) = read else {
+        return match read {
+            Read::Missing => Flat::Fixed(f64::NAN),
+            Read::Fixed(value) => Flat::Fixed(value),
+            Read::Option => Flat::Option,
+            Read::Roll => Flat::Roll,
+            read => Flat::General(read),
+        };
+    };
+    let side = match which {
+        Which::Own => Some(own),
+        Which::Facing => sides.get(own).and_then(|side| side.facing),
+        Which::Side(side) => Some(side),
+    };
+    let Some((side, &(columns, rows))) = side.and_then(|side| Some((side, sizes.get(side)?))) else {
+        return Flat::Fixed(f64::NAN);
+    };
+    match (part, area) {
+        // Read with no context column it is NaN, as the general reading says.
+        (Part::Var(_), Area::ContextColumn) => Flat::General(read),
+        (Part::Var(at), _) => Flat::Var { side, at },
+        (Part::Stat(stat), Area::Board) => Flat::Board { side, stat },
+        (Part::Stat(stat), Area::ContextColumn) => Flat::ContextColumn { side, stat },
+        (Part::Stat(_), Area::Line(BoardLine::Column(c) | BoardLine::Row(c))) if c > columns.max(rows) => {
+            Flat::Fixed(f64::NAN)
+        }
+        (Part::Stat(stat), Area::Line(BoardLine::Column(c))) if c >= 1 && c <= columns => Flat::Cells {
+            side,
+            start: (c.saturating_sub(1) as usize).saturating_mul(rows as usize),
+            len: rows as usize,
+            stat,
+        },
+        (Part::Stat(stat), Area::Line(line)) => placed(line, columns, rows)
+            .map_or(Flat::Line { side, line, stat }, |(at, len)| Flat::Placed { side, columns, rows, at, len, stat }),
+        (Part::ColumnVar(var), Area::Line(BoardLine::Column(c))) if c >= 1 => {
+            Flat::ColumnVar { side, at: (c.saturating_sub(1) as usize).saturating_mul(column_vars).saturating_add(var) }
+        }
+        (Part::ColumnVar(var), Area::ContextColumn) => Flat::ContextColumnVar { side, var, count: column_vars },
+        (Part::ColumnVar(_), _) => Flat::Fixed(f64::NAN),
+    }
+}
+
 /// A card's target and the second cell of a pair.
 pub(super) type Aim = (Option<(u32, u32)>, Option<(u32, u32)>);
 
@@ -105,6 +239,9 @@ pub(super) struct SideCode {
 pub(in crate::engine) struct Setup {
     pub(super) sides: Vec<SideCode>,
     pub(super) reads: Vec<Read>,
+    /// Each read resolved for each side in focus: side `own`'s read of slot `s` at
+    /// `own * reads.len() + s`.
+    pub(super) flat: Vec<Flat>,
     /// The programs of the formulas of the rules board play runs (conditions, test constants,
     /// board modifier values), by the address of their text in the content.
     pub(super) codes: FxHashMap<(usize, usize), Code>,
@@ -247,7 +384,8 @@ impl Setup {
         cell_var_names.sort();
         cell_var_names.dedup();
         let names = VarNames { board: &var_names, column: &column_var_names, cell: &cell_var_names };
-        let reads = content.formulas().lookups().map(|lookup| read_of(lookup, project, &ids, &names)).collect();
+        let reads: Vec<Read> =
+            content.formulas().lookups().map(|lookup| read_of(lookup, project, &ids, &names)).collect();
         let mut seen = FxHashSet::default();
         let mut codes = FxHashMap::default();
         let mut compile_list = |list: &[RuleId]| -> Vec<RuleId> {
@@ -296,7 +434,15 @@ impl Setup {
             };
             plays.insert(card.clone(), code);
         }
-        Self { sides, reads, codes, plays, var_names, column_var_names, cell_var_names }
+        let sizes: Vec<(u32, u32)> = boards.iter().map(|board| (board.columns, board.rows)).collect();
+        let per_column = column_var_names.len();
+        let flat = (0..sides.len())
+            .flat_map(|own| {
+                let (sides, sizes) = (&sides, &sizes);
+                reads.iter().map(move |read| flat_of(*read, own, sides, sizes, per_column))
+            })
+            .collect();
+        Self { sides, reads, flat, codes, plays, var_names, column_var_names, cell_var_names }
     }
 }
 
@@ -390,6 +536,7 @@ impl Setup {
         Self {
             sides: Vec::new(),
             reads: Vec::new(),
+            flat: Vec::new(),
             codes: FxHashMap::default(),
             plays: FxHashMap::default(),
             var_names: Vec::new(),

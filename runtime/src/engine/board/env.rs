@@ -5,9 +5,9 @@ use std::sync::Arc;
 use crate::formula::names::BoardLine;
 use crate::formula::{Env, LookupSlot};
 
-use super::MAX_DEPTH;
-use super::compile::{Area, Code, Part, Read, Which};
+use super::compile::{Area, Code, Flat, MAX_PLACED, Part, Read, Which};
 use super::step::{BoardFocus, Run};
+use super::{MAX_DEPTH, stat_of_cells, stat_of_slice};
 
 /// The value of a code in a run.
 pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
@@ -19,6 +19,13 @@ pub(super) fn eval(code: &Code, run: &mut Run) -> f64 {
 
 impl Env for Run {
     fn value(&mut self, slot: LookupSlot) -> f64 {
+        // The content's reads are resolved ahead for the side in focus (a query's are not).
+        if self.reads.is_none() {
+            let at = self.focus.own.saturating_mul(self.setup.reads.len()).saturating_add(slot.0 as usize);
+            if let Some(value) = self.setup.flat.get(at).and_then(|flat| self.read_flat(*flat)) {
+                return value;
+            }
+        }
         let reads = self.reads.as_ref().unwrap_or(&self.setup.reads);
         let read = reads.get(slot.0 as usize).copied().unwrap_or(Read::Missing);
         self.read(read)
@@ -41,6 +48,65 @@ impl Run {
             Which::Facing => self.setup.sides.get(self.focus.own).and_then(|side| side.facing),
             Which::Side(side) => Some(side),
         }
+    }
+
+    /// The value of a read resolved for the side in focus; none when it is read the general way.
+    fn read_flat(&self, flat: Flat) -> Option<f64> {
+        let sides = &self.game.sides;
+        let value = match flat {
+            Flat::Fixed(value) => value,
+            Flat::Option => self.focus.option as f64,
+            Flat::Roll => self.focus.roll as f64,
+            Flat::Cells { side, start, len, stat } => {
+                let Some(state) = sides.get(side) else { return Some(f64::NAN) };
+                // A board of the size the read was resolved for (always, unless the state was
+                // built from other content): else the general reading.
+                let cells = state.cells.get(start..start.saturating_add(len)).filter(|_| state.rows as usize == len)?;
+                stat_of_cells(cells, stat)
+            }
+            Flat::ContextColumn { side, stat } => {
+                let (Some(state), Some(c)) = (sides.get(side), self.focus.column) else { return Some(f64::NAN) };
+                if c >= 1 && c <= state.columns {
+                    // The column's cells lie together: read in place.
+                    let rows = state.rows as usize;
+                    let start = (c.saturating_sub(1) as usize).saturating_mul(rows);
+                    let cells = state.cells.get(start..start.saturating_add(rows)).unwrap_or_default();
+                    return Some(stat_of_cells(cells, stat));
+                }
+                if c > state.columns.max(state.rows) {
+                    return Some(f64::NAN);
+                }
+                state.stat(Some(BoardLine::Column(c)), stat)
+            }
+            Flat::Placed { side, columns, rows, at, len, stat } => {
+                let Some(state) = sides.get(side) else { return Some(f64::NAN) };
+                // Cells placed for a board of this size (always, unless the state was built
+                // from other content): else the general reading.
+                if state.columns != columns || state.rows != rows {
+                    return None;
+                }
+                let mut values = [None; MAX_PLACED];
+                for (value, at) in values.iter_mut().zip(at.iter().take(usize::from(len))) {
+                    *value = state.cells.get(usize::from(*at)).and_then(Option::as_ref).map(|die| die.value);
+                }
+                stat_of_slice(values.get(..usize::from(len)).unwrap_or_default(), |value| *value, stat)
+            }
+            Flat::Board { side, stat } => sides.get(side).map_or(f64::NAN, |state| stat_of_cells(&state.cells, stat)),
+            Flat::Line { side, line, stat } => sides.get(side).map_or(f64::NAN, |state| state.stat(Some(line), stat)),
+            Flat::Var { side, at } => {
+                sides.get(side).and_then(|state| state.vars.get(at)).map_or(f64::NAN, |value| *value as f64)
+            }
+            Flat::ColumnVar { side, at } => {
+                sides.get(side).and_then(|state| state.column_vars.get(at)).map_or(f64::NAN, |value| *value as f64)
+            }
+            Flat::ContextColumnVar { side, var, count } => {
+                let (Some(state), Some(c)) = (sides.get(side), self.focus.column) else { return Some(f64::NAN) };
+                let at = (c.saturating_sub(1) as usize).saturating_mul(count).saturating_add(var);
+                state.column_vars.get(at).filter(|_| c >= 1).map_or(f64::NAN, |value| *value as f64)
+            }
+            Flat::General(_) => return None,
+        };
+        Some(value)
     }
 
     pub(super) fn read(&mut self, read: Read) -> f64 {

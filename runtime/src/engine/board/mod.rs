@@ -105,7 +105,7 @@ impl BoardSideState {
     }
 
     /// The cell of a line's k-th place (from 1) and the line's length.
-    fn line_cell(&self, line: BoardLine, k: u32) -> (u32, u32) {
+    pub(super) fn line_cell(&self, line: BoardLine, k: u32) -> (u32, u32) {
         match line {
             BoardLine::Column(c) => (c, k),
             BoardLine::Row(r) => (k, r),
@@ -114,7 +114,7 @@ impl BoardSideState {
         }
     }
 
-    fn line_len(&self, line: BoardLine) -> u32 {
+    pub(super) fn line_len(&self, line: BoardLine) -> u32 {
         match line {
             BoardLine::Column(_) => self.rows,
             BoardLine::Row(_) => self.columns,
@@ -132,6 +132,17 @@ impl BoardSideState {
                 let cells = self.cells.get(start..start.saturating_add(self.rows as usize)).unwrap_or_default();
                 stat_of_cells(cells, stat)
             }
+            // A row or diagonal: its values gathered once on the stack (a score or an equality
+            // reads them several times), then read as a slice.
+            Some(line) if self.line_len(line) as usize <= MAX_GATHERED => {
+                let mut values = [None; MAX_GATHERED];
+                for (k, value) in (1..=self.line_len(line)).zip(values.iter_mut()) {
+                    let (c, r) = self.line_cell(line, k);
+                    *value = self.cell(c, r).map(|die| die.value);
+                }
+                let held = values.get(..self.line_len(line) as usize).unwrap_or_default();
+                stat_of_slice(held, |value| *value, stat)
+            }
             Some(line) => stat_of(
                 (1..=self.line_len(line)).map(|k| {
                     let (c, r) = self.line_cell(line, k);
@@ -144,23 +155,50 @@ impl BoardSideState {
     }
 }
 
-/// [`stat_of`] over cells lying together (a column, the whole board): plain loops over the
-/// slice, a few instructions a cell where `stat_of`'s flattened iterators take several times
-/// that (most formula reads of a game are column statistics).
+/// Longest row or diagonal whose values [`BoardSideState::stat`] gathers on the stack.
+const MAX_GATHERED: usize = 16;
+
+/// [`stat_of`] over cells lying together (a column, the whole board). The counts most reads
+/// ask for are plain loops here, inlined into the read (a call and a jump on the statistic
+/// cost more than counting three cells).
+#[inline]
 fn stat_of_cells(cells: &[Option<Die>], stat: BoardStat) -> f64 {
-    let held = |cell: &Option<Die>| cell.as_ref().map(|die| die.value);
     let value = match stat {
-        BoardStat::Filled => cells.iter().filter(|cell| cell.is_some()).count() as i64,
-        BoardStat::Free => cells.iter().filter(|cell| cell.is_none()).count() as i64,
-        BoardStat::Total => cells.iter().filter_map(held).sum(),
+        BoardStat::Count(value) => {
+            let mut count = 0u32;
+            for cell in cells {
+                count = count.saturating_add(u32::from(cell.as_ref().is_some_and(|die| die.value == value)));
+            }
+            count
+        }
+        BoardStat::Free => {
+            let mut count = 0u32;
+            for cell in cells {
+                count = count.saturating_add(u32::from(cell.is_none()));
+            }
+            count
+        }
+        stat => return stat_of_slice(cells, |cell| cell.as_ref().map(|die| die.value), stat),
+    };
+    f64::from(value)
+}
+
+/// [`stat_of`] over a slice of cells, `held` giving a cell's value: plain loops over the
+/// slice, a few instructions a cell where `stat_of`'s flattened iterators take several times
+/// that (most formula reads of a game are line statistics).
+fn stat_of_slice<T>(cells: &[T], held: impl Fn(&T) -> Option<i64>, stat: BoardStat) -> f64 {
+    let value = match stat {
+        BoardStat::Filled => cells.iter().filter(|cell| held(cell).is_some()).count() as i64,
+        BoardStat::Free => cells.iter().filter(|cell| held(cell).is_none()).count() as i64,
+        BoardStat::Total => cells.iter().filter_map(&held).sum(),
         // x held n times scores x·n·n: each of the n dice adds x·n.
         BoardStat::Score => cells
             .iter()
-            .filter_map(held)
+            .filter_map(&held)
             .map(|x| x.saturating_mul(cells.iter().filter(|cell| held(cell) == Some(x)).count() as i64))
             .fold(0, i64::saturating_add),
         BoardStat::Equal => {
-            let first = cells.first().and_then(held);
+            let first = cells.first().and_then(&held);
             i64::from(first.is_some() && cells.iter().all(|cell| held(cell) == first))
         }
         BoardStat::Count(value) => cells.iter().filter(|cell| held(cell) == Some(value)).count() as i64,

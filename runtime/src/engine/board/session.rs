@@ -58,6 +58,9 @@ impl Session {
         if game.card_played || !side.hand.iter().any(timely) {
             return Some(listing);
         }
+        // Room for a pair card's plays on a full 3x3 board and more at once: growing from
+        // empty took four reallocations.
+        listing.plays.reserve(64);
         // The copy goes into the buffers of the thread's last listing: no allocation.
         let mut scratch = SCRATCH.take().unwrap_or_else(BoardGame::empty);
         scratch.copy_for_formulas(game);

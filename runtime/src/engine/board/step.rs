@@ -46,6 +46,12 @@ pub(super) struct Run {
     pub(super) loaded: Option<i64>,
 }
 
+thread_local! {
+    /// The targets the last listing of a card's plays on this thread went through, kept for
+    /// its buffer; cleared before every use.
+    static TARGETS: std::cell::Cell<Vec<Aim>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Deepest nesting of `CountAsPlaced` (its `on_place` rules may count dice as placed again).
 const MAX_PLACING: u32 = 8;
 /// Most dice waiting to be placed in one turn (`ExtraDie`).
@@ -507,13 +513,14 @@ impl Run {
         }
         let own = self.focus.own;
         let facing = setup.sides.get(own).and_then(|side| side.facing);
-        let mut targets: Vec<Aim> = Vec::new();
-        let dice = |side: Option<usize>| -> Vec<(u32, u32)> {
-            let Some(state) = side.and_then(|side| self.game.sides.get(side)) else { return Vec::new() };
-            (1..=state.columns)
-                .flat_map(|c| (1..=state.rows).map(move |r| (c, r)))
-                .filter(|(c, r)| state.cell(*c, *r).is_some())
-                .collect()
+        // The targets go into the thread's buffer of the last listing: no allocation.
+        let mut targets = TARGETS.take();
+        targets.clear();
+        let dice = |side: Option<usize>, targets: &mut Vec<Aim>| {
+            let Some(state) = side.and_then(|side| self.game.sides.get(side)) else { return };
+            for c in 1..=state.columns {
+                targets.extend((1..=state.rows).filter(|r| state.cell(c, *r).is_some()).map(|r| (Some((c, r)), None)));
+            }
         };
         match play.target {
             BoardTarget::Nothing => targets.push((None, None)),
@@ -521,8 +528,8 @@ impl Run {
                 let columns = self.game.sides.get(own).map_or(0, |state| state.columns);
                 targets.extend((1..=columns).map(|c| (Some((c, 0)), None)));
             }
-            BoardTarget::OwnDie => targets.extend(dice(Some(own)).into_iter().map(|cell| (Some(cell), None))),
-            BoardTarget::FacingDie => targets.extend(dice(facing).into_iter().map(|cell| (Some(cell), None))),
+            BoardTarget::OwnDie => dice(Some(own), &mut targets),
+            BoardTarget::FacingDie => dice(facing, &mut targets),
             BoardTarget::OwnCell | BoardTarget::FacingCell => {
                 let side = if play.target == BoardTarget::OwnCell { Some(own) } else { facing };
                 if let Some(state) = side.and_then(|side| self.game.sides.get(side)) {
@@ -531,12 +538,18 @@ impl Run {
                 }
             }
             BoardTarget::OwnDicePair => {
-                let own_dice = dice(Some(own));
-                for (at, first) in own_dice.iter().enumerate() {
-                    for second in own_dice.iter().skip(at.saturating_add(1)) {
-                        targets.push((Some(*first), Some(*second)));
+                // The dice first, then each pair after them; the dice are dropped at the end.
+                dice(Some(own), &mut targets);
+                let count = targets.len();
+                for at in 0..count {
+                    for later in at.saturating_add(1)..count {
+                        if let (Some((first, _)), Some((second, _))) = (targets.get(at), targets.get(later)) {
+                            let pair = (*first, *second);
+                            targets.push(pair);
+                        }
                     }
                 }
+                targets.drain(..count);
             }
         }
         let options = if play.options.is_empty() { 0..=0 } else { 1..=play.options.len() as u32 };
@@ -549,6 +562,7 @@ impl Run {
                 }
             }
         }
+        TARGETS.set(targets);
         self.focus = BoardFocus { own, ..BoardFocus::default() };
     }
 

@@ -261,7 +261,9 @@ impl Session {
     /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
     /// are only looked for when `flips` (a flip is wanted).
     pub(crate) fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
-        if self.state.outcome.is_some() {
+        // A table with no window and no card offers nothing: no buffer, no lock (board games
+        // ask at every move).
+        if self.state.outcome.is_some() || (self.state.windows.is_empty() && self.state.cards.is_empty()) {
             return Vec::new();
         }
         let mut choices = Vec::with_capacity(16);
