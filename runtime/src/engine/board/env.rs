@@ -23,6 +23,19 @@ impl Env for Run {
         if self.reads.is_none() {
             let at = self.focus.own.saturating_mul(self.setup.reads.len()).saturating_add(slot.0 as usize);
             if let Some(value) = self.setup.flat.get(at).and_then(|flat| self.read_flat(*flat)) {
+                // Every debug run (the tests, the packs' playtests) checks the resolved reading
+                // against the general one: the two must never disagree. (The resolved reads
+                // are plain reads of the state: reading them again changes nothing.)
+                #[cfg(debug_assertions)]
+                {
+                    let read = self.setup.reads.get(slot.0 as usize).copied().unwrap_or(Read::Missing);
+                    let general = self.read(read);
+                    debug_assert!(
+                        value.to_bits() == general.to_bits() || (value.is_nan() && general.is_nan()),
+                        "{read:?} for side {}: resolved {value}, general {general}",
+                        self.focus.own
+                    );
+                }
                 return value;
             }
         }
