@@ -35,6 +35,7 @@ use crate::map::{Spot, SpotMap, TileGrid, spot_terrain, standing_spots};
 use crate::model::{Equipment, Expr, Id, Skill, StatEffect, StatOp, StatusEffect, Terrain, TileMap};
 
 use env::{Perspective, eval_expr};
+use stat_names::Name;
 pub use stat_names::{NameMap, StatMap, StatSet};
 
 use crate::engine::content::Content;
@@ -342,7 +343,8 @@ impl TacticsState {
         if pseudo.is_some() {
             return pseudo;
         }
-        let base = self.base_stat_of(key, unit, name, depth)?;
+        let named = Name::new(name);
+        let base = self.base_stat_named(key, unit, named, depth)?;
         let mut value = base;
         let mut changed = false;
         // SRPGCK's chain: equipment, then skills, then statuses, each in order.
@@ -356,7 +358,7 @@ impl TacticsState {
         // Equipment and skills change only the stats their passive effects name (`ct`, read at
         // every scheduler tick, usually none): for any other stat the unit's equipment is not
         // even looked up.
-        let passive = self.setup.passive_stats.contains_key(name);
+        let passive = self.setup.passive_stats.contains_name(named);
         if passive {
             for equipment in self.worn_by(unit) {
                 let ctx = Perspective { actor: Some(key), equipment: Some(equipment), ..Perspective::default() };
@@ -408,9 +410,15 @@ impl TacticsState {
 
     /// [`Self::base_stat`] of the unit `key`, already looked up (stats are read often).
     fn base_stat_of(&self, key: &str, unit: &UnitState, name: &str, depth: u8) -> Option<f64> {
-        if !unit.live.contains_key(name) {
-            return unit.stats.get(name).copied();
+        self.base_stat_named(key, unit, Name::new(name), depth)
+    }
+
+    /// [`Self::base_stat_of`] of a name already packed.
+    fn base_stat_named(&self, key: &str, unit: &UnitState, named: Name<'_>, depth: u8) -> Option<f64> {
+        if !unit.live.contains_name(named) {
+            return unit.stats.get_name(named).copied();
         }
+        let name = named.text();
         let formula = self.setup.content.unit(unit.unit.as_str())?.stats.get(name)?;
         Some(self.live_value(key, formula, depth))
     }
@@ -647,19 +655,18 @@ impl TacticsState {
         );
         // Stable: the units on one spot stay in key order.
         all.sort_by_key(|(spot, _)| *spot);
-        let mut standing: Vec<(Spot, (&str, &UnitState))> = Vec::with_capacity(all.len());
-        for (spot, unit) in all {
-            match standing.last_mut() {
-                // The first rider in key order, else the first unit in key order.
-                Some((last, found)) if *last == spot => {
-                    if unit.1.mount.is_some() && found.1.mount.is_none() {
-                        *found = unit;
-                    }
-                }
-                _ => standing.push((spot, unit)),
+        // One entry per spot, in place: the first rider in key order, else the first unit in
+        // key order (`dedup_by` hands the later entry first, the one kept second).
+        all.dedup_by(|(spot, later), (kept_spot, kept)| {
+            if spot != kept_spot {
+                return false;
             }
-        }
-        standing.into_iter().collect()
+            if later.1.mount.is_some() && kept.1.mount.is_none() {
+                std::mem::swap(later, kept);
+            }
+            true
+        });
+        all.into_iter().collect()
     }
 
     /// The unit riding `key`, if any.

@@ -54,13 +54,46 @@ impl<V> Default for NameMap<V> {
     }
 }
 
+/// A name with its packed word worked out once, for several lookups of one name (a stat read
+/// asks the unit's live formulas, its stats and the project's passive effects).
+#[derive(Clone, Copy)]
+pub(super) struct Name<'a> {
+    word: u64,
+    text: &'a str,
+}
+
+impl<'a> Name<'a> {
+    /// `text` as a name to look up.
+    pub(super) fn new(text: &'a str) -> Self {
+        Self { word: word(text), text }
+    }
+
+    /// The name as written.
+    pub(super) fn text(self) -> &'a str {
+        self.text
+    }
+}
+
 impl<V> NameMap<V> {
     fn find(&self, name: &str) -> Option<usize> {
+        self.find_name(Name::new(name))
+    }
+
+    fn find_name(&self, name: Name<'_>) -> Option<usize> {
         if self.0.len() > MOST_SCANNED {
-            return self.0.binary_search_by(|(_, known, _)| known.as_str().cmp(name)).ok();
+            return self.0.binary_search_by(|(_, known, _)| known.as_str().cmp(name.text)).ok();
         }
-        let name_word = word(name);
-        self.0.iter().position(|(known_word, known, _)| same(*known_word, known, name_word, name))
+        self.0.iter().position(|(known_word, known, _)| same(*known_word, known, name.word, name.text))
+    }
+
+    /// [`Self::get`] of a name already packed.
+    pub(super) fn get_name(&self, name: Name<'_>) -> Option<&V> {
+        self.find_name(name).and_then(|at| self.0.get(at)).map(|(_, _, value)| value)
+    }
+
+    /// [`Self::contains_key`] of a name already packed.
+    pub(super) fn contains_name(&self, name: Name<'_>) -> bool {
+        self.find_name(name).is_some()
     }
 
     /// The value of `name`.
