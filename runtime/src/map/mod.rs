@@ -25,12 +25,12 @@ pub use mesh::{
     AtlasLayout, ChunkKey, ChunkMesh, MapMesher, MeshBuffers, MeshStyle, UvRect, chunks_touched, face_shade,
 };
 pub use pick::{PickHit, Stand, first_hit_on_segment, pick, standing_height};
-pub(crate) use reach::reach_path_kept;
 pub use reach::{
     Occupant, Reach, ReachNode, ReachParams, SightMemo, SightParams, Spot, line_of_sight, line_reaches, reach_fly,
     reach_line, reach_line_kept, reach_path, reach_pick, sight_blocker, signed_dz, spot_point, spot_tags, spot_terrain,
     standing_spots,
 };
+pub(crate) use reach::{reach_path_kept, reach_pick_kept};
 pub use spot_sets::{SpotMap, SpotSet};
 pub use walk::{ArcShot, LineMoveParams, LineMoveWalk, WalkStop, arc_shot, line_move};
 

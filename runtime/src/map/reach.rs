@@ -1,7 +1,7 @@
 //! Standing spots, the regions of `spec/srpgck.md` §b (Path, Pick and Line spaces of a
 //! cylinder), paths and line of sight. Every result is ordered by spot: no hash order leaks.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -344,7 +344,17 @@ struct Cost {
 
 impl Cost {
     fn cmp(self, other: Self) -> Ordering {
-        self.steps.cmp(&other.steps).then(self.leaps.cmp(&other.leaps)).then(self.climb.total_cmp(&other.climb))
+        self.key().cmp(&other.key())
+    }
+
+    /// The cost as one number in the same order: steps, then leaps, then climb as
+    /// `f32::total_cmp` orders it (a path search compares costs at every step and in its queue).
+    fn key(self) -> u64 {
+        let bits = self.climb.to_bits().cast_signed();
+        // `total_cmp`'s own transform (negatives' magnitude bits flipped), then the sign bit
+        // flipped so that the signed order is the unsigned one.
+        let ordered = (bits ^ (((bits >> 31).cast_unsigned() >> 1).cast_signed())).cast_unsigned() ^ 0x8000_0000;
+        u64::from(self.steps) << 48 | u64::from(self.leaps) << 32 | u64::from(ordered)
     }
 }
 
@@ -375,33 +385,9 @@ impl Ord for Queued {
     }
 }
 
-/// A path search's queue entry: a spot by its number in the [`SpotTable`] (numbers are in
-/// spot order, so the queue pops in the order of [`Queued`]).
-#[derive(Clone, Copy, Debug)]
-struct QueuedAt {
-    cost: Cost,
-    at: u32,
-}
-
-impl PartialEq for QueuedAt {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for QueuedAt {}
-
-impl PartialOrd for QueuedAt {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for QueuedAt {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.cost.cmp(self.cost).then_with(|| other.at.cmp(&self.at))
-    }
-}
+/// A path search's queue entry: the [`Cost::key`] and the spot's number in the [`SpotTable`],
+/// the least first (numbers are in spot order, so the queue pops in the order of [`Queued`]).
+type QueuedAt = Reverse<(u64, u32)>;
 
 /// A spot a path search reached: its number, its node, the cost it was reached at, and
 /// whether it was expanded.
@@ -441,18 +427,26 @@ impl Search<'_> {
     /// allowed and better than what that spot had.
     fn offer(&mut self, (from_at, from): (u32, &SpotInfo), from_cost: Cost, to_at: u32, cells: u16, leap: bool) {
         let params = self.params;
-        let Some(to) = self.table.get(to_at).copied() else { return };
+        let table = self.table;
+        let Some(to) = table.get(to_at) else { return };
+        // The cheap refusals first (each refusal leaves the search as it was, so their order
+        // does not matter): most offers at a search's edge are out of budget.
+        // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
+        let steps = from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(to.move_cost);
+        if steps > params.radius_max || to.tags & params.no_enter != 0 {
+            return;
+        }
         let to_occupant = self.occupant(to_at);
-        let step_dz = edge_dz(from, &to);
-        let window_dz = if params.use_absolute_dz { edge_dz(&self.start, &to) } else { step_dz };
+        if to_occupant == Some(Occupant::Enemy) && !(params.can_cross_enemies || params.can_halt_at_enemies) {
+            return;
+        }
+        let step_dz = edge_dz(from, to);
+        let window_dz = if params.use_absolute_dz { edge_dz(&self.start, to) } else { step_dz };
         // The step bonus (§b.6) only for a step off a mount (up) or onto one (down).
         let mount_at = |occupant: Option<Occupant>| params.mount_step_bonus && occupant.is_some_and(Occupant::is_mount);
         let up = params.z_up_max + if mount_at(self.occupant(from_at)) { 1.0 } else { 0.0 };
         let down = params.z_down_max + if mount_at(to_occupant) { 1.0 } else { 0.0 };
         if window_dz > up || window_dz < -down {
-            return;
-        }
-        if to.tags & params.no_enter != 0 {
             return;
         }
         if !params.can_cross_walls {
@@ -484,18 +478,12 @@ impl Search<'_> {
                 return;
             }
         }
-        if to_occupant == Some(Occupant::Enemy) && !(params.can_cross_enemies || params.can_halt_at_enemies) {
-            return;
-        }
-        // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
         let cost = Cost {
-            steps: from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(to.move_cost),
+            steps,
             leaps: from_cost.leaps.saturating_add(u16::from(leap)),
             climb: from_cost.climb + step_dz.abs(),
         };
-        if cost.steps > params.radius_max {
-            return;
-        }
+        let key = cost.key();
         let node = ReachNode {
             spot: to.spot,
             steps: cost.steps,
@@ -508,7 +496,7 @@ impl Search<'_> {
         };
         let Some(slot) = self.slot.get_mut(to_at as usize) else { return };
         if let Some(known) = self.visits.get_mut(*slot as usize) {
-            if known.cost.cmp(cost) != Ordering::Greater {
+            if known.cost.key() <= key {
                 return;
             }
             known.node = node;
@@ -518,7 +506,7 @@ impl Search<'_> {
             *slot = self.visits.len() as u32;
             self.visits.push(Visit { at: to_at, node, cost, done: false });
         }
-        self.queue.push(QueuedAt { cost, at: to_at });
+        self.queue.push(Reverse((key, to_at)));
     }
 
     /// Offers every step and leap out of spot number `at`, reached at `cost`.
@@ -684,8 +672,8 @@ fn search_path(
         queue: BinaryHeap::with_capacity(likely_spots(table, params.radius_max)),
     };
     search.visits.push(Visit { at: start_at, node: first, cost: zero, done: false });
-    search.queue.push(QueuedAt { cost: zero, at: start_at });
-    while let Some(QueuedAt { cost, at }) = search.queue.pop() {
+    search.queue.push(Reverse((zero.key(), start_at)));
+    while let Some(Reverse((key, at))) = search.queue.pop() {
         let Some(visit) = search.slot.get(at as usize).and_then(|slot| search.visits.get_mut(*slot as usize)) else {
             continue;
         };
@@ -693,6 +681,9 @@ fn search_path(
             continue;
         }
         visit.done = true;
+        // The first entry of a spot to come out is its latest (cheapest) offer: the visit's cost.
+        let cost = visit.cost;
+        debug_assert_eq!(cost.key(), key, "a path search expands a spot at the cost it was queued with");
         let blocked =
             at != start_at && search.occupant(at).is_some_and(Occupant::is_enemy) && !params.can_cross_enemies;
         if !blocked {
@@ -876,6 +867,32 @@ fn cylinder_candidates(
     candidates
 }
 
+/// Whether who stands where can change a Pick- or Line-space region's candidates and which of
+/// them can be chosen: only when it may not halt at an ally or at an enemy (a region aimed at
+/// spots may halt at anyone; the targeting flags decide later).
+fn occupants_matter(params: &ReachParams) -> bool {
+    !(params.can_halt_at_allies && params.can_halt_at_enemies)
+}
+
+/// [`reach_pick`], shared: a region nobody standing changes is worked out once per grid state
+/// and start (a battle asks the same few from the same spots again and again).
+pub(crate) fn reach_pick_kept(
+    grid: &TileGrid,
+    start: Spot,
+    params: &ReachParams,
+    occupants: &SpotMap<Occupant>,
+) -> Result<Arc<Reach>, MapError> {
+    if occupants_matter(params) {
+        return reach_pick(grid, start, params, occupants).map(Arc::new);
+    }
+    let nobody = SpotMap::default();
+    let kept = grid
+        .spot_table()
+        .kept_pick(PathQuestion::new(start, params, &nobody), || reach_pick(grid, start, params, &nobody))?;
+    debug_assert_eq!(Ok(&*kept), reach_pick(grid, start, params, occupants).as_ref(), "a kept Pick region");
+    Ok(kept)
+}
+
 /// The Pick space of a cylinder region: every candidate spot (no path needed).
 pub fn reach_pick(
     grid: &TileGrid,
@@ -991,14 +1008,30 @@ fn line_clear(
     enemy_boxes: &[(Spot, [f32; 3], [f32; 3])],
     memo: Option<&SightMemo>,
 ) -> bool {
-    eye_point(grid, to, sight.target_height).is_some_and(|target| {
-        let tiles_clear = || match memo {
-            Some(memo) => memo.tiles_clear(grid, (from, eye), (to, target), sight),
-            None => first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none(),
-        };
-        (!sight.tiles_block || tiles_clear())
-            && !enemy_boxes.iter().any(|(spot, low, high)| *spot != to && segment_meets_box(eye, target, *low, *high))
-    })
+    tiles_let_see(grid, (from, eye), to, sight, memo)
+        .is_some_and(|target| units_let_see(eye, (to, target), enemy_boxes))
+}
+
+/// The target point over `to` when no tile stands between it and `eye` over `from` (or tiles
+/// do not block); None when one does or `to` is not a standing spot.
+fn tiles_let_see(
+    grid: &TileGrid,
+    (from, eye): (Spot, [f32; 3]),
+    to: Spot,
+    sight: &SightParams,
+    memo: Option<&SightMemo>,
+) -> Option<[f32; 3]> {
+    let target = eye_point(grid, to, sight.target_height)?;
+    let tiles_clear = || match memo {
+        Some(memo) => memo.tiles_clear(grid, (from, eye), (to, target), sight),
+        None => first_hit_on_segment(grid, eye, target, sight.invisible_blocks).is_none(),
+    };
+    (!sight.tiles_block || tiles_clear()).then_some(target)
+}
+
+/// Whether the line from `eye` to `target` (over `to`) passes no enemy box but `to`'s own.
+fn units_let_see(eye: [f32; 3], (to, target): (Spot, [f32; 3]), enemy_boxes: &[(Spot, [f32; 3], [f32; 3])]) -> bool {
+    !enemy_boxes.iter().any(|(spot, low, high)| *spot != to && segment_meets_box(eye, target, *low, *high))
 }
 
 /// Whether a line from the eye over `start` reaches `to` in Line space (§b.7): tiles block
@@ -1059,17 +1092,88 @@ fn reach_line_in(
         level: start.level,
     })?;
     let boxes = enemy_boxes(grid, start, params, occupants);
+    if occupants_matter(params) {
+        return Ok(line_searched(grid, (start_tile, eye), params, sight, occupants, &boxes, memo));
+    }
+    // What tiles hide is worked out once per start; only the units are looked at now.
+    let question = (
+        PathQuestion::new(start, params, &SpotMap::default()),
+        sight.eye_height.to_bits(),
+        sight.target_height.to_bits(),
+        sight.invisible_blocks,
+        sight.tiles_block,
+    );
+    let seen = grid
+        .spot_table()
+        .kept_line(question, || Ok::<_, MapError>(line_candidates(grid, (start_tile, eye), params, sight, memo)))?;
+    let nodes = seen
+        .nodes
+        .iter()
+        .filter(|(node, target)| {
+            node.spot == start || target.is_some_and(|target| units_let_see(eye, (node.spot, target), &boxes))
+        })
+        .map(|(node, _)| *node)
+        .collect();
+    let reach = Reach { start, nodes };
+    debug_assert_eq!(
+        reach,
+        line_searched(grid, (start_tile, eye), params, sight, occupants, &boxes, memo),
+        "a kept Line region"
+    );
+    Ok(reach)
+}
+
+/// [`reach_line_in`] searched afresh: each candidate's line traced now.
+fn line_searched(
+    grid: &TileGrid,
+    (start_tile, eye): (SpotInfo, [f32; 3]),
+    params: &ReachParams,
+    sight: &SightParams,
+    occupants: &SpotMap<Occupant>,
+    boxes: &[(Spot, [f32; 3], [f32; 3])],
+    memo: Option<&SightMemo>,
+) -> Reach {
+    let start = start_tile.spot;
     let candidates = cylinder_candidates(grid, start_tile, params, occupants);
     let mut nodes = Vec::with_capacity(candidates.len());
     for (mut node, found) in candidates {
-        if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, &boxes, memo) {
+        if node.spot == start || line_clear(grid, (start, eye), node.spot, sight, boxes, memo) {
             settle_at(start, params, occupants.get(&node.spot).copied(), Some(&found), &mut node);
             nodes.push(node);
         }
     }
     // One node per spot: the order is the spots'.
     nodes.sort_unstable_by_key(|node| node.spot);
-    Ok(Reach { start, nodes })
+    Reach { start, nodes }
+}
+
+/// A Line-space region's candidates before anyone stands in the way (see
+/// [`SpotTable::kept_line`]), in spot order: each settled, with the target point over it when
+/// no tile hides it from the start's eye.
+#[derive(Debug)]
+pub(crate) struct LineCandidates {
+    nodes: Vec<(ReachNode, Option<[f32; 3]>)>,
+}
+
+/// The [`LineCandidates`] of a region nobody standing changes (`occupants_matter` is false).
+fn line_candidates(
+    grid: &TileGrid,
+    (start, eye): (SpotInfo, [f32; 3]),
+    params: &ReachParams,
+    sight: &SightParams,
+    memo: Option<&SightMemo>,
+) -> LineCandidates {
+    let nobody = SpotMap::default();
+    let mut nodes: Vec<(ReachNode, Option<[f32; 3]>)> = cylinder_candidates(grid, start, params, &nobody)
+        .into_iter()
+        .map(|(mut node, found)| {
+            settle_at(start.spot, params, None, Some(&found), &mut node);
+            let target = tiles_let_see(grid, (start.spot, eye), node.spot, sight, memo);
+            (node, target)
+        })
+        .collect();
+    nodes.sort_unstable_by_key(|(node, _)| node.spot);
+    LineCandidates { nodes }
 }
 
 fn eye_point(grid: &TileGrid, spot: Spot, height: f32) -> Option<[f32; 3]> {

@@ -3,9 +3,11 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use rustc_hash::FxHashMap;
+
 use super::geometry::{Face, TileSolid};
 use super::grid::TileGrid;
-use super::reach::{Occupant, Reach, ReachParams, Spot, tile_point};
+use super::reach::{LineCandidates, Occupant, Reach, ReachParams, Spot, tile_point};
 use super::spot_sets::SpotMap;
 
 /// What a path search needs to know of one standing spot.
@@ -65,14 +67,28 @@ pub(crate) struct SpotTable {
     spots: Vec<SpotInfo>,
     /// Path searches already done on this grid state (see [`SpotTable::kept_path`]).
     paths: Mutex<Vec<(PathQuestion, Arc<Reach>)>>,
+    /// Pick-space regions that nobody standing changes, already worked out on this grid state
+    /// (see [`SpotTable::kept_pick`]).
+    picks: Mutex<FxHashMap<PathQuestion, Arc<Reach>>>,
+    /// Line-space candidates that nobody standing changes, already worked out on this grid
+    /// state (see [`SpotTable::kept_line`]).
+    lines: Mutex<FxHashMap<LineQuestion, Arc<LineCandidates>>>,
 }
+
+/// Most occupant-free regions of each kind a [`SpotTable`] keeps before it starts over (a
+/// guard on its size: a map has a few spots per cell, a project a few region settings).
+const MOST_KEPT_REGIONS: usize = 1 << 14;
+
+/// What a Line-space region depends on besides the grid and who stands where: its search
+/// settings and how it sees (eye and target heights as bits; invisible tiles block; tiles block).
+pub(crate) type LineQuestion = (PathQuestion, u32, u32, bool, bool);
 
 /// Most path searches a [`SpotTable`] keeps (a battle asks a handful again and again).
 const MOST_KEPT_PATHS: usize = 32;
 
 /// What a path search depends on besides the grid: where it starts, the region's settings
 /// (numbers as bits) and who stands where.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct PathQuestion {
     start: Spot,
     numbers: [u32; 6],
@@ -156,7 +172,7 @@ impl SpotTable {
             }
         }
         first.push(spots.len() as u32);
-        Self { depth, first, spots, paths: Mutex::default() }
+        Self { depth, first, spots, paths: Mutex::default(), picks: Mutex::default(), lines: Mutex::default() }
     }
 
     /// The search `question` asks for, done now by `search` unless it was done already on
@@ -181,6 +197,26 @@ impl SpotTable {
         }
         kept.push((question, Arc::clone(&reach)));
         Ok(reach)
+    }
+
+    /// The Pick-space region `question` asks for (one nobody standing changes), worked out
+    /// now by `search` unless it was already on this grid state.
+    pub(crate) fn kept_pick<E>(
+        &self,
+        question: PathQuestion,
+        search: impl FnOnce() -> Result<Reach, E>,
+    ) -> Result<Arc<Reach>, E> {
+        kept_in(&self.picks, question, || search().map(Arc::new))
+    }
+
+    /// The Line-space candidates `question` asks for, worked out now by `search` unless they
+    /// were already on this grid state.
+    pub(crate) fn kept_line<E>(
+        &self,
+        question: LineQuestion,
+        search: impl FnOnce() -> Result<LineCandidates, E>,
+    ) -> Result<Arc<LineCandidates>, E> {
+        kept_in(&self.lines, question, || search().map(Arc::new))
     }
 
     /// How many spots the grid has.
@@ -211,6 +247,25 @@ impl SpotTable {
         self.cell(i32::from(spot.cell_x), i32::from(spot.cell_y))
             .find(|at| self.spots.get(*at as usize).is_some_and(|info| info.spot.level == spot.level))
     }
+}
+
+/// The answer `kept` holds for `question`, or the one `work` gives now, then kept (errors are
+/// not kept: they are cheap and rare).
+fn kept_in<Q: std::hash::Hash + Eq, A, E>(
+    kept: &Mutex<FxHashMap<Q, Arc<A>>>,
+    question: Q,
+    work: impl FnOnce() -> Result<Arc<A>, E>,
+) -> Result<Arc<A>, E> {
+    if let Some(answer) = kept.lock().unwrap_or_else(PoisonError::into_inner).get(&question) {
+        return Ok(Arc::clone(answer));
+    }
+    let answer = work()?;
+    let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() >= MOST_KEPT_REGIONS {
+        kept.clear();
+    }
+    kept.insert(question, Arc::clone(&answer));
+    Ok(answer)
 }
 
 /// A grid's spot table, built the first time a search asks for it and dropped whenever the

@@ -9,7 +9,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::formula::Side;
 use crate::map::{
     LineMoveParams, Occupant, Reach, ReachParams, SightParams, Spot, SpotMap, SpotSet, TileGrid, arc_shot, line_move,
-    line_reaches, reach_fly, reach_line, reach_line_kept, reach_path_kept, reach_pick, signed_dz, spot_tags,
+    line_reaches, reach_fly, reach_line, reach_line_kept, reach_path_kept, reach_pick_kept, signed_dz, spot_tags,
     spot_terrain,
 };
 use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skill, SkillKind};
@@ -693,7 +693,7 @@ impl TacticsState {
                     }
                     None => reach_line(grid, center, &params, &sight_of(region), &occupants).map(Arc::new),
                 },
-                _ => reach_pick(grid, center, &params, &occupants).map(Arc::new),
+                _ => reach_pick_kept(grid, center, &params, &occupants),
             };
             let Ok(reach) = reach else { return SpotSet::new() };
             let radius = f64::from(cells(numbers.radius_max));
@@ -729,7 +729,7 @@ impl TacticsState {
         } else {
             params
         };
-        let Ok(pool) = reach_pick(grid, center, &pool_params, &occupants) else { return SpotSet::new() };
+        let Ok(pool) = reach_pick_kept(grid, center, &pool_params, &occupants) else { return SpotSet::new() };
         let pool = pool.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
