@@ -110,6 +110,8 @@ pub(super) struct Setup {
     /// the win conditions) reads neither `ct`, nor the clock, nor the generator: between two
     /// ticks only what ticking itself changes may differ (see `TacticsState::quiet_ticks`).
     pub(super) quiet: bool,
+    /// Each unit's usable skills, kept (see [`super::skills::UsableSkills`]).
+    pub(super) usable: super::skills::UsableSkills,
 }
 
 impl TacticsState {
@@ -263,6 +265,7 @@ impl TacticsState {
                 passive_stats: passive_stats(&content.project),
                 sight: None,
                 quiet,
+                usable: super::skills::UsableSkills::default(),
             }),
             tick: 0,
             turns: 0,

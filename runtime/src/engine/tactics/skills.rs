@@ -1,8 +1,12 @@
 //! A unit's skills as it can use them (seed 001 "Skill"): grouped and sorted, and without
 //! those another of its skills replaces.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
+
 use crate::engine::content::Content;
-use crate::model::{Id, Skill, SkillKind};
+use crate::model::{Equipment, Id, Skill, SkillKind, Unit};
 
 use super::TacticsState;
 
@@ -63,6 +67,35 @@ pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[&Id<Skill>]) -> Vec<(
     skills
 }
 
+/// A unit's usable skills as [`TacticsState::usable_skills`] lists them (every kind, each with
+/// its place in the unit's list), for the unit type and equipment they were worked out for.
+#[derive(Clone)]
+struct UsableList {
+    unit: Id<Unit>,
+    equipment: Vec<Id<Equipment>>,
+    skills: Arc<[(usize, Id<Skill>)]>,
+}
+
+/// Each unit's usable skills, worked out once per battle for as long as it wields the same
+/// equipment: a battle lists its active unit's move and action skills at every move, and
+/// working them out (the ids, replacement, sorting) took a twentieth of a skirmish. They
+/// depend only on the content, the unit's type and its equipment. Not part of the state (a
+/// copied battle starts with none).
+#[derive(Default)]
+pub(super) struct UsableSkills(Mutex<FxHashMap<String, UsableList>>);
+
+impl Clone for UsableSkills {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for UsableSkills {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UsableSkills")
+    }
+}
+
 impl TacticsState {
     /// The skills of `key` of `kind` it can use (not replaced), grouped and sorted, each with
     /// its place in the unit's list.
@@ -72,6 +105,46 @@ impl TacticsState {
         key: &str,
         kind: SkillKind,
     ) -> Vec<(usize, &'c Skill)> {
+        let Some(unit) = self.units.get(key) else { return Vec::new() };
+        // Kept lists are for the battle's own content (the one its formulas read).
+        if !std::ptr::eq(std::ptr::from_ref(content), Arc::as_ptr(&self.setup.content)) {
+            return self.usable_skills_now(content, key, kind);
+        }
+        let listed = {
+            let mut kept = self.setup.usable.0.lock().unwrap_or_else(PoisonError::into_inner);
+            match kept.get(key) {
+                Some(list) if list.unit == unit.unit && list.equipment == unit.equipment => Arc::clone(&list.skills),
+                _ => {
+                    let skills: Arc<[(usize, Id<Skill>)]> = unit_skills(content, &self.skill_ids(content, key))
+                        .into_iter()
+                        .filter(|(_, _, by)| by.is_none())
+                        .map(|(at, skill, _)| (at, skill.id.clone()))
+                        .collect();
+                    let list = UsableList {
+                        unit: unit.unit.clone(),
+                        equipment: unit.equipment.clone(),
+                        skills: Arc::clone(&skills),
+                    };
+                    kept.insert(key.to_owned(), list);
+                    skills
+                }
+            }
+        };
+        let found: Vec<(usize, &'c Skill)> = listed
+            .iter()
+            .filter_map(|(at, id)| content.skill(id.as_str()).map(|skill| (*at, skill)))
+            .filter(|(_, skill)| skill.kind == kind)
+            .collect();
+        debug_assert_eq!(
+            found.iter().map(|(at, skill)| (*at, &skill.id)).collect::<Vec<_>>(),
+            self.usable_skills_now(content, key, kind).iter().map(|(at, skill)| (*at, &skill.id)).collect::<Vec<_>>(),
+            "a kept skill list"
+        );
+        found
+    }
+
+    /// [`Self::usable_skills`] worked out now.
+    fn usable_skills_now<'c>(&self, content: &'c Content, key: &str, kind: SkillKind) -> Vec<(usize, &'c Skill)> {
         unit_skills(content, &self.skill_ids(content, key))
             .into_iter()
             .filter(|(_, skill, by)| skill.kind == kind && by.is_none())
