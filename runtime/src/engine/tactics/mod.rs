@@ -36,6 +36,9 @@ use crate::model::{Equipment, Expr, Id, Skill, StatEffect, StatOp, StatusEffect,
 
 use env::{Perspective, eval_expr};
 use stat_names::Name;
+
+/// Who stands on each spot, by key (see [`TacticsState::standing`]).
+pub(super) type Standing<'s> = SpotMap<(&'s str, &'s UnitState)>;
 pub use stat_names::{NameMap, StatMap, StatSet};
 
 use crate::engine::content::Content;
@@ -648,7 +651,7 @@ impl TacticsState {
 
     /// Who stands on each spot, as [`Self::unit_at`] answers for it (a rider before its
     /// mount): for questions about many spots at once.
-    pub(super) fn standing(&self) -> SpotMap<(&str, &UnitState)> {
+    pub(super) fn standing(&self) -> Standing<'_> {
         let mut all: Vec<(Spot, (&str, &UnitState))> = Vec::with_capacity(self.units.len());
         all.extend(
             self.units.iter().filter(|(_, unit)| !unit.defeated).map(|(key, unit)| (unit.spot, (key.as_str(), unit))),

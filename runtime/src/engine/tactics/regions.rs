@@ -16,7 +16,7 @@ use crate::model::{Expr, FacingLock, InterveningSpace, Region, RegionShape, Skil
 
 use super::env::{Perspective, eval_expr};
 use super::memo::{Answer, Question, TacticsMemo};
-use super::{TacticsState, UnitState};
+use super::{Standing, TacticsState, UnitState};
 use crate::engine::content::Content;
 use crate::engine::core;
 
@@ -277,8 +277,9 @@ impl TacticsState {
 
     /// Everyone else as `key` sees them moving with `region`: the units it may ride (and the
     /// one it rides, which it may leave) are mounts.
-    pub(super) fn move_occupants(&self, key: &str, region: &Region) -> SpotMap<Occupant> {
-        let mut occupants = self.occupants(Some(key));
+    /// `standing`: who stands where, already gathered.
+    fn move_occupants_in(&self, standing: &Standing<'_>, key: &str, region: &Region) -> SpotMap<Occupant> {
+        let mut occupants = self.occupants_in(standing, Some(key));
         let riding = self.units.get(key).and_then(|unit| unit.mount.as_deref());
         let team = self.units.get(key).map(|unit| unit.team.as_str());
         for (other, unit) in &self.units {
@@ -292,15 +293,21 @@ impl TacticsState {
 
     /// Everyone else on the map as `key` sees them (a rider for its mount's spot).
     pub(super) fn occupants(&self, key: Option<&str>) -> SpotMap<Occupant> {
+        self.occupants_in(&self.standing(), key)
+    }
+
+    /// [`Self::occupants`] with who stands where already gathered (a region asks it, then its
+    /// targeting flags ask who stands on each spot: one gathering serves both).
+    fn occupants_in(&self, standing: &Standing<'_>, key: Option<&str>) -> SpotMap<Occupant> {
         let mover = key.and_then(|key| self.units.get(key));
         let team = mover.map(|unit| unit.team.as_str());
         let own = mover.map(|unit| unit.spot);
-        self.standing()
-            .into_iter()
+        standing
+            .iter()
             // The mover's own mount (or rider) shares its spot: that spot is the mover's.
-            .filter(|(spot, _)| Some(*spot) != own)
+            .filter(|(spot, _)| Some(**spot) != own)
             .map(|(spot, (_, shown))| {
-                (spot, if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy })
+                (*spot, if Some(shown.team.as_str()) == team { Occupant::Ally } else { Occupant::Enemy })
             })
             .collect()
     }
@@ -421,7 +428,8 @@ impl TacticsState {
         let region = &skill.target_region;
         let ctx = Perspective { actor: Some(key), skill: Some(skill), ..Perspective::default() };
         let grid = &self.setup.grid;
-        let occupants = self.move_occupants(key, region);
+        let standing = self.standing();
+        let occupants = self.move_occupants_in(&standing, key, region);
         match region.space {
             InterveningSpace::Path | InterveningSpace::Fly => {
                 let mut n = self.numbers(content, rng, ctx, region);
@@ -448,7 +456,7 @@ impl TacticsState {
                 // The shape cut in Pick space (a flight's without the height window), then the
                 // targeting flags and predicate; a cylinder is the search itself.
                 let ends = if region.shape == RegionShape::Cylinder {
-                    self.targeting(content, rng, ctx, region, ends)
+                    self.targeting(content, rng, ctx, region, &standing, ends)
                 } else {
                     let mut open = region.clone();
                     if region.space == InterveningSpace::Fly {
@@ -570,6 +578,7 @@ impl TacticsState {
     ) -> SpotSet {
         let mut n = self.numbers(content, rng, ctx, region);
         n.radius_max -= spent;
+        let standing = self.standing();
         let spots: SpotSet = match region.shape {
             RegionShape::SelfOnly | RegionShape::Compound | RegionShape::NWay => {
                 let mut all = SpotSet::new();
@@ -604,20 +613,20 @@ impl TacticsState {
                 }
                 let no_enter = self.no_enter_mask(region);
                 let params = region_params(region, &n, 0, no_enter);
-                self.through_space(region, &n, space, &params, &self.occupants(ctx.actor), center, all)
+                self.through_space(region, &n, space, &params, &self.occupants_in(&standing, ctx.actor), center, all)
             }
             RegionShape::LineMove => {
                 // The spots the walk (§b.8) passes, the start left out, and the units it meets.
                 let direction = locked_direction(facing + n.xy_direction, region.facing_lock);
-                let occupants = self.occupants(ctx.actor);
+                let occupants = self.occupants_in(&standing, ctx.actor);
                 let walk = line_move(&self.setup.grid, center, direction, &walk_params(region, &n), &occupants);
                 let mut spots: SpotSet = walk.path.into_iter().filter(|spot| *spot != center).collect();
                 spots.extend(walk.collided);
                 spots
             }
-            _ => self.shaped(region, &n, space, ctx.actor, center, facing),
+            _ => self.shaped(region, &n, space, &self.occupants_in(&standing, ctx.actor), center, facing),
         };
-        self.targeting(content, rng, ctx, region, spots)
+        self.targeting(content, rng, ctx, region, &standing, spots)
     }
 
     /// The targeting flags and the predicate of `region` applied to `spots` (§b.4 step 3).
@@ -627,6 +636,7 @@ impl TacticsState {
         rng: &mut Pcg64Mcg,
         ctx: Perspective<'_>,
         region: &Region,
+        standing: &Standing<'_>,
         mut spots: SpotSet,
     ) -> SpotSet {
         let actor_team = ctx.actor.and_then(|key| self.units.get(key)).map(|unit| unit.team.as_str());
@@ -639,7 +649,6 @@ impl TacticsState {
                 Some(*spot) == center || spot_tags(grid, *spot).is_some_and(|tags| tags & no_enter == 0)
             });
         }
-        let standing = self.standing();
         spots.retain(|spot| match standing.get(spot).copied() {
             None => true,
             Some((key, _)) if Some(key) == ctx.actor => region.can_target_self,
@@ -667,12 +676,11 @@ impl TacticsState {
         region: &Region,
         numbers: &RegionNumbers,
         space: InterveningSpace,
-        actor: Option<&str>,
+        occupants: &SpotMap<Occupant>,
         center: Spot,
         facing: f64,
     ) -> SpotSet {
         let grid = &self.setup.grid;
-        let occupants = self.occupants(actor);
         let line_like = region.shape == RegionShape::Line;
         let width = if line_like { cells(numbers.line_width_max) } else { 0 };
         let cylinder = region.shape == RegionShape::Cylinder;
@@ -686,14 +694,14 @@ impl TacticsState {
         let params = region_params(region, numbers, width.saturating_add(arc_bonus), self.no_enter_mask(region));
         if cylinder {
             let reach = match space {
-                InterveningSpace::Path => reach_path_kept(grid, center, &params, &occupants),
+                InterveningSpace::Path => reach_path_kept(grid, center, &params, occupants),
                 InterveningSpace::Line => match &self.setup.sight {
                     Some(memo) => {
-                        reach_line_kept(grid, center, &params, &sight_of(region), &occupants, memo).map(Arc::new)
+                        reach_line_kept(grid, center, &params, &sight_of(region), occupants, memo).map(Arc::new)
                     }
-                    None => reach_line(grid, center, &params, &sight_of(region), &occupants).map(Arc::new),
+                    None => reach_line(grid, center, &params, &sight_of(region), occupants).map(Arc::new),
                 },
-                _ => reach_pick_kept(grid, center, &params, &occupants),
+                _ => reach_pick_kept(grid, center, &params, occupants),
             };
             let Ok(reach) = reach else { return SpotSet::new() };
             let radius = f64::from(cells(numbers.radius_max));
@@ -708,8 +716,8 @@ impl TacticsState {
             let kept: SpotSet = kept.filter(within).collect();
             // Path and Line spaces were the search itself.
             return match space {
-                InterveningSpace::Arc => self.arced(region, numbers, center, &occupants, kept),
-                InterveningSpace::Fly => self.through_space(region, numbers, space, &params, &occupants, center, kept),
+                InterveningSpace::Arc => self.arced(region, numbers, center, occupants, kept),
+                InterveningSpace::Fly => self.through_space(region, numbers, space, &params, occupants, center, kept),
                 _ => kept,
             };
         }
@@ -729,7 +737,7 @@ impl TacticsState {
         } else {
             params
         };
-        let Ok(pool) = reach_pick_kept(grid, center, &pool_params, &occupants) else { return SpotSet::new() };
+        let Ok(pool) = reach_pick_kept(grid, center, &pool_params, occupants) else { return SpotSet::new() };
         let pool = pool.nodes().filter(|node| node.can_stop || node.spot == center).map(|node| node.spot);
         let (r_min, r_max) = (cells(numbers.radius_min), cells(numbers.radius_max));
         let theta = (facing + numbers.xy_direction).to_radians();
@@ -769,7 +777,7 @@ impl TacticsState {
             }
         };
         let shaped: SpotSet = pool.filter(|spot| in_shape(*spot)).collect();
-        self.through_space(region, numbers, space, &params, &occupants, center, shaped)
+        self.through_space(region, numbers, space, &params, occupants, center, shaped)
     }
 
     /// The spots of `spots` that `space` reaches from `center` (§b.4 step 2): Line space
