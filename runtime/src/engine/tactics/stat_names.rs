@@ -14,6 +14,7 @@ use std::hash::{Hash, Hasher};
 /// The first seven bytes of `name` and its length (capped at 255), packed: two names with
 /// the same word are equal when they are at most seven bytes long, else they share their
 /// first seven bytes and their length.
+#[inline]
 fn word(name: &str) -> u64 {
     let bytes = name.as_bytes();
     let len = bytes.len();
@@ -34,6 +35,7 @@ fn word(name: &str) -> u64 {
 }
 
 /// Whether `known` (whose word is `known_word`) is `name` (whose word is `name_word`).
+#[inline]
 fn same(known_word: u64, known: &str, name_word: u64, name: &str) -> bool {
     known_word == name_word && (name.len() <= 7 || known.as_bytes().get(7..) == name.as_bytes().get(7..))
 }
@@ -75,23 +77,35 @@ impl<'a> Name<'a> {
 }
 
 impl<V> NameMap<V> {
+    #[inline]
     fn find(&self, name: &str) -> Option<usize> {
         self.find_name(Name::new(name))
     }
 
+    // Inlined into each read (a stat read makes three): as a call, saving and restoring
+    // registers cost a third of the lookup; the long-map search stays out of line.
+    #[inline]
     fn find_name(&self, name: Name<'_>) -> Option<usize> {
         if self.0.len() > MOST_SCANNED {
-            return self.0.binary_search_by(|(_, known, _)| known.as_str().cmp(name.text)).ok();
+            return self.search_name(name.text);
         }
         self.0.iter().position(|(known_word, known, _)| same(*known_word, known, name.word, name.text))
     }
 
+    /// [`Self::find_name`] in a long map: by halves.
+    #[inline(never)]
+    fn search_name(&self, name: &str) -> Option<usize> {
+        self.0.binary_search_by(|(_, known, _)| known.as_str().cmp(name)).ok()
+    }
+
     /// [`Self::get`] of a name already packed.
+    #[inline]
     pub(super) fn get_name(&self, name: Name<'_>) -> Option<&V> {
         self.find_name(name).and_then(|at| self.0.get(at)).map(|(_, _, value)| value)
     }
 
     /// [`Self::contains_key`] of a name already packed.
+    #[inline]
     pub(super) fn contains_name(&self, name: Name<'_>) -> bool {
         self.find_name(name).is_some()
     }
