@@ -1155,6 +1155,13 @@ pub(crate) struct LineCandidates {
     nodes: Vec<(ReachNode, Option<[f32; 3]>)>,
 }
 
+impl LineCandidates {
+    /// How many candidates there are.
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
 /// The [`LineCandidates`] of a region nobody standing changes (`occupants_matter` is false).
 fn line_candidates(
     grid: &TileGrid,
@@ -1196,4 +1203,96 @@ pub fn sight_blocker(grid: &TileGrid, from: Spot, to: Spot, sight: &SightParams)
 /// Whether a unit on `from` sees a unit on `to`; false when either is not a standing spot.
 pub fn line_of_sight(grid: &TileGrid, from: Spot, to: Spot, sight: &SightParams) -> bool {
     spot_tile(grid, from).is_some() && spot_tile(grid, to).is_some() && sight_blocker(grid, from, to, sight).is_none()
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+    use crate::model::Tile;
+
+    /// A 9×7 map of columns 1 to 4 levels high, one in five with a pillar two levels higher.
+    fn hills() -> TileGrid {
+        let mut grid = TileGrid::new(9, 7).expect("a small map");
+        for y in 0..7_u16 {
+            for x in 0..9_u16 {
+                let height = 1 + (x * 7 + y * 3) % 4;
+                let mut tiles: Vec<Tile> = (0..height).map(Tile::cube).collect();
+                if (x + 2 * y) % 5 == 0 {
+                    tiles.push(Tile::cube(height + 2));
+                }
+                grid.set_column(x, y, tiles).expect("inside the map");
+            }
+        }
+        grid
+    }
+
+    /// Occupants drawn from `seed`: up to six of the map's spots, allies and enemies.
+    fn occupants(grid: &TileGrid, seed: u64) -> SpotMap<Occupant> {
+        let mut state = seed | 1;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let spots: Vec<Spot> = (0..9).flat_map(|x| (0..7).flat_map(move |y| standing_spots(grid, x, y))).collect();
+        let count = next(7);
+        (0..count)
+            .filter_map(|_| {
+                let spot = *spots.get(next(spots.len() as u64) as usize)?;
+                let kind = [Occupant::Ally, Occupant::Enemy, Occupant::MountAlly, Occupant::MountEnemy]
+                    .get(next(4) as usize)
+                    .copied()?;
+                Some((spot, kind))
+            })
+            .collect()
+    }
+
+    /// Region settings that halt at anyone (kept) and that do not (worked out every time).
+    fn settings() -> Vec<ReachParams> {
+        let open = ReachParams {
+            can_halt_at_enemies: true,
+            can_halt_at_allies: true,
+            radius_min: 1,
+            ..ReachParams::movement(4, 2.0, 3.0)
+        };
+        vec![
+            open,
+            ReachParams { can_cross_enemies: true, z_up_min: 1.0, ..open },
+            ReachParams { can_cross_walls: false, ..open },
+            ReachParams { can_halt_at_allies: false, ..open },
+            ReachParams::movement(3, 1.0, 1.0),
+        ]
+    }
+
+    /// Kept Pick and Line regions answer as fresh ones whoever stands where: the same
+    /// questions are asked again and again with other occupants, so most answers come from
+    /// what was kept for other occupants.
+    #[test]
+    fn kept_regions_answer_as_fresh_ones_whoever_stands_where() {
+        let grid = hills();
+        let sight = SightParams::default();
+        let starts: Vec<Spot> = [(0, 0), (4, 3), (8, 6), (2, 5)]
+            .into_iter()
+            .filter_map(|(x, y)| standing_spots(&grid, x, y).last().copied())
+            .collect();
+        assert_eq!(starts.len(), 4);
+        for seed in 0..60_u64 {
+            let occupants = occupants(&grid, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            for params in settings() {
+                for start in &starts {
+                    let kept = reach_pick_kept(&grid, *start, &params, &occupants).expect("a standing spot");
+                    let fresh = reach_pick(&grid, *start, &params, &occupants).expect("a standing spot");
+                    assert_eq!(*kept, fresh, "Pick from {start:?} with {params:?} past {occupants:?}");
+                    let seen = reach_line(&grid, *start, &params, &sight, &occupants).expect("a standing spot");
+                    let table = grid.spot_table();
+                    let start_tile = table.index(*start).and_then(|at| table.get(at)).copied().expect("a spot");
+                    let eye = eye_point(&grid, *start, sight.eye_height).expect("a spot");
+                    let boxes = enemy_boxes(&grid, *start, &params, &occupants);
+                    let traced = line_searched(&grid, (start_tile, eye), &params, &sight, &occupants, &boxes, None);
+                    assert_eq!(seen, traced, "Line from {start:?} with {params:?} past {occupants:?}");
+                }
+            }
+        }
+    }
 }

@@ -69,15 +69,33 @@ pub(crate) struct SpotTable {
     paths: Mutex<Vec<(PathQuestion, Arc<Reach>)>>,
     /// Pick-space regions that nobody standing changes, already worked out on this grid state
     /// (see [`SpotTable::kept_pick`]).
-    picks: Mutex<FxHashMap<PathQuestion, Arc<Reach>>>,
+    picks: Mutex<KeptRegions<PathQuestion, Reach>>,
     /// Line-space candidates that nobody standing changes, already worked out on this grid
     /// state (see [`SpotTable::kept_line`]).
-    lines: Mutex<FxHashMap<LineQuestion, Arc<LineCandidates>>>,
+    lines: Mutex<KeptRegions<LineQuestion, LineCandidates>>,
 }
 
-/// Most occupant-free regions of each kind a [`SpotTable`] keeps before it starts over (a
-/// guard on its size: a map has a few spots per cell, a project a few region settings).
-const MOST_KEPT_REGIONS: usize = 1 << 14;
+/// Answers kept by question, with how many spots they hold in all.
+struct KeptRegions<Q, A> {
+    answers: FxHashMap<Q, Arc<A>>,
+    spots: usize,
+}
+
+impl<Q, A> Default for KeptRegions<Q, A> {
+    fn default() -> Self {
+        Self { answers: FxHashMap::default(), spots: 0 }
+    }
+}
+
+impl<Q, A> std::fmt::Debug for KeptRegions<Q, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} regions, {} spots", self.answers.len(), self.spots)
+    }
+}
+
+/// Most spots the occupant-free regions of each kind a [`SpotTable`] keeps may hold in all
+/// before it starts over (a guard on memory: tens of MB at most, whatever the map's size).
+const MOST_KEPT_REGION_SPOTS: usize = 1 << 20;
 
 /// What a Line-space region depends on besides the grid and who stands where: its search
 /// settings and how it sees (eye and target heights as bits; invisible tiles block; tiles block).
@@ -206,7 +224,7 @@ impl SpotTable {
         question: PathQuestion,
         search: impl FnOnce() -> Result<Reach, E>,
     ) -> Result<Arc<Reach>, E> {
-        kept_in(&self.picks, question, || search().map(Arc::new))
+        kept_in(&self.picks, question, || search().map(Arc::new), Reach::len)
     }
 
     /// The Line-space candidates `question` asks for, worked out now by `search` unless they
@@ -216,7 +234,7 @@ impl SpotTable {
         question: LineQuestion,
         search: impl FnOnce() -> Result<LineCandidates, E>,
     ) -> Result<Arc<LineCandidates>, E> {
-        kept_in(&self.lines, question, || search().map(Arc::new))
+        kept_in(&self.lines, question, || search().map(Arc::new), LineCandidates::len)
     }
 
     /// How many spots the grid has.
@@ -250,21 +268,25 @@ impl SpotTable {
 }
 
 /// The answer `kept` holds for `question`, or the one `work` gives now, then kept (errors are
-/// not kept: they are cheap and rare).
+/// not kept: they are cheap and rare); `spots` counts an answer's spots.
 fn kept_in<Q: std::hash::Hash + Eq, A, E>(
-    kept: &Mutex<FxHashMap<Q, Arc<A>>>,
+    kept: &Mutex<KeptRegions<Q, A>>,
     question: Q,
     work: impl FnOnce() -> Result<Arc<A>, E>,
+    spots: impl Fn(&A) -> usize,
 ) -> Result<Arc<A>, E> {
-    if let Some(answer) = kept.lock().unwrap_or_else(PoisonError::into_inner).get(&question) {
+    if let Some(answer) = kept.lock().unwrap_or_else(PoisonError::into_inner).answers.get(&question) {
         return Ok(Arc::clone(answer));
     }
     let answer = work()?;
     let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
-    if kept.len() >= MOST_KEPT_REGIONS {
-        kept.clear();
+    let size = spots(&answer);
+    if kept.spots.saturating_add(size) > MOST_KEPT_REGION_SPOTS {
+        *kept = KeptRegions::default();
     }
-    kept.insert(question, Arc::clone(&answer));
+    if kept.answers.insert(question, Arc::clone(&answer)).is_none() {
+        kept.spots = kept.spots.saturating_add(size);
+    }
     Ok(answer)
 }
 
