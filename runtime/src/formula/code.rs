@@ -931,13 +931,13 @@ const WHOLE_FROM: f64 = 4_503_599_627_370_496.0;
 
 /// `x.trunc()`.
 #[inline]
-pub(super) fn trunc(x: f64) -> f64 {
+fn trunc(x: f64) -> f64 {
     if x.abs() < WHOLE_FROM { (x as i64 as f64).copysign(x) } else { x }
 }
 
 /// `x.floor()`: a negative fraction truncates up, so it steps down one.
 #[inline]
-pub(super) fn floor(x: f64) -> f64 {
+fn floor(x: f64) -> f64 {
     if x.abs() < WHOLE_FROM {
         let t = x as i64 as f64;
         (if t > x { t - 1.0 } else { t }).copysign(x)
@@ -948,7 +948,7 @@ pub(super) fn floor(x: f64) -> f64 {
 
 /// `x.ceil()`: a positive fraction truncates down, so it steps up one.
 #[inline]
-pub(super) fn ceil(x: f64) -> f64 {
+fn ceil(x: f64) -> f64 {
     if x.abs() < WHOLE_FROM {
         let t = x as i64 as f64;
         (if t < x { t + 1.0 } else { t }).copysign(x)
@@ -960,7 +960,7 @@ pub(super) fn ceil(x: f64) -> f64 {
 /// `x.round_ties_even()`: adding 2^52 leaves no fraction bits, so the addition itself rounds,
 /// half to even (the default rounding); subtracting 2^52 again is exact.
 #[inline]
-pub(super) fn round_ties_even(x: f64) -> f64 {
+fn round_ties_even(x: f64) -> f64 {
     if x.abs() < WHOLE_FROM { ((x.abs() + WHOLE_FROM) - WHOLE_FROM).copysign(x) } else { x }
 }
 

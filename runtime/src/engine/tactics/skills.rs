@@ -69,7 +69,6 @@ pub(super) fn unit_skills<'c>(content: &'c Content, ids: &[&Id<Skill>]) -> Vec<(
 
 /// A unit's usable skills as [`TacticsState::usable_skills`] lists them (every kind, each with
 /// its place in the unit's list), for the unit type and equipment they were worked out for.
-#[derive(Clone)]
 struct UsableList {
     unit: Id<Unit>,
     equipment: Vec<Id<Equipment>>,
