@@ -6,6 +6,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::board::BoardListing;
 use super::system::System;
+use super::table::listing::TableListing;
 use super::tactics::TacticsListing;
 use super::{Choice, Event, Session};
 
@@ -96,14 +97,15 @@ impl RandomPolicy {
 }
 
 /// Every choice of [`Session::choices`] but starts and collects, in its order: each system's
-/// part, the battle's and the boards' counted rather than built (see [`TacticsListing`] and
-/// [`BoardListing`]).
+/// part, the battle's, the boards' and the table's counted rather than built (see
+/// [`TacticsListing`], [`BoardListing`] and [`TableListing`]).
 struct Listed<'s>(Vec<Part<'s>>);
 
 /// One system's choices in a [`Listed`].
 enum Part<'s> {
     Tactics(TacticsListing),
     Board(BoardListing<'s>),
+    Table(TableListing),
 }
 
 impl Part<'_> {
@@ -111,6 +113,7 @@ impl Part<'_> {
         match self {
             Self::Tactics(listing) => listing.len(),
             Self::Board(listing) => listing.len(),
+            Self::Table(listing) => listing.len(),
         }
     }
 
@@ -118,6 +121,7 @@ impl Part<'_> {
         match self {
             Self::Tactics(listing) => listing.nth(at),
             Self::Board(listing) => listing.nth(at),
+            Self::Table(listing) => listing.nth(at),
         }
     }
 }
@@ -136,7 +140,11 @@ impl<'s> Listed<'s> {
                     parts.extend(session.board_listing().filter(|listing| !listing.is_empty()).map(Part::Board));
                     continue;
                 }
-                System::Table | System::Turns | System::Campaign => {}
+                System::Table => {
+                    parts.extend(session.table_listing().map(Part::Table));
+                    continue;
+                }
+                System::Turns | System::Campaign => {}
             }
             let mut choices = Vec::new();
             session.system_choices(system, &mut choices);
@@ -163,5 +171,41 @@ impl<'s> Listed<'s> {
             at = at.saturating_sub(count);
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)] // a test
+
+    use super::*;
+
+    /// The counted listing the random player draws from is [`Session::choices`] without starts
+    /// and collects, choice for choice, at every step of random games of the packs that play
+    /// the table, a battle and boards.
+    #[test]
+    fn counted_listing_is_the_listed_choices() {
+        for pack in ["lighthouse", "act-demo", "knucklebones", "era-synthesis"] {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../content").join(pack);
+            let project = crate::project::load_folder(&root).unwrap().project;
+            for seed in 1..=3 {
+                let mut session = Session::new(project.clone(), seed).unwrap();
+                let mut policy = RandomPolicy::new(seed);
+                let mut compared = 0usize;
+                for _ in 0..300 {
+                    let listed = Listed::of(&session);
+                    let counted: Vec<Choice> = (0..listed.len()).map(|at| listed.nth(at).unwrap()).collect();
+                    let mut wanted = session.choices();
+                    wanted.retain(|choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }));
+                    assert_eq!(counted, wanted, "{pack}, seed {seed}, after {compared} moves");
+                    assert!(listed.nth(listed.len()).is_none());
+                    compared = compared.saturating_add(1);
+                    if matches!(policy.step(&mut session), Move::Stuck) {
+                        break;
+                    }
+                }
+                assert!(compared > 10, "{pack}, seed {seed}: only {compared} moves");
+            }
+        }
     }
 }

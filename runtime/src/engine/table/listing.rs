@@ -9,12 +9,13 @@
 //! classes it accepts. Between listings the cache redoes only the cards the state logged as
 //! changed ([`Cards::changed_since`]).
 
+use std::mem::ManuallyDrop;
 use std::sync::{Mutex, PoisonError};
 
 use rand_pcg::Pcg64Mcg;
 
 use super::step::{self, Engine};
-use super::{CardInstance, CardKey, Cards, Place, Status, TableState};
+use super::{CardInstance, CardKey, Cards, Place, Status, TableState, TokenKey};
 use crate::engine::{Choice, Session};
 use crate::model::Slot;
 
@@ -80,6 +81,8 @@ struct Kept {
     /// Per class, whether the slot [`Kept::accepted`] asks about takes it (a buffer kept
     /// between listings).
     taken: Vec<bool>,
+    /// The cards a place accepts by counts (a buffer kept between listings).
+    accepted: Vec<CardKey>,
 }
 
 /// A class of cards in [`Kept`].
@@ -297,17 +300,37 @@ impl Session {
     /// worked out for the slot choices it keeps, of the cards `movable` names; face-down cards
     /// are only looked for when `flips` (a flip is wanted).
     pub(crate) fn choices_where(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool) -> Vec<Choice> {
+        let mut choices = Vec::new();
+        self.list_where(movable, flips, wanted, &mut choices);
+        choices
+    }
+
+    /// The table's choices but starts and collects, in the order of [`Session::choices`],
+    /// counted (for the random player); none when there are none.
+    pub(crate) fn table_listing(&self) -> Option<TableListing> {
+        let mut listing = TableListing { entries: Vec::with_capacity(8), cards: Vec::with_capacity(64), len: 0 };
+        self.list_where(
+            Moving::All,
+            true,
+            |choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }),
+            &mut listing,
+        );
+        (listing.len > 0).then_some(listing)
+    }
+
+    /// [`Session::choices_where`] into `out`.
+    fn list_where<S: ChoiceSink>(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool, out: &mut S) {
         // A table with no window and no card offers nothing: no buffer, no lock (board games
         // ask at every move).
         if self.state.outcome.is_some() || (self.state.windows.is_empty() && self.state.cards.is_empty()) {
-            return Vec::new();
+            return;
         }
-        let mut choices = Vec::with_capacity(16);
-        let push = |choices: &mut Vec<Choice>, choice: Choice| {
+        let push = |choices: &mut S, choice: Choice| {
             if wanted(&choice) {
-                choices.push(choice);
+                choices.add(choice);
             }
         };
+        let choices = out;
         let mut kept = self.listing.0.lock().unwrap_or_else(PoisonError::into_inner);
         if kept.classes.len() > MOST_KEPT_CLASSES {
             *kept = Kept::default();
@@ -315,7 +338,7 @@ impl Session {
         kept.sync(&self.state.cards);
         if flips {
             for key in &kept.flippable {
-                push(&mut choices, Choice::Flip { card: *key });
+                push(choices, Choice::Flip { card: *key });
             }
         }
         // The one card to try, for `Moving::Only`.
@@ -337,16 +360,16 @@ impl Session {
         // A slot's card rule may draw random numbers: it is evaluated on a copy, made only
         // when one is needed.
         let mut scratch: Option<(TableState, Pcg64Mcg)> = None;
-        let mut accepted: Vec<CardKey> = Vec::new();
+        let mut accepted = std::mem::take(&mut kept.accepted);
         for (token, window) in &self.state.windows {
             match &window.status {
-                Status::Ready(_) => push(&mut choices, Choice::Start { token: *token }),
-                Status::Finished => push(&mut choices, Choice::Collect { token: *token }),
+                Status::Ready(_) => push(choices, Choice::Start { token: *token }),
+                Status::Finished => push(choices, Choice::Collect { token: *token }),
                 Status::Idle | Status::Running => {}
             }
             let holds_cards = window.idle_range().any(|place| window.slotted(place).is_some());
             if matches!(window.status, Status::Idle | Status::Ready(_)) && holds_cards {
-                push(&mut choices, Choice::Close { token: *token });
+                push(choices, Choice::Close { token: *token });
             }
             if window.status == Status::Finished {
                 continue;
@@ -356,7 +379,7 @@ impl Session {
                 let locked =
                     open.card.is_some() && !open.card.is_some_and(|key| self.state.card(key).is_some_and(|c| c.free));
                 if open.card.is_some() && !locked {
-                    push(&mut choices, Choice::Unslot { token: *token, place });
+                    push(choices, Choice::Unslot { token: *token, place });
                 }
                 if locked || !any_movable {
                     continue;
@@ -382,7 +405,9 @@ impl Session {
                     if open.card == Some(*key) {
                         continue;
                     }
-                    let choice = Choice::Slot { card: *key, token: *token, place };
+                    // A slot choice owns nothing, so nothing needs dropping (the drop's call per
+                    // card and place was a seventieth of a lighthouse run).
+                    let choice = ManuallyDrop::new(Choice::Slot { card: *key, token: *token, place });
                     if !wanted(&choice) {
                         continue;
                     }
@@ -392,11 +417,101 @@ impl Session {
                         Engine::new(&self.content, state, rng, &mut events).accepts(&open.slot, *key)
                     };
                     if accepted {
-                        choices.push(choice);
+                        choices.add_slot(*key, *token, place);
                     }
                 }
             }
         }
-        choices
+        kept.accepted = accepted;
+    }
+}
+
+/// Where a listing puts the choices it finds.
+trait ChoiceSink {
+    /// Adds the next choice.
+    fn add(&mut self, choice: Choice);
+
+    /// Adds the next choice, moving `card` into `place` of `token`'s window.
+    fn add_slot(&mut self, card: CardKey, token: TokenKey, place: usize) {
+        self.add(Choice::Slot { card, token, place });
+    }
+}
+
+impl ChoiceSink for Vec<Choice> {
+    fn add(&mut self, choice: Choice) {
+        self.push(choice);
+    }
+}
+
+/// The table's choices counted, in listing order: each place's slot choices are kept as the
+/// cards it accepts, and only the choice drawn is built (see [`Session::table_listing`]).
+#[derive(Default)]
+pub(crate) struct TableListing {
+    /// The choices in order, runs of slot choices into one place as one entry.
+    entries: Vec<Listed>,
+    /// The cards of the runs.
+    cards: Vec<CardKey>,
+    /// How many choices there are.
+    len: usize,
+}
+
+/// One entry of a [`TableListing`].
+enum Listed {
+    /// A choice that moves no card into a slot.
+    One(Choice),
+    /// Moving each of `cards[from..to]` into `place` of `token`'s window.
+    Slots { token: TokenKey, place: usize, from: usize, to: usize },
+}
+
+impl ChoiceSink for TableListing {
+    fn add(&mut self, choice: Choice) {
+        match choice {
+            Choice::Slot { card, token, place } => self.add_slot(card, token, place),
+            other => {
+                self.len = self.len.saturating_add(1);
+                self.entries.push(Listed::One(other));
+            }
+        }
+    }
+
+    #[inline]
+    fn add_slot(&mut self, card: CardKey, token: TokenKey, place: usize) {
+        self.len = self.len.saturating_add(1);
+        let at = self.cards.len();
+        self.cards.push(card);
+        match self.entries.last_mut() {
+            Some(Listed::Slots { token: run_token, place: run_place, to, .. })
+                if *run_token == token && *run_place == place && *to == at =>
+            {
+                *to = at.saturating_add(1);
+            }
+            _ => self.entries.push(Listed::Slots { token, place, from: at, to: at.saturating_add(1) }),
+        }
+    }
+}
+
+impl TableListing {
+    /// How many choices there are.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The choice numbered `at` (from 0, in listing order); None past the last.
+    pub(crate) fn nth(&self, mut at: usize) -> Option<Choice> {
+        for entry in &self.entries {
+            match entry {
+                Listed::One(choice) if at == 0 => return Some(choice.clone()),
+                Listed::One(_) => at = at.saturating_sub(1),
+                Listed::Slots { token, place, from, to } => {
+                    let count = to.saturating_sub(*from);
+                    if at < count {
+                        let card = *self.cards.get(from.saturating_add(at))?;
+                        return Some(Choice::Slot { card, token: *token, place: *place });
+                    }
+                    at = at.saturating_sub(count);
+                }
+            }
+        }
+        None
     }
 }
