@@ -415,6 +415,8 @@ struct Search<'a> {
     slot: Vec<u32>,
     visits: Vec<Visit>,
     queue: BinaryHeap<QueuedAt>,
+    /// The grid's edges for this search's body, when the grid keeps them.
+    edges: Option<Arc<Edges>>,
 }
 
 impl Search<'_> {
@@ -423,24 +425,38 @@ impl Search<'_> {
         self.occupied.get(at as usize).copied().flatten()
     }
 
-    /// Offers a move from `from` onto spot number `to_at`, `cells` away, keeping it if it is
-    /// allowed and better than what that spot had.
-    fn offer(&mut self, (from_at, from): (u32, &SpotInfo), from_cost: Cost, to_at: u32, cells: u16, leap: bool) {
+    /// Offers `edge` out of `from`, reached at `from_cost`, keeping it if who stands where,
+    /// the budget and the rise window allow it and it is better than what its spot had (the
+    /// grid's own checks were made when the edge was found: [`grid_edges`]).
+    fn offer(&mut self, (from_at, from): (u32, &SpotInfo), from_cost: Cost, edge: Edge) {
         let params = self.params;
-        let table = self.table;
-        let Some(to) = table.get(to_at) else { return };
+        let to_at = edge.to;
+        let Some(to) = self.table.get(to_at) else { return };
         // The cheap refusals first (each refusal leaves the search as it was, so their order
         // does not matter): most offers at a search's edge are out of budget.
         // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
-        let steps = from_cost.steps.saturating_add(cells.saturating_sub(1)).saturating_add(to.move_cost);
+        let steps = from_cost.steps.saturating_add(edge.gap).saturating_add(to.move_cost);
         if steps > params.radius_max || to.tags & params.no_enter != 0 {
+            return;
+        }
+        let step_dz = edge.step_dz;
+        let cost = Cost {
+            steps,
+            leaps: from_cost.leaps.saturating_add(u16::from(edge.leap)),
+            climb: from_cost.climb + step_dz.abs(),
+        };
+        let key = cost.key();
+        // Most offers go back to spots already reached at least as cheaply (expanded ones
+        // included): refused before the checks that read who stands where.
+        let Some(slot) = self.slot.get(to_at as usize).copied() else { return };
+        let known = self.visits.get(slot as usize);
+        if known.is_some_and(|known| known.cost.key() <= key) {
             return;
         }
         let to_occupant = self.occupant(to_at);
         if to_occupant == Some(Occupant::Enemy) && !(params.can_cross_enemies || params.can_halt_at_enemies) {
             return;
         }
-        let step_dz = edge_dz(from, to);
         let window_dz = if params.use_absolute_dz { edge_dz(&self.start, to) } else { step_dz };
         // The step bonus (§b.6) only for a step off a mount (up) or onto one (down).
         let mount_at = |occupant: Option<Occupant>| params.mount_step_bonus && occupant.is_some_and(Occupant::is_mount);
@@ -449,61 +465,24 @@ impl Search<'_> {
         if window_dz > up || window_dz < -down {
             return;
         }
-        if !params.can_cross_walls {
-            if to.free < u32::from(params.clearance) {
-                return;
-            }
-            let (from_level, to_level) = (u32::from(from.spot.level), u32::from(to.spot.level));
-            let clearance = u32::from(params.clearance);
-            // A climber needs its own column clear up to the new height; a drop needs the
-            // landing column clear down from the old one (no ceiling, no overhang).
-            let clear = if to_level > from_level {
-                column_free(
-                    self.grid,
-                    i32::from(from.spot.cell_x),
-                    i32::from(from.spot.cell_y),
-                    from_level,
-                    to_level + clearance,
-                )
-            } else {
-                column_free(
-                    self.grid,
-                    i32::from(to.spot.cell_x),
-                    i32::from(to.spot.cell_y),
-                    to_level,
-                    from_level + clearance,
-                )
-            };
-            if !clear {
-                return;
-            }
-        }
-        let cost = Cost {
-            steps,
-            leaps: from_cost.leaps.saturating_add(u16::from(leap)),
-            climb: from_cost.climb + step_dz.abs(),
-        };
-        let key = cost.key();
         let node = ReachNode {
             spot: to.spot,
             steps: cost.steps,
             leaps: cost.leaps,
             climb: cost.climb,
             prev: Some(from.spot),
-            leap,
+            leap: edge.leap,
             dz: window_dz,
             can_stop: false,
         };
-        let Some(slot) = self.slot.get_mut(to_at as usize) else { return };
-        if let Some(known) = self.visits.get_mut(*slot as usize) {
-            if known.cost.key() <= key {
-                return;
-            }
+        if let Some(known) = self.visits.get_mut(slot as usize) {
             known.node = node;
             known.cost = cost;
         } else {
-            // A table of at most MAX_MAP_SIDE² × 256 spots: the count fits u32.
-            *slot = self.visits.len() as u32;
+            if let Some(slot) = self.slot.get_mut(to_at as usize) {
+                // A table of at most MAX_MAP_SIDE² × 256 spots: the count fits u32.
+                *slot = self.visits.len() as u32;
+            }
             self.visits.push(Visit { at: to_at, node, cost, done: false });
         }
         self.queue.push(Reverse((key, to_at)));
@@ -511,44 +490,140 @@ impl Search<'_> {
 
     /// Offers every step and leap out of spot number `at`, reached at `cost`.
     fn expand(&mut self, at: u32, cost: Cost) {
-        let grid = self.grid;
-        let table = self.table;
-        let params = self.params;
+        let (grid, table) = (self.grid, self.table);
         let Some(from) = table.get(at).copied() else { return };
-        let (x, y) = (i32::from(from.spot.cell_x), i32::from(from.spot.cell_y));
-        let level = u32::from(from.spot.level);
-        let clearance = u32::from(params.clearance);
-        for (step_x, step_y) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-            let cell_at = |cells: i32| (x + step_x * cells, y + step_y * cells);
-            let (next_x, next_y) = cell_at(1);
-            if !grid.contains(next_x, next_y) {
-                continue;
-            }
-            // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
-            if cost.steps <= params.radius_max {
-                for to in table.cell(next_x, next_y) {
-                    self.offer((at, &from), cost, to, 1, false);
+        // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
+        let radius_max = u32::from(self.params.radius_max);
+        let in_budget = |edge: &Edge| u32::from(cost.steps) + u32::from(edge.gap) <= radius_max;
+        match self.edges.take() {
+            Some(edges) => {
+                for edge in edges.of(at).iter().filter(|edge| in_budget(edge)) {
+                    self.offer((at, &from), cost, *edge);
                 }
+                self.edges = Some(edges);
             }
-            // A leap crosses cells whose ground is at least a level below the take-off and
-            // lands no higher than it; walls only bound it when they cannot be crossed.
-            let head = if params.can_cross_walls { level } else { level + clearance };
-            for gap in 1..=params.leap_cells {
-                let (gap_x, gap_y) = cell_at(i32::from(gap));
-                let (land_x, land_y) = cell_at(i32::from(gap) + 1);
-                let cells = gap + 1;
-                if !grid.contains(land_x, land_y)
-                    || u32::from(cost.steps) + u32::from(gap) > u32::from(params.radius_max)
-                    || !column_free(grid, gap_x, gap_y, level.saturating_sub(1), head)
-                {
-                    break;
+            None => grid_edges(grid, table, at, EdgeQuestion::of(self.params), |edge| {
+                if in_budget(&edge) {
+                    self.offer((at, &from), cost, edge);
                 }
-                for to in table.cell(land_x, land_y) {
-                    let Some(to_level) = table.get(to).map(|info| u32::from(info.spot.level)) else { continue };
-                    let landing_clear = params.can_cross_walls || column_free(grid, land_x, land_y, to_level, head);
-                    if to_level <= level && landing_clear {
-                        self.offer((at, &from), cost, to, cells, true);
-                    }
+            }),
+        }
+    }
+}
+
+/// A move a path search may offer out of a spot, as far as the grid alone decides.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    /// The number of the spot it lands on.
+    to: u32,
+    /// The cells a leap flies over (0 for a step).
+    gap: u16,
+    /// Whether it is a leap.
+    leap: bool,
+    /// How far it rises at the edges it crosses ([`edge_dz`]).
+    step_dz: f32,
+}
+
+/// What the grid's edges depend on besides the grid: the body's clearance, how far it
+/// leaps, and whether walls stop it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EdgeQuestion {
+    clearance: u16,
+    leap_cells: u16,
+    can_cross_walls: bool,
+}
+
+impl EdgeQuestion {
+    /// The question of a search with `params`.
+    fn of(params: &ReachParams) -> Self {
+        Self { clearance: params.clearance, leap_cells: params.leap_cells, can_cross_walls: params.can_cross_walls }
+    }
+}
+
+/// Every spot's [`Edge`]s for one [`EdgeQuestion`], kept per grid state: a search then does
+/// no geometry of its own.
+#[derive(Debug)]
+pub(crate) struct Edges {
+    /// Per spot number, where its edges start in `edges`; one more entry at the end.
+    first: Vec<u32>,
+    edges: Vec<Edge>,
+}
+
+impl Edges {
+    /// The edges of every spot of `table`.
+    pub(crate) fn build(grid: &TileGrid, table: &SpotTable, question: EdgeQuestion) -> Self {
+        let mut first = Vec::with_capacity(table.len().saturating_add(1));
+        let mut edges = Vec::with_capacity(table.len().saturating_mul(4));
+        for at in 0..table.len() as u32 {
+            // At most MAX_MAP_SIDE² × 256 spots with a few edges each: the count fits u32.
+            first.push(edges.len() as u32);
+            grid_edges(grid, table, at, question, |edge| edges.push(edge));
+        }
+        first.push(edges.len() as u32);
+        Self { first, edges }
+    }
+
+    /// The edges out of spot number `at`.
+    fn of(&self, at: u32) -> &[Edge] {
+        let (Some(from), Some(to)) = (self.first.get(at as usize), self.first.get(at as usize + 1)) else { return &[] };
+        self.edges.get(*from as usize..*to as usize).unwrap_or_default()
+    }
+}
+
+/// The edges out of spot number `at` that the grid allows for `question`, in the order a
+/// search offers them: per side, the step onto each spot of the next cell, then each leap
+/// farther out (one more gap cell each, while the gap's ground is a level below the
+/// take-off), onto each spot no higher than the take-off.
+fn grid_edges(grid: &TileGrid, table: &SpotTable, at: u32, question: EdgeQuestion, mut found: impl FnMut(Edge)) {
+    let Some(from) = table.get(at) else { return };
+    let (x, y) = (i32::from(from.spot.cell_x), i32::from(from.spot.cell_y));
+    let level = u32::from(from.spot.level);
+    let clearance = u32::from(question.clearance);
+    // Unless walls can be crossed, the body needs its clearance where it lands, and a climber
+    // its own column clear up to the new height; a drop needs the landing column clear down
+    // from the old one (no ceiling, no overhang).
+    let walls_allow = |to: &SpotInfo| {
+        if question.can_cross_walls {
+            return true;
+        }
+        let to_level = u32::from(to.spot.level);
+        to.free >= clearance
+            && if to_level > level {
+                column_free(grid, x, y, level, to_level + clearance)
+            } else {
+                column_free(grid, i32::from(to.spot.cell_x), i32::from(to.spot.cell_y), to_level, level + clearance)
+            }
+    };
+    let mut edge_to = |to_at: u32, gap: u16, leap: bool| {
+        if let Some(to) = table.get(to_at)
+            && walls_allow(to)
+        {
+            found(Edge { to: to_at, gap, leap, step_dz: edge_dz(from, to) });
+        }
+    };
+    for (step_x, step_y) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+        let cell_at = |cells: i32| (x + step_x * cells, y + step_y * cells);
+        let (next_x, next_y) = cell_at(1);
+        if !grid.contains(next_x, next_y) {
+            continue;
+        }
+        for to in table.cell(next_x, next_y) {
+            edge_to(to, 0, false);
+        }
+        // A leap crosses cells whose ground is at least a level below the take-off and
+        // lands no higher than it; walls only bound it when they cannot be crossed.
+        let head = if question.can_cross_walls { level } else { level + clearance };
+        for gap in 1..=question.leap_cells {
+            let (gap_x, gap_y) = cell_at(i32::from(gap));
+            let (land_x, land_y) = cell_at(i32::from(gap) + 1);
+            if !grid.contains(land_x, land_y) || !column_free(grid, gap_x, gap_y, level.saturating_sub(1), head) {
+                break;
+            }
+            for to in table.cell(land_x, land_y) {
+                let Some(to_level) = table.get(to).map(|info| u32::from(info.spot.level)) else { continue };
+                let landing_clear = question.can_cross_walls || column_free(grid, land_x, land_y, to_level, head);
+                if to_level <= level && landing_clear {
+                    edge_to(to, gap, true);
                 }
             }
         }
@@ -625,7 +700,11 @@ pub(crate) fn reach_path_kept(
     occupants: &SpotMap<Occupant>,
 ) -> Result<Arc<Reach>, MapError> {
     let table = grid.spot_table();
-    table.kept_path(PathQuestion::new(start, params, occupants), || search_path(grid, table, start, params, occupants))
+    table.kept_path(PathQuestion::new(start, params, occupants), || {
+        let question = EdgeQuestion::of(params);
+        let edges = table.kept_edges(question, || Edges::build(grid, table, question));
+        search_path(grid, table, start, params, occupants, edges)
+    })
 }
 
 /// About how many spots a region of `radius` cells holds, to size its lists once: one per
@@ -636,13 +715,15 @@ fn likely_spots(table: &SpotTable, radius: u16) -> usize {
     table.len().min(diamond)
 }
 
-/// The search of [`reach_path`].
+/// The search of [`reach_path`], over the grid's `edges` for the body when it keeps them
+/// (none: each expanded spot finds its own).
 fn search_path(
     grid: &TileGrid,
     table: &SpotTable,
     start: Spot,
     params: &ReachParams,
     occupants: &SpotMap<Occupant>,
+    edges: Option<Arc<Edges>>,
 ) -> Result<Reach, MapError> {
     let not_a_spot = || MapError::NotASpot { cell_x: start.cell_x, cell_y: start.cell_y, level: start.level };
     let start_at = table.index(start).ok_or_else(not_a_spot)?;
@@ -670,6 +751,7 @@ fn search_path(
         slot,
         visits: Vec::with_capacity(likely_spots(table, params.radius_max)),
         queue: BinaryHeap::with_capacity(likely_spots(table, params.radius_max)),
+        edges,
     };
     search.visits.push(Visit { at: start_at, node: first, cost: zero, done: false });
     search.queue.push(Reverse((zero.key(), start_at)));
@@ -690,18 +772,21 @@ fn search_path(
             search.expand(at, cost);
         }
     }
-    let occupied = search.occupied;
-    let mut visits = search.visits;
-    // Spot numbers are in spot order.
-    visits.sort_unstable_by_key(|visit| visit.at);
-    let nodes = visits
-        .into_iter()
-        .map(|mut visit| {
-            let occupant = occupied.get(visit.at as usize).copied().flatten();
-            settle_at(start, params, occupant, table.get(visit.at), &mut visit.node);
-            visit.node
-        })
-        .collect();
+    let Search { occupied, slot, mut visits, .. } = search;
+    let settled = |visit: &Visit| {
+        let mut node = visit.node;
+        let occupant = occupied.get(visit.at as usize).copied().flatten();
+        settle_at(start, params, occupant, table.get(visit.at), &mut node);
+        node
+    };
+    // Nodes in spot order (spot numbers are in spot order): on a map with few spots for those
+    // reached, read off in number order, which costs less than sorting the visits.
+    let nodes = if slot.len() <= visits.len().saturating_mul(8) {
+        slot.iter().filter_map(|visit| visits.get(*visit as usize)).map(settled).collect()
+    } else {
+        visits.sort_unstable_by_key(|visit| visit.at);
+        visits.iter().map(settled).collect()
+    };
     Ok(Reach { start, nodes })
 }
 
@@ -1294,5 +1379,41 @@ mod kept_tests {
                 }
             }
         }
+    }
+    /// A path search over the grid's kept edges finds what one that works out each spot's
+    /// steps and leaps as it goes finds, for bodies that leap, climb walls or not, need room,
+    /// ride mounts and measure the rise from the start.
+    #[test]
+    fn kept_edges_search_as_the_grid_itself() {
+        let grid = hills();
+        let table = grid.spot_table();
+        let open =
+            ReachParams { can_halt_at_enemies: true, can_halt_at_allies: true, ..ReachParams::movement(5, 2.0, 3.0) };
+        let bodies = [
+            open,
+            ReachParams { leap_cells: 2, can_cross_walls: false, ..open },
+            ReachParams { leap_cells: 1, clearance: 3, can_cross_walls: false, ..open },
+            ReachParams { leap_cells: 3, can_cross_walls: true, mount_step_bonus: true, ..open },
+            ReachParams { use_absolute_dz: true, z_up_max: 1.0, can_cross_enemies: true, ..open },
+            ReachParams { no_enter: 1, leap_cells: 2, ..ReachParams::movement(2, 1.0, 1.0) },
+        ];
+        let mut searched = 0_usize;
+        for seed in 0..20_u64 {
+            let occupants = occupants(&grid, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            for params in bodies {
+                let question = EdgeQuestion::of(&params);
+                let edges = table.kept_edges(question, || Edges::build(&grid, table, question));
+                assert!(edges.is_some(), "a small map keeps its edges");
+                for x in (0..9).step_by(2) {
+                    for start in standing_spots(&grid, x, (x * 3) % 7) {
+                        let kept = search_path(&grid, table, start, &params, &occupants, edges.clone());
+                        let own = search_path(&grid, table, start, &params, &occupants, None);
+                        assert_eq!(kept, own, "from {start:?} with {params:?} past {occupants:?}");
+                        searched += kept.map_or(0, |reach| reach.len());
+                    }
+                }
+            }
+        }
+        assert!(searched > 1000, "the searches reach spots: {searched}");
     }
 }

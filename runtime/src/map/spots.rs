@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::geometry::{Face, TileSolid};
 use super::grid::TileGrid;
-use super::reach::{LineCandidates, Occupant, Reach, ReachParams, Spot, tile_point};
+use super::reach::{EdgeQuestion, Edges, LineCandidates, Occupant, Reach, ReachParams, Spot, tile_point};
 use super::spot_sets::SpotMap;
 
 /// What a path search needs to know of one standing spot.
@@ -73,6 +73,9 @@ pub(crate) struct SpotTable {
     /// Line-space candidates that nobody standing changes, already worked out on this grid
     /// state (see [`SpotTable::kept_line`]).
     lines: Mutex<KeptRegions<LineQuestion, LineCandidates>>,
+    /// Every spot's path-search edges per body, worked out on this grid state (see
+    /// [`SpotTable::kept_edges`]).
+    edges: Mutex<Vec<(EdgeQuestion, Arc<Edges>)>>,
 }
 
 /// Answers kept by question, with how many spots they hold in all.
@@ -103,6 +106,11 @@ pub(crate) type LineQuestion = (PathQuestion, u32, u32, bool, bool);
 
 /// Most path searches a [`SpotTable`] keeps (a battle asks a handful again and again).
 const MOST_KEPT_PATHS: usize = 32;
+/// Most bodies whose path-search edges a grid state keeps (a battle has a few kinds).
+const MOST_KEPT_EDGES: usize = 8;
+/// Most spots a grid may have for its path-search edges to be kept: four to eight edges of
+/// 12 bytes per spot, so at most a few MB per body (a 256 × 256 field has 65,536 spots).
+const MOST_EDGE_SPOTS: usize = 1 << 16;
 
 /// What a path search depends on besides the grid: where it starts, the region's settings
 /// (numbers as bits) and who stands where.
@@ -190,7 +198,15 @@ impl SpotTable {
             }
         }
         first.push(spots.len() as u32);
-        Self { depth, first, spots, paths: Mutex::default(), picks: Mutex::default(), lines: Mutex::default() }
+        Self {
+            depth,
+            first,
+            spots,
+            paths: Mutex::default(),
+            picks: Mutex::default(),
+            lines: Mutex::default(),
+            edges: Mutex::default(),
+        }
     }
 
     /// The search `question` asks for, done now by `search` unless it was done already on
@@ -235,6 +251,24 @@ impl SpotTable {
         search: impl FnOnce() -> Result<LineCandidates, E>,
     ) -> Result<Arc<LineCandidates>, E> {
         kept_in(&self.lines, question, || search().map(Arc::new), LineCandidates::len)
+    }
+
+    /// The path-search edges for `question`, worked out now by `build` unless they were on this
+    /// grid state; none on a map too large to keep them for (its searches find their own).
+    pub(crate) fn kept_edges(&self, question: EdgeQuestion, build: impl FnOnce() -> Edges) -> Option<Arc<Edges>> {
+        if self.spots.len() > MOST_EDGE_SPOTS {
+            return None;
+        }
+        let mut kept = self.edges.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, edges)) = kept.iter().find(|(known, _)| *known == question) {
+            return Some(Arc::clone(edges));
+        }
+        if kept.len() >= MOST_KEPT_EDGES {
+            kept.remove(0);
+        }
+        let edges = Arc::new(build());
+        kept.push((question, Arc::clone(&edges)));
+        Some(edges)
     }
 
     /// How many spots the grid has.
