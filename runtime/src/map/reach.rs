@@ -782,7 +782,9 @@ fn search_path(
     // Nodes in spot order (spot numbers are in spot order): on a map with few spots for those
     // reached, read off in number order, which costs less than sorting the visits.
     let nodes = if slot.len() <= visits.len().saturating_mul(8) {
-        slot.iter().filter_map(|visit| visits.get(*visit as usize)).map(settled).collect()
+        let mut nodes = Vec::with_capacity(visits.len());
+        nodes.extend(slot.iter().filter_map(|visit| visits.get(*visit as usize)).map(settled));
+        nodes
     } else {
         visits.sort_unstable_by_key(|visit| visit.at);
         visits.iter().map(settled).collect()

@@ -95,9 +95,23 @@ impl SpotSet {
     }
 }
 
+/// Most room a set or map made from a list reserves ahead (see [`presized`]).
+const MOST_RESERVED: usize = 4096;
+
+/// The items of `items` in a list sized once for as many as it may give: sets are mostly
+/// made by filtering a region's spots, which a plain `collect` grows by doubling, with a
+/// copy at each power of two (sets are made at every listing of a battle's choices).
+fn presized<T>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let items = items.into_iter();
+    let (least, most) = items.size_hint();
+    let mut list = Vec::with_capacity(most.unwrap_or(least).min(MOST_RESERVED).max(least));
+    list.extend(items);
+    list
+}
+
 impl FromIterator<Spot> for SpotSet {
     fn from_iter<I: IntoIterator<Item = Spot>>(spots: I) -> Self {
-        let mut set = Self(spots.into_iter().collect());
+        let mut set = Self(presized(spots));
         set.tidy();
         set
     }
@@ -215,7 +229,7 @@ impl<V> SpotMap<V> {
 impl<V> FromIterator<(Spot, V)> for SpotMap<V> {
     /// As `BTreeMap::from_iter`: of entries for the same spot, the last one stays.
     fn from_iter<I: IntoIterator<Item = (Spot, V)>>(entries: I) -> Self {
-        let mut entries: Vec<(Spot, V)> = entries.into_iter().collect();
+        let mut entries: Vec<(Spot, V)> = presized(entries);
         if entries.is_sorted_by(|(a, _), (b, _)| a < b) {
             return Self(entries);
         }

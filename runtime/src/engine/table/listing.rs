@@ -308,6 +308,9 @@ impl Session {
     /// The table's choices but starts and collects, in the order of [`Session::choices`],
     /// counted (for the random player); none when there are none.
     pub(crate) fn table_listing(&self) -> Option<TableListing> {
+        if self.table_offers_nothing() {
+            return None;
+        }
         let mut listing = TableListing { entries: Vec::with_capacity(8), cards: Vec::with_capacity(64), len: 0 };
         self.list_where(
             Moving::All,
@@ -318,11 +321,15 @@ impl Session {
         (listing.len > 0).then_some(listing)
     }
 
+    /// Whether the table has ended or holds no window and no card, so that it offers nothing:
+    /// then no buffer is made and no lock taken (board games ask at every move).
+    fn table_offers_nothing(&self) -> bool {
+        self.state.outcome.is_some() || (self.state.windows.is_empty() && self.state.cards.is_empty())
+    }
+
     /// [`Session::choices_where`] into `out`.
     fn list_where<S: ChoiceSink>(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool, out: &mut S) {
-        // A table with no window and no card offers nothing: no buffer, no lock (board games
-        // ask at every move).
-        if self.state.outcome.is_some() || (self.state.windows.is_empty() && self.state.cards.is_empty()) {
+        if self.table_offers_nothing() {
             return;
         }
         let push = |choices: &mut S, choice: Choice| {
