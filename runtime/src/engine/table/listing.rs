@@ -8,6 +8,9 @@
 //! asks each class once (the answer is kept too) and then lists only the cards of the
 //! classes it accepts. Between listings the cache redoes only the cards the state logged as
 //! changed ([`Cards::changed_since`]).
+//!
+//! The random player lists the same choices into a [`TableListing`], which keeps each
+//! place's slot choices as the cards it accepts, and builds only the choice it draws.
 
 use std::mem::ManuallyDrop;
 use std::sync::{Mutex, PoisonError};
@@ -328,7 +331,13 @@ impl Session {
     }
 
     /// [`Session::choices_where`] into `out`.
-    fn list_where<S: ChoiceSink>(&self, movable: Moving, flips: bool, wanted: impl Fn(&Choice) -> bool, out: &mut S) {
+    fn list_where<S: ChoiceSink>(
+        &self,
+        movable: Moving,
+        flips: bool,
+        wanted: impl Fn(&Choice) -> bool,
+        choices: &mut S,
+    ) {
         if self.table_offers_nothing() {
             return;
         }
@@ -337,7 +346,6 @@ impl Session {
                 choices.add(choice);
             }
         };
-        let choices = out;
         let mut kept = self.listing.0.lock().unwrap_or_else(PoisonError::into_inner);
         if kept.classes.len() > MOST_KEPT_CLASSES {
             *kept = Kept::default();
