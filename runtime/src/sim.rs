@@ -441,15 +441,11 @@ mod board_plays {
 impl RunRecord {
     fn note(&mut self, project: &crate::model::Project, event: &Event) {
         match event {
-            Event::ActStarted { act, .. } => {
-                self.acts_started.insert(act.to_string());
-            }
-            Event::ActCompleted { act, .. } => *self.act_completions.entry(act.to_string()).or_default() += 1,
-            Event::CardCreated { card_type, .. } => {
-                self.cards.insert(card_type.to_string());
-            }
+            Event::ActStarted { act, .. } => meet(&mut self.acts_started, act.as_str()),
+            Event::ActCompleted { act, .. } => count(&mut self.act_completions, act.as_str()),
+            Event::CardCreated { card_type, .. } => meet(&mut self.cards, card_type.as_str()),
             Event::CardTransformed { to, .. } | Event::CardMutated { mutator: Some(to), .. } => {
-                self.cards.insert(to.to_string());
+                meet(&mut self.cards, to.as_str());
             }
             Event::BoardCardPlayed { board, card, option } => {
                 // Keys are copied only when first counted: cards are played many times a run
@@ -461,9 +457,7 @@ impl RunRecord {
                         self.board_plays.insert((board.to_owned(), card.to_owned()), 1);
                     }
                 }
-                if !self.cards.contains(card) {
-                    self.cards.insert(card.to_owned());
-                }
+                meet(&mut self.cards, card);
                 let is_key = |key: &str| {
                     key.strip_prefix(card)
                         .and_then(|rest| rest.strip_prefix('/'))
@@ -477,7 +471,7 @@ impl RunRecord {
                 }
             }
             Event::TurnOptionPlayed { card, option } => {
-                self.cards.insert(card.to_string());
+                meet(&mut self.cards, card.as_str());
                 let options = project.cards.get(card.as_str()).map_or(&[][..], |card| card.options.as_slice());
                 let index = options.iter().position(|known| known.label == *option).map_or(0, |at| at + 1);
                 *self.option_plays.entry(format!("{card}/{index}")).or_default() += 1;
@@ -485,31 +479,47 @@ impl RunRecord {
             Event::TurnCardDrawn { card }
             | Event::CardDrawn { card, .. }
             | Event::ExtraSummoned { card, .. }
-            | Event::HandChanged { card, .. } => {
-                self.cards.insert(card.to_string());
-            }
+            | Event::HandChanged { card, .. } => meet(&mut self.cards, card.as_str()),
             Event::Synthesized { a, b, result, .. } | Event::Summoned { a, b, result, .. } => {
-                self.cards.extend([a, b, result].map(ToString::to_string));
+                for card in [a, b, result] {
+                    meet(&mut self.cards, card.as_str());
+                }
             }
             Event::BattleStarted { player, enemy, .. } => {
                 // Fighter keys are card ids, `ID#2` for a second copy.
-                let cards = player.iter().chain(enemy).filter_map(|key| key.split('#').next());
-                self.cards.extend(cards.map(str::to_owned));
+                for card in player.iter().chain(enemy).filter_map(|key| key.split('#').next()) {
+                    meet(&mut self.cards, card);
+                }
             }
-            Event::EraStarted { era } => {
-                self.eras.insert(era.to_string());
-            }
+            Event::EraStarted { era } => meet(&mut self.eras, era.as_str()),
             Event::Raided { card, against, .. } => {
-                self.cards.extend([card, against].map(ToString::to_string));
+                meet(&mut self.cards, card.as_str());
+                meet(&mut self.cards, against.as_str());
             }
-            Event::RevelationGranted { revelation } => {
-                self.revelations.insert(revelation.clone());
-            }
+            Event::RevelationGranted { revelation } => meet(&mut self.revelations, revelation),
             Event::UnitUsedSkill { skill, .. } | Event::UnitMoved { skill, .. } => {
-                *self.skill_uses.entry(skill.to_string()).or_default() += 1;
+                count(&mut self.skill_uses, skill.as_str());
             }
             Event::BoardTurn { .. } | Event::UnitTurnStarted { .. } | Event::TurnStarted { .. } => self.turns += 1,
             _ => {}
+        }
+    }
+}
+
+/// Adds `name` to `met`, copied only when it is new: a run names the same few acts, cards and
+/// skills at almost every step.
+fn meet(met: &mut BTreeSet<String>, name: &str) {
+    if !met.contains(name) {
+        met.insert(name.to_owned());
+    }
+}
+
+/// Counts one more of `name`, copied only when it is first counted.
+fn count(counts: &mut BTreeMap<String, usize>, name: &str) {
+    match counts.get_mut(name) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(name.to_owned(), 1);
         }
     }
 }
