@@ -701,8 +701,7 @@ pub(crate) fn reach_path_kept(
 ) -> Result<Arc<Reach>, MapError> {
     let table = grid.spot_table();
     table.kept_path(PathQuestion::new(start, params, occupants), || {
-        let question = EdgeQuestion::of(params);
-        let edges = table.kept_edges(question, || Edges::build(grid, table, question));
+        let edges = table.kept_edges(grid, EdgeQuestion::of(params));
         search_path(grid, table, start, params, occupants, edges)
     })
 }
@@ -1382,6 +1381,7 @@ mod kept_tests {
             }
         }
     }
+
     /// A path search over the grid's kept edges finds what one that works out each spot's
     /// steps and leaps as it goes finds, for bodies that leap, climb walls or not, need room,
     /// ride mounts and measure the rise from the start.
@@ -1403,8 +1403,7 @@ mod kept_tests {
         for seed in 0..20_u64 {
             let occupants = occupants(&grid, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             for params in bodies {
-                let question = EdgeQuestion::of(&params);
-                let edges = table.kept_edges(question, || Edges::build(&grid, table, question));
+                let edges = table.kept_edges(&grid, EdgeQuestion::of(&params));
                 assert!(edges.is_some(), "a small map keeps its edges");
                 for x in (0..9).step_by(2) {
                     for start in standing_spots(&grid, x, (x * 3) % 7) {

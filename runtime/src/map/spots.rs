@@ -1,6 +1,7 @@
 //! The standing spots of a whole grid in one flat table, worked out once per grid state: path
 //! searches look spots up by number instead of walking tile columns at every step.
 
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rustc_hash::FxHashMap;
@@ -217,20 +218,7 @@ impl SpotTable {
         question: PathQuestion,
         search: impl FnOnce() -> Result<Reach, E>,
     ) -> Result<Arc<Reach>, E> {
-        {
-            let kept = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some((_, reach)) = kept.iter().find(|(known, _)| *known == question) {
-                return Ok(Arc::clone(reach));
-            }
-        }
-        let reach = Arc::new(search()?);
-        let mut kept = self.paths.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() >= MOST_KEPT_PATHS {
-            // The oldest goes first.
-            kept.remove(0);
-        }
-        kept.push((question, Arc::clone(&reach)));
-        Ok(reach)
+        kept_latest(&self.paths, MOST_KEPT_PATHS, question, search)
     }
 
     /// The Pick-space region `question` asks for (one nobody standing changes), worked out
@@ -253,22 +241,15 @@ impl SpotTable {
         kept_in(&self.lines, question, || search().map(Arc::new), LineCandidates::len)
     }
 
-    /// The path-search edges for `question`, worked out now by `build` unless they were on this
-    /// grid state; none on a map too large to keep them for (its searches find their own).
-    pub(crate) fn kept_edges(&self, question: EdgeQuestion, build: impl FnOnce() -> Edges) -> Option<Arc<Edges>> {
+    /// The path-search edges of `grid` (this table's grid) for `question`, worked out now
+    /// unless they were on this grid state; none on a map too large to keep them for (its
+    /// searches find their own).
+    pub(crate) fn kept_edges(&self, grid: &TileGrid, question: EdgeQuestion) -> Option<Arc<Edges>> {
         if self.spots.len() > MOST_EDGE_SPOTS {
             return None;
         }
-        let mut kept = self.edges.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, edges)) = kept.iter().find(|(known, _)| *known == question) {
-            return Some(Arc::clone(edges));
-        }
-        if kept.len() >= MOST_KEPT_EDGES {
-            kept.remove(0);
-        }
-        let edges = Arc::new(build());
-        kept.push((question, Arc::clone(&edges)));
-        Some(edges)
+        let build = || Ok::<_, Infallible>(Edges::build(grid, self, question));
+        kept_latest(&self.edges, MOST_KEPT_EDGES, question, build).ok()
     }
 
     /// How many spots the grid has.
@@ -299,6 +280,30 @@ impl SpotTable {
         self.cell(i32::from(spot.cell_x), i32::from(spot.cell_y))
             .find(|at| self.spots.get(*at as usize).is_some_and(|info| info.spot.level == spot.level))
     }
+}
+
+/// The answer `kept` holds for `question`, or the one `work` gives now, then kept in place of
+/// the oldest when `most` are kept (errors are not kept). The lock is not held while `work`
+/// runs.
+fn kept_latest<Q: PartialEq, A, E>(
+    kept: &Mutex<Vec<(Q, Arc<A>)>>,
+    most: usize,
+    question: Q,
+    work: impl FnOnce() -> Result<A, E>,
+) -> Result<Arc<A>, E> {
+    {
+        let kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, answer)) = kept.iter().find(|(known, _)| *known == question) {
+            return Ok(Arc::clone(answer));
+        }
+    }
+    let answer = Arc::new(work()?);
+    let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept.len() >= most {
+        kept.remove(0);
+    }
+    kept.push((question, Arc::clone(&answer)));
+    Ok(answer)
 }
 
 /// The answer `kept` holds for `question`, or the one `work` gives now, then kept (errors are

@@ -314,14 +314,14 @@ impl Session {
         if self.table_offers_nothing() {
             return None;
         }
-        let mut listing = TableListing { entries: Vec::with_capacity(8), cards: Vec::with_capacity(64), len: 0 };
+        let mut listing = TableListing { entries: Vec::with_capacity(8), cards: Vec::with_capacity(64) };
         self.list_where(
             Moving::All,
             true,
             |choice| !matches!(choice, Choice::Start { .. } | Choice::Collect { .. }),
             &mut listing,
         );
-        (listing.len > 0).then_some(listing)
+        (!listing.entries.is_empty()).then_some(listing)
     }
 
     /// Whether the table has ended or holds no window and no card, so that it offers nothing:
@@ -460,14 +460,11 @@ impl ChoiceSink for Vec<Choice> {
 
 /// The table's choices counted, in listing order: each place's slot choices are kept as the
 /// cards it accepts, and only the choice drawn is built (see [`Session::table_listing`]).
-#[derive(Default)]
 pub(crate) struct TableListing {
     /// The choices in order, runs of slot choices into one place as one entry.
     entries: Vec<Listed>,
     /// The cards of the runs.
     cards: Vec<CardKey>,
-    /// How many choices there are.
-    len: usize,
 }
 
 /// One entry of a [`TableListing`].
@@ -478,20 +475,26 @@ enum Listed {
     Slots { token: TokenKey, place: usize, from: usize, to: usize },
 }
 
+impl Listed {
+    /// How many choices the entry stands for.
+    fn len(&self) -> usize {
+        match self {
+            Self::One(_) => 1,
+            Self::Slots { from, to, .. } => to.saturating_sub(*from),
+        }
+    }
+}
+
 impl ChoiceSink for TableListing {
     fn add(&mut self, choice: Choice) {
         match choice {
             Choice::Slot { card, token, place } => self.add_slot(card, token, place),
-            other => {
-                self.len = self.len.saturating_add(1);
-                self.entries.push(Listed::One(other));
-            }
+            other => self.entries.push(Listed::One(other)),
         }
     }
 
     #[inline]
     fn add_slot(&mut self, card: CardKey, token: TokenKey, place: usize) {
-        self.len = self.len.saturating_add(1);
         let at = self.cards.len();
         self.cards.push(card);
         match self.entries.last_mut() {
@@ -508,24 +511,24 @@ impl ChoiceSink for TableListing {
 impl TableListing {
     /// How many choices there are.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.entries.iter().map(Listed::len).sum()
     }
 
     /// The choice numbered `at` (from 0, in listing order); None past the last.
     pub(crate) fn nth(&self, mut at: usize) -> Option<Choice> {
         for entry in &self.entries {
-            match entry {
-                Listed::One(choice) if at == 0 => return Some(choice.clone()),
-                Listed::One(_) => at = at.saturating_sub(1),
-                Listed::Slots { token, place, from, to } => {
-                    let count = to.saturating_sub(*from);
-                    if at < count {
-                        let card = *self.cards.get(from.saturating_add(at))?;
-                        return Some(Choice::Slot { card, token: *token, place: *place });
-                    }
-                    at = at.saturating_sub(count);
-                }
+            let count = entry.len();
+            if at >= count {
+                at = at.saturating_sub(count);
+                continue;
             }
+            return match entry {
+                Listed::One(choice) => Some(choice.clone()),
+                Listed::Slots { token, place, from, .. } => {
+                    let card = *self.cards.get(from.saturating_add(at))?;
+                    Some(Choice::Slot { card, token: *token, place: *place })
+                }
+            };
         }
         None
     }
