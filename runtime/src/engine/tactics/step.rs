@@ -660,26 +660,33 @@ impl TacticsState {
                 }
                 continue;
             }
-            let ready = setup.order.iter().find(|key| {
-                self.units.get(key).is_some_and(|unit| {
-                    unit.scheduled
-                        && !unit.defeated
-                        && self.stat_of(key, unit, "ct", 0).is_some_and(|ct| ct >= self.setting_of(key, unit, MAX_CT))
-                })
-            });
+            // With quiet content, the ready check reads what the quiet ticks read: once for both.
+            let clock = self.quiet_clock();
+            let ready = match &clock {
+                Some(units) => first_ready(units).and_then(|at| setup.order.get(at)),
+                None => self.ready_unit(&setup),
+            };
+            debug_assert_eq!(ready, self.ready_unit(&setup), "the quiet clock's ready check");
             if let Some(key) = ready {
-                let max_ct = self.setting(key, MAX_CT);
-                self.store_stat(key, "ct", max_ct);
-                self.active = Some(Turn { unit: key.clone(), moved: false, acted: false });
-                self.turns = self.turns.saturating_add(1);
-                events.push(Event::UnitTurnStarted { unit: key.clone() });
+                self.start_turn(key, events);
                 return;
             }
             // This round and as many more as stay quiet, when the battle is calm now.
-            if setup.quiet && self.calm(content) {
-                let ran = self.quiet_ticks(left.saturating_add(1));
+            if let Some(units) = clock
+                && self.calm(content)
+            {
+                let (ran, ready) = self.run_quiet_ticks(units, left.saturating_add(1));
                 if ran > 0 {
                     left = left.saturating_sub(ran.saturating_sub(1));
+                    // The loop's next round, if it has one, starts the unit found ready: quiet
+                    // ticks resolve no charge and end nobody.
+                    if left > 0
+                        && let Some(key) = ready.and_then(|at| setup.order.get(at))
+                    {
+                        debug_assert_eq!(Some(key), self.ready_unit(&setup), "the quiet ticks' ready check");
+                        self.start_turn(key, events);
+                        return;
+                    }
                     continue;
                 }
             }
@@ -715,33 +722,49 @@ impl TacticsState {
         true
     }
 
-    /// Runs up to `most` rounds of the CT scheduler's loop (a ready check, then a tick) while
-    /// the battle is [calm](Self::calm), returning how many it ran. With
-    /// [`super::compile::Setup::quiet`], what a tick reads besides `ct` (speeds, maxCT, the
-    /// limits of `ct`, hp, the win conditions) does not change from tick to tick, so calm now
-    /// is calm at each of these ticks, and each is plain arithmetic on `ct` and the status
-    /// clocks, with the same operations in the same order as a tick; it stops before a tick
-    /// where a status would run out or give its per-tick effects, and before a unit is ready
-    /// (the loop then goes on as ever). Nothing is evaluated per tick.
-    fn quiet_ticks(&mut self, most: u64) -> u64 {
+    /// The unit the CT scheduler's ready check starts: the first in the scheduler's order,
+    /// scheduled and standing, whose `ct` has reached its maxCT.
+    fn ready_unit<'s>(&self, setup: &'s super::compile::Setup) -> Option<&'s String> {
+        setup.order.iter().find(|key| {
+            self.units.get(key).is_some_and(|unit| {
+                unit.scheduled
+                    && !unit.defeated
+                    && self.stat_of(key, unit, "ct", 0).is_some_and(|ct| ct >= self.setting_of(key, unit, MAX_CT))
+            })
+        })
+    }
+
+    /// Starts the turn of `key`, found ready: its `ct` is set to its maxCT.
+    fn start_turn(&mut self, key: &str, events: &mut Vec<Event>) {
+        let max_ct = self.setting(key, MAX_CT);
+        self.store_stat(key, "ct", max_ct);
+        self.active = Some(Turn { unit: key.to_owned(), moved: false, acted: false });
+        self.turns = self.turns.saturating_add(1);
+        events.push(Event::UnitTurnStarted { unit: key.to_owned() });
+    }
+
+    /// What the ready check and the quiet ticks read of each unit standing, in the scheduler's
+    /// order: its `ct` (the stored one, which is the stat itself here: nothing else changes
+    /// it), speed, limits of `ct`, maxCT and status clocks. None when quiet ticks may not be
+    /// taken now: the content is not [quiet](super::compile::Setup::quiet), a charge waits,
+    /// or some unit's `ct` is live (read through its formula).
+    fn quiet_clock(&self) -> Option<Vec<Ticking>> {
         if !self.setup.quiet
             || self.setup.scheduler.kind != SchedulerKind::Ct
             || !self.charging.is_empty()
             || self.active.is_some()
             || self.winner.is_some()
         {
-            return 0;
+            return None;
         }
-        let setup = Arc::clone(&self.setup);
-        let mut units: Vec<Ticking> = Vec::new();
-        for (at, key) in setup.order.iter().enumerate() {
+        let mut units: Vec<Ticking> = Vec::with_capacity(self.setup.order.len());
+        for (at, key) in self.setup.order.iter().enumerate() {
             let Some(unit) = self.units.get(key) else { continue };
             if unit.defeated {
                 continue;
             }
-            // A live `ct` would be read through its formula: leave those ticks to the loop.
             if unit.live.contains_key("ct") {
-                return 0;
+                return None;
             }
             let frozen = unit.statuses.iter().any(|status| status.name == FROZEN_STATUS);
             let ct = unit.stats.get("ct").copied();
@@ -768,6 +791,20 @@ impl TacticsState {
                 remaining: unit.statuses.iter().map(|status| status.remaining).collect(),
             });
         }
+        Some(units)
+    }
+
+    /// Runs up to `most` rounds of the CT scheduler's loop (a ready check, then a tick) while
+    /// the battle is [calm](Self::calm), from the [clock](Self::quiet_clock) read now;
+    /// returns how many it ran, and the unit (its place in the scheduler's order) the ready
+    /// check then finds. With [`super::compile::Setup::quiet`], what a tick reads besides
+    /// `ct` (speeds, maxCT, the limits of `ct`, hp, the win conditions) does not change from
+    /// tick to tick, so calm now is calm at each of these ticks, and each is plain arithmetic
+    /// on `ct` and the status clocks, with the same operations in the same order as a tick;
+    /// it stops before a tick where a status would run out or give its per-tick effects, and
+    /// before a unit is ready (the loop then goes on as ever). Nothing is evaluated per tick.
+    fn run_quiet_ticks(&mut self, mut units: Vec<Ticking>, most: u64) -> (u64, Option<usize>) {
+        let setup = Arc::clone(&self.setup);
         let mut ran = 0;
         // Each unit's statuses, looked up once: nothing changes the battle until the ticks
         // run are written back below.
@@ -780,7 +817,7 @@ impl TacticsState {
             .collect();
         while ran < most {
             // The loop's ready check comes first: a ready unit is the loop's to start.
-            if units.iter().any(|unit| unit.ready_at.zip(unit.ct).is_some_and(|(max, ct)| ct >= max)) {
+            if first_ready(&units).is_some() {
                 break;
             }
             // A status about to run out or to give its per-tick effects: that tick is the loop's.
@@ -806,8 +843,9 @@ impl TacticsState {
             ran = ran.saturating_add(1);
         }
         if ran == 0 {
-            return 0;
+            return (0, None);
         }
+        let ready = first_ready(&units);
         for unit in units {
             let Some(state) = setup.order.get(unit.key).and_then(|key| self.units.get_mut(key)) else { continue };
             if unit.grows
@@ -821,7 +859,7 @@ impl TacticsState {
             }
         }
         self.tick = self.tick.saturating_add(ran);
-        ran
+        (ran, ready)
     }
 
     /// Puts a status on a unit for `ticks` ticks of its clock, by its stacking rule: `Replace`
@@ -974,6 +1012,12 @@ struct Ticking {
     steps: Vec<f64>,
     elapsed: Vec<f64>,
     remaining: Vec<f64>,
+}
+
+/// The place in the scheduler's order of the first unit of `units` the ready check starts: it
+/// is scheduled and its `ct` has reached its maxCT.
+fn first_ready(units: &[Ticking]) -> Option<usize> {
+    units.iter().find(|unit| unit.ready_at.zip(unit.ct).is_some_and(|(max, ct)| ct >= max)).map(|unit| unit.key)
 }
 
 impl Ticking {
