@@ -484,15 +484,19 @@ impl TacticsState {
                 routes.ends = self.region_spots_in(content, rng, ctx, region, region.space, (from, unit.facing, spent));
             }
         }
-        routes.ends.retain(|end| {
-            *end != from
-                && spot_tags(grid, *end).is_some()
-                && match occupants.get(end) {
-                    None | Some(Occupant::MountAlly) => true,
-                    Some(Occupant::MountEnemy) => region.can_halt_at_enemies,
-                    Some(Occupant::Ally | Occupant::Enemy) => false,
-                }
-        });
+        // Few others stand anywhere: the ends under those the move may not halt on are taken
+        // out one by one, rather than asking at every end who is there.
+        for (spot, occupant) in occupants.iter() {
+            let halts = match occupant {
+                Occupant::MountAlly => true,
+                Occupant::MountEnemy => region.can_halt_at_enemies,
+                Occupant::Ally | Occupant::Enemy => false,
+            };
+            if !halts {
+                routes.ends.remove(spot);
+            }
+        }
+        routes.ends.retain(|end| *end != from && spot_tags(grid, *end).is_some());
         routes
     }
 
@@ -649,16 +653,21 @@ impl TacticsState {
                 Some(*spot) == center || spot_tags(grid, *spot).is_some_and(|tags| tags & no_enter == 0)
             });
         }
-        spots.retain(|spot| match standing.get(spot).copied() {
-            None => true,
-            Some((key, _)) if Some(key) == ctx.actor => region.can_target_self,
-            Some((key, unit)) => {
+        // Few stand anywhere: the spots of those the region may not take are taken out one by
+        // one, rather than asking at every spot who stands there.
+        for (spot, (key, unit)) in standing.iter() {
+            let allowed = if Some(*key) == ctx.actor {
+                region.can_target_self
+            } else {
                 let same = Some(unit.team.as_str()) == actor_team;
                 // A unit the actor may ride counts too (§b.4 step 3).
                 let mountable = ctx.actor.is_some_and(|actor| self.can_mount(actor, key, region));
                 (if same { region.can_target_friends } else { region.can_target_enemies }) || mountable
+            };
+            if !allowed {
+                spots.remove(spot);
             }
-        });
+        }
         if let Some(predicate) = &region.predicate {
             spots.retain(|spot| {
                 let target = standing.get(spot).map(|(key, _)| *key);
