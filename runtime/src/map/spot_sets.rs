@@ -229,7 +229,14 @@ impl<V> SpotMap<V> {
 impl<V> FromIterator<(Spot, V)> for SpotMap<V> {
     /// As `BTreeMap::from_iter`: of entries for the same spot, the last one stays.
     fn from_iter<I: IntoIterator<Item = (Spot, V)>>(entries: I) -> Self {
-        let mut entries: Vec<(Spot, V)> = presized(entries);
+        Self::from(presized(entries))
+    }
+}
+
+impl<V> From<Vec<(Spot, V)>> for SpotMap<V> {
+    /// As [`FromIterator`], keeping the list itself when it is in order already (who stands
+    /// where is gathered, sorted and made a map at every region worked out).
+    fn from(mut entries: Vec<(Spot, V)>) -> Self {
         if entries.is_sorted_by(|(a, _), (b, _)| a < b) {
             return Self(entries);
         }

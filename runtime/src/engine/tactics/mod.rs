@@ -669,7 +669,7 @@ impl TacticsState {
             }
             true
         });
-        all.into_iter().collect()
+        SpotMap::from(all)
     }
 
     /// The unit riding `key`, if any.

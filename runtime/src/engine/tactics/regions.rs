@@ -361,7 +361,7 @@ impl TacticsState {
         }
         spots.sort_by_key(|(spot, _)| *spot);
         spots.dedup_by_key(|(spot, _)| *spot);
-        spots.into_iter().collect()
+        SpotMap::from(spots)
     }
 
     /// [`Self::move_routes`] of the unit's move skill number `at` from `from` (nothing spent),
