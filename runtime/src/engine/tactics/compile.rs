@@ -108,7 +108,7 @@ pub(super) struct Setup {
     pub(super) sight: Option<Arc<crate::map::SightMemo>>,
     /// What the scheduler reads at every idle tick (speeds, maxCT, hp, the limits of `ct`,
     /// the win conditions) reads neither `ct`, nor the clock, nor the generator: between two
-    /// ticks only what ticking itself changes may differ (see `TacticsState::quiet_ticks`).
+    /// ticks only what ticking itself changes may differ (see `TacticsState::run_quiet_ticks`).
     pub(super) quiet: bool,
     /// Each unit's usable skills, kept (see [`super::skills::UsableSkills`]).
     pub(super) usable: super::skills::UsableSkills,

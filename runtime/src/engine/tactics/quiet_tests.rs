@@ -1,5 +1,5 @@
-//! The scheduler's quiet ticks (`TacticsState::quiet_ticks`): when they may be taken, and that
-//! a battle played with them is the very battle played tick by tick.
+//! The scheduler's quiet ticks (`TacticsState::run_quiet_ticks`): when they may be taken, and
+//! that a battle played with them is the very battle played tick by tick.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)] // a test
 
 use std::hash::{Hash as _, Hasher as _};

@@ -997,7 +997,7 @@ impl TacticsState {
     }
 }
 
-/// One unit as [`TacticsState::quiet_ticks`] sees it.
+/// One unit as [`TacticsState::quiet_clock`] and [`TacticsState::run_quiet_ticks`] see it.
 struct Ticking {
     key: usize,
     /// Its `ct`, when the ready check reads one.
