@@ -545,7 +545,7 @@ impl TacticsState {
 
     pub(super) fn check_defeats(&mut self, events: &mut Vec<Event>) {
         let falls = |(key, unit): &(&String, &super::UnitState)| {
-            !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)
+            !unit.defeated && self.stat_of(key, unit, "hp", 0).is_some_and(|hp| hp <= 0.0)
         };
         // Checked at every scheduler tick: a list only when someone fell.
         if !self.units.iter().any(|entry| falls(&entry)) {
@@ -702,7 +702,11 @@ impl TacticsState {
     /// anything: no unit standing is at 0 hp or below, no win condition holds or reads NaN,
     /// and the last-team-standing rule would not end the battle.
     fn calm(&self, content: &Content) -> bool {
-        if self.units.iter().any(|(key, unit)| !unit.defeated && self.stat(key, "hp").is_some_and(|hp| hp <= 0.0)) {
+        if self
+            .units
+            .iter()
+            .any(|(key, unit)| !unit.defeated && self.stat_of(key, unit, "hp", 0).is_some_and(|hp| hp <= 0.0))
+        {
             return false;
         }
         let conditions = self.win_conditions(content);
