@@ -385,9 +385,15 @@ impl Ord for Queued {
     }
 }
 
-/// A path search's queue entry: the [`Cost::key`] and the spot's number in the [`SpotTable`],
-/// the least first (numbers are in spot order, so the queue pops in the order of [`Queued`]).
-type QueuedAt = Reverse<(u64, u32)>;
+/// A path search's queue entry: the [`Cost::key`] above the spot's number in the
+/// [`SpotTable`], the least first (numbers are in spot order, so the queue pops in the order
+/// of [`Queued`]; one wide number compares in fewer steps than the pair).
+type QueuedAt = Reverse<u128>;
+
+/// The queue entry of spot number `at` reached at cost key `key`.
+fn queued_at(key: u64, at: u32) -> QueuedAt {
+    Reverse(u128::from(key) << 32 | u128::from(at))
+}
 
 /// A spot a path search reached: its number, its node, the cost it was reached at, and
 /// whether it was expanded.
@@ -396,6 +402,8 @@ struct Visit {
     at: u32,
     node: ReachNode,
     cost: Cost,
+    /// `cost`'s [`Cost::key`].
+    key: u64,
     done: bool,
 }
 
@@ -425,18 +433,22 @@ impl Search<'_> {
         self.occupied.get(at as usize).copied().flatten()
     }
 
-    /// Offers `edge` out of `from`, reached at `from_cost`, keeping it if who stands where,
-    /// the budget and the rise window allow it and it is better than what its spot had (the
-    /// grid's own checks were made when the edge was found: [`grid_edges`]).
-    fn offer(&mut self, (from_at, from): (u32, &SpotInfo), from_cost: Cost, edge: Edge) {
+    /// Offers `edge` out of spot number `from_at` (on `from`), reached at `from_cost`,
+    /// keeping it if who stands where, the budget and the rise window allow it and it is
+    /// better than what its spot had (the grid's own checks were made when the edge was
+    /// found: [`grid_edges`]).
+    #[inline]
+    fn offer(&mut self, (from_at, from): (u32, Spot), from_cost: Cost, edge: &Edge) {
         let params = self.params;
         let to_at = edge.to;
-        let Some(to) = self.table.get(to_at) else { return };
-        // The cheap refusals first (each refusal leaves the search as it was, so their order
-        // does not matter): most offers at a search's edge are out of budget.
-        // Entering a tile costs its terrain's move cost; a leap's gap cells are flown over.
-        let steps = from_cost.steps.saturating_add(edge.gap).saturating_add(to.move_cost);
-        if steps > params.radius_max || to.tags & params.no_enter != 0 {
+        // The cheap refusals first, from the edge alone (each refusal leaves the search as it
+        // was, so their order does not matter): most offers at a search's edge are out of
+        // budget. Entering a tile costs its terrain's move cost; a leap's gap cells are flown
+        // over.
+        // (A leap's gap alone is counted unsaturated, as the budget of the cells flown over.)
+        let steps = from_cost.steps.saturating_add(edge.spend);
+        let gap_fits = u32::from(from_cost.steps) + u32::from(edge.gap) <= u32::from(params.radius_max);
+        if steps > params.radius_max || !gap_fits || edge.tags & params.no_enter != 0 {
             return;
         }
         let step_dz = edge.step_dz;
@@ -450,9 +462,10 @@ impl Search<'_> {
         // included): refused before the checks that read who stands where.
         let Some(slot) = self.slot.get(to_at as usize).copied() else { return };
         let known = self.visits.get(slot as usize);
-        if known.is_some_and(|known| known.cost.key() <= key) {
+        if known.is_some_and(|known| known.key <= key) {
             return;
         }
+        let Some(to) = self.table.get(to_at) else { return };
         let to_occupant = self.occupant(to_at);
         if to_occupant == Some(Occupant::Enemy) && !(params.can_cross_enemies || params.can_halt_at_enemies) {
             return;
@@ -470,7 +483,7 @@ impl Search<'_> {
             steps: cost.steps,
             leaps: cost.leaps,
             climb: cost.climb,
-            prev: Some(from.spot),
+            prev: Some(from),
             leap: edge.leap,
             dz: window_dz,
             can_stop: false,
@@ -478,34 +491,31 @@ impl Search<'_> {
         if let Some(known) = self.visits.get_mut(slot as usize) {
             known.node = node;
             known.cost = cost;
+            known.key = key;
         } else {
             if let Some(slot) = self.slot.get_mut(to_at as usize) {
                 // A table of at most MAX_MAP_SIDE² × 256 spots: the count fits u32.
                 *slot = self.visits.len() as u32;
             }
-            self.visits.push(Visit { at: to_at, node, cost, done: false });
+            self.visits.push(Visit { at: to_at, node, cost, key, done: false });
         }
-        self.queue.push(Reverse((key, to_at)));
+        self.queue.push(queued_at(key, to_at));
     }
 
-    /// Offers every step and leap out of spot number `at`, reached at `cost`.
+    /// Offers every step and leap out of spot number `at`, reached at `cost` (`offer` keeps
+    /// the budget: a tile of move cost 0 is entered even with none left).
     fn expand(&mut self, at: u32, cost: Cost) {
         let (grid, table) = (self.grid, self.table);
-        let Some(from) = table.get(at).copied() else { return };
-        // `offer` keeps the budget: a tile of move cost 0 is entered even with none left.
-        let radius_max = u32::from(self.params.radius_max);
-        let in_budget = |edge: &Edge| u32::from(cost.steps) + u32::from(edge.gap) <= radius_max;
+        let Some(from) = table.get(at).map(|info| info.spot) else { return };
         match self.edges.take() {
             Some(edges) => {
-                for edge in edges.of(at).iter().filter(|edge| in_budget(edge)) {
-                    self.offer((at, &from), cost, *edge);
+                for edge in edges.of(at) {
+                    self.offer((at, from), cost, edge);
                 }
                 self.edges = Some(edges);
             }
             None => grid_edges(grid, table, at, EdgeQuestion::of(self.params), |edge| {
-                if in_budget(&edge) {
-                    self.offer((at, &from), cost, edge);
-                }
+                self.offer((at, from), cost, &edge);
             }),
         }
     }
@@ -518,10 +528,15 @@ pub(crate) struct Edge {
     to: u32,
     /// The cells a leap flies over (0 for a step).
     gap: u16,
+    /// The steps it spends: the gap's cells and the landing tile's move cost (saturated), so
+    /// a search refuses most edges without looking up where they land.
+    spend: u16,
     /// Whether it is a leap.
     leap: bool,
     /// How far it rises at the edges it crosses ([`edge_dz`]).
     step_dz: f32,
+    /// The landing tile's terrain tag bits (refused by a search's `no_enter`).
+    tags: u64,
 }
 
 /// What the grid's edges depend on besides the grid: the body's clearance, how far it
@@ -598,7 +613,14 @@ fn grid_edges(grid: &TileGrid, table: &SpotTable, at: u32, question: EdgeQuestio
         if let Some(to) = table.get(to_at)
             && walls_allow(to)
         {
-            found(Edge { to: to_at, gap, leap, step_dz: edge_dz(from, to) });
+            found(Edge {
+                to: to_at,
+                gap,
+                spend: gap.saturating_add(to.move_cost),
+                leap,
+                step_dz: edge_dz(from, to),
+                tags: to.tags,
+            });
         }
     };
     for (step_x, step_y) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
@@ -752,9 +774,11 @@ fn search_path(
         queue: BinaryHeap::with_capacity(likely_spots(table, params.radius_max)),
         edges,
     };
-    search.visits.push(Visit { at: start_at, node: first, cost: zero, done: false });
-    search.queue.push(Reverse((zero.key(), start_at)));
-    while let Some(Reverse((key, at))) = search.queue.pop() {
+    search.visits.push(Visit { at: start_at, node: first, cost: zero, key: zero.key(), done: false });
+    search.queue.push(queued_at(zero.key(), start_at));
+    while let Some(Reverse(entry)) = search.queue.pop() {
+        // The two halves of `queued_at`'s number.
+        let (key, at) = ((entry >> 32) as u64, entry as u32);
         let Some(visit) = search.slot.get(at as usize).and_then(|slot| search.visits.get_mut(*slot as usize)) else {
             continue;
         };
