@@ -444,8 +444,8 @@ impl Search<'_> {
         // The cheap refusals first, from the edge alone (each refusal leaves the search as it
         // was, so their order does not matter): most offers at a search's edge are out of
         // budget. Entering a tile costs its terrain's move cost; a leap's gap cells are flown
-        // over.
-        // (A leap's gap alone is counted unsaturated, as the budget of the cells flown over.)
+        // over, and must fit the budget without saturating (as they always had to) even where
+        // the sum with a huge move cost saturates.
         let steps = from_cost.steps.saturating_add(edge.spend);
         let gap_fits = u32::from(from_cost.steps) + u32::from(edge.gap) <= u32::from(params.radius_max);
         if steps > params.radius_max || !gap_fits || edge.tags & params.no_enter != 0 {
