@@ -437,7 +437,6 @@ impl Search<'_> {
     /// keeping it if who stands where, the budget and the rise window allow it and it is
     /// better than what its spot had (the grid's own checks were made when the edge was
     /// found: [`grid_edges`]).
-    #[inline]
     fn offer(&mut self, (from_at, from): (u32, Spot), from_cost: Cost, edge: &Edge) {
         let params = self.params;
         let to_at = edge.to;

@@ -750,8 +750,9 @@ impl TacticsState {
     /// What the ready check and the quiet ticks read of each unit standing, in the scheduler's
     /// order: its `ct` (the stored one, which is the stat itself here: nothing else changes
     /// it), speed, limits of `ct`, maxCT and status clocks. None when quiet ticks may not be
-    /// taken now: the content is not [quiet](super::compile::Setup::quiet), a charge waits,
-    /// or some unit's `ct` is live (read through its formula).
+    /// taken now: the content is not [quiet](super::compile::Setup::quiet), the scheduler is
+    /// not the CT one, a turn is running, the battle is won, a charge waits, or some unit's
+    /// `ct` is live (read through its formula).
     fn quiet_clock(&self) -> Option<Vec<Ticking>> {
         if !self.setup.quiet
             || self.setup.scheduler.kind != SchedulerKind::Ct
