@@ -115,7 +115,8 @@ impl Node {
         };
         match self {
             Self::Const(_) => true,
-            Self::Random(..) | Self::RandomBranch(..) => false,
+            // `any` draws which argument to evaluate.
+            Self::Random(..) | Self::RandomBranch(..) | Self::Any(..) => false,
             Self::Value(slot) | Self::Exists(slot) => {
                 slots.push(*slot);
                 true
@@ -136,7 +137,7 @@ impl Node {
             Self::If(parts) => all(parts.as_slice(), slots, seen),
             Self::Root(x, n) => x.reads(set, slots, seen) && n.reads(set, slots, seen),
             Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slots, seen)),
-            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) | Self::Any(nodes) => all(nodes, slots, seen),
+            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slots, seen),
             Self::Cond(cases, default) => {
                 pairs(cases, slots, seen) && default.as_ref().is_none_or(|node| node.reads(set, slots, seen))
             }

@@ -79,6 +79,7 @@ fn ticks_are_quiet_only_when_nothing_read_at_each_tick_sees_the_clock_ct_or_the_
     // The clock, a draw, `ct` itself, or a stat whose formula reads `ct`.
     assert!(!quiet(with_win("battle.tick >= 300")));
     assert!(!quiet(with_win("random(1) > 2")));
+    assert!(!quiet(with_win("any(team.red.alive, 0) == 0")));
     assert!(!quiet(with_win("unit.knight.ct > 1000")));
     let mut project = with_win("unit.knight.wis > 3");
     project.units.get_mut("knight").unwrap().stats.insert("wis".to_owned(), Expr::new("c.ct / 10"));
