@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use actforge_runtime::engine::policy::{Move, RandomPolicy};
 use actforge_runtime::engine::{Choice, Event, Outcome, Session};
-use actforge_runtime::model::{Id, Project};
+use actforge_runtime::model::{Expr, Id, Project};
 use actforge_runtime::project::load_folder;
 
 fn workspace() -> PathBuf {
@@ -354,6 +354,36 @@ fn random_games_end_and_replay_to_the_same_state() {
         assert!(session.state().outcome.is_some());
     }
     assert!(winners[0] > 50 && winners[1] > 50, "{winners:?}");
+}
+
+#[test]
+fn a_score_that_draws_is_drawn_wherever_a_condition_reads_it() {
+    // A score read on the right of an `and` whose left side decides would be left out if it
+    // only read. This one draws, so the games must be those of the score read on the left.
+    let play = |condition: &str, seed: u64| {
+        let mut project = knucklebones();
+        for board in ["player_one", "player_two"] {
+            project.boards.get_mut(board).unwrap().score = Some(Expr::new("random(1) + f.total"));
+        }
+        let rule = project.rules.get_mut("shield_reflects").unwrap();
+        rule.requirements.condition = Some(Expr::new(condition));
+        let mut session = Session::new(project, seed).unwrap();
+        let mut policy = RandomPolicy::new(seed);
+        let mut log = Vec::new();
+        for _ in 0..400 {
+            match policy.step(&mut session) {
+                Move::Stuck => break,
+                Move::Chose(_, happened) | Move::Waited(_, happened) => log.push(happened),
+            }
+        }
+        (session.state_hash(), log)
+    };
+    for seed in 0..20 {
+        let right = play("facing_column.var.shield > 0 and board.own.score > -1", seed);
+        let left = play("board.own.score > -1 and facing_column.var.shield > 0", seed);
+        assert!(right.1.len() > 10, "seed {seed}: a game was played");
+        assert_eq!(right, left, "seed {seed}");
+    }
 }
 
 #[test]

@@ -10,8 +10,8 @@ use actforge_runtime::formula::ast::{
 };
 use actforge_runtime::formula::query::{Query, QueryError, evaluate};
 use actforge_runtime::formula::{
-    AnyNames, Env, FormulaSet, LookupSlot, NameCheck, Names, ProjectNames, Span, ValuesEnv, canonical, canonical_text,
-    parse,
+    AnyNames, Env, FormulaSet, Issue, LookupSlot, NameCheck, Names, ProjectNames, Span, ValuesEnv, canonical,
+    canonical_text, parse,
 };
 use actforge_runtime::model::{Formula, Id, Project, Stat, StatValue, Unit};
 use proptest::prelude::*;
@@ -457,6 +457,70 @@ fn evaluation_reads_slots_through_the_environment_without_hashing() {
     assert_eq!(set.compile("2 * (3 + 4) - max(1, 2)", &AnyNames).unwrap().constant(), Some(12.0), "constants fold");
 }
 
+/// An environment that answers every slot, counts its reads, keeps its draws and reports,
+/// and says whether its reads only read (`and`/`or` may then leave out a side that only reads).
+struct Recording {
+    only_read: bool,
+    reads: usize,
+    draws: u64,
+    issues: Vec<Issue>,
+}
+
+impl Recording {
+    fn new(only_read: bool) -> Self {
+        Self { only_read, reads: 0, draws: 7, issues: Vec::new() }
+    }
+}
+
+impl Env for Recording {
+    fn value(&mut self, slot: LookupSlot) -> f64 {
+        self.reads += 1;
+        f64::from(slot.0 % 3)
+    }
+    fn has(&mut self, slot: LookupSlot) -> bool {
+        self.reads += 1;
+        slot.0.is_multiple_of(2)
+    }
+    fn random_bits(&mut self) -> u64 {
+        self.draws = self.draws.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        self.draws
+    }
+    fn facing(&mut self, _targeted: bool) -> Option<Side> {
+        None
+    }
+    fn issue(&mut self, issue: Issue) {
+        self.issues.push(issue);
+    }
+    fn reads_only_read(&self) -> bool {
+        self.only_read
+    }
+}
+
+#[test]
+fn and_or_leave_out_a_side_that_only_reads_where_the_other_decides_and_nothing_else() {
+    // Slots in reading order: c.zero reads 0, c.one 1 (see `Recording::value`).
+    let run = |text: &str, only_read: bool| {
+        let mut set = FormulaSet::new();
+        set.compile("c.zero + c.one", &AnyNames).unwrap();
+        let compiled = set.compile(text, &AnyNames).unwrap();
+        let mut env = Recording::new(only_read);
+        let value = set.eval(&compiled, &mut env);
+        (value, env.reads, env.draws, env.issues)
+    };
+    // The left side decides: the right side is not read where reads only read.
+    assert_eq!(run("c.zero > 0 and (c.one > 0 or c.zero > 0)", true), (0.0, 1, 7, vec![]));
+    assert_eq!(run("c.zero > 0 and (c.one > 0 or c.zero > 0)", false), (0.0, 3, 7, vec![]));
+    assert_eq!(run("c.one > 0 or c.zero + c.one > 5", true), (1.0, 1, 7, vec![]));
+    assert_eq!(run("c.one > 0 or c.zero + c.one > 5", false), (1.0, 3, 7, vec![]));
+    // The left side does not decide: both are read.
+    assert_eq!(run("c.one > 0 and c.zero + c.one > 0", true), (1.0, 3, 7, vec![]));
+    // A right side that draws or may report is always evaluated.
+    let drawn = run("c.zero > 0 and random(1) > 2", true);
+    assert_eq!((drawn.0, drawn.1), (0.0, 1));
+    assert_ne!(drawn.2, 7, "the draw was made");
+    assert_eq!(run("c.zero > 0 and cond { c.one > 5: 1 }", true), (0.0, 2, 7, vec![Issue::NoCondCase]));
+}
+
 // ---------------------------------------------------------------------------------------
 // Property tests.
 
@@ -591,6 +655,32 @@ proptest! {
         } else if let Err(error) = parse(&text) {
             let _ = error.render(&text);
             prop_assert!(error.span.start <= text.len());
+        }
+    }
+
+    #[test]
+    fn leaving_out_sides_that_only_read_changes_no_value_draw_or_report(left in ast(), right in ast()) {
+        // Each tree alone and joined both ways by `and` and by `or`, so every run has some.
+        let join = |op: BinaryOp, a: &Ast, b: &Ast| node(AstKind::Binary(op, Box::new([a.clone(), b.clone()])));
+        let trees = [
+            join(BinaryOp::And, &left, &right),
+            join(BinaryOp::Or, &left, &right),
+            join(BinaryOp::And, &right, &left),
+            join(BinaryOp::Or, &right, &left),
+            left,
+            right,
+        ];
+        for tree in &trees {
+            let text = canonical(tree);
+            let mut set = FormulaSet::new();
+            if let Ok(compiled) = set.compile(&text, &AnyNames) {
+                let (mut short, mut full) = (Recording::new(true), Recording::new(false));
+                let (a, b) = (set.eval(&compiled, &mut short), set.eval(&compiled, &mut full));
+                prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{}: {} vs {}", text, a, b);
+                prop_assert_eq!(short.draws, full.draws, "{}", text);
+                prop_assert_eq!(&short.issues, &full.issues, "{}", text);
+                prop_assert!(short.reads <= full.reads, "{}", text);
+            }
         }
     }
 

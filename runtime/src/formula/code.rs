@@ -105,7 +105,9 @@ impl Node {
 
 impl Node {
     /// Adds the slots this node reads to `slots`, named formulas it calls included (each once:
-    /// `seen`); false when it draws random numbers (its value then depends on the generator).
+    /// `seen`); false when evaluating it may do more than read: draw random numbers (its value
+    /// then depends on the generator) or report an [`Issue`] (a `cond` or `switch` without a
+    /// default, a facing branch).
     pub(super) fn reads(&self, set: &FormulaSet, slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>) -> bool {
         let all = |nodes: &[Node], slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>| {
             nodes.iter().all(|node| node.reads(set, slots, seen))
@@ -115,8 +117,9 @@ impl Node {
         };
         match self {
             Self::Const(_) => true,
-            // `any` draws which argument to evaluate.
-            Self::Random(..) | Self::RandomBranch(..) | Self::Any(..) => false,
+            // `any` draws which argument to evaluate; a facing branch reports an issue where no
+            // facing is known, whatever its cases.
+            Self::Random(..) | Self::RandomBranch(..) | Self::Any(..) | Self::Facing(..) => false,
             Self::Value(slot) | Self::Exists(slot) => {
                 slots.push(*slot);
                 true
@@ -139,14 +142,13 @@ impl Node {
             Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slots, seen)),
             Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slots, seen),
             Self::Cond(cases, default) => {
-                pairs(cases, slots, seen) && default.as_ref().is_none_or(|node| node.reads(set, slots, seen))
+                pairs(cases, slots, seen) && default.as_ref().is_some_and(|node| node.reads(set, slots, seen))
             }
             Self::Switch(key, cases, default) => {
                 key.reads(set, slots, seen)
                     && pairs(cases, slots, seen)
-                    && default.as_ref().is_none_or(|node| node.reads(set, slots, seen))
+                    && default.as_ref().is_some_and(|node| node.reads(set, slots, seen))
             }
-            Self::Facing(_, cases) => cases.iter().flatten().all(|node| node.reads(set, slots, seen)),
         }
     }
 }
@@ -187,7 +189,7 @@ pub(super) fn apply(op: BinaryOp, a: f64, b: f64) -> f64 {
         BinaryOp::Le => flag(a <= b),
         BinaryOp::Gt => flag(a > b),
         BinaryOp::Ge => flag(a >= b),
-        // Both sides are always evaluated (they may draw random numbers).
+        // Both sides are evaluated (they may draw random numbers; see `Builder::logic`).
         BinaryOp::And => flag(truth(a) & truth(b)),
         BinaryOp::Or => flag(truth(a) | truth(b)),
     }
@@ -597,6 +599,34 @@ fn binary_closure_plain_b<'e, E: Env + ?Sized + 'e>(
     }
 }
 
+/// The closure of `a or b` (`OR`) or `a and b` whose `b` only reads, for an `a` of a known
+/// kind (see [`Builder::logic`]).
+fn logic_closure_b<'e, E: Env + ?Sized + 'e, const OR: bool>(a: impl Operand<E> + 'e, b: Arg<'e, E>) -> Run<'e, E> {
+    match b {
+        Arg::Constant(k) => logic_closure::<E, OR>(a, Constant(k)),
+        Arg::Read(slot) => logic_closure::<E, OR>(a, Read(slot)),
+        Arg::Pair(pair) => logic_closure::<E, OR>(a, pair),
+        Arg::Shape(shape) => logic_closure::<E, OR>(a, Call(shape_closure(shape))),
+        Arg::Call(run) => logic_closure::<E, OR>(a, Call(run)),
+    }
+}
+
+/// The closure of `a or b` (`OR`) or `a and b`, `b` left out where `a` decides and reading
+/// only reads.
+fn logic_closure<'e, E: Env + ?Sized + 'e, const OR: bool>(
+    a: impl Operand<E> + 'e,
+    b: impl Operand<E> + 'e,
+) -> Run<'e, E> {
+    Box::new(move |env: &mut E| {
+        let left = a.test(env);
+        if left == OR && env.reads_only_read() {
+            return flag(OR);
+        }
+        let right = b.test(env);
+        flag(if OR { left | right } else { left & right })
+    })
+}
+
 /// A shape's own closure, for parents that do not read shapes themselves.
 fn shape_closure<'e, E: Env + ?Sized + 'e>(shape: Shape) -> Run<'e, E> {
     Box::new(move |env: &mut E| shape.get(env))
@@ -641,6 +671,27 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
             Arg::Pair(pair) => binary_closure_b(pair, b, op),
             Arg::Shape(shape) => binary_closure_b(shape, b, op),
             Arg::Call(run) => binary_closure_b(Call(run), b, op),
+        }
+    }
+
+    /// The closure of `a or b` (`OR`) or `a and b`. Both sides are evaluated, as the language
+    /// says, except that a right side that only reads ([`Node::reads`]) is left out where the
+    /// left decides and the environment's reads only read ([`Env::reads_only_read`]): no value,
+    /// draw or report could differ, and a rule's `shield > 0 and f.facing_match` then reads
+    /// one value instead of twelve.
+    #[inline(never)]
+    fn logic<const OR: bool>(&mut self, a: &Node, b: &Node) -> Run<'e, E> {
+        let op = if OR { BinaryOp::Or } else { BinaryOp::And };
+        if !b.reads(self.set, &mut Vec::new(), &mut Vec::new()) {
+            return self.binary_plain_with(a, b, move |x, y| apply(op, x, y));
+        }
+        let (a, b) = (self.arg(a), self.arg(b));
+        match a {
+            Arg::Constant(k) => logic_closure_b::<E, OR>(Constant(k), b),
+            Arg::Read(slot) => logic_closure_b::<E, OR>(Read(slot), b),
+            Arg::Pair(pair) => logic_closure_b::<E, OR>(pair, b),
+            Arg::Shape(shape) => logic_closure_b::<E, OR>(Call(shape_closure(shape)), b),
+            Arg::Call(run) => logic_closure_b::<E, OR>(Call(run), b),
         }
     }
 
@@ -762,8 +813,8 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
                     BinaryOp::Le => self.binary_with(a, b, |x, y| apply(BinaryOp::Le, x, y)),
                     BinaryOp::Gt => self.binary_with(a, b, |x, y| apply(BinaryOp::Gt, x, y)),
                     BinaryOp::Ge => self.binary_with(a, b, |x, y| apply(BinaryOp::Ge, x, y)),
-                    BinaryOp::And => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::And, x, y)),
-                    BinaryOp::Or => self.binary_plain_with(a, b, |x, y| apply(BinaryOp::Or, x, y)),
+                    BinaryOp::And => self.logic::<false>(a, b),
+                    BinaryOp::Or => self.logic::<true>(a, b),
                 }
             }
             _ => self.other_node(node),

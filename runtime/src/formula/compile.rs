@@ -47,6 +47,12 @@ pub trait Env {
     fn issue(&mut self, issue: Issue) {
         let _ = issue;
     }
+    /// Whether reading slots here (`value`, `has`) only reads: it draws no random number,
+    /// reports no issue and changes nothing. Then an `and` or `or` whose left side decides
+    /// leaves out a right side that only reads too ([`FormulaSet::reads`]): nothing could tell.
+    fn reads_only_read(&self) -> bool {
+        false
+    }
 }
 
 /// Whether a name exists where a formula is used.
@@ -284,7 +290,8 @@ impl FormulaSet {
     }
 
     /// The slots `compiled` reads, those of the named formulas it calls included (in no
-    /// particular order, possibly repeated); None when it draws random numbers.
+    /// particular order, possibly repeated); None when evaluating it may do more than read:
+    /// draw random numbers or report an [`Issue`].
     pub fn reads(&self, compiled: &Compiled) -> Option<Vec<LookupSlot>> {
         let mut slots = Vec::new();
         compiled.node.reads(self, &mut slots, &mut Vec::new()).then_some(slots)

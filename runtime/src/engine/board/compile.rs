@@ -250,6 +250,9 @@ pub(in crate::engine) struct Setup {
     pub(super) var_names: Vec<String>,
     pub(super) column_var_names: Vec<String>,
     pub(super) cell_var_names: Vec<String>,
+    /// Whether every read only reads: a read of a score evaluates that board's `score`
+    /// formula, so none of them may draw or report ([`crate::formula::Env::reads_only_read`]).
+    pub(super) reads_only_read: bool,
 }
 
 /// The variable names of board play: of boards, of columns and of cells.
@@ -394,6 +397,10 @@ impl Setup {
             }
             list.to_vec()
         };
+        let reads_only_read = boards.iter().filter_map(|board| board.score.as_ref()).all(|score| {
+            score.as_int().is_some()
+                || content.formula(score).is_none_or(|compiled| content.formulas().reads(compiled).is_some())
+        });
         let mut sides = Vec::new();
         for board in &boards {
             let faces = board
@@ -442,7 +449,7 @@ impl Setup {
                 reads.iter().map(move |read| flat_of(*read, own, sides, sizes, per_column))
             })
             .collect();
-        Self { sides, reads, flat, codes, plays, var_names, column_var_names, cell_var_names }
+        Self { sides, reads, flat, codes, plays, var_names, column_var_names, cell_var_names, reads_only_read }
     }
 }
 
@@ -542,6 +549,7 @@ impl Setup {
             var_names: Vec::new(),
             column_var_names: Vec::new(),
             cell_var_names: Vec::new(),
+            reads_only_read: true,
         }
     }
 }

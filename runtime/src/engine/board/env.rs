@@ -52,6 +52,10 @@ impl Env for Run {
     fn random_bits(&mut self) -> u64 {
         rand_core::Rng::next_u64(&mut self.rng)
     }
+
+    fn reads_only_read(&self) -> bool {
+        self.setup.reads_only_read
+    }
 }
 
 impl Run {
