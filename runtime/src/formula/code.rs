@@ -532,6 +532,21 @@ fn shape(node: &Node) -> Option<Shape> {
     }
 }
 
+/// `node`'s value in `env` without a program, if it is a constant, a slot, a leaf operation
+/// or a [`Shape`]: the very operands a parent's closure reads itself, read the same way.
+#[inline]
+pub(super) fn eval_leaf<E: Env + ?Sized>(node: &Node, env: &mut E) -> Option<f64> {
+    match node {
+        Node::Const(k) => Some(*k),
+        Node::Value(slot) => Some(env.value(*slot)),
+        _ => match (pair(node), shape(node)) {
+            (Some(pair), _) => Some(pair.get(env)),
+            (None, Some(shape)) => Some(shape.get(env)),
+            (None, None) => None,
+        },
+    }
+}
+
 /// Any other operand: its own closure, called.
 struct Call<'e, E: ?Sized + 'e>(Run<'e, E>);
 

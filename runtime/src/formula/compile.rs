@@ -334,8 +334,14 @@ impl FormulaSet {
     }
 
     /// Evaluates `compiled` once in `env` (builds its program each time: for one-off values;
-    /// hold a [`FormulaSet::program`] to evaluate repeatedly).
+    /// hold a [`FormulaSet::program`] to evaluate repeatedly). A constant, a single read
+    /// (`c.move`) or a leaf operation is worked out directly, as its program would: building
+    /// one costs more than running it, and engines whose environments borrow the state cannot
+    /// keep programs.
     pub fn eval<E: Env + ?Sized>(&self, compiled: &Compiled, env: &mut E) -> f64 {
+        if let Some(value) = super::code::eval_leaf(&compiled.node, env) {
+            return value;
+        }
         self.program::<E>(compiled).eval(env)
     }
 
