@@ -104,50 +104,50 @@ impl Node {
 }
 
 impl Node {
-    /// Adds the slots this node reads to `slots`, named formulas it calls included (each once:
+    /// Hands each slot this node reads to `slot`, named formulas it calls included (each once:
     /// `seen`); false when evaluating it may do more than read: draw random numbers (its value
     /// then depends on the generator) or report an [`Issue`] (a `cond` or `switch` without a
     /// default, a facing branch).
-    pub(super) fn reads(&self, set: &FormulaSet, slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>) -> bool {
-        let all = |nodes: &[Node], slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>| {
-            nodes.iter().all(|node| node.reads(set, slots, seen))
+    pub(super) fn reads(&self, set: &FormulaSet, slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>) -> bool {
+        let all = |nodes: &[Node], slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>| {
+            nodes.iter().all(|node| node.reads(set, slot, seen))
         };
-        let pairs = |cases: &[(Node, Node)], slots: &mut Vec<LookupSlot>, seen: &mut Vec<u32>| {
-            cases.iter().all(|(key, value)| key.reads(set, slots, seen) && value.reads(set, slots, seen))
+        let pairs = |cases: &[(Node, Node)], slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>| {
+            cases.iter().all(|(key, value)| key.reads(set, slot, seen) && value.reads(set, slot, seen))
         };
         match self {
             Self::Const(_) => true,
             // `any` draws which argument to evaluate; a facing branch reports an issue where no
             // facing is known, whatever its cases.
             Self::Random(..) | Self::RandomBranch(..) | Self::Any(..) | Self::Facing(..) => false,
-            Self::Value(slot) | Self::Exists(slot) => {
-                slots.push(*slot);
+            Self::Value(read) | Self::Exists(read) => {
+                slot(*read);
                 true
             }
-            Self::LookupOr(slot, default) => {
-                slots.push(*slot);
-                default.reads(set, slots, seen)
+            Self::LookupOr(read, default) => {
+                slot(*read);
+                default.reads(set, slot, seen)
             }
             Self::Formula(index) => {
                 if seen.contains(index) {
                     return true;
                 }
                 seen.push(*index);
-                set.named_node(*index).is_none_or(|node| node.reads(set, slots, seen))
+                set.named_node(*index).is_none_or(|node| node.reads(set, slot, seen))
             }
-            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => x.reads(set, slots, seen),
-            Self::Binary(_, pair) => all(pair.as_slice(), slots, seen),
-            Self::If(parts) => all(parts.as_slice(), slots, seen),
-            Self::Root(x, n) => x.reads(set, slots, seen) && n.reads(set, slots, seen),
-            Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slots, seen)),
-            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slots, seen),
+            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => x.reads(set, slot, seen),
+            Self::Binary(_, pair) => all(pair.as_slice(), slot, seen),
+            Self::If(parts) => all(parts.as_slice(), slot, seen),
+            Self::Root(x, n) => x.reads(set, slot, seen) && n.reads(set, slot, seen),
+            Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slot, seen)),
+            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slot, seen),
             Self::Cond(cases, default) => {
-                pairs(cases, slots, seen) && default.as_ref().is_some_and(|node| node.reads(set, slots, seen))
+                pairs(cases, slot, seen) && default.as_ref().is_some_and(|node| node.reads(set, slot, seen))
             }
             Self::Switch(key, cases, default) => {
-                key.reads(set, slots, seen)
-                    && pairs(cases, slots, seen)
-                    && default.as_ref().is_some_and(|node| node.reads(set, slots, seen))
+                key.reads(set, slot, seen)
+                    && pairs(cases, slot, seen)
+                    && default.as_ref().is_some_and(|node| node.reads(set, slot, seen))
             }
         }
     }
@@ -697,7 +697,7 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
     #[inline(never)]
     fn logic<const OR: bool>(&mut self, a: &Node, b: &Node) -> Run<'e, E> {
         let op = if OR { BinaryOp::Or } else { BinaryOp::And };
-        if !b.reads(self.set, &mut Vec::new(), &mut Vec::new()) {
+        if !b.reads(self.set, &mut |_| {}, &mut Vec::new()) {
             return self.binary_plain_with(a, b, move |x, y| apply(op, x, y));
         }
         let (a, b) = (self.arg(a), self.arg(b));

@@ -294,7 +294,7 @@ impl FormulaSet {
     /// draw random numbers or report an [`Issue`].
     pub fn reads(&self, compiled: &Compiled) -> Option<Vec<LookupSlot>> {
         let mut slots = Vec::new();
-        compiled.node.reads(self, &mut slots, &mut Vec::new()).then_some(slots)
+        compiled.node.reads(self, &mut |slot| slots.push(slot), &mut Vec::new()).then_some(slots)
     }
 
     /// The lookup of a slot.
