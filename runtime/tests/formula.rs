@@ -519,6 +519,24 @@ fn and_or_leave_out_a_side_that_only_reads_where_the_other_decides_and_nothing_e
     assert_eq!((drawn.0, drawn.1), (0.0, 1));
     assert_ne!(drawn.2, 7, "the draw was made");
     assert_eq!(run("c.zero > 0 and cond { c.one > 5: 1 }", true), (0.0, 2, 7, vec![Issue::NoCondCase]));
+
+    // Named formulas on the right: one that only reads is left out, one that calls a formula
+    // that draws is not.
+    let named = |name: &str, text: &str| (name.to_owned(), text.to_owned());
+    let (mut set, errors) = FormulaSet::build(
+        &[named("reads", "c.zero + c.one > 0"), named("inner", "random(1)"), named("draws", "f.inner + c.one")],
+        &AnyNames,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut run = |text: &str| {
+        let compiled = set.compile(text, &AnyNames).unwrap();
+        let mut env = Recording::new(true);
+        let value = set.eval(&compiled, &mut env);
+        (value, env.reads, env.draws != 7, set.reads(&compiled).map(|slots| slots.len()))
+    };
+    assert_eq!(run("c.zero > 0 and f.reads"), (0.0, 1, false, Some(3)));
+    assert_eq!(run("c.zero > 0 and f.draws"), (0.0, 2, true, None));
+    assert_eq!(run("c.one > 0 or f.draws"), (1.0, 2, true, None));
 }
 
 // ---------------------------------------------------------------------------------------

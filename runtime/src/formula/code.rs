@@ -103,17 +103,22 @@ impl Node {
     }
 }
 
+/// What [`Node::reads`] asks of each named formula a node calls: whether it only reads (its
+/// slots handed to the callback given, where they are wanted).
+pub(super) type NamedReads<'a> = dyn FnMut(u32, &mut dyn FnMut(LookupSlot)) -> bool + 'a;
+
 impl Node {
-    /// Hands each slot this node reads to `slot`, named formulas it calls included (each once:
-    /// `seen`); false when evaluating it may do more than read: draw random numbers (its value
-    /// then depends on the generator) or report an [`Issue`] (a `cond` or `switch` without a
-    /// default, a facing branch).
-    pub(super) fn reads(&self, set: &FormulaSet, slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>) -> bool {
-        let all = |nodes: &[Node], slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>| {
-            nodes.iter().all(|node| node.reads(set, slot, seen))
+    /// Hands each slot this node reads to `slot` and asks `named` about each named formula it
+    /// calls (whether it only reads, handing its slots to `slot` as wanted); false when
+    /// evaluating it may do more than read: draw random numbers (its value then depends on the
+    /// generator) or report an [`Issue`] (a `cond` or `switch` without a default, a facing
+    /// branch).
+    pub(super) fn reads(&self, slot: &mut dyn FnMut(LookupSlot), named: &mut NamedReads<'_>) -> bool {
+        let all = |nodes: &[Node], slot: &mut dyn FnMut(LookupSlot), named: &mut NamedReads<'_>| {
+            nodes.iter().all(|node| node.reads(slot, named))
         };
-        let pairs = |cases: &[(Node, Node)], slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>| {
-            cases.iter().all(|(key, value)| key.reads(set, slot, seen) && value.reads(set, slot, seen))
+        let pairs = |cases: &[(Node, Node)], slot: &mut dyn FnMut(LookupSlot), named: &mut NamedReads<'_>| {
+            cases.iter().all(|(key, value)| key.reads(slot, named) && value.reads(slot, named))
         };
         match self {
             Self::Const(_) => true,
@@ -126,28 +131,22 @@ impl Node {
             }
             Self::LookupOr(read, default) => {
                 slot(*read);
-                default.reads(set, slot, seen)
+                default.reads(slot, named)
             }
-            Self::Formula(index) => {
-                if seen.contains(index) {
-                    return true;
-                }
-                seen.push(*index);
-                set.named_node(*index).is_none_or(|node| node.reads(set, slot, seen))
-            }
-            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => x.reads(set, slot, seen),
-            Self::Binary(_, pair) => all(pair.as_slice(), slot, seen),
-            Self::If(parts) => all(parts.as_slice(), slot, seen),
-            Self::Root(x, n) => x.reads(set, slot, seen) && n.reads(set, slot, seen),
-            Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(set, slot, seen)),
-            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slot, seen),
+            Self::Formula(index) => named(*index, slot),
+            Self::Neg(x) | Self::Not(x) | Self::Unary(_, x) => x.reads(slot, named),
+            Self::Binary(_, pair) => all(pair.as_slice(), slot, named),
+            Self::If(parts) => all(parts.as_slice(), slot, named),
+            Self::Root(x, n) => x.reads(slot, named) && n.reads(slot, named),
+            Self::Clamp(x, low, high) => [x, low, high].iter().all(|node| node.reads(slot, named)),
+            Self::Min(nodes) | Self::Max(nodes) | Self::Mean(nodes) => all(nodes, slot, named),
             Self::Cond(cases, default) => {
-                pairs(cases, slot, seen) && default.as_ref().is_some_and(|node| node.reads(set, slot, seen))
+                pairs(cases, slot, named) && default.as_ref().is_some_and(|node| node.reads(slot, named))
             }
             Self::Switch(key, cases, default) => {
-                key.reads(set, slot, seen)
-                    && pairs(cases, slot, seen)
-                    && default.as_ref().is_some_and(|node| node.reads(set, slot, seen))
+                key.reads(slot, named)
+                    && pairs(cases, slot, named)
+                    && default.as_ref().is_some_and(|node| node.reads(slot, named))
             }
         }
     }
@@ -697,7 +696,8 @@ impl<'e, E: Env + ?Sized + 'e> Builder<'_, 'e, E> {
     #[inline(never)]
     fn logic<const OR: bool>(&mut self, a: &Node, b: &Node) -> Run<'e, E> {
         let op = if OR { BinaryOp::Or } else { BinaryOp::And };
-        if !b.reads(self.set, &mut |_| {}, &mut Vec::new()) {
+        let set = self.set;
+        if !b.reads(&mut |_| {}, &mut |index, _| set.named_only_reads(index)) {
             return self.binary_plain_with(a, b, move |x, y| apply(op, x, y));
         }
         let (a, b) = (self.arg(a), self.arg(b));

@@ -121,6 +121,9 @@ pub struct FormulaSet {
     lookups: IndexSet<Lookup, FxBuildHasher>,
     named: Vec<Named>,
     named_index: HashMap<String, u32>,
+    /// Whether each named formula only reads ([`FormulaSet::reads`]), the formulas it calls
+    /// included: worked out once, so an `and` built at every evaluation does not walk them.
+    named_only_reads: Vec<bool>,
 }
 
 /// A problem with one named formula while building a set.
@@ -161,7 +164,41 @@ impl FormulaSet {
             }
         }
         errors.extend(set.break_cycles());
+        let mut known = vec![None; set.named.len()];
+        set.named_only_reads = (0..set.named.len() as u32).map(|index| set.named_purity(index, &mut known)).collect();
         (set, errors)
+    }
+
+    /// Whether the named formula at `index` only reads, remembered in `known` (cycles were
+    /// broken, so this recursion ends, at most [`MAX_FORMULA_CHAIN`] deep).
+    fn named_purity(&self, index: u32, known: &mut Vec<Option<bool>>) -> bool {
+        if let Some(Some(only)) = known.get(index as usize) {
+            return *only;
+        }
+        let only = self
+            .named_node(index)
+            .is_none_or(|node| node.reads(&mut |_| {}, &mut |index, _| self.named_purity(index, known)));
+        if let Some(entry) = known.get_mut(index as usize) {
+            *entry = Some(only);
+        }
+        only
+    }
+
+    /// Whether the named formula at `index` only reads (an index without a formula is NaN,
+    /// which reads nothing).
+    pub(super) fn named_only_reads(&self, index: u32) -> bool {
+        self.named_only_reads.get(index as usize).copied().unwrap_or_else(|| self.named_node(index).is_none())
+    }
+
+    /// Hands the slots the named formula at `index` reads to `slot` unless `seen` lists it
+    /// (each formula once); false when it does more than read.
+    fn named_reads(&self, index: u32, slot: &mut dyn FnMut(LookupSlot), seen: &mut Vec<u32>) -> bool {
+        if seen.contains(&index) {
+            return true;
+        }
+        seen.push(index);
+        self.named_node(index)
+            .is_none_or(|node| node.reads(slot, &mut |index, slot| self.named_reads(index, slot, seen)))
     }
 
     /// Finds reference cycles and over-long chains, reports them and makes the formulas on
@@ -293,8 +330,11 @@ impl FormulaSet {
     /// particular order, possibly repeated); None when evaluating it may do more than read:
     /// draw random numbers or report an [`Issue`].
     pub fn reads(&self, compiled: &Compiled) -> Option<Vec<LookupSlot>> {
-        let mut slots = Vec::new();
-        compiled.node.reads(self, &mut |slot| slots.push(slot), &mut Vec::new()).then_some(slots)
+        let (mut slots, mut seen) = (Vec::new(), Vec::new());
+        let only = compiled
+            .node
+            .reads(&mut |slot| slots.push(slot), &mut |index, slot| self.named_reads(index, slot, &mut seen));
+        only.then_some(slots)
     }
 
     /// The lookup of a slot.
