@@ -538,10 +538,9 @@ pub(super) fn eval_leaf<E: Env + ?Sized>(node: &Node, env: &mut E) -> Option<f64
     match node {
         Node::Const(k) => Some(*k),
         Node::Value(slot) => Some(env.value(*slot)),
-        _ => match (pair(node), shape(node)) {
-            (Some(pair), _) => Some(pair.get(env)),
-            (None, Some(shape)) => Some(shape.get(env)),
-            (None, None) => None,
+        _ => match pair(node) {
+            Some(pair) => Some(pair.get(env)),
+            None => shape(node).map(|shape| shape.get(env)),
         },
     }
 }
